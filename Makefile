@@ -1,0 +1,63 @@
+# rdma-doctor — top-level build.  `make` builds build/rdma-doctor; `make check` runs every test.
+CC      ?= cc
+BUILD   ?= build
+CFLAGS  ?= -O2 -g
+WARN     = -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+           -Wformat=2 -Wno-format-nonliteral -Wvla -Wpointer-arith -Wcast-qual
+CPPFLAGS += -D_GNU_SOURCE -Isrc
+LDLIBS  ?=
+
+LIB_SRC  = $(sort $(wildcard src/util/*.c src/source/*.c src/model/*.c src/render/*.c src/checks/*.c src/cmd/*.c))
+MAIN_SRC = src/main.c
+UNIT_SRC = $(sort $(wildcard tests/unit/test_*.c))
+
+LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+MAIN_OBJ = $(MAIN_SRC:%.c=$(BUILD)/obj/%.o)
+UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+
+VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
+CPPFLAGS += -DRD_VERSION=\"$(VERSION)\"
+
+.PHONY: all clean check unit asan clang tests-bin
+all: $(BUILD)/rdma-doctor
+
+$(BUILD)/rdma-doctor: $(MAIN_OBJ) $(BUILD)/librdmadoctor.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/librdmadoctor.a: $(LIB_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(BUILD)/obj/tests/unit/harness.o $(BUILD)/librdmadoctor.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/obj/tests/unit/%.o: CPPFLAGS += -Itests/unit
+
+tests-bin: $(UNIT_BIN) $(BUILD)/rdma-doctor
+
+# Unit tests only (the full suite is `make check`).
+unit: tests-bin
+	@tests/run-unit.sh $(BUILD)
+
+# The whole suite: installs test dependencies (as root), builds normal, clang and sanitizer
+# variants, runs unit, CLI golden, real-data, differential and snapshot tests.
+check:
+	@tests/run-all.sh
+
+# The same build with AddressSanitizer + UndefinedBehaviorSanitizer, into build-asan/.
+asan:
+	$(MAKE) BUILD=build-asan CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+	        LDFLAGS="-fsanitize=address,undefined" tests-bin
+
+clang:
+	$(MAKE) BUILD=build-clang CC=clang tests-bin
+
+clean:
+	rm -rf build build-asan build-clang
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,47 @@
+/* The commands of rdma-doctor: a table of names and functions (after kmod's tools/).
+ *
+ * Ownership: a command borrows the context; it owns and frees whatever it opens or loads.
+ * Commands are the only code besides main() that prints; they return the process exit status. */
+#ifndef RD_CMD_H
+#define RD_CMD_H
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "source/source.h"
+
+struct rd_ctx {
+	const char *prog;  /* "rdma-doctor" */
+	const char *root;  /* --root / RDMA_DOCTOR_ROOT, or NULL for the live host */
+	FILE *out, *err;
+};
+
+struct rd_cmd {
+	const char *name;
+	int (*run)(struct rd_ctx *ctx, int argc, char **argv); /* argv[0] is the command name */
+	const char *args;  /* usage after the name */
+	const char *help;  /* one line */
+};
+
+/* Table of commands, ended by an entry with name == NULL. */
+extern const struct rd_cmd rd_cmds[];
+
+/* Opens ctx->root; on failure prints "rdma-doctor: <reason>" to ctx->err and returns -errno. */
+int rd_ctx_open_source(struct rd_ctx *ctx, struct rd_source **src);
+/* Prints the general usage (every command) to f. */
+void rd_print_usage(FILE *f, const char *prog);
+
+int rd_cmd_check(struct rd_ctx *ctx, int argc, char **argv);
+int rd_cmd_checks(struct rd_ctx *ctx, int argc, char **argv);
+int rd_cmd_stack(struct rd_ctx *ctx, int argc, char **argv);
+int rd_cmd_ibstat(struct rd_ctx *ctx, int argc, char **argv);
+int rd_cmd_ibstatus(struct rd_ctx *ctx, int argc, char **argv);
+int rd_cmd_snapshot(struct rd_ctx *ctx, int argc, char **argv);
+int rd_cmd_version(struct rd_ctx *ctx, int argc, char **argv);
+int rd_cmd_help(struct rd_ctx *ctx, int argc, char **argv);
+
+/* Parses "--format text|json" style options shared by several commands.  Returns 1 if argv[*i]
+ * was consumed (advancing *i past a separate value), 0 if it is not --format, -1 on a bad value
+ * (message printed). */
+int rd_opt_format(struct rd_ctx *ctx, int argc, char **argv, int *i, bool *json);
+
+#endif

@@ -1,0 +1,65 @@
+/* `rdma-doctor stack`: what RDMA stack this host runs — kernel, modules, devices, ports. */
+#include <errno.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "model/host.h"
+#include "render/inventory.h"
+#include "render/out.h"
+
+static const char *val(const struct rd_attr *a)
+{
+	return rd_attr_ok(a) ? a->value : NULL;
+}
+
+int rd_cmd_stack(struct rd_ctx *ctx, int argc, char **argv)
+{
+	bool json = false;
+	for (int i = 1; i < argc; i++) {
+		int r = rd_opt_format(ctx, argc, argv, &i, &json);
+		if (r < 0)
+			return 2;
+		if (r == 0) {
+			fprintf(ctx->err, "%s: stack: unknown argument '%s'\n", ctx->prog, argv[i]);
+			return 2;
+		}
+	}
+	struct rd_source *src;
+	if (rd_ctx_open_source(ctx, &src) < 0)
+		return 2;
+	struct rd_host h;
+	rd_host_load(src, 0, &h);
+
+	struct rd_out o;
+	rd_out_init(&o, ctx->out, json);
+	rd_out_obj_begin(&o, NULL);
+	rd_out_str(&o, "schema", NULL, "rdma-doctor/stack/v1");
+	rd_out_str(&o, "host", "Host:    %s\n", val(&h.hostname));
+	rd_out_str(&o, "kernel", "Kernel:  %s\n", val(&h.osrelease));
+	rd_out_str(&o, "root", rd_source_is_live(src) ? NULL : "Root:    %s\n", rd_source_root(src));
+
+	rd_out_text(&o, "\nRDMA modules loaded:\n");
+	size_t shown = 0;
+	for (const char *const *name = rd_rdma_modules; *name; name++) {
+		const struct rd_module *m = rd_host_module(&h, *name);
+		shown += m && m->loaded;
+	}
+	rd_render_modules(&o, &h);
+	if (h.proc_modules.err)
+		rd_out_text(&o, "  (%s: %s)\n", h.proc_modules.path, rd_strerror(h.proc_modules.err));
+	else if (!shown)
+		rd_out_text(&o, "  none\n");
+
+	rd_out_text(&o, "\nRDMA devices:\n");
+	if (h.devices_err == ENOENT || (h.devices_err == 0 && h.ndevices == 0))
+		rd_out_text(&o, "  none (/sys/class/infiniband %s)\n", h.devices_err ? "does not exist" : "is empty");
+	else if (h.devices_err)
+		rd_out_text(&o, "  /sys/class/infiniband: %s\n", rd_strerror(h.devices_err));
+	rd_render_devices(&o, &h);
+	rd_out_obj_end(&o);
+	rd_out_finish(&o);
+
+	rd_host_free(&h);
+	rd_source_close(src);
+	return 0;
+}

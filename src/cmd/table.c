@@ -1,0 +1,82 @@
+#include <errno.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+
+const struct rd_cmd rd_cmds[] = {
+	{"check", rd_cmd_check, "[--format text|json] [--only ID,...] [--skip ID,...] [--no-color]",
+	 "check this host's RDMA stack and print each finding with its evidence and fix"},
+	{"checks", rd_cmd_checks, "[--format text|json]", "list the checks: id, what each detects, where it looks"},
+	{"stack", rd_cmd_stack, "[--format text|json]",
+	 "inventory: kernel, RDMA modules (in-tree or out-of-tree), devices, firmware, ports"},
+	{"ibstat", rd_cmd_ibstat, "[-l | -p | -s] [CA [PORT]]", "the same output as rdma-core's ibstat"},
+	{"ibstatus", rd_cmd_ibstatus, "[DEV[:PORT]]...", "the same output as rdma-core's ibstatus"},
+	{"snapshot", rd_cmd_snapshot, "-o DIR|FILE.tar.gz",
+	 "collect everything the checks read, to check it elsewhere with --root"},
+	{"version", rd_cmd_version, "", "print the version"},
+	{"help", rd_cmd_help, "", "print this help"},
+	{NULL, NULL, NULL, NULL},
+};
+
+void rd_print_usage(FILE *f, const char *prog)
+{
+	fprintf(f, "Usage: %s [--root DIR|SNAPSHOT.tar.gz] COMMAND [ARGS]\n\n", prog);
+	fprintf(f, "  --root DIR   read the host through DIR (or a snapshot archive) instead of /;\n"
+		   "               nothing on the real host is read and no command is run.\n"
+		   "               RDMA_DOCTOR_ROOT means the same.\n\nCommands:\n");
+	for (const struct rd_cmd *c = rd_cmds; c->name; c++)
+		fprintf(f, "  %-9s %s\n            %s\n", c->name, c->args, c->help);
+	fprintf(f, "\nExit status of check: 0 OK, 1 WARN, 2 FAIL, 3 UNKNOWN or usage error.\n");
+}
+
+int rd_ctx_open_source(struct rd_ctx *ctx, struct rd_source **src)
+{
+	char err[1024] = "";
+	int r = rd_source_open(ctx->root, src, err, sizeof err);
+	if (r < 0)
+		fprintf(ctx->err, "%s: %s\n", ctx->prog, err[0] ? err : strerror(-r));
+	return r;
+}
+
+int rd_opt_format(struct rd_ctx *ctx, int argc, char **argv, int *i, bool *json)
+{
+	const char *a = argv[*i], *v;
+	if (strcmp(a, "--format") == 0 || strcmp(a, "-f") == 0) {
+		if (*i + 1 >= argc) {
+			fprintf(ctx->err, "%s: %s needs a value: text or json\n", ctx->prog, a);
+			return -1;
+		}
+		v = argv[++*i];
+	} else if (strncmp(a, "--format=", 9) == 0) {
+		v = a + 9;
+	} else if (strcmp(a, "--json") == 0 || strcmp(a, "-j") == 0) {
+		v = "json";
+	} else {
+		return 0;
+	}
+	if (strcmp(v, "json") == 0)
+		*json = true;
+	else if (strcmp(v, "text") == 0)
+		*json = false;
+	else {
+		fprintf(ctx->err, "%s: unknown format '%s' (use text or json)\n", ctx->prog, v);
+		return -1;
+	}
+	return 1;
+}
+
+int rd_cmd_version(struct rd_ctx *ctx, int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	fprintf(ctx->out, "rdma-doctor %s\n", RD_VERSION);
+	return 0;
+}
+
+int rd_cmd_help(struct rd_ctx *ctx, int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	rd_print_usage(ctx->out, ctx->prog);
+	return 0;
+}

@@ -1,0 +1,570 @@
+#include "model/host.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const rd_rdma_modules[] = {
+	"mlx5_core", "mlx5_ib", "ib_core", "ib_uverbs", "ib_cm", "rdma_cm", "rdma_ucm", "ib_umad",
+	"ib_ipoib", "iw_cm", "ib_iser", "ib_isert", "ib_srp", "ib_srpt", "rpcrdma", "mlx4_core",
+	"mlx4_ib", "mlx4_en", "rdma_rxe", "siw", "mlx_compat", "mlxdevm", "memtrack", "mlxfw",
+	"nvidia_peermem", "nv_peer_mem", NULL,
+};
+
+void rd_attr_read(struct rd_source *src, const char *path, struct rd_attr *a)
+{
+	struct rd_text t;
+	while (*path == '/')
+		path++;
+	a->path = rd_xasprintf("/%s", path);
+	rd_read_attr(src, path, &t);
+	a->value = t.data;
+	a->err = t.err;
+}
+
+void rd_attr_free(struct rd_attr *a)
+{
+	free(a->path);
+	free(a->value);
+	a->path = a->value = NULL;
+}
+
+static void attr_at(struct rd_source *src, const char *dir, const char *name, struct rd_attr *a)
+{
+	char *p = rd_path_join(dir, name);
+	rd_attr_read(src, p, a);
+	free(p);
+}
+
+/* Parses an attr as an unsigned number (base 0); marks it RD_EPARSE when malformed. */
+static long attr_long(struct rd_attr *a, uint64_t max)
+{
+	uint64_t v;
+	if (!rd_attr_ok(a))
+		return -1;
+	if (rd_parse_u64(a->value, 0, max, &v) < 0) {
+		a->err = RD_EPARSE;
+		return -1;
+	}
+	return (long)v;
+}
+
+static int attr_enum(struct rd_attr *a)
+{
+	struct rd_enum_text e;
+	if (!rd_attr_ok(a))
+		return -1;
+	if (rd_parse_enum_text(a->value, &e) < 0) {
+		a->err = RD_EPARSE;
+		return -1;
+	}
+	return (int)e.num;
+}
+
+static bool is_number(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}
+
+static int cmp_num_str(const void *a, const void *b)
+{
+	unsigned long x = strtoul(*(char *const *)a, NULL, 10), y = strtoul(*(char *const *)b, NULL, 10);
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_natural(const void *a, const void *b)
+{
+	return rd_natural_cmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* ---- ports ---------------------------------------------------------------------------------- */
+
+static void load_counters(struct rd_source *src, const char *dir, struct rd_counter **out, size_t *n)
+{
+	struct rd_strv names = {0};
+	*out = NULL;
+	*n = 0;
+	if (rd_list_dir(src, dir, &names) < 0)
+		return;
+	*out = rd_xcalloc(names.n, sizeof **out);
+	for (size_t i = 0; i < names.n; i++) {
+		if (strcmp(names.v[i], "lifespan") == 0)
+			continue;
+		struct rd_counter *c = &(*out)[(*n)++];
+		c->name = rd_xstrdup(names.v[i]);
+		attr_at(src, dir, names.v[i], &c->attr);
+		if (rd_attr_ok(&c->attr)) {
+			int r = rd_parse_counter(c->attr.value, &c->value);
+			if (r < 0)
+				c->attr.err = -r;
+		}
+	}
+	rd_strv_free(&names);
+}
+
+static void add_netdev(struct rd_source *src, struct rd_port *p, const char *name)
+{
+	for (size_t i = 0; i < p->nnetdevs; i++)
+		if (strcmp(p->netdevs[i].name, name) == 0)
+			return;
+	p->netdevs = rd_xrealloc(p->netdevs, (p->nnetdevs + 1) * sizeof *p->netdevs);
+	struct rd_netdev *nd = &p->netdevs[p->nnetdevs++];
+	memset(nd, 0, sizeof *nd);
+	nd->name = rd_xstrdup(name);
+	char *dir = rd_xasprintf("sys/class/net/%s", name);
+	attr_at(src, dir, "mtu", &nd->mtu);
+	attr_at(src, dir, "operstate", &nd->operstate);
+	attr_at(src, dir, "carrier", &nd->carrier);
+	long mtu = attr_long(&nd->mtu, 1 << 20);
+	nd->mtu_v = mtu > 0 ? (uint64_t)mtu : 0;
+	free(dir);
+}
+
+static void load_gids(struct rd_source *src, const char *pdir, struct rd_port *p)
+{
+	struct rd_strv names = {0};
+	char *gdir = rd_path_join(pdir, "gids");
+	p->gids_err = -rd_list_dir(src, gdir, &names);
+	qsort(names.v, names.n, sizeof *names.v, cmp_num_str);
+	for (size_t i = 0; i < names.n; i++) {
+		if (!is_number(names.v[i]))
+			continue;
+		struct rd_text t;
+		char *path = rd_path_join(gdir, names.v[i]);
+		rd_read_attr(src, path, &t);
+		free(path);
+		uint8_t gid[16];
+		unsigned idx = (unsigned)strtoul(names.v[i], NULL, 10);
+		if (t.err || rd_parse_gid(t.data, gid) < 0 || (rd_gid_is_zero(gid) && idx != 0)) {
+			rd_text_free(&t);
+			continue;
+		}
+		p->gids = rd_xrealloc(p->gids, (p->ngids + 1) * sizeof *p->gids);
+		struct rd_gid *g = &p->gids[p->ngids++];
+		memset(g, 0, sizeof *g);
+		g->index = idx;
+		memcpy(g->gid, gid, 16);
+		g->text = t.data;
+		if (rd_gid_is_zero(gid))
+			continue;
+		char *tp = rd_xasprintf("%s/gid_attrs/types/%u", pdir, idx);
+		char *np = rd_xasprintf("%s/gid_attrs/ndevs/%u", pdir, idx);
+		rd_read_attr(src, tp, &t);
+		g->type = t.data;
+		rd_read_attr(src, np, &t);
+		g->ndev = t.data;
+		if (g->ndev && *g->ndev)
+			add_netdev(src, p, g->ndev);
+		free(tp);
+		free(np);
+	}
+	rd_strv_free(&names);
+	free(gdir);
+}
+
+static void load_port(struct rd_source *src, const char *pdir, unsigned num, unsigned flags,
+		      struct rd_port *p)
+{
+	memset(p, 0, sizeof *p);
+	p->num = num;
+	p->dir = rd_xasprintf("/%s", pdir);
+	attr_at(src, pdir, "state", &p->state);
+	attr_at(src, pdir, "phys_state", &p->phys_state);
+	attr_at(src, pdir, "rate", &p->rate);
+	attr_at(src, pdir, "link_layer", &p->link_layer);
+	attr_at(src, pdir, "lid", &p->lid);
+	attr_at(src, pdir, "lid_mask_count", &p->lid_mask_count);
+	attr_at(src, pdir, "sm_lid", &p->sm_lid);
+	attr_at(src, pdir, "sm_sl", &p->sm_sl);
+	attr_at(src, pdir, "cap_mask", &p->cap_mask);
+	attr_at(src, pdir, "has_smi", &p->has_smi);
+	p->state_v = attr_enum(&p->state);
+	p->phys_v = attr_enum(&p->phys_state);
+	p->lid_v = attr_long(&p->lid, 0xffff);
+	p->sm_lid_v = attr_long(&p->sm_lid, 0xffff);
+	p->lmc_v = attr_long(&p->lid_mask_count, 255);
+	p->sm_sl_v = attr_long(&p->sm_sl, 255);
+	p->cap_mask_v = attr_long(&p->cap_mask, 0xffffffffu);
+	if (rd_attr_ok(&p->rate)) {
+		p->rate_ok = rd_parse_rate(p->rate.value, &p->rate_v) == 0;
+		if (!p->rate_ok)
+			p->rate.err = RD_EPARSE;
+	}
+	p->is_ib = !rd_attr_ok(&p->link_layer) || strcmp(p->link_layer.value, "InfiniBand") == 0;
+	load_gids(src, pdir, p);
+	char *kdir = rd_path_join(pdir, "pkeys");
+	struct rd_strv names = {0};
+	p->pkeys_err = -rd_list_dir(src, kdir, &names);
+	qsort(names.v, names.n, sizeof *names.v, cmp_num_str);
+	for (size_t i = 0; i < names.n; i++) {
+		struct rd_text t;
+		char *path = rd_path_join(kdir, names.v[i]);
+		if (rd_read_attr(src, path, &t) == 0)
+			rd_strv_push_owned(&p->pkeys, t.data);
+		free(path);
+	}
+	rd_strv_free(&names);
+	free(kdir);
+	if (flags & RD_LOAD_COUNTERS) {
+		char *cdir = rd_path_join(pdir, "counters");
+		char *hdir = rd_path_join(pdir, "hw_counters");
+		load_counters(src, cdir, &p->counters, &p->ncounters);
+		load_counters(src, hdir, &p->hw_counters, &p->nhw_counters);
+		free(cdir);
+		free(hdir);
+	}
+}
+
+/* ---- devices -------------------------------------------------------------------------------- */
+
+static bool looks_like_pci(const char *s)
+{
+	/* dddd:bb:dd.f */
+	static const char shape[] = "xxxx:xx:xx.x";
+	if (strlen(s) != sizeof shape - 1)
+		return false;
+	for (size_t i = 0; shape[i]; i++)
+		if (shape[i] == 'x' ? !isxdigit((unsigned char)s[i]) : s[i] != shape[i])
+			return false;
+	return true;
+}
+
+static void load_device(struct rd_source *src, const char *name, unsigned flags, struct rd_device *d)
+{
+	memset(d, 0, sizeof *d);
+	char *dir = rd_xasprintf("sys/class/infiniband/%s", name);
+	d->name = rd_xstrdup(name);
+	d->dir = rd_xasprintf("/%s", dir);
+	attr_at(src, dir, "node_type", &d->node_type);
+	attr_at(src, dir, "node_guid", &d->node_guid);
+	attr_at(src, dir, "sys_image_guid", &d->sys_image_guid);
+	attr_at(src, dir, "fw_ver", &d->fw_ver);
+	attr_at(src, dir, "hca_type", &d->hca_type);
+	attr_at(src, dir, "hw_rev", &d->hw_rev);
+	attr_at(src, dir, "board_id", &d->board_id);
+	attr_at(src, dir, "node_desc", &d->node_desc);
+	d->node_type_v = attr_enum(&d->node_type);
+	if (rd_attr_ok(&d->node_guid) && rd_parse_guid(d->node_guid.value, &d->node_guid_v) < 0)
+		d->node_guid.err = RD_EPARSE;
+	if (rd_attr_ok(&d->hca_type) && rd_parse_hca_type(d->hca_type.value, &d->device_id) == 0)
+		d->model = rd_hca_model_name(d->device_id);
+	d->numa_node = -1;
+
+	struct rd_text t;
+	char *p = rd_path_join(dir, "parent");
+	if (rd_read_attr(src, p, &t) == 0)
+		d->parent = t.data;
+	free(p);
+
+	p = rd_path_join(dir, "device");
+	char *canon = NULL;
+	struct stat st;
+	if (rd_stat(src, p, false, &st) == 0 && S_ISLNK(st.st_mode) && rd_resolve(src, p, &canon) == 0) {
+		const char *base = strrchr(canon, '/');
+		base = base ? base + 1 : canon;
+		if (looks_like_pci(base))
+			d->pci_addr = rd_xstrdup(base);
+		char *np = rd_path_join(canon, "numa_node");
+		if (rd_read_attr(src, np, &t) == 0) {
+			char *end;
+			long v = strtol(t.data, &end, 10);
+			d->numa_node = (end != t.data && v >= 0 && v < 4096) ? (int)v : -1;
+			rd_text_free(&t);
+		}
+		free(np);
+		char *dp = rd_path_join(canon, "driver");
+		char *target = NULL;
+		if (rd_read_link(src, dp, &target) == 0) {
+			const char *b = strrchr(target, '/');
+			d->driver = rd_xstrdup(b ? b + 1 : target);
+			free(target);
+		}
+		free(dp);
+	}
+	free(canon);
+	free(p);
+
+	struct rd_strv ports = {0};
+	char *pd = rd_path_join(dir, "ports");
+	d->ports_err = -rd_list_dir(src, pd, &ports);
+	qsort(ports.v, ports.n, sizeof *ports.v, cmp_num_str);
+	d->ports = rd_xcalloc(ports.n, sizeof *d->ports);
+	for (size_t i = 0; i < ports.n; i++) {
+		if (!is_number(ports.v[i]))
+			continue;
+		char *pdir = rd_path_join(pd, ports.v[i]);
+		load_port(src, pdir, (unsigned)strtoul(ports.v[i], NULL, 10), flags, &d->ports[d->nports++]);
+		free(pdir);
+	}
+	rd_strv_free(&ports);
+	free(pd);
+	free(dir);
+}
+
+static void load_class(struct rd_source *src, const char *cls, const char *prefix, bool has_port,
+		       struct rd_class_dev **out, size_t *n)
+{
+	struct rd_strv names = {0};
+	char *dir = rd_xasprintf("sys/class/%s", cls);
+	*out = NULL;
+	*n = 0;
+	if (rd_list_dir(src, dir, &names) == 0) {
+		qsort(names.v, names.n, sizeof *names.v, cmp_natural);
+		*out = rd_xcalloc(names.n, sizeof **out);
+		for (size_t i = 0; i < names.n; i++) {
+			if (!rd_str_has_prefix(names.v[i], prefix) || !is_number(names.v[i] + strlen(prefix)))
+				continue;
+			struct rd_class_dev *c = &(*out)[(*n)++];
+			char *cdir = rd_path_join(dir, names.v[i]);
+			c->name = rd_xstrdup(names.v[i]);
+			attr_at(src, cdir, "ibdev", &c->ibdev);
+			c->port_v = -1;
+			if (has_port) {
+				attr_at(src, cdir, "port", &c->port);
+				c->port_v = attr_long(&c->port, 255);
+			}
+			free(cdir);
+		}
+	}
+	rd_strv_free(&names);
+	free(dir);
+}
+
+/* ---- modules ------------------------------------------------------------------------------- */
+
+static struct rd_module *add_module(struct rd_host *h, const char *name)
+{
+	h->modules = rd_xrealloc(h->modules, (h->nmodules + 1) * sizeof *h->modules);
+	struct rd_module *m = &h->modules[h->nmodules++];
+	memset(m, 0, sizeof *m);
+	m->name = rd_xstrdup(name);
+	m->refcnt = -1;
+	return m;
+}
+
+static bool is_rdma_module(const char *name)
+{
+	for (const char *const *m = rd_rdma_modules; *m; m++)
+		if (strcmp(*m, name) == 0)
+			return true;
+	return false;
+}
+
+static void load_module_sysfs(struct rd_source *src, struct rd_module *m)
+{
+	char *dir = rd_xasprintf("sys/module/%s", m->name);
+	attr_at(src, dir, "version", &m->version);
+	attr_at(src, dir, "srcversion", &m->srcversion);
+	attr_at(src, dir, "taint", &m->sys_taint);
+	attr_at(src, dir, "refcnt", &m->sys_refcnt);
+	attr_at(src, dir, "initstate", &m->initstate);
+	free(dir);
+}
+
+static void load_modules(struct rd_source *src, struct rd_host *h)
+{
+	struct rd_text t;
+	rd_read_file(src, "proc/modules", RD_CAP_FILE, &t);
+	h->proc_modules.path = rd_xstrdup("/proc/modules");
+	h->proc_modules.err = t.err;
+	if (t.data) {
+		for (char *line = t.data; *line;) {
+			char *nl = strchr(line, '\n');
+			if (nl)
+				*nl = '\0';
+			struct rd_proc_module pm;
+			if (*line && rd_parse_proc_modules_line(line, &pm) == 0) {
+				struct rd_module *m = add_module(h, pm.name);
+				m->loaded = true;
+				m->size = pm.size;
+				m->refcnt = pm.refcnt;
+				for (size_t i = 0; i < pm.nholders; i++)
+					rd_strv_push(&m->holders, pm.holders[i]);
+				m->state = rd_xstrdup(pm.state);
+				m->taint = rd_xstrdup(pm.taint);
+				if (is_rdma_module(pm.name))
+					load_module_sysfs(src, m);
+			} else if (*line && h->proc_modules.err == 0) {
+				h->proc_modules.err = RD_EPARSE; /* keep the good lines, flag the file */
+			}
+			if (!nl)
+				break;
+			line = nl + 1;
+		}
+		free(t.data);
+	}
+	/* RDMA modules not in /proc/modules: built in (no initstate) or /proc/modules unreadable. */
+	for (const char *const *name = rd_rdma_modules; *name; name++) {
+		if (rd_host_module(h, *name))
+			continue;
+		char *dir = rd_xasprintf("sys/module/%s", *name);
+		bool present = rd_exists(src, dir);
+		free(dir);
+		if (!present)
+			continue;
+		struct rd_module *m = add_module(h, *name);
+		load_module_sysfs(src, m);
+		m->builtin = m->initstate.err == ENOENT;
+		m->loaded = m->builtin || (h->proc_modules.err != 0 && rd_attr_ok(&m->initstate));
+	}
+}
+
+/* ---- host ---------------------------------------------------------------------------------- */
+
+int rd_host_load(struct rd_source *src, unsigned flags, struct rd_host *h)
+{
+	memset(h, 0, sizeof *h);
+	rd_attr_read(src, "proc/sys/kernel/osrelease", &h->osrelease);
+	rd_attr_read(src, "proc/sys/kernel/hostname", &h->hostname);
+	if (!rd_attr_ok(&h->hostname)) {
+		rd_attr_free(&h->hostname);
+		rd_attr_read(src, "etc/hostname", &h->hostname);
+	}
+
+	struct rd_strv names = {0};
+	h->devices_err = -rd_list_dir(src, "sys/class/infiniband", &names);
+	qsort(names.v, names.n, sizeof *names.v, cmp_natural);
+	h->devices = rd_xcalloc(names.n, sizeof *h->devices);
+	for (size_t i = 0; i < names.n; i++)
+		load_device(src, names.v[i], flags, &h->devices[h->ndevices++]);
+	rd_strv_free(&names);
+
+	load_class(src, "infiniband_verbs", "uverbs", false, &h->uverbs, &h->nuverbs);
+	load_class(src, "infiniband_mad", "umad", true, &h->umad, &h->numad);
+	load_class(src, "infiniband_mad", "issm", true, &h->issm, &h->nissm);
+	h->verbs_class_err = rd_exists(src, "sys/class/infiniband_verbs") ? 0 : ENOENT;
+	h->mad_class_err = rd_exists(src, "sys/class/infiniband_mad") ? 0 : ENOENT;
+	h->devnodes_err = -rd_list_dir(src, "dev/infiniband", &h->devnodes);
+	load_modules(src, h);
+	return 0;
+}
+
+/* ---- free / lookup ------------------------------------------------------------------------- */
+
+static void free_counters(struct rd_counter *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(c[i].name);
+		rd_attr_free(&c[i].attr);
+	}
+	free(c);
+}
+
+static void free_port(struct rd_port *p)
+{
+	struct rd_attr *attrs[] = {&p->state, &p->phys_state, &p->rate, &p->link_layer, &p->lid,
+				   &p->lid_mask_count, &p->sm_lid, &p->sm_sl, &p->cap_mask, &p->has_smi};
+	for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; i++)
+		rd_attr_free(attrs[i]);
+	for (size_t i = 0; i < p->ngids; i++) {
+		free(p->gids[i].text);
+		free(p->gids[i].type);
+		free(p->gids[i].ndev);
+	}
+	free(p->gids);
+	for (size_t i = 0; i < p->nnetdevs; i++) {
+		free(p->netdevs[i].name);
+		rd_attr_free(&p->netdevs[i].mtu);
+		rd_attr_free(&p->netdevs[i].operstate);
+		rd_attr_free(&p->netdevs[i].carrier);
+	}
+	free(p->netdevs);
+	rd_strv_free(&p->pkeys);
+	free_counters(p->counters, p->ncounters);
+	free_counters(p->hw_counters, p->nhw_counters);
+	free(p->dir);
+}
+
+static void free_device(struct rd_device *d)
+{
+	struct rd_attr *attrs[] = {&d->node_type, &d->node_guid, &d->sys_image_guid, &d->fw_ver,
+				   &d->hca_type, &d->hw_rev, &d->board_id, &d->node_desc};
+	for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; i++)
+		rd_attr_free(attrs[i]);
+	for (size_t i = 0; i < d->nports; i++)
+		free_port(&d->ports[i]);
+	free(d->ports);
+	free(d->name);
+	free(d->dir);
+	free(d->pci_addr);
+	free(d->parent);
+	free(d->driver);
+}
+
+static void free_class(struct rd_class_dev *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(c[i].name);
+		rd_attr_free(&c[i].ibdev);
+		rd_attr_free(&c[i].port);
+	}
+	free(c);
+}
+
+void rd_host_free(struct rd_host *h)
+{
+	rd_attr_free(&h->osrelease);
+	rd_attr_free(&h->hostname);
+	for (size_t i = 0; i < h->ndevices; i++)
+		free_device(&h->devices[i]);
+	free(h->devices);
+	free_class(h->uverbs, h->nuverbs);
+	free_class(h->umad, h->numad);
+	free_class(h->issm, h->nissm);
+	rd_strv_free(&h->devnodes);
+	rd_attr_free(&h->proc_modules);
+	for (size_t i = 0; i < h->nmodules; i++) {
+		struct rd_module *m = &h->modules[i];
+		free(m->name);
+		rd_strv_free(&m->holders);
+		free(m->state);
+		free(m->taint);
+		rd_attr_free(&m->version);
+		rd_attr_free(&m->srcversion);
+		rd_attr_free(&m->sys_taint);
+		rd_attr_free(&m->sys_refcnt);
+		rd_attr_free(&m->initstate);
+	}
+	free(h->modules);
+	memset(h, 0, sizeof *h);
+}
+
+const struct rd_device *rd_host_device(const struct rd_host *h, const char *name)
+{
+	for (size_t i = 0; i < h->ndevices; i++)
+		if (strcmp(h->devices[i].name, name) == 0)
+			return &h->devices[i];
+	return NULL;
+}
+
+const struct rd_module *rd_host_module(const struct rd_host *h, const char *name)
+{
+	for (size_t i = 0; i < h->nmodules; i++)
+		if (strcmp(h->modules[i].name, name) == 0)
+			return &h->modules[i];
+	return NULL;
+}
+
+int rd_module_out_of_tree(const struct rd_module *m)
+{
+	const char *taint = rd_attr_ok(&m->sys_taint) ? m->sys_taint.value : m->taint;
+	if (taint && strchr(taint, 'O'))
+		return 1;
+	/* MLNX_OFED/DOCA mlx5_core carries a version; the in-tree one has none since 5.x. */
+	if (strcmp(m->name, "mlx5_core") == 0 && rd_attr_ok(&m->version))
+		return 1;
+	if (strcmp(m->name, "mlx_compat") == 0 || strcmp(m->name, "memtrack") == 0 ||
+	    strcmp(m->name, "mlxdevm") == 0)
+		return 1;
+	if (!m->loaded)
+		return -1;
+	if (taint || m->builtin)
+		return 0;
+	return -1;
+}

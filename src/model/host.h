@@ -1,0 +1,145 @@
+/* The host model: typed facts about one host's RDMA stack, read through an rd_source.
+ *
+ * Ownership: rd_host_load fills an rd_host that owns every string and array inside it;
+ * rd_host_free releases all of it.  Nothing in the model points into the source.
+ *
+ * Every value read from a file is an rd_attr that keeps the host path it came from and either
+ * the text (one trailing newline stripped) or the error, so a check can always show evidence
+ * and say UNKNOWN with the reason instead of guessing. */
+#ifndef RD_HOST_H
+#define RD_HOST_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/parse.h"
+#include "source/source.h"
+
+struct rd_attr {
+	char *path;  /* the host's path, "/sys/class/infiniband/mlx5_0/fw_ver" */
+	char *value; /* NULL when err != 0 */
+	int err;     /* 0, an errno, or an RD_E* code (RD_EPARSE when present but malformed) */
+};
+static inline bool rd_attr_ok(const struct rd_attr *a)
+{
+	return a->err == 0 && a->value != NULL;
+}
+
+struct rd_gid {
+	unsigned index;
+	uint8_t gid[16];
+	char *text;     /* as read */
+	char *type;     /* gid_attrs/types/N: "RoCE v2", "IB/RoCE v1"; NULL if unreadable */
+	char *ndev;     /* gid_attrs/ndevs/N; NULL if unreadable (EINVAL on IB and empty entries) */
+};
+
+struct rd_counter {
+	char *name;
+	struct rd_attr attr;
+	uint64_t value; /* valid when attr.err == 0 */
+};
+
+struct rd_netdev {
+	char *name;
+	struct rd_attr mtu, operstate, carrier;
+	uint64_t mtu_v; /* 0 when unknown */
+};
+
+struct rd_port {
+	unsigned num;
+	char *dir;       /* host path of the port directory */
+	struct rd_attr state, phys_state, rate, link_layer, lid, lid_mask_count, sm_lid, sm_sl, cap_mask;
+	struct rd_attr has_smi; /* MLNX_OFED ib_core only */
+	/* parsed; -1 when the attr is missing or malformed */
+	int state_v, phys_v;
+	long lid_v, sm_lid_v, lmc_v, sm_sl_v;
+	int64_t cap_mask_v;
+	bool rate_ok;
+	struct rd_rate rate_v;
+	bool is_ib;      /* link_layer InfiniBand (or absent: the kernel default before it existed) */
+	struct rd_gid *gids;     /* non-zero GIDs, plus index 0 always when readable */
+	size_t ngids;
+	int gids_err;
+	struct rd_strv pkeys;    /* values as read, "0xffff" */
+	int pkeys_err;
+	struct rd_netdev *netdevs; /* distinct netdevs named by gid_attrs/ndevs */
+	size_t nnetdevs;
+	struct rd_counter *counters, *hw_counters; /* only with RD_LOAD_COUNTERS */
+	size_t ncounters, nhw_counters;
+};
+
+struct rd_device {
+	char *name;
+	char *dir; /* host path, /sys/class/infiniband/<name> */
+	struct rd_attr node_type, node_guid, sys_image_guid, fw_ver, hca_type, hw_rev, board_id,
+		node_desc;
+	int node_type_v;     /* 1 CA, 2 switch, 3 router, 4 RNIC ...; -1 unknown */
+	uint64_t node_guid_v; /* 0 when unknown */
+	unsigned device_id;   /* from hca_type (decimal PCI id); 0 when unknown */
+	const char *model;    /* "ConnectX-7"; static string or NULL */
+	char *pci_addr;       /* "0000:0c:00.0" from the device link, or NULL */
+	int numa_node;        /* -1 when unknown */
+	char *parent;         /* soft devices (rxe, siw): the netdev they sit on */
+	char *driver;         /* driver of the parent PCI function ("mlx5_core"), or NULL */
+	struct rd_port *ports;
+	size_t nports;
+	int ports_err;        /* reading ports/ failed */
+};
+
+/* An entry of /sys/class/infiniband_verbs or /sys/class/infiniband_mad. */
+struct rd_class_dev {
+	char *name;   /* uverbs0, umad3, issm3 */
+	struct rd_attr ibdev, port; /* port only for umad/issm */
+	long port_v;
+};
+
+struct rd_module {
+	char *name;
+	bool loaded;          /* listed in /proc/modules (or, without it, present in /sys/module) */
+	bool builtin;         /* present in /sys/module without initstate: built into the kernel */
+	unsigned long long size;
+	int refcnt;
+	struct rd_strv holders;
+	char *state;          /* Live, Loading, Unloading */
+	char *taint;          /* "OE", "" */
+	struct rd_attr version, srcversion, sys_taint, sys_refcnt, initstate;
+};
+
+struct rd_host {
+	struct rd_attr osrelease, hostname;
+	struct rd_device *devices; /* natural name order: mlx5_2 before mlx5_10 */
+	size_t ndevices;
+	int devices_err;           /* /sys/class/infiniband unreadable (ENOENT: no RDMA devices) */
+	struct rd_class_dev *uverbs, *umad, *issm;
+	size_t nuverbs, numad, nissm;
+	int verbs_class_err, mad_class_err;
+	struct rd_strv devnodes;   /* names in /dev/infiniband */
+	int devnodes_err;
+	struct rd_attr proc_modules;
+	struct rd_module *modules; /* every module of /proc/modules, then RDMA ones only in sysfs */
+	size_t nmodules;
+};
+
+enum {
+	RD_LOAD_COUNTERS = 1 << 0, /* read counters/ and hw_counters/ (can cost firmware commands) */
+};
+
+/* Reads the host. Never fails as a whole: everything unreadable is recorded in the model.
+ * Returns 0 (the model is always filled and must be freed). */
+int rd_host_load(struct rd_source *src, unsigned flags, struct rd_host *host);
+void rd_host_free(struct rd_host *host);
+
+const struct rd_device *rd_host_device(const struct rd_host *host, const char *name);
+const struct rd_module *rd_host_module(const struct rd_host *host, const char *name);
+/* 1 when the module was built out of tree (taint O, OFED-only module, OFED version file),
+ * 0 when in-tree, -1 when the evidence is missing. */
+int rd_module_out_of_tree(const struct rd_module *m);
+
+/* The RDMA-related modules the inventory and checks talk about, NULL-terminated. */
+extern const char *const rd_rdma_modules[];
+
+/* Reads one attribute into a (path recorded as "/" + path).  Used by the loader and commands. */
+void rd_attr_read(struct rd_source *src, const char *path, struct rd_attr *a);
+void rd_attr_free(struct rd_attr *a);
+
+#endif

@@ -1,0 +1,76 @@
+/* Pure parsers from the text the kernel (and a few tools) write to typed values.  No I/O.
+ *
+ * Ownership: parsers write into caller-provided structs and never allocate, except
+ * rd_parse_proc_modules_line, whose holder strings point into the caller's line buffer.
+ * Every parser accepts a value with or without one trailing newline and returns 0 on success
+ * or -RD_EPARSE (garbage, empty, truncated, out of range), leaving the output zeroed. */
+#ifndef RD_PARSE_H
+#define RD_PARSE_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Unsigned integer of the whole text in the given base (0 = C prefixes: 0x.. hex, 0.. octal),
+ * at most max. Leading/trailing blanks are allowed; anything else is an error. */
+int rd_parse_u64(const char *s, int base, uint64_t max, uint64_t *out);
+
+/* "4: ACTIVE" / "5: LinkUp" / "1: CA": the number before the colon and the name after it. */
+struct rd_enum_text {
+	unsigned num;
+	char name[40];
+};
+int rd_parse_enum_text(const char *s, struct rd_enum_text *out);
+
+/* Port logical states (ports/N/state) and physical states (ports/N/phys_state). */
+enum rd_port_state {
+	RD_PORT_NOP = 0, RD_PORT_DOWN = 1, RD_PORT_INIT = 2, RD_PORT_ARMED = 3,
+	RD_PORT_ACTIVE = 4, RD_PORT_ACTIVE_DEFER = 5,
+};
+enum rd_phys_state {
+	RD_PHYS_SLEEP = 1, RD_PHYS_POLLING = 2, RD_PHYS_DISABLED = 3, RD_PHYS_TRAINING = 4,
+	RD_PHYS_LINKUP = 5, RD_PHYS_ERROR_RECOVERY = 6, RD_PHYS_PHY_TEST = 7,
+};
+/* The kernel's names ("ACTIVE", "LinkUp") and the operator words ibstat uses ("Active"). */
+const char *rd_port_state_name(unsigned state);
+const char *rd_phys_state_name(unsigned phys);
+
+/* ports/N/rate: "400 Gb/sec (4X NDR)", "2.5 Gb/sec (1X SDR)", old "10 Gb/sec (4X)". */
+struct rd_rate {
+	double gbps;     /* 400, 2.5 */
+	unsigned width;  /* lanes: 1, 2, 4, 8, 12 */
+	char speed[8];   /* "SDR".."XDR", "FDR10", or "" for the old form without a name */
+	double lane_gbps; /* gbps / width */
+};
+int rd_parse_rate(const char *s, struct rd_rate *out);
+
+/* node_guid / sys_image_guid: "a088:c203:00c8:de4a" (four 16-bit groups). */
+int rd_parse_guid(const char *s, uint64_t *out);
+/* gids/N: eight 16-bit groups "fe80:0000:...:142a". */
+int rd_parse_gid(const char *s, uint8_t out[16]);
+bool rd_gid_is_zero(const uint8_t gid[16]);
+
+/* counters/<name> and hw_counters/<name>: decimal, or the old "N/A (no PMA)" (-> -ENODATA). */
+int rd_parse_counter(const char *s, uint64_t *out);
+
+/* hca_type "MT4129" -> PCI device id 0x1021; the ConnectX/BlueField generation name. */
+int rd_parse_hca_type(const char *s, unsigned *device_id);
+const char *rd_hca_model_name(unsigned device_id); /* NULL when unknown */
+
+/* One /proc/modules line: "mlx5_core 1448990 1 mlx5_ib, Live 0xffffffffc0521000 (OE)". */
+#define RD_MAX_HOLDERS 64
+struct rd_proc_module {
+	char name[64];
+	unsigned long long size;
+	int refcnt;            /* -1 when the kernel prints "-" (no CONFIG_MODULE_UNLOAD) */
+	size_t nholders;
+	char holders[RD_MAX_HOLDERS][64];
+	bool permanent;
+	char state[16];        /* Live, Loading, Unloading */
+	char taint[16];        /* "OE" without parentheses, "" when untainted */
+};
+int rd_parse_proc_modules_line(const char *line, struct rd_proc_module *out);
+
+/* /proc/<pid>/limits "Max locked memory" soft and hard limits in bytes; UINT64_MAX = unlimited. */
+int rd_parse_limits_memlock(const char *text, uint64_t *soft, uint64_t *hard);
+
+#endif

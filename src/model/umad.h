@@ -1,0 +1,52 @@
+/* What rdma-core's libibumad (v44) makes of /sys/class/infiniband, with its exact reading and
+ * parsing rules (one read() per file into a fixed buffer, strtoul base 0 truncated to 32 bits,
+ * lenient GUID/GID splitting, required and optional files), so that the ibstat view can be
+ * byte-identical to rdma-core's ibstat.  The main host model (host.h) is stricter; this one
+ * exists only for compatibility.
+ *
+ * Ownership: rd_umad borrows its source; rd_umad_ca is a plain value with no pointers. */
+#ifndef RD_UMAD_H
+#define RD_UMAD_H
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "source/source.h"
+#include "util/util.h"
+
+#define RD_UMAD_MAX_PORTS 10
+#define RD_UMAD_CA_NAME 20
+
+struct rd_umad_port {
+	bool present;
+	unsigned lmc, sm_lid, sm_sl, base_lid, state, phys_state, rate, capmask;
+	char link_layer[20];
+	uint64_t port_guid;
+};
+
+struct rd_umad_ca {
+	char name[RD_UMAD_CA_NAME]; /* truncated to 19 characters, as libibumad does */
+	unsigned node_type;
+	char fw_ver[20], hw_rev[20], ca_type[40];
+	uint64_t node_guid, system_guid;
+	int numports;
+	struct rd_umad_port ports[RD_UMAD_MAX_PORTS];
+};
+
+struct rd_umad {
+	struct rd_source *src;
+	/* errno as libibumad would have left it: the last failed read, reset after listing; this is
+	 * what ibstat's "%m" prints ("Success" when 0). */
+	int last_err;
+	/* warnings libibumad prints while reading ("get_port: no pkeys found for ..."), one per line */
+	struct rd_buf warnings;
+};
+
+/* CA names: entries of sys/class/infiniband whose node_type is 1..3, strcmp order.
+ * Returns 0 (an absent directory is an empty list) or -errno. */
+int rd_umad_list(struct rd_umad *u, struct rd_strv *names);
+/* Reads one CA like umad_get_ca().  Returns 0 or a negative error. */
+int rd_umad_get_ca(struct rd_umad *u, const char *name, struct rd_umad_ca *ca);
+/* ibstat's re-read of a port's rate text (31 bytes): true when it says FDR10. */
+bool rd_umad_rate_is_fdr10(struct rd_umad *u, const char *ca_name, int port);
+
+#endif

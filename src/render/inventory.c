@@ -1,0 +1,154 @@
+#include "render/inventory.h"
+
+#include <string.h>
+
+const char *rd_port_state_word(int state)
+{
+	static const char *const words[] = {"NOP", "Down", "Initializing", "Armed", "Active", "ActiveDefer"};
+	return state >= 0 && state < (int)(sizeof words / sizeof words[0]) ? words[state] : "unknown";
+}
+
+static const char *phys_word(int phys)
+{
+	return phys >= 0 ? rd_phys_state_name((unsigned)phys) : "unknown";
+}
+
+const char *rd_rate_words(const struct rd_port *p, char *buf, size_t len)
+{
+	if (p->rate_ok)
+		snprintf(buf, len, "%g Gb/s %uX%s%s", p->rate_v.gbps, p->rate_v.width,
+			 p->rate_v.speed[0] ? " " : "", p->rate_v.speed);
+	else
+		snprintf(buf, len, "rate unknown (%s)", rd_strerror(p->rate.err));
+	return buf;
+}
+
+/* Text value of an attr, or NULL (JSON null / text "-") when unreadable. */
+static const char *val(const struct rd_attr *a)
+{
+	return rd_attr_ok(a) ? a->value : NULL;
+}
+
+static void render_port(struct rd_out *o, const struct rd_port *p)
+{
+	char rate[64];
+	rd_out_obj_begin(o, NULL);
+	rd_out_uint(o, "port", "    port %llu  ", p->num);
+	rd_out_text(o, "%s/%s  %s  %s", rd_port_state_word(p->state_v), phys_word(p->phys_v),
+		    rd_rate_words(p, rate, sizeof rate), val(&p->link_layer) ? val(&p->link_layer) : "link layer unknown");
+	rd_out_str(o, "state", NULL, p->state_v >= 0 ? rd_port_state_name((unsigned)p->state_v) : NULL);
+	rd_out_str(o, "phys_state", NULL, p->phys_v >= 0 ? rd_phys_state_name((unsigned)p->phys_v) : NULL);
+	if (p->rate_ok) {
+		rd_out_double(o, "rate_gbps", NULL, p->rate_v.gbps);
+		rd_out_uint(o, "width", NULL, p->rate_v.width);
+		rd_out_str(o, "speed", NULL, p->rate_v.speed);
+	} else {
+		rd_out_null(o, "rate_gbps");
+		rd_out_null(o, "width");
+		rd_out_null(o, "speed");
+	}
+	rd_out_str(o, "link_layer", NULL, val(&p->link_layer));
+	if (p->lid_v >= 0)
+		rd_out_int(o, "lid", p->is_ib ? "  lid %lld" : NULL, p->lid_v);
+	else
+		rd_out_null(o, "lid");
+	if (p->sm_lid_v >= 0)
+		rd_out_int(o, "sm_lid", p->is_ib ? " sm_lid %lld" : NULL, p->sm_lid_v);
+	else
+		rd_out_null(o, "sm_lid");
+	if (p->cap_mask_v >= 0)
+		rd_out_uint(o, "cap_mask", NULL, (unsigned long long)p->cap_mask_v);
+	else
+		rd_out_null(o, "cap_mask");
+	rd_out_str(o, "gid0", NULL, p->ngids && p->gids[0].index == 0 ? p->gids[0].text : NULL);
+	rd_out_str(o, "netdev", NULL, p->nnetdevs ? p->netdevs[0].name : NULL);
+	if (p->nnetdevs) {
+		rd_out_text(o, "  netdev");
+		for (size_t i = 0; i < p->nnetdevs; i++) {
+			rd_out_text(o, " %s", p->netdevs[i].name);
+			if (p->netdevs[i].mtu_v)
+				rd_out_text(o, " (mtu %llu)", (unsigned long long)p->netdevs[i].mtu_v);
+		}
+	}
+	rd_out_arr_begin(o, "netdevs");
+	for (size_t i = 0; i < p->nnetdevs; i++) {
+		rd_out_obj_begin(o, NULL);
+		rd_out_str(o, "name", NULL, p->netdevs[i].name);
+		if (p->netdevs[i].mtu_v)
+			rd_out_uint(o, "mtu", NULL, p->netdevs[i].mtu_v);
+		else
+			rd_out_null(o, "mtu");
+		rd_out_obj_end(o);
+	}
+	rd_out_arr_end(o);
+	rd_out_text(o, "\n");
+	rd_out_obj_end(o);
+}
+
+void rd_render_devices(struct rd_out *o, const struct rd_host *h)
+{
+	rd_out_arr_begin(o, "devices");
+	for (size_t i = 0; i < h->ndevices; i++) {
+		const struct rd_device *d = &h->devices[i];
+		rd_out_obj_begin(o, NULL);
+		rd_out_str(o, "name", "  %s", d->name);
+		rd_out_str(o, "model", "  %s", d->model ? d->model : d->parent ? "software device" : NULL);
+		rd_out_str(o, "hca_type", " (%s)", val(&d->hca_type));
+		rd_out_str(o, "fw_ver", "  fw %s", val(&d->fw_ver));
+		rd_out_str(o, "board_id", "  board %s", val(&d->board_id));
+		rd_out_str(o, "hw_rev", NULL, val(&d->hw_rev));
+		rd_out_str(o, "node_type", NULL, val(&d->node_type));
+		rd_out_str(o, "node_guid", NULL, val(&d->node_guid));
+		rd_out_str(o, "sys_image_guid", NULL, val(&d->sys_image_guid));
+		rd_out_str(o, "node_desc", NULL, val(&d->node_desc));
+		rd_out_str(o, "pci", d->pci_addr ? "  PCI %s" : NULL, d->pci_addr);
+		if (d->numa_node >= 0)
+			rd_out_int(o, "numa_node", "  NUMA %lld", d->numa_node);
+		else
+			rd_out_null(o, "numa_node");
+		rd_out_str(o, "driver", NULL, d->driver);
+		rd_out_str(o, "parent", d->parent ? "  on %s" : NULL, d->parent);
+		rd_out_text(o, "\n");
+		if (d->ports_err)
+			rd_out_text(o, "    ports unreadable: %s/ports: %s\n", d->dir, rd_strerror(d->ports_err));
+		rd_out_arr_begin(o, "ports");
+		for (size_t p = 0; p < d->nports; p++)
+			render_port(o, &d->ports[p]);
+		rd_out_arr_end(o);
+		rd_out_obj_end(o);
+	}
+	rd_out_arr_end(o);
+}
+
+void rd_render_modules(struct rd_out *o, const struct rd_host *h)
+{
+	rd_out_arr_begin(o, "modules");
+	for (const char *const *name = rd_rdma_modules; *name; name++) {
+		const struct rd_module *m = rd_host_module(h, *name);
+		if (!m || !m->loaded)
+			continue;
+		int oot = rd_module_out_of_tree(m);
+		rd_out_obj_begin(o, NULL);
+		rd_out_str(o, "name", "  %-15s", m->name);
+		rd_out_bool(o, "loaded", NULL, true);
+		rd_out_bool(o, "builtin", NULL, m->builtin);
+		rd_out_str(o, "origin", "%-12s", m->builtin ? "built-in" : oot > 0 ? "out-of-tree" : oot == 0 ? "in-tree" : "unknown");
+		if (oot >= 0)
+			rd_out_bool(o, "out_of_tree", NULL, oot > 0);
+		else
+			rd_out_null(o, "out_of_tree");
+		rd_out_str(o, "version", rd_attr_ok(&m->version) ? "  version %s" : NULL, val(&m->version));
+		rd_out_str(o, "srcversion", NULL, val(&m->srcversion));
+		rd_out_str(o, "taint", m->taint && *m->taint ? "  taint %s" : NULL, m->taint);
+		rd_out_int(o, "refcnt", NULL, m->refcnt);
+		if (m->holders.n)
+			rd_out_text(o, "  used by ");
+		rd_out_arr_begin(o, "holders");
+		for (size_t i = 0; i < m->holders.n; i++)
+			rd_out_item_str(o, i ? ",%s" : "%s", m->holders.v[i]);
+		rd_out_arr_end(o);
+		rd_out_text(o, "\n");
+		rd_out_obj_end(o);
+	}
+	rd_out_arr_end(o);
+}

@@ -1,0 +1,84 @@
+/* The source layer: the only code that touches the file system or runs a program.
+ *
+ * Ownership: an rd_source owns its root directory fd (and the temporary directory of an
+ * unpacked snapshot archive); every rd_text, string and rd_strv it fills is owned by the caller.
+ *
+ * Every path given here is relative to the root ("sys/class/infiniband", a leading '/' is
+ * ignored) and is resolved inside the root: symbolic links are followed with the root as "/",
+ * and ".." never climbs above it, so in root mode nothing outside the root is read.  Failures
+ * are returned as values (a negative errno, also kept in rd_text.err); nothing here prints. */
+#ifndef RD_SOURCE_H
+#define RD_SOURCE_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/stat.h>
+
+#include "util/util.h"
+
+struct rd_source;
+
+/* Contents of a file or a command's output.  data is NUL-terminated (NULL when err != 0). */
+struct rd_text {
+	char *data;
+	size_t len;
+	int err;    /* 0, an errno, or an RD_E* code */
+	int status; /* commands only: exit status, or -1 when killed / not run */
+};
+void rd_text_free(struct rd_text *t);
+
+enum {
+	RD_CAP_ATTR = 64 * 1024,        /* sysfs attribute, /proc/<pid>/limits ... */
+	RD_CAP_FILE = 16 * 1024 * 1024, /* /proc/modules, dpkg status, logs */
+};
+
+/* Opens the host seen through root: NULL or "/" is the live host; a directory is a root laid
+ * out like a host (or an unpacked snapshot); a .tar.gz/.tgz/.tar file is a snapshot archive,
+ * unpacked into a private temporary directory removed by rd_source_close.
+ * Returns 0 or -errno with a one-line reason in err. */
+int rd_source_open(const char *root, struct rd_source **out, char *err, size_t errlen);
+void rd_source_close(struct rd_source *src);
+
+/* True when reading the running host (commands may be run); false for a root or snapshot. */
+bool rd_source_is_live(const struct rd_source *src);
+/* The root as the user gave it ("/" for the live host). */
+const char *rd_source_root(const struct rd_source *src);
+/* The directory actually read (differs from rd_source_root for an unpacked archive). */
+const char *rd_source_dir(const struct rd_source *src);
+/* Descriptor of the root directory, for code that must walk a whole tree (snapshot). */
+int rd_source_fd(const struct rd_source *src);
+
+/* Reads a whole regular file of at most cap bytes.  Errors: ENOENT..., RD_ENOTREG for a
+ * directory/FIFO/device, EFBIG past cap, and in a snapshot the errno recorded when it was taken. */
+int rd_read_file(struct rd_source *src, const char *path, size_t cap, struct rd_text *out);
+/* The first max bytes of a regular file (what one read() of max bytes returns on sysfs). */
+int rd_read_prefix(struct rd_source *src, const char *path, size_t max, struct rd_text *out);
+/* rd_read_file with RD_CAP_ATTR, then strips exactly one trailing newline (sysfs style). */
+int rd_read_attr(struct rd_source *src, const char *path, struct rd_text *out);
+
+/* Names in a directory (no "." or ".."), sorted with strcmp.  Returns 0 or -errno. */
+int rd_list_dir(struct rd_source *src, const char *path, struct rd_strv *names);
+/* The path with every symbolic link resolved inside the root, relative to it ("" for the root).
+ * The last component need not exist.  Returns 0 or -errno (ELOOP for link loops). */
+int rd_resolve(struct rd_source *src, const char *path, char **canonical);
+/* Raw target of a symbolic link (not resolved).  Returns 0 or -errno. */
+int rd_read_link(struct rd_source *src, const char *path, char **target);
+/* stat of the resolved path (follow=true) or of the link itself.  Returns 0 or -errno. */
+int rd_stat(struct rd_source *src, const char *path, bool follow, struct stat *st);
+/* True if the path exists (links followed). */
+bool rd_exists(struct rd_source *src, const char *path);
+
+/* Output of one of the commands in rd_commands[] by name.  Live host: runs it (no shell) with
+ * a timeout, stdout captured; err = ENOENT if the program is absent, ETIMEDOUT if killed.
+ * Root: reads rdma-doctor/commands/<name> (and <name>.status); RD_ENOTCAPTURED if absent. */
+int rd_run_command(struct rd_source *src, const char *name, struct rd_text *out);
+
+struct rd_command {
+	const char *name;       /* file name under rdma-doctor/commands/ */
+	const char *const *argv; /* argv[0] is looked up in PATH (and /sbin, /usr/sbin) */
+	int timeout_ms;
+};
+/* The commands the checks use, ended by an entry with name == NULL. */
+extern const struct rd_command rd_commands[];
+const struct rd_command *rd_command_find(const char *name);
+
+#endif

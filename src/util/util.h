@@ -1,0 +1,65 @@
+/* Small shared helpers: growable buffers, string vectors, error strings.
+ * Ownership: every pointer a function here returns is owned by the caller (free it, or the
+ * matching *_free), and memory exhaustion aborts the process (the only way this code exits). */
+#ifndef RD_UTIL_H
+#define RD_UTIL_H
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Error codes beyond errno, used in rd_text.err and friends (always positive). */
+enum {
+	RD_ENOTREG = 1000,   /* not a regular file */
+	RD_ENOTCAPTURED,     /* a command output not captured in this root */
+	RD_EPARSE,           /* text present but not in the expected format */
+};
+/* "No such file or directory", "not a regular file", ... for an errno or RD_E* code. */
+const char *rd_strerror(int err);
+
+void *rd_xmalloc(size_t n);
+void *rd_xcalloc(size_t n, size_t size);
+void *rd_xrealloc(void *p, size_t n);
+char *rd_xstrdup(const char *s);
+char *rd_xstrndup(const char *s, size_t n);
+char *rd_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A NUL-terminated growable byte buffer; zero-initialise, free with rd_buf_free. */
+struct rd_buf {
+	char *data;
+	size_t len, cap;
+};
+void rd_buf_add(struct rd_buf *b, const char *s, size_t n);
+void rd_buf_puts(struct rd_buf *b, const char *s);
+void rd_buf_putc(struct rd_buf *b, char c);
+void rd_buf_printf(struct rd_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void rd_buf_vprintf(struct rd_buf *b, const char *fmt, va_list ap);
+/* Hands the contents to the caller (never NULL) and empties the buffer. */
+char *rd_buf_steal(struct rd_buf *b);
+void rd_buf_free(struct rd_buf *b);
+
+/* A vector of owned strings; zero-initialise, free with rd_strv_free. */
+struct rd_strv {
+	char **v;
+	size_t n, cap;
+};
+void rd_strv_push(struct rd_strv *sv, const char *s);      /* copies s */
+void rd_strv_push_owned(struct rd_strv *sv, char *s);      /* takes s */
+void rd_strv_sort(struct rd_strv *sv);                     /* strcmp order */
+bool rd_strv_contains(const struct rd_strv *sv, const char *s);
+void rd_strv_free(struct rd_strv *sv);
+
+/* Path join "a/b" without doubling slashes; result owned by the caller. */
+char *rd_path_join(const char *a, const char *b);
+bool rd_str_has_prefix(const char *s, const char *prefix);
+bool rd_str_has_suffix(const char *s, const char *suffix);
+/* Compare names the way people expect devices to sort: "mlx5_2" before "mlx5_10". */
+int rd_natural_cmp(const char *a, const char *b);
+
+
+
+/* Symbolic errno names ("EINVAL") for the errors a sysfs read can give, so snapshots carry
+ * them across architectures.  rd_errno_name returns NULL for an unknown code;
+ * rd_errno_from_name returns 0 for an unknown name. */
+const char *rd_errno_name(int err);
+int rd_errno_from_name(const char *name);
+#endif

@@ -1,0 +1,48 @@
+/* Minimal unit-test harness: every RD_TEST runs in its own forked process, so a crash in one
+ * case is reported as that case's failure and the others still run.  Ownership: tests own
+ * everything they allocate; the harness owns nothing of theirs. */
+#ifndef RD_TEST_HARNESS_H
+#define RD_TEST_HARNESS_H
+#include <stdio.h>
+#include <string.h>
+
+typedef void (*rd_test_fn)(void);
+void rd_test_register(const char *name, rd_test_fn fn);
+void rd_test_fail(const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4), noreturn));
+/* Directory of the project's test data (tests/), taken from $RD_TESTS_DIR or "tests". */
+const char *rd_test_dir(void);
+/* Directory of ../shared/fixtures/real, or NULL when it is absent (callers must then fail). */
+const char *rd_test_real_dir(void);
+
+#define RD_TEST(name)                                                        \
+	static void name(void);                                              \
+	__attribute__((constructor)) static void name##_register(void)      \
+	{                                                                    \
+		rd_test_register(#name, name);                               \
+	}                                                                    \
+	static void name(void)
+
+#define CHECK(cond)                                                          \
+	do {                                                                 \
+		if (!(cond))                                                 \
+			rd_test_fail(__FILE__, __LINE__, "%s", #cond);       \
+	} while (0)
+
+#define CHECK_INT(a, b)                                                      \
+	do {                                                                 \
+		long long a_ = (long long)(a), b_ = (long long)(b);          \
+		if (a_ != b_)                                                \
+			rd_test_fail(__FILE__, __LINE__, "%s == %lld, expected %lld", \
+				     #a, a_, b_);                            \
+	} while (0)
+
+#define CHECK_STR(a, b)                                                      \
+	do {                                                                 \
+		const char *a_ = (a), *b_ = (b);                             \
+		if (!a_ || !b_ || strcmp(a_, b_) != 0)                       \
+			rd_test_fail(__FILE__, __LINE__, "%s == \"%s\", expected \"%s\"", \
+				     #a, a_ ? a_ : "(null)", b_ ? b_ : "(null)"); \
+	} while (0)
+
+#endif
