@@ -42,7 +42,7 @@ tests-bin: $(UNIT_BIN) $(BUILD)/rdma-doctor
 
 # Unit tests only (the full suite is `make check`).
 unit: tests-bin
-	@tests/run-unit.sh $(BUILD)
+	@for t in $(UNIT_BIN); do $$t || exit 1; done
 
 # The whole suite: installs test dependencies (as root), builds normal, clang and sanitizer
 # variants, runs unit, CLI golden, real-data, differential and snapshot tests.

@@ -158,8 +158,6 @@ static char *materialize(struct snap *s, const char *path)
 		if (S_ISLNK(st.st_mode)) {
 			char *target = NULL, *canon_parent = NULL;
 			if (rd_read_link(s->src, prefix, &target) == 0 && rd_resolve(s->src, acc, &canon_parent) == 0) {
-				char *at = rd_path_join(canon_parent, rd_xstrndup(p, n) ? "" : "");
-				free(at);
 				char *linkpath = rd_xasprintf("%s%s%.*s", canon_parent, *canon_parent ? "/" : "", (int)n, p);
 				if (parent_dirs(s->out, linkpath) == 0 && symlinkat(target, s->out, linkpath) == 0)
 					s->links++;

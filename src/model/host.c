@@ -83,6 +83,12 @@ static int cmp_natural(const void *a, const void *b)
 	return rd_natural_cmp(*(char *const *)a, *(char *const *)b);
 }
 
+static void sort_names(struct rd_strv *sv, int (*cmp)(const void *, const void *))
+{
+	if (sv->n > 1)
+		qsort(sv->v, sv->n, sizeof *sv->v, cmp);
+}
+
 /* ---- ports ---------------------------------------------------------------------------------- */
 
 static void load_counters(struct rd_source *src, const char *dir, struct rd_counter **out, size_t *n)
@@ -131,7 +137,7 @@ static void load_gids(struct rd_source *src, const char *pdir, struct rd_port *p
 	struct rd_strv names = {0};
 	char *gdir = rd_path_join(pdir, "gids");
 	p->gids_err = -rd_list_dir(src, gdir, &names);
-	qsort(names.v, names.n, sizeof *names.v, cmp_num_str);
+	sort_names(&names, cmp_num_str);
 	for (size_t i = 0; i < names.n; i++) {
 		if (!is_number(names.v[i]))
 			continue;
@@ -201,7 +207,7 @@ static void load_port(struct rd_source *src, const char *pdir, unsigned num, uns
 	char *kdir = rd_path_join(pdir, "pkeys");
 	struct rd_strv names = {0};
 	p->pkeys_err = -rd_list_dir(src, kdir, &names);
-	qsort(names.v, names.n, sizeof *names.v, cmp_num_str);
+	sort_names(&names, cmp_num_str);
 	for (size_t i = 0; i < names.n; i++) {
 		struct rd_text t;
 		char *path = rd_path_join(kdir, names.v[i]);
@@ -293,7 +299,7 @@ static void load_device(struct rd_source *src, const char *name, unsigned flags,
 	struct rd_strv ports = {0};
 	char *pd = rd_path_join(dir, "ports");
 	d->ports_err = -rd_list_dir(src, pd, &ports);
-	qsort(ports.v, ports.n, sizeof *ports.v, cmp_num_str);
+	sort_names(&ports, cmp_num_str);
 	d->ports = rd_xcalloc(ports.n, sizeof *d->ports);
 	for (size_t i = 0; i < ports.n; i++) {
 		if (!is_number(ports.v[i]))
@@ -315,7 +321,7 @@ static void load_class(struct rd_source *src, const char *cls, const char *prefi
 	*out = NULL;
 	*n = 0;
 	if (rd_list_dir(src, dir, &names) == 0) {
-		qsort(names.v, names.n, sizeof *names.v, cmp_natural);
+		sort_names(&names, cmp_natural);
 		*out = rd_xcalloc(names.n, sizeof **out);
 		for (size_t i = 0; i < names.n; i++) {
 			if (!rd_str_has_prefix(names.v[i], prefix) || !is_number(names.v[i] + strlen(prefix)))
@@ -429,7 +435,7 @@ int rd_host_load(struct rd_source *src, unsigned flags, struct rd_host *h)
 
 	struct rd_strv names = {0};
 	h->devices_err = -rd_list_dir(src, "sys/class/infiniband", &names);
-	qsort(names.v, names.n, sizeof *names.v, cmp_natural);
+	sort_names(&names, cmp_natural);
 	h->devices = rd_xcalloc(names.n, sizeof *h->devices);
 	for (size_t i = 0; i < names.n; i++)
 		load_device(src, names.v[i], flags, &h->devices[h->ndevices++]);

@@ -92,10 +92,14 @@ void rd_render_devices(struct rd_out *o, const struct rd_host *h)
 		const struct rd_device *d = &h->devices[i];
 		rd_out_obj_begin(o, NULL);
 		rd_out_str(o, "name", "  %s", d->name);
-		rd_out_str(o, "model", "  %s", d->model ? d->model : d->parent ? "software device" : NULL);
-		rd_out_str(o, "hca_type", " (%s)", val(&d->hca_type));
-		rd_out_str(o, "fw_ver", "  fw %s", val(&d->fw_ver));
-		rd_out_str(o, "board_id", "  board %s", val(&d->board_id));
+		const char *model = d->model;
+		if (!model && d->parent)
+			model = rd_str_has_prefix(d->name, "rxe") ? "Soft-RoCE (rxe)"
+				: rd_str_has_prefix(d->name, "siw") ? "Soft-iWARP (siw)" : "software RDMA device";
+		rd_out_str(o, "model", model ? "  %s" : NULL, model);
+		rd_out_str(o, "hca_type", val(&d->hca_type) ? " (%s)" : NULL, val(&d->hca_type));
+		rd_out_str(o, "fw_ver", val(&d->fw_ver) && *val(&d->fw_ver) ? "  fw %s" : NULL, val(&d->fw_ver));
+		rd_out_str(o, "board_id", val(&d->board_id) ? "  board %s" : NULL, val(&d->board_id));
 		rd_out_str(o, "hw_rev", NULL, val(&d->hw_rev));
 		rd_out_str(o, "node_type", NULL, val(&d->node_type));
 		rd_out_str(o, "node_guid", NULL, val(&d->node_guid));

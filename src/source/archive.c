@@ -58,14 +58,18 @@ __attribute__((format(printf, 3, 4))) static int fail(struct report *r, int rc, 
 	va_end(ap);
 	if (!r->err || !r->errlen)
 		return rc;
-	if (r->entry)
-		snprintf(r->err, r->errlen, "%s: %s", r->entry, msg);
-	else
-		snprintf(r->err, r->errlen, "%s", msg);
+	snprintf(r->err, r->errlen, "%s%s%s", r->entry ? r->entry : "", r->entry ? ": " : "", msg);
 	for (char *p = r->err; *p; p++)
 		if ((unsigned char)*p < 0x20 || *p == 0x7f)
 			*p = '?';
 	return rc;
+}
+
+/* fail() for a system call that just set errno. */
+static int sysfail(struct report *r, const char *what)
+{
+	int e = errno;
+	return fail(r, -e, "%s: %s", what, strerror(e));
 }
 
 static void crc_table(uint32_t t[256])
@@ -78,32 +82,25 @@ static void crc_table(uint32_t t[256])
 	}
 }
 
-/* CRC-32 register update (init 0xffffffff, final value is the complement). */
+/* CRC-32 register update (start from 0xffffffff; the checksum is the complement). */
 static inline uint32_t crc_byte(const uint32_t *t, uint32_t c, uint8_t b)
 {
 	return t[(c ^ b) & 0xff] ^ (c >> 8);
 }
 
-static uint32_t le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 static int write_all(int fd, const uint8_t *p, size_t n)
 {
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 ? -errno : -EIO;
-		p += w;
-		n -= (size_t)w;
-	}
+	for (ssize_t w; n; p += w, n -= (size_t)w)
+		if ((w = write(fd, p, n)) <= 0) {
+			if (w < 0 && errno == EINTR)
+				w = 0;
+			else
+				return w < 0 ? -errno : -EIO;
+		}
 	return 0;
 }
 
-/* ------------------------------------------------------------------------ inflate side */
+/* ------------------------------------------------------------------------------ inflate */
 
 struct huff {              /* canonical Huffman code, decoded one bit at a time */
 	uint16_t count[16];    /* number of codes of each bit length */
@@ -114,48 +111,20 @@ enum { ST_MEMBER, ST_BLOCK, ST_STORED, ST_CODES, ST_END };
 
 struct xctx {
 	struct report rep;
-	int in, dest;
+	int in, dest, state;
 	size_t ipos, ilen;            /* unread input is ibuf[ipos..ilen) */
 	bool gz, last;                /* gzip input; current block is the final one */
-	int state;
-	uint32_t bitbuf, bitcnt;      /* bits not yet consumed, LSB first (always < 8 between calls) */
-	uint32_t stored, copy_len, copy_dist;
+	uint32_t bitbuf, bitcnt;      /* unconsumed input bits, LSB first (< 8 between calls) */
+	uint32_t stored, copy_len, copy_dist, crc;
 	uint64_t mtotal;              /* bytes produced by the current gzip member */
-	uint32_t crc;
 	uint64_t written;             /* file bytes extracted so far */
 	unsigned long entries;
 	const struct huff *lcode, *dcode;
 	struct huff fixlit, fixdist, dynlit, dyndist;
 	uint32_t crctab[256];
 	uint8_t win[WSIZE];           /* last 32 KiB of output, for back-references */
-	uint8_t ibuf[IOSZ];
-	uint8_t dbuf[IOSZ];
+	uint8_t ibuf[IOSZ], dbuf[IOSZ];
 };
-
-/* Refills the drained input buffer: bytes read, 0 at end of input, or a negative errno. */
-static long in_fill(struct xctx *x)
-{
-	ssize_t r;
-
-	x->ipos = x->ilen = 0;
-	do
-		r = read(x->in, x->ibuf, IOSZ);
-	while (r < 0 && errno == EINTR);
-	if (r < 0) {
-		int e = errno;
-		return fail(&x->rep, -e, "read error: %s", strerror(e));
-	}
-	x->ilen = (size_t)r;
-	return r;
-}
-
-/* The next input byte, or -1 at end of input (or after a read error, already reported). */
-static inline int in_byte(struct xctx *x)
-{
-	if (x->ipos == x->ilen && in_fill(x) <= 0)
-		return -1;
-	return x->ibuf[x->ipos++];
-}
 
 /* Makes at least `need` unread bytes available if the input has them; returns how many are. */
 static long in_peek(struct xctx *x, size_t need)
@@ -165,22 +134,21 @@ static long in_peek(struct xctx *x, size_t need)
 	x->ipos = 0;
 	while (x->ilen < need) {
 		ssize_t r = read(x->in, x->ibuf + x->ilen, IOSZ - x->ilen);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			int e = errno;
-			return fail(&x->rep, -e, "read error: %s", strerror(e));
-		}
+		if (r < 0 && errno != EINTR)
+			return sysfail(&x->rep, "read error");
 		if (r == 0)
 			break;
-		x->ilen += (size_t)r;
+		x->ilen += r > 0 ? (size_t)r : 0;
 	}
 	return (long)x->ilen;
 }
 
-static int truncated(struct xctx *x)
+/* The next input byte, or -1 at end of input (or after a read error, already reported). */
+static inline int in_byte(struct xctx *x)
 {
-	return fail(&x->rep, -EINVAL, "truncated gzip data");
+	if (x->ipos == x->ilen && in_peek(x, 1) <= 0)
+		return -1;
+	return x->ibuf[x->ipos++];
 }
 
 static int corrupt(struct xctx *x, const char *what)
@@ -188,15 +156,18 @@ static int corrupt(struct xctx *x, const char *what)
 	return fail(&x->rep, -EINVAL, "corrupt gzip data: %s", what);
 }
 
+static int truncated(struct xctx *x)
+{
+	return fail(&x->rep, -EINVAL, "truncated gzip data");
+}
+
 /* Takes n (<= 16) bits from the stream, least significant first. */
 static int bits(struct xctx *x, unsigned n, uint32_t *v)
 {
-	while (x->bitcnt < n) {
-		int c = in_byte(x);
-		if (c < 0)
+	for (int c; x->bitcnt < n; x->bitcnt += 8) {
+		if ((c = in_byte(x)) < 0)
 			return truncated(x);
 		x->bitbuf |= (uint32_t)c << x->bitcnt;
-		x->bitcnt += 8;
 	}
 	*v = x->bitbuf & ((1u << n) - 1);
 	x->bitbuf >>= n;
@@ -205,52 +176,44 @@ static int bits(struct xctx *x, unsigned n, uint32_t *v)
 }
 
 /* Decodes one symbol.  Canonical codes of one length are consecutive integers, so after each
- * bit we check whether the code read so far falls inside the range of codes of that length. */
+ * bit we check whether the code read so far falls in the range of codes of that length. */
 static int decode(struct xctx *x, const struct huff *h)
 {
-	int code = 0, first = 0, index = 0;
+	int code = 0, first = 0, index = 0, c;
 
-	for (int len = 1; len < 16; len++) {
+	for (int len = 1; len < 16; len++, code <<= 1) {
 		if (!x->bitcnt) {
-			int c = in_byte(x);
-			if (c < 0)
+			if ((c = in_byte(x)) < 0)
 				return truncated(x);
-			x->bitbuf = (uint32_t)c;
-			x->bitcnt = 8;
+			x->bitbuf = (uint32_t)c, x->bitcnt = 8;
 		}
 		code |= (int)(x->bitbuf & 1);
-		x->bitbuf >>= 1;
-		x->bitcnt--;
-		int count = h->count[len];
-		if (code - first < count)
+		x->bitbuf >>= 1, x->bitcnt--;
+		if (code - first < h->count[len])
 			return h->sym[index + code - first];
-		index += count;
-		first = (first + count) << 1;
-		code <<= 1;
+		index += h->count[len];
+		first = (first + h->count[len]) << 1;
 	}
 	return corrupt(x, "invalid Huffman code");
 }
 
 /* Builds a decoding table from n code lengths.  Over-subscribed sets are rejected; incomplete
  * ones too, except (when lenient) an empty set or a single one-bit code, which RFC 1951
- * permits for distances and zlib accepts.  Returns 0 or -1. */
+ * allows for distances and zlib accepts.  Returns 0 or -1. */
 static int build(struct huff *h, const uint8_t *len, int n, bool lenient)
 {
-	uint16_t offs[16];
+	uint16_t offs[16] = {0};
 	int left = 1;
 
 	memset(h->count, 0, sizeof h->count);
 	for (int i = 0; i < n; i++)
 		h->count[len[i]]++;
-	int used = n - h->count[0];
-	for (int l = 1; l < 16; l++) {
-		left = (left << 1) - h->count[l];
-		if (left < 0)
+	for (int l = 1; l < 16; l++)
+		if ((left = (left << 1) - h->count[l]) < 0)
 			return -1;
-	}
+	int used = n - h->count[0];
 	if (left > 0 && !(lenient && (used == 0 || (used == 1 && h->count[1] == 1))))
 		return -1;
-	offs[1] = 0;
 	for (int l = 1; l < 15; l++)
 		offs[l + 1] = (uint16_t)(offs[l] + h->count[l]);
 	for (int i = 0; i < n; i++)
@@ -262,46 +225,35 @@ static int build(struct huff *h, const uint8_t *len, int n, bool lenient)
 /* Reads the code descriptions of a dynamic block (RFC 1951 3.2.7). */
 static int dynamic(struct xctx *x)
 {
-	uint8_t lens[286 + 30], cll[19] = {0};
-	uint32_t hlit, hdist, hclen, v;
+	uint8_t lens[286 + 30], cll[19] = {0}, val;
+	uint32_t hlit, hdist, hclen, v, rep;
 	struct huff cl;
-	int rc;
+	int rc, sym;
 
 	if ((rc = bits(x, 5, &hlit)) || (rc = bits(x, 5, &hdist)) || (rc = bits(x, 4, &hclen)))
 		return rc;
 	hlit += 257, hdist += 1, hclen += 4;
 	if (hlit > 286 || hdist > 30)
 		return corrupt(x, "too many length or distance codes");
-	for (uint32_t i = 0; i < hclen; i++) {
+	for (uint32_t i = 0; i < hclen; cll[cl_order[i++]] = (uint8_t)v)
 		if ((rc = bits(x, 3, &v)))
 			return rc;
-		cll[cl_order[i]] = (uint8_t)v;
-	}
 	if (build(&cl, cll, 19, false))
 		return corrupt(x, "invalid code-length code");
 	for (uint32_t i = 0; i < hlit + hdist;) {
-		int sym = decode(x, &cl);
-		uint32_t rep;
-		uint8_t val = 0;
-		if (sym < 0)
+		if ((sym = decode(x, &cl)) < 0)
 			return sym;
 		if (sym < 16) {
 			lens[i++] = (uint8_t)sym;
 			continue;
 		}
-		if (sym == 16) { /* repeat the previous length 3..6 times */
-			if (!i)
-				return corrupt(x, "length repeat with no previous length");
-			val = lens[i - 1];
-			rc = bits(x, 2, &v), rep = 3 + v;
-		} else if (sym == 17) { /* 3..10 zeros */
-			rc = bits(x, 3, &v), rep = 3 + v;
-		} else { /* 11..138 zeros */
-			rc = bits(x, 7, &v), rep = 11 + v;
-		}
-		if (rc)
+		if (sym == 16 && i == 0)
+			return corrupt(x, "length repeat with no previous length");
+		/* 16: previous length 3..6 times; 17: 3..10 zeros; 18: 11..138 zeros */
+		val = sym == 16 ? lens[i - 1] : 0;
+		if ((rc = bits(x, sym == 16 ? 2 : sym == 17 ? 3 : 7, &v)))
 			return rc;
-		if (rep > hlit + hdist - i)
+		if ((rep = v + (sym == 18 ? 11 : 3)) > hlit + hdist - i)
 			return corrupt(x, "code lengths overflow");
 		while (rep--)
 			lens[i++] = val;
@@ -310,8 +262,7 @@ static int dynamic(struct xctx *x)
 		return corrupt(x, "no end-of-block code");
 	if (build(&x->dynlit, lens, (int)hlit, true) || build(&x->dyndist, lens + hlit, (int)hdist, true))
 		return corrupt(x, "invalid literal/length or distance code lengths");
-	x->lcode = &x->dynlit;
-	x->dcode = &x->dyndist;
+	x->lcode = &x->dynlit, x->dcode = &x->dyndist;
 	return 0;
 }
 
@@ -323,23 +274,18 @@ static int block_header(struct xctx *x)
 	if (rc)
 		return rc;
 	x->last = v & 1;
+	x->state = (v >> 1) == 0 ? ST_STORED : ST_CODES;
 	switch (v >> 1) {
 	case 0: /* stored: skip to a byte boundary, then LEN and its complement NLEN */
 		x->bitbuf = x->bitcnt = 0;
 		if ((rc = bits(x, 16, &v)) || (rc = bits(x, 16, &nlen)))
 			return rc;
-		if (v != (~nlen & 0xffff))
-			return corrupt(x, "stored block length check failed");
 		x->stored = v;
-		x->state = ST_STORED;
-		return 0;
+		return v == (~nlen & 0xffff) ? 0 : corrupt(x, "stored block length check failed");
 	case 1:
-		x->lcode = &x->fixlit;
-		x->dcode = &x->fixdist;
-		x->state = ST_CODES;
+		x->lcode = &x->fixlit, x->dcode = &x->fixdist;
 		return 0;
 	case 2:
-		x->state = ST_CODES;
 		return dynamic(x);
 	default:
 		return corrupt(x, "invalid block type");
@@ -354,22 +300,16 @@ static int gz_header(struct xctx *x)
 	int c = 0;
 
 /* next header byte into c, folded into the header CRC */
-#define HBYTE()                                                                          \
-	do {                                                                             \
-		if ((c = in_byte(x)) < 0)                                                \
-			return fail(&x->rep, -EINVAL, "truncated gzip header");          \
-		crc = crc_byte(x->crctab, crc, (uint8_t)c);                              \
+#define HBYTE()                                                                              \
+	do {                                                                                 \
+		if ((c = in_byte(x)) < 0)                                                    \
+			return fail(&x->rep, -EINVAL, "truncated gzip header");              \
+		crc = crc_byte(x->crctab, crc, (uint8_t)c);                                  \
 	} while (0)
-	for (int i = 0; i < 10; i++) {
+	for (int i = 0; i < 10; h[i++] = (uint8_t)c)
 		HBYTE();
-		h[i] = (uint8_t)c;
-	}
-	if (h[0] != 0x1f || h[1] != 0x8b)
-		return fail(&x->rep, -EINVAL, "not a gzip stream");
-	if (h[2] != 8)
-		return fail(&x->rep, -EINVAL, "unsupported gzip compression method %u", h[2]);
-	if (h[3] & 0xe0)
-		return fail(&x->rep, -EINVAL, "reserved gzip header flags set");
+	if (h[2] != 8 || (h[3] & 0xe0))
+		return fail(&x->rep, -EINVAL, "unsupported gzip method %u or flags %#x", h[2], h[3]);
 	if (h[3] & 4) { /* FEXTRA: little-endian length, then that many bytes */
 		HBYTE();
 		unsigned xlen = (unsigned)c;
@@ -385,9 +325,7 @@ static int gz_header(struct xctx *x)
 #undef HBYTE
 	if (h[3] & 2) { /* FHCRC: low 16 bits of the CRC-32 of the header so far */
 		int lo = in_byte(x), hi = in_byte(x);
-		if (lo < 0 || hi < 0)
-			return fail(&x->rep, -EINVAL, "truncated gzip header");
-		if ((uint32_t)(lo | hi << 8) != (~crc & 0xffff))
+		if (lo < 0 || hi < 0 || (uint32_t)(lo | hi << 8) != (~crc & 0xffff))
 			return fail(&x->rep, -EINVAL, "gzip header CRC mismatch");
 	}
 	x->state = ST_BLOCK;
@@ -400,27 +338,26 @@ static int gz_header(struct xctx *x)
 
 static int gz_trailer(struct xctx *x)
 {
-	uint8_t t[8];
+	uint32_t crc = 0, isize = 0;
 
 	x->bitbuf = x->bitcnt = 0; /* the trailer starts at the next byte boundary */
-	for (int i = 0; i < 8; i++) {
-		int c = in_byte(x);
-		if (c < 0)
+	for (int i = 0, c; i < 8; i++) {
+		if ((c = in_byte(x)) < 0)
 			return fail(&x->rep, -EINVAL, "truncated gzip trailer");
-		t[i] = (uint8_t)c;
+		if (i < 4)
+			crc |= (uint32_t)c << 8 * i;
+		else
+			isize |= (uint32_t)c << 8 * (i - 4);
 	}
-	if (le32(t) != ~x->crc)
-		return fail(&x->rep, -EINVAL, "gzip CRC mismatch (stored %08x, computed %08x)",
-			    le32(t), ~x->crc);
-	if (le32(t + 4) != (uint32_t)x->mtotal)
+	if (crc != ~x->crc)
+		return fail(&x->rep, -EINVAL, "gzip CRC mismatch (stored %08x, computed %08x)", crc, ~x->crc);
+	if (isize != (uint32_t)x->mtotal)
 		return fail(&x->rep, -EINVAL, "gzip length mismatch");
 	/* Another member may follow (concatenated gzip files); other trailing bytes are ignored,
 	 * as gzip(1) does. */
 	long n = in_peek(x, 2);
-	if (n < 0)
-		return (int)n;
 	x->state = n >= 2 && x->ibuf[0] == 0x1f && x->ibuf[1] == 0x8b ? ST_MEMBER : ST_END;
-	return 0;
+	return n < 0 ? (int)n : 0;
 }
 
 static inline void put(struct xctx *x, uint8_t *out, size_t *o, uint8_t b)
@@ -430,93 +367,83 @@ static inline void put(struct xctx *x, uint8_t *out, size_t *o, uint8_t b)
 	out[(*o)++] = b;
 }
 
+/* One length/distance pair (symbol sym >= 257) becomes a pending back-reference copy. */
+static int backref(struct xctx *x, int sym)
+{
+	uint32_t v;
+	int rc, d;
+
+	if ((sym -= 257) >= 29)
+		return corrupt(x, "invalid length symbol");
+	if ((rc = bits(x, len_extra[sym], &v)))
+		return rc;
+	x->copy_len = len_base[sym] + v;
+	if ((d = decode(x, x->dcode)) < 0)
+		return d;
+	if (d >= 30)
+		return corrupt(x, "invalid distance symbol");
+	if ((rc = bits(x, dist_extra[d], &v)))
+		return rc;
+	x->copy_dist = dist_base[d] + v;
+	return x->copy_dist > x->mtotal ? corrupt(x, "distance too far back") : 0;
+}
+
 /* Decompresses up to n bytes; fewer only at the end of the gzip stream.  A resumable state
  * machine: a pending back-reference copy or stored block continues on the next call. */
 static long gz_read(struct xctx *x, uint8_t *out, size_t n)
 {
 	size_t o = 0;
-	uint32_t v;
 	int rc = 0, c;
 
 	while (o < n && rc == 0) {
 		if (x->copy_len) {
 			x->copy_len--;
 			put(x, out, &o, x->win[(x->mtotal - x->copy_dist) & WMASK]);
-			continue;
-		}
-		switch (x->state) {
-		case ST_END:
-			return (long)o;
-		case ST_MEMBER:
+		} else if (x->state == ST_END) {
+			break;
+		} else if (x->state == ST_MEMBER) {
 			rc = gz_header(x);
-			break;
-		case ST_BLOCK:
+		} else if (x->state == ST_BLOCK) {
 			rc = x->last ? gz_trailer(x) : block_header(x);
-			break;
-		case ST_STORED:
-			if (!x->stored) {
+		} else if (x->state == ST_STORED) {
+			if (!x->stored)
 				x->state = ST_BLOCK;
-			} else if ((c = in_byte(x)) < 0) {
+			else if ((c = in_byte(x)) < 0)
 				rc = truncated(x);
-			} else {
-				x->stored--;
+			else
+				x->stored--, put(x, out, &o, (uint8_t)c);
+		} else if ((c = decode(x, x->lcode)) < 256) { /* ST_CODES */
+			if (c < 0)
+				rc = c;
+			else
 				put(x, out, &o, (uint8_t)c);
-			}
-			break;
-		default: { /* ST_CODES */
-			int sym = decode(x, x->lcode), d;
-			if (sym < 0)
-				return sym;
-			if (sym < 256) {
-				put(x, out, &o, (uint8_t)sym);
-				break;
-			}
-			if (sym == 256) {
-				x->state = ST_BLOCK;
-				break;
-			}
-			if ((sym -= 257) >= 29)
-				return corrupt(x, "invalid length symbol");
-			if ((rc = bits(x, len_extra[sym], &v)))
-				break;
-			x->copy_len = len_base[sym] + v;
-			if ((d = decode(x, x->dcode)) < 0)
-				return d;
-			if (d >= 30)
-				return corrupt(x, "invalid distance symbol");
-			if ((rc = bits(x, dist_extra[d], &v)))
-				break;
-			x->copy_dist = dist_base[d] + v;
-			if (x->copy_dist > x->mtotal)
-				return corrupt(x, "distance too far back");
-		}
+		} else if (c == 256) {
+			x->state = ST_BLOCK;
+		} else {
+			rc = backref(x, c);
 		}
 	}
 	return rc ? rc : (long)o;
 }
 
-/* ---------------------------------------------------------------------- tar extraction */
+/* ------------------------------------------------------------------------ tar extraction */
 
 /* Reads up to n bytes of the tar stream; fewer only at its end. */
 static long src_read(struct xctx *x, uint8_t *buf, size_t n)
 {
-	size_t o = 0;
+	size_t o = 0, k;
+	long r;
 
 	if (x->gz)
 		return gz_read(x, buf, n);
-	while (o < n) {
-		if (x->ipos == x->ilen) {
-			long r = in_fill(x);
-			if (r <= 0) {
-				if (r < 0)
-					return r;
-				break;
-			}
+	for (; o < n; o += k, x->ipos += k) {
+		if (x->ipos == x->ilen && (r = in_peek(x, 1)) <= 0) {
+			if (r < 0)
+				return r;
+			break;
 		}
-		size_t k = x->ilen - x->ipos < n - o ? x->ilen - x->ipos : n - o;
+		k = x->ilen - x->ipos < n - o ? x->ilen - x->ipos : n - o;
 		memcpy(buf + o, x->ibuf + x->ipos, k);
-		x->ipos += k;
-		o += k;
 	}
 	return (long)o;
 }
@@ -525,19 +452,17 @@ static int src_exact(struct xctx *x, uint8_t *buf, size_t n)
 {
 	long r = src_read(x, buf, n);
 
-	if (r < 0)
-		return (int)r;
-	return (size_t)r < n ? fail(&x->rep, -EINVAL, "unexpected end of archive") : 0;
+	if (r >= 0 && (size_t)r < n)
+		return fail(&x->rep, -EINVAL, "unexpected end of archive");
+	return r < 0 ? (int)r : 0;
 }
 
 static int src_skip(struct xctx *x, uint64_t n)
 {
-	while (n) {
-		size_t k = n < IOSZ ? (size_t)n : IOSZ;
-		int rc = src_exact(x, x->dbuf, k);
+	for (size_t k; n; n -= k) {
+		int rc = src_exact(x, x->dbuf, k = n < IOSZ ? (size_t)n : IOSZ);
 		if (rc)
 			return rc;
-		n -= k;
 	}
 	return 0;
 }
@@ -557,19 +482,15 @@ static int parse_num(const uint8_t *f, size_t n, uint64_t *out)
 	if (f[0] & 0x80) {
 		if (f[0] & 0x40)
 			return -1;
-		for (v = f[0] & 0x3f, i = 1; i < n; i++) {
+		for (v = f[0] & 0x3f, i = 1; i < n; v = v << 8 | f[i++])
 			if (v >> 55)
 				return -1;
-			v = v << 8 | f[i];
-		}
 	} else {
 		while (i < n && f[i] == ' ')
 			i++;
-		for (; i < n && f[i] >= '0' && f[i] <= '7'; i++) {
+		for (; i < n && f[i] >= '0' && f[i] <= '7'; v = v << 3 | (uint64_t)(f[i++] - '0'))
 			if (v >> 60)
 				return -1;
-			v = v << 3 | (uint64_t)(f[i] - '0');
-		}
 		if (i < n && f[i] != ' ' && f[i] != 0)
 			return -1;
 	}
@@ -588,8 +509,7 @@ static bool cksum_ok(const uint8_t *h)
 		return false;
 	for (int i = 0; i < 512; i++) {
 		uint8_t c = i >= 148 && i < 156 ? ' ' : h[i];
-		u += c;
-		s += (int8_t)c;
+		u += c, s += (int8_t)c;
 	}
 	return (long)want == u || (long)want == s;
 }
@@ -607,12 +527,11 @@ static void meta_reset(struct meta *m)
 }
 
 /* Parses pax records "LEN key=value\n" (LEN counts the whole record); keeps path, linkpath
- * and size, ignores other keys. */
+ * and size, ignores other keys.  An empty value cancels the keyword. */
 static int parse_pax(struct xctx *x, char *d, size_t n, struct meta *m)
 {
-	for (size_t i = 0, len; i < n; i += len) {
-		size_t j = i;
-		for (len = 0; j < n && d[j] >= '0' && d[j] <= '9' && len <= n; j++)
+	for (size_t i = 0, len, j; i < n; i += len) {
+		for (len = 0, j = i; j < n && d[j] >= '0' && d[j] <= '9' && len <= n; j++)
 			len = len * 10 + (size_t)(d[j] - '0');
 		if (j == i || j >= n || d[j] != ' ' || len > n - i || len < j - i + 3 || d[i + len - 1] != '\n')
 			return fail(&x->rep, -EINVAL, "malformed pax header");
@@ -620,27 +539,20 @@ static int parse_pax(struct xctx *x, char *d, size_t n, struct meta *m)
 		if (!eq)
 			return fail(&x->rep, -EINVAL, "malformed pax record");
 		*eq = *end = 0;
-		char *val = eq + 1, **slot = NULL;
-		if (!strcmp(key, "path"))
-			slot = &m->path;
-		else if (!strcmp(key, "linkpath"))
-			slot = &m->link;
-		if (slot || !strcmp(key, "size")) {
-			if (strlen(val) != (size_t)(end - val))
-				return fail(&x->rep, -EINVAL, "NUL byte in pax %s", key);
-		}
-		if (slot) { /* an empty value cancels the keyword */
+		char *val = eq + 1, **slot = !strcmp(key, "path") ? &m->path
+					   : !strcmp(key, "linkpath") ? &m->link : NULL;
+		bool size = !strcmp(key, "size");
+		if ((slot || size) && strlen(val) != (size_t)(end - val))
+			return fail(&x->rep, -EINVAL, "NUL byte in pax %s", key);
+		if (slot) {
 			free(*slot);
-			*slot = *val ? strdup(val) : NULL;
-			if (*val && !*slot)
+			if ((*slot = *val ? strdup(val) : NULL) == NULL && *val)
 				return fail(&x->rep, -ENOMEM, "out of memory");
-		} else if (!strcmp(key, "size")) {
+		} else if (size) {
 			uint64_t v = 0;
-			for (char *p = val; *p; p++) {
+			for (char *p = val; *p; v = v * 10 + (uint64_t)(*p++ - '0'))
 				if (*p < '0' || *p > '9' || v > (UINT64_MAX - 9) / 10)
 					return fail(&x->rep, -EINVAL, "invalid pax size");
-				v = v * 10 + (uint64_t)(*p - '0');
-			}
 			m->size = v;
 			m->has_size = *val != 0;
 		}
@@ -652,20 +564,17 @@ static int parse_pax(struct xctx *x, char *d, size_t n, struct meta *m)
  * absolute paths and "..".  Returns 0 (*out malloc'd), 1 when nothing is left, or an error. */
 static int clean_path(struct xctx *x, const char *in, char **out)
 {
-	if (!*in)
-		return fail(&x->rep, -EINVAL, "empty file name");
-	if (*in == '/')
-		return fail(&x->rep, -EPERM, "absolute file name refused");
 	char *p = malloc(strlen(in) + 1), *w = p;
+
 	if (!p)
 		return fail(&x->rep, -ENOMEM, "out of memory");
+	*out = p;
+	if (!*in || *in == '/')
+		return fail(&x->rep, *in ? -EPERM : -EINVAL, *in ? "absolute file name refused" : "empty file name");
 	for (const char *s = in, *e; *s; s = *e ? e + 1 : e) {
-		e = strchrnul(s, '/');
-		size_t l = (size_t)(e - s);
-		if (l == 2 && s[0] == '.' && s[1] == '.') {
-			free(p);
+		size_t l = (size_t)((e = strchrnul(s, '/')) - s);
+		if (l == 2 && s[0] == '.' && s[1] == '.')
 			return fail(&x->rep, -EPERM, "'..' in file name refused");
-		}
 		if (l == 0 || (l == 1 && s[0] == '.'))
 			continue;
 		if (w != p)
@@ -674,45 +583,36 @@ static int clean_path(struct xctx *x, const char *in, char **out)
 		w += l;
 	}
 	*w = 0;
-	if (w == p) {
-		free(p);
-		return 1;
-	}
-	*out = p;
-	return 0;
+	return w == p;
 }
 
 /* Opens (creating as needed) the directory holding the last component of path, never
  * following a symlink: each component is opened with O_NOFOLLOW|O_DIRECTORY. */
 static int open_parent(struct xctx *x, char *path, int *dfd, char **leaf)
 {
-	int fd = x->dest;
+	int fd = x->dest, nfd = -1, e = 0;
 	char *s = path, *slash;
 
-	for (; (slash = strchr(s, '/')); s = slash + 1) {
+	for (; (slash = strchr(s, '/')); s = slash + 1, *slash = '/', fd = nfd) {
 		*slash = 0;
-		int nfd = -1, e = 0;
 		if (mkdirat(fd, s, 0755) < 0 && errno != EEXIST)
 			e = errno;
 		else if ((nfd = openat(fd, s, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
 			e = errno;
 		if (fd != x->dest)
 			close(fd);
-		if (nfd < 0) {
-			if (e == ELOOP || e == ENOTDIR)
-				return fail(&x->rep, -EPERM, "'%s' is a symlink or not a directory; "
-					    "refusing to write through it", path);
+		if (e == ELOOP || e == ENOTDIR)
+			return fail(&x->rep, -EPERM, "'%s' is a symlink or not a directory; refusing to "
+				    "write through it", path);
+		if (e)
 			return fail(&x->rep, -e, "cannot create directory '%s': %s", path, strerror(e));
-		}
-		fd = nfd;
-		*slash = '/';
 	}
 	*dfd = fd;
 	*leaf = s;
 	return 0;
 }
 
-/* Removes an existing non-directory so a later duplicate entry can replace it. */
+/* Removes an existing non-directory so that a later duplicate entry replaces it. */
 static int unlink_old(int dfd, const char *leaf)
 {
 	struct stat st;
@@ -731,77 +631,67 @@ static int make_file(struct xctx *x, int dfd, const char *leaf, uint64_t mode, u
 	if (size > MAX_BYTES - x->written)
 		return fail(&x->rep, -EFBIG, "size %llu exceeds the 1 GiB total extraction limit",
 			    (unsigned long long)size);
-	fd = openat(dfd, leaf, fl, 0600);
-	if (fd < 0 && errno == EEXIST && unlink_old(dfd, leaf) == 0)
+	if ((fd = openat(dfd, leaf, fl, 0600)) < 0 && errno == EEXIST && unlink_old(dfd, leaf) == 0)
 		fd = openat(dfd, leaf, fl, 0600);
-	if (fd < 0) {
-		int e = errno;
-		return fail(&x->rep, -e, "cannot create file: %s", strerror(e));
-	}
+	if (fd < 0)
+		return sysfail(&x->rep, "cannot create file");
 	if (fchmod(fd, (mode_t)((mode & 0755) | 0600)) < 0)
-		rc = fail(&x->rep, -errno, "chmod failed: %s", strerror(errno));
-	while (size && !rc) {
-		size_t k = size < IOSZ ? (size_t)size : IOSZ;
-		if (!(rc = src_exact(x, x->dbuf, k)) && (rc = write_all(fd, x->dbuf, k)))
+		rc = sysfail(&x->rep, "chmod");
+	for (size_t k; size && !rc; size -= k, x->written += k)
+		if (!(rc = src_exact(x, x->dbuf, k = size < IOSZ ? (size_t)size : IOSZ)) &&
+		    (rc = write_all(fd, x->dbuf, k)))
 			rc = fail(&x->rep, rc, "write error: %s", strerror(-rc));
-		size -= k;
-		x->written += k;
-	}
 	if (close(fd) < 0 && !rc)
-		rc = fail(&x->rep, -errno, "write error: %s", strerror(errno));
+		rc = sysfail(&x->rep, "write error");
 	return rc;
 }
 
 static int make_dir(struct xctx *x, int dfd, const char *leaf, uint64_t mode)
 {
-	int fd, e;
+	int fd, rc = 0;
 
-	if (mkdirat(dfd, leaf, 0700) < 0 && errno != EEXIST) {
-		e = errno;
-		return fail(&x->rep, -e, "cannot create directory: %s", strerror(e));
-	}
+	if (mkdirat(dfd, leaf, 0700) < 0 && errno != EEXIST)
+		return sysfail(&x->rep, "cannot create directory");
 	if ((fd = openat(dfd, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
 		return fail(&x->rep, -EEXIST, "exists and is not a directory");
-	e = fchmod(fd, (mode_t)((mode & 0755) | 0700)) < 0 ? errno : 0;
+	if (fchmod(fd, (mode_t)((mode & 0755) | 0700)) < 0)
+		rc = sysfail(&x->rep, "chmod");
 	close(fd);
-	return e ? fail(&x->rep, -e, "chmod failed: %s", strerror(e)) : 0;
+	return rc;
 }
 
 /* Creates one entry.  Returns 1 when it consumed the entry's data, 0 when the caller must skip
- * it (entry ignored or data-less), or a negative errno. */
+ * it (entry ignored or without data), or a negative errno. */
 static int extract_entry(struct xctx *x, char type, const char *raw, const char *link,
 			 uint64_t mode, uint64_t size)
 {
 	bool reg = type == '0' || type == '\0' || type == '7'; /* '7' (contiguous) reads as regular */
 	bool dir = type == '5' || (reg && raw[0] && raw[strlen(raw) - 1] == '/'); /* old tars */
 	char *path = NULL, *leaf = NULL;
-	int dfd = -1, rc;
+	int dfd = -1, rc, consumed = 0;
 
 	if (!reg && !dir && type != '2')
 		return 0; /* hard links, devices, FIFOs, unknown types: skipped */
-	if ((rc = clean_path(x, raw, &path)))
-		return rc > 0 ? 0 : rc;
-	if (!(rc = open_parent(x, path, &dfd, &leaf))) {
+	if ((rc = clean_path(x, raw, &path)) == 0 && (rc = open_parent(x, path, &dfd, &leaf)) == 0) {
 		if (dir) {
 			rc = make_dir(x, dfd, leaf, mode);
 		} else if (type == '2') {
 			if (symlinkat(link, dfd, leaf) < 0 &&
 			    (errno != EEXIST || unlink_old(dfd, leaf) < 0 || symlinkat(link, dfd, leaf) < 0))
-				rc = fail(&x->rep, -errno, "cannot create symlink: %s", strerror(errno));
-		} else if (!(rc = make_file(x, dfd, leaf, mode, size))) {
-			rc = 1;
+				rc = sysfail(&x->rep, "cannot create symlink");
+		} else if ((rc = make_file(x, dfd, leaf, mode, size)) == 0) {
+			consumed = 1;
 		}
 		if (dfd != x->dest)
 			close(dfd);
 	}
 	free(path);
-	return rc;
+	return rc < 0 ? rc : consumed;
 }
 
 static int one_entry(struct xctx *x, const uint8_t *h, struct meta *m)
 {
 	char type = (char)h[156], name[257], link[101], *d;
-	const char *nm = name;
 	uint64_t size, mode;
 	int rc;
 
@@ -817,11 +707,10 @@ static int one_entry(struct xctx *x, const uint8_t *h, struct meta *m)
 		if (!(rc = src_exact(x, (uint8_t *)d, size)))
 			rc = src_skip(x, pad512(size));
 		d[size] = 0;
-		if (rc || type == 'x') {
-			rc = rc ? rc : parse_pax(x, d, size, m);
-			free(d);
-			return rc;
-		}
+		if (!rc && type == 'x')
+			rc = parse_pax(x, d, size, m);
+		if (rc || type == 'x')
+			return free(d), rc;
 		char **slot = type == 'L' ? &m->lname : &m->llink;
 		free(*slot);
 		*slot = d;
@@ -831,13 +720,10 @@ static int one_entry(struct xctx *x, const uint8_t *h, struct meta *m)
 		return (rc = src_skip(x, size)) ? rc : src_skip(x, pad512(size));
 	if (m->has_size)
 		size = m->size;
-	if (m->path || m->lname) {
-		nm = m->path ? m->path : m->lname;
-	} else { /* POSIX ustar (magic "ustar\0") may split the name into prefix "/" name */
+	if (!m->path && !m->lname) { /* POSIX ustar ("ustar\0") may split it as prefix/name */
 		size_t pl = 0, nl = strnlen((const char *)h, 100);
 		if (!memcmp(h + 257, "ustar", 6) && h[345]) {
-			pl = strnlen((const char *)h + 345, 155);
-			memcpy(name, h + 345, pl);
+			memcpy(name, h + 345, pl = strnlen((const char *)h + 345, 155));
 			name[pl++] = '/';
 		}
 		memcpy(name + pl, h, nl);
@@ -845,13 +731,11 @@ static int one_entry(struct xctx *x, const uint8_t *h, struct meta *m)
 	}
 	memcpy(link, h + 157, 100);
 	link[100] = 0;
-	x->rep.entry = nm;
-	rc = extract_entry(x, type, nm, m->link ? m->link : m->llink ? m->llink : link, mode, size);
+	x->rep.entry = m->path ? m->path : m->lname ? m->lname : name;
+	rc = extract_entry(x, type, x->rep.entry, m->link ? m->link : m->llink ? m->llink : link, mode, size);
 	if (rc == 0)
 		rc = src_skip(x, size);
-	else if (rc == 1)
-		rc = 0;
-	if (rc == 0)
+	if (rc >= 0)
 		rc = src_skip(x, pad512(size));
 	x->rep.entry = NULL;
 	meta_reset(m);
@@ -873,25 +757,21 @@ static int extract_all(struct xctx *x)
 	long r;
 	int rc = 0;
 
-	for (;;) {
-		r = src_read(x, h, 512);
-		if (r >= 0 && r < 512)
+	while (rc == 0) {
+		if ((r = src_read(x, h, 512)) >= 0 && r < 512)
 			r = fail(&x->rep, -EINVAL, "unexpected end of archive (no end-of-archive marker)");
 		if (r < 0) {
 			rc = (int)r;
+		} else if (all_zero(h)) { /* end: a second zero block, EOF, or (like GNU tar) a lone one */
+			if ((r = src_read(x, h, 512)) > 0 && r < 512)
+				r = fail(&x->rep, -EINVAL, "truncated end-of-archive marker");
+			rc = r < 0 ? (int)r : 0;
 			break;
-		}
-		if (all_zero(h)) { /* end: a second zero block, EOF, or (like GNU tar) a lone one */
-			if ((r = src_read(x, h, 512)) < 0 || (r > 0 && r < 512))
-				rc = r < 0 ? (int)r : fail(&x->rep, -EINVAL, "truncated end-of-archive marker");
-			break;
-		}
-		if (++x->entries > MAX_ENTRIES) {
+		} else if (++x->entries > MAX_ENTRIES) {
 			rc = fail(&x->rep, -EFBIG, "more than %lu archive entries", MAX_ENTRIES);
-			break;
+		} else {
+			rc = one_entry(x, h, &m);
 		}
-		if ((rc = one_entry(x, h, &m)))
-			break;
 	}
 	meta_reset(&m);
 	/* Decompress what follows the tar end (record padding) so the gzip CRC gets checked. */
@@ -904,17 +784,13 @@ int rd_archive_extract(int in_fd, int dest_dirfd, char *err, size_t errlen)
 {
 	struct xctx *x = calloc(1, sizeof *x);
 	uint8_t fl[288 + 32];
-	int rc;
+	long n;
 
 	if (err && errlen)
 		*err = 0;
-	if (!x) {
-		if (err && errlen)
-			snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	x->rep.err = err;
-	x->rep.errlen = errlen;
+	if (!x)
+		return fail(&(struct report){err, errlen, 0, NULL}, -ENOMEM, "out of memory");
+	x->rep = (struct report){err, errlen, 0, NULL};
 	x->in = in_fd;
 	x->dest = dest_dirfd;
 	crc_table(x->crctab);
@@ -923,20 +799,15 @@ int rd_archive_extract(int in_fd, int dest_dirfd, char *err, size_t errlen)
 	memset(fl + 288, 5, 32);
 	build(&x->fixlit, fl, 288, false);
 	build(&x->fixdist, fl + 288, 32, false);
-	long n = in_peek(x, 2);
-	if (n < 0)
-		rc = (int)n;
-	else if (n == 0)
-		rc = fail(&x->rep, -EINVAL, "empty archive");
-	else {
-		x->gz = n >= 2 && x->ibuf[0] == 0x1f && x->ibuf[1] == 0x8b;
-		rc = extract_all(x);
-	}
+	if ((n = in_peek(x, 2)) == 0)
+		n = fail(&x->rep, -EINVAL, "empty archive");
+	x->gz = n >= 2 && x->ibuf[0] == 0x1f && x->ibuf[1] == 0x8b;
+	int rc = n < 0 ? (int)n : extract_all(x);
 	free(x);
 	return rc;
 }
 
-/* ------------------------------------------------------------------------ deflate side */
+/* ------------------------------------------------------------------------------ deflate */
 
 #define BUFSZ (4 * WSIZE) /* LZ77 buffer: history (>= 32 KiB) plus new input */
 #define HBITS 15
@@ -953,15 +824,13 @@ struct htab { /* Huffman code for encoding: bit-reversed codes and their lengths
 struct zctx {
 	struct report rep;
 	int out, werr;               /* werr: first write error (sticky) */
-	size_t fill, pos, blk, ins;  /* buf: data end, next to encode, block start, next to hash */
+	size_t fill, pos, blk, ins;  /* in buf: data end, next to encode, block start, next to hash */
 	size_t nsyms, olen;
 	uint64_t bits, extra;        /* pending output bits; extra bits of the pending block */
 	unsigned nbits;
-	uint32_t crc, isize;
-	uint32_t lfreq[286], dfreq[30];
+	uint32_t crc, isize, lfreq[286], dfreq[30], crctab[256];
 	struct htab fixl, fixd;
-	uint32_t crctab[256];
-	int32_t head[1 << HBITS], prev[WSIZE]; /* hash chains: buffer positions, -1 = none */
+	int32_t head[1 << HBITS], prev[WSIZE]; /* hash chains of buffer positions, -1 = none */
 	uint32_t syms[BUFSZ];        /* pending block: literal << 16, or length << 16 | distance */
 	uint8_t buf[BUFSZ], obuf[IOSZ], fbuf[IOSZ];
 };
@@ -969,8 +838,7 @@ struct zctx {
 static void out_flush(struct zctx *z)
 {
 	int rc = write_all(z->out, z->obuf, z->olen);
-	if (rc && !z->werr)
-		z->werr = rc;
+	z->werr = z->werr ? z->werr : rc;
 	z->olen = 0;
 }
 
@@ -1009,35 +877,32 @@ static void make_codes(struct htab *t, int n)
 
 /* Huffman code lengths for freq[0..n), at most maxbits long.  Built with the two-queue method
  * over leaves sorted by frequency; if the tree is too deep the frequencies are flattened
- * (halved, keeping them non-zero) and it is built again. */
+ * (halved, staying non-zero) and it is built again. */
 static void huff_lengths(const uint32_t *freq, int n, unsigned maxbits, uint8_t *len)
 {
 	uint32_t f[288];
 	uint64_t w[576];
 	int16_t leaf[288], parent[576];
 	uint8_t depth[576];
+	int nl, li, nn, qi, k, a[2];
 
-	memcpy(f, freq, (size_t)n * sizeof *f);
-	for (;;) {
-		int nl = 0, li = 0, nn, qi, k;
+	for (memcpy(f, freq, (size_t)n * sizeof *f);; ) {
 		unsigned maxd = 0;
-		for (int i = 0; i < n; i++) { /* stable insertion sort of the used symbols */
-			len[i] = 0;
-			if (!f[i])
-				continue;
-			for (k = nl++; k > 0 && f[leaf[k - 1]] > f[i]; k--)
+		for (int i = nl = 0; i < n; i++) { /* stable insertion sort of the used symbols */
+			for (len[i] = 0, k = f[i] ? nl++ : 0; f[i] && k > 0 && f[leaf[k - 1]] > f[i]; k--)
 				leaf[k] = leaf[k - 1];
-			leaf[k] = (int16_t)i;
+			if (f[i])
+				leaf[k] = (int16_t)i;
 		}
-		if (nl < 2) { /* one code alone would be incomplete: add a partner */
+		if (nl < 2) { /* a lone code would be incomplete: give it a partner */
 			f[0] |= 1, f[1] |= 1;
 			continue;
 		}
-		for (int i = 0; i < nl; i++)
-			w[i] = f[leaf[i]];
-		/* nodes 0..nl-1 are leaves, nl.. internal nodes created in non-decreasing weight */
-		for (nn = qi = nl; nn < 2 * nl - 1; nn++) {
-			int a[2];
+		for (k = 0; k < nl; k++)
+			w[k] = f[leaf[k]];
+		/* nodes 0..nl-1 are the leaves; internal nodes are created in non-decreasing weight
+		 * order, so the two lightest nodes are at the heads of the two queues */
+		for (nn = qi = nl, li = 0; nn < 2 * nl - 1; nn++) {
 			for (k = 0; k < 2; k++)
 				a[k] = li < nl && (qi >= nn || w[li] <= w[qi]) ? li++ : qi++;
 			w[nn] = w[a[0]] + w[a[1]];
@@ -1074,6 +939,11 @@ static int dist_code(unsigned dist)
 	return c;
 }
 
+static unsigned cl_extra(unsigned sym) /* extra bits of code-length symbols 16, 17, 18 */
+{
+	return sym < 16 ? 0 : sym == 16 ? 2 : sym == 17 ? 3 : 7;
+}
+
 /* Emits the pending symbols as one block: stored, fixed or dynamic Huffman, whichever is
  * smallest. */
 static void flush_block(struct zctx *z, bool final)
@@ -1081,8 +951,8 @@ static void flush_block(struct zctx *z, bool final)
 	struct htab dl, dd, cl;
 	uint8_t all[286 + 30], rs[286 + 30], rx[286 + 30];
 	uint32_t cfreq[19] = {0};
-	int hlit = 286, hdist = 30, hclen = 19, nr = 0;
-	size_t n = z->pos - z->blk;
+	int hlit = 286, hdist = 30, hclen = 19, nr = 0, i, run;
+	size_t n = z->pos - z->blk, off = z->blk;
 
 	z->lfreq[256] = 1;
 	huff_lengths(z->lfreq, 286, 15, dl.len);
@@ -1091,11 +961,11 @@ static void flush_block(struct zctx *z, bool final)
 		hlit--;
 	while (hdist > 1 && !dd.len[hdist - 1])
 		hdist--;
-	/* Run-length encode the code lengths: 16 repeats the previous length 3..6 times, 17 and
-	 * 18 give 3..10 and 11..138 zeros. */
+	/* Run-length encode the code lengths with symbols 16 (repeat the previous length 3..6
+	 * times), 17 (3..10 zeros) and 18 (11..138 zeros). */
 	memcpy(all, dl.len, (size_t)hlit);
 	memcpy(all + hlit, dd.len, (size_t)hdist);
-	for (int i = 0, run; i < hlit + hdist; i += run) {
+	for (i = 0; i < hlit + hdist; i += run) {
 		for (run = 1; i + run < hlit + hdist && all[i + run] == all[i]; run++)
 			;
 		if (!all[i] && run >= 3) {
@@ -1106,60 +976,53 @@ static void flush_block(struct zctx *z, bool final)
 			rs[nr] = all[i], rx[nr++] = 0;
 			rs[nr] = 16, rx[nr++] = (uint8_t)(run - 4);
 		} else {
-			run = 1;
-			rs[nr] = all[i], rx[nr++] = 0;
+			rs[nr] = all[i], rx[nr++] = 0, run = 1;
 		}
 	}
-	for (int i = 0; i < nr; i++)
+	for (i = 0; i < nr; i++)
 		cfreq[rs[i]]++;
 	huff_lengths(cfreq, 19, 7, cl.len);
 	while (hclen > 4 && !cl.len[cl_order[hclen - 1]])
 		hclen--;
 	make_codes(&dl, 286), make_codes(&dd, 30), make_codes(&cl, 19);
 
-	/* sizes in bits; a stored block also costs up to 7 alignment bits */
+	/* sizes in bits; stored blocks are counted with their worst-case alignment padding */
 	uint64_t fixed = 3 + z->extra, dyn = 3 + 14 + 3 * (uint64_t)hclen + z->extra;
 	uint64_t stored = 8 * (uint64_t)n + (n / 65535 + 1) * (3 + 7 + 32);
-	for (int i = 0; i < 286; i++)
+	for (i = 0; i < 286; i++)
 		fixed += (uint64_t)z->lfreq[i] * z->fixl.len[i], dyn += (uint64_t)z->lfreq[i] * dl.len[i];
-	for (int i = 0; i < 30; i++)
+	for (i = 0; i < 30; i++)
 		fixed += (uint64_t)z->dfreq[i] * 5, dyn += (uint64_t)z->dfreq[i] * dd.len[i];
-	for (int i = 0; i < nr; i++)
-		dyn += cl.len[rs[i]] + (rs[i] == 16 ? 2u : rs[i] == 17 ? 3u : rs[i] == 18 ? 7u : 0u);
+	for (i = 0; i < nr; i++)
+		dyn += cl.len[rs[i]] + cl_extra(rs[i]);
 
 	if (stored < fixed && stored < dyn) {
-		size_t off = z->blk;
-		do { /* stored blocks hold at most 65535 bytes each */
+		do { /* a stored block holds at most 65535 bytes */
 			size_t k = n > 65535 ? 65535 : n;
 			n -= k;
 			put_bits(z, final && !n, 3);
-			if (z->nbits)
-				put_bits(z, 0, 8 - z->nbits);
+			put_bits(z, 0, (8 - z->nbits) % 8); /* to a byte boundary */
 			put_bits(z, (uint32_t)k, 16);
 			put_bits(z, (uint32_t)~k & 0xffff, 16);
-			for (; k; k--)
+			while (k--)
 				out_byte(z, z->buf[off++]);
 		} while (n);
 	} else {
-		const struct htab *lt = &z->fixl, *dt = &z->fixd;
+		const struct htab *lt = dyn < fixed ? &dl : &z->fixl, *dt = dyn < fixed ? &dd : &z->fixd;
+		put_bits(z, final | (dyn < fixed ? 2u : 1u) << 1, 3);
 		if (dyn < fixed) {
-			put_bits(z, final | 2u << 1, 3);
 			put_bits(z, (uint32_t)(hlit - 257), 5);
 			put_bits(z, (uint32_t)(hdist - 1), 5);
 			put_bits(z, (uint32_t)(hclen - 4), 4);
-			for (int i = 0; i < hclen; i++)
+			for (i = 0; i < hclen; i++)
 				put_bits(z, cl.len[cl_order[i]], 3);
-			for (int i = 0; i < nr; i++) {
+			for (i = 0; i < nr; i++) {
 				put_bits(z, cl.code[rs[i]], cl.len[rs[i]]);
-				if (rs[i] >= 16)
-					put_bits(z, rx[i], rs[i] == 16 ? 2 : rs[i] == 17 ? 3 : 7);
+				put_bits(z, rx[i], cl_extra(rs[i]));
 			}
-			lt = &dl, dt = &dd;
-		} else {
-			put_bits(z, final | 1u << 1, 3);
 		}
-		for (size_t i = 0; i < z->nsyms; i++) {
-			unsigned v = z->syms[i] >> 16, dist = z->syms[i] & 0xffff;
+		for (size_t s = 0; s < z->nsyms; s++) {
+			unsigned v = z->syms[s] >> 16, dist = z->syms[s] & 0xffff;
 			if (!dist) {
 				put_bits(z, lt->code[v], lt->len[v]);
 				continue;
@@ -1174,8 +1037,7 @@ static void flush_block(struct zctx *z, bool final)
 	}
 	memset(z->lfreq, 0, sizeof z->lfreq);
 	memset(z->dfreq, 0, sizeof z->dfreq);
-	z->nsyms = 0;
-	z->extra = 0;
+	z->nsyms = z->extra = 0;
 	z->blk = z->pos;
 }
 
@@ -1184,33 +1046,32 @@ static unsigned hash3(const uint8_t *p)
 	return ((unsigned)p[0] << 10 ^ (unsigned)p[1] << 5 ^ p[2]) & ((1u << HBITS) - 1);
 }
 
-/* Longest earlier match for position p (lengths < 3 mean none).  Inserts every position up
- * to p into the hash chains first, p itself after the search. */
+/* Longest earlier match for position p (a length < 3 means none).  First inserts into the
+ * hash chains every position before p not yet there; p itself goes in after the search. */
 static unsigned longest(struct zctx *z, size_t p, unsigned *dist)
 {
-	unsigned best = 2, maxlen = z->fill - p < 258 ? (unsigned)(z->fill - p) : 258;
+	unsigned best = 2, maxlen = z->fill - p < 258 ? (unsigned)(z->fill - p) : 258, h;
+	const uint8_t *b = z->buf + p;
 	int chain = MAX_CHAIN;
 
 	if (maxlen < 3)
 		return 0;
 	for (; z->ins < p; z->ins++) {
-		unsigned h = hash3(z->buf + z->ins);
+		h = hash3(z->buf + z->ins);
 		z->prev[z->ins & WMASK] = z->head[h];
 		z->head[h] = (int32_t)z->ins;
 	}
-	unsigned h = hash3(z->buf + p);
-	const uint8_t *b = z->buf + p;
-	/* chains hold strictly decreasing positions; stop beyond the window */
+	h = hash3(b);
+	/* chains hold strictly decreasing positions; stop once beyond the window */
 	for (int32_t c = z->head[h]; c >= 0 && p - (size_t)c <= WSIZE && chain--; c = z->prev[c & WMASK]) {
 		const uint8_t *a = z->buf + c;
+		unsigned l = 0;
 		if (a[best] != b[best] || a[0] != b[0] || a[1] != b[1])
 			continue;
-		unsigned l = 2;
-		while (l < maxlen && a[l] == b[l])
+		for (l = 2; l < maxlen && a[l] == b[l];)
 			l++;
 		if (l > best) {
-			best = l;
-			*dist = (unsigned)(p - (size_t)c);
+			best = l, *dist = (unsigned)(p - (size_t)c);
 			if (l >= maxlen || l >= NICE_LEN)
 				break;
 		}
@@ -1231,42 +1092,39 @@ static void rec_lit(struct zctx *z, uint8_t c)
  * one.  Without `flush`, stops LOOKAHEAD bytes before the end of the buffered data. */
 static void lz_run(struct zctx *z, bool flush)
 {
-	size_t limit = flush ? z->fill : z->fill - LOOKAHEAD;
+	size_t limit = flush ? z->fill : z->fill - LOOKAHEAD, p;
 
-	while (z->pos < limit) {
-		size_t p = z->pos;
+	for (; (p = z->pos) < limit; z->pos = p) {
 		unsigned d = 0, d2 = 0, len = longest(z, p, &d), len2;
 		while (len >= 3 && len < LAZY_LEN && p + 1 < limit && (len2 = longest(z, p + 1, &d2)) > len) {
 			rec_lit(z, z->buf[p++]);
 			len = len2, d = d2;
 		}
-		if (len >= 3) {
-			int lc = len_code(len), dc = dist_code(d);
-			z->syms[z->nsyms++] = (uint32_t)len << 16 | d;
-			z->lfreq[257 + lc]++;
-			z->dfreq[dc]++;
-			z->extra += len_extra[lc] + dist_extra[dc];
-			p += len;
-		} else {
+		if (len < 3) {
 			rec_lit(z, z->buf[p++]);
+			continue;
 		}
-		z->pos = p;
+		int lc = len_code(len), dc = dist_code(d);
+		z->syms[z->nsyms++] = (uint32_t)len << 16 | d;
+		z->lfreq[257 + lc]++;
+		z->dfreq[dc]++;
+		z->extra += len_extra[lc] + dist_extra[dc];
+		p += len;
 	}
 }
 
 /* Appends uncompressed bytes; compresses a block and slides the buffer whenever it fills.
- * The slide is a multiple of WSIZE so that prev[] slots (indexed by position & WMASK) stay. */
+ * The slide is a multiple of WSIZE so that prev[] slots (position & WMASK) stay valid. */
 static void z_feed(struct zctx *z, const uint8_t *p, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		z->crc = crc_byte(z->crctab, z->crc, p[i]);
 	z->isize += (uint32_t)n;
-	while (n) {
-		size_t k = BUFSZ - z->fill < n ? BUFSZ - z->fill : n;
+	for (size_t k; n; p += k, n -= k) {
+		k = BUFSZ - z->fill < n ? BUFSZ - z->fill : n;
 		memcpy(z->buf + z->fill, p, k);
-		z->fill += k, p += k, n -= k;
-		if (z->fill < BUFSZ)
-			break;
+		if ((z->fill += k) < BUFSZ)
+			continue;
 		lz_run(z, false);
 		flush_block(z, false);
 		size_t d = (z->pos - WSIZE) / WSIZE * WSIZE;
@@ -1279,19 +1137,17 @@ static void z_feed(struct zctx *z, const uint8_t *p, size_t n)
 	}
 }
 
-/* ------------------------------------------------------------------------- tar writing */
+/* --------------------------------------------------------------------------- tar writing */
 
 /* Octal with a trailing NUL when the value fits, else GNU base-256. */
 static void tw_num(uint8_t *f, size_t n, uint64_t v)
 {
-	if (v >> (3 * (n - 1)) == 0) {
-		f[n - 1] = 0;
-		for (size_t i = n - 1; i-- > 0; v >>= 3)
-			f[i] = (uint8_t)('0' + (v & 7));
+	if (v >> (3 * (n - 1))) {
+		for (f[0] = 0x80; --n > 0; v >>= 8)
+			f[n] = (uint8_t)v;
 	} else {
-		f[0] = 0x80;
-		for (size_t i = n - 1; i > 0; i--, v >>= 8)
-			f[i] = (uint8_t)v;
+		for (f[--n] = 0; n-- > 0; v >>= 3)
+			f[n] = (uint8_t)('0' + (v & 7));
 	}
 }
 
@@ -1313,89 +1169,62 @@ static void tw_header(struct zctx *z, const char *name, char type, uint64_t mode
 	tw_num(h + 116, 8, 0); /* gid */
 	tw_num(h + 124, 12, size);
 	tw_num(h + 136, 12, mtime);
-	memset(h + 148, ' ', 8); /* checksum counts as spaces while summing */
+	memset(h + 148, ' ', 8); /* the checksum field counts as spaces while summing */
 	h[156] = (uint8_t)type;
-	if (link)
-		memcpy(h + 157, link, strnlen(link, 100));
+	memcpy(h + 157, link, strnlen(link, 100));
 	memcpy(h + 257, "ustar  ", 8); /* GNU magic and version */
 	memcpy(h + 265, "root", 4);
 	memcpy(h + 297, "root", 4);
 	for (int i = 0; i < 512; i++)
 		sum += h[i];
-	tw_num(h + 148, 7, sum); /* six digits, NUL, and the space already there */
+	tw_num(h + 148, 7, sum); /* six digits and a NUL, then the space already there */
 	z_feed(z, h, 512);
 }
 
-/* One entry; names or link targets over 100 bytes are preceded by GNU 'L' / 'K' entries. */
+/* One entry; a name or link target over 100 bytes is preceded by a GNU 'L' / 'K' entry. */
 static void tw_entry(struct zctx *z, const char *name, char type, const struct stat *st,
 		     uint64_t size, const char *link)
 {
 	const char *longs[2] = {name, link};
 
 	for (int k = 0; k < 2; k++) {
-		size_t n = longs[k] ? strlen(longs[k]) + 1 : 0;
+		size_t n = strlen(longs[k]) + 1;
 		if (n <= 101)
 			continue;
-		tw_header(z, "././@LongLink", k ? 'K' : 'L', 0, n, 0, NULL);
+		tw_header(z, "././@LongLink", k ? 'K' : 'L', 0, n, 0, "");
 		z_feed(z, (const uint8_t *)longs[k], n);
 		tw_pad(z, n);
 	}
-	tw_header(z, name, type, st->st_mode & 07777, size, st->st_mtime > 0 ? (uint64_t)st->st_mtime : 0, link);
+	tw_header(z, name, type, st->st_mode & 07777, size, st->st_mtime > 0 ? (uint64_t)st->st_mtime : 0,
+		  link);
 }
 
 static int tw_file(struct zctx *z, int dfd, const char *name, const char *path)
 {
 	struct stat st;
-	int rc = 0, e, fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	int rc = 0, fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 
 	if (fd < 0 || fstat(fd, &st) < 0) {
-		e = errno;
+		rc = sysfail(&z->rep, "cannot open");
 		if (fd >= 0)
 			close(fd);
-		return fail(&z->rep, -e, "cannot open: %s", strerror(e));
+		return rc;
 	}
-	if (S_ISREG(st.st_mode)) {
-		tw_entry(z, path, '0', &st, (uint64_t)st.st_size, NULL);
+	if (S_ISREG(st.st_mode)) { /* (it could have been replaced since the directory scan) */
+		tw_entry(z, path, '0', &st, (uint64_t)st.st_size, "");
 		for (uint64_t left = (uint64_t)st.st_size; left && !rc;) {
 			ssize_t r = read(fd, z->fbuf, left < IOSZ ? (size_t)left : IOSZ);
-			if (r < 0 && errno == EINTR)
-				continue;
-			if (r < 0)
-				rc = fail(&z->rep, -errno, "read error: %s", strerror(errno));
+			if (r < 0 && errno != EINTR)
+				rc = sysfail(&z->rep, "read error");
 			else if (r == 0)
 				rc = fail(&z->rep, -EIO, "file shrank while being archived");
-			else
+			else if (r > 0)
 				z_feed(z, z->fbuf, (size_t)r), left -= (uint64_t)r;
 		}
 		tw_pad(z, (uint64_t)st.st_size);
 	}
 	close(fd);
 	return rc;
-}
-
-static int tw_link(struct zctx *z, int dfd, const char *name, const char *path, const struct stat *st)
-{
-	char *t = NULL, *nt;
-	ssize_t r;
-
-	for (size_t cap = 256;; cap *= 2) {
-		if (!(nt = realloc(t, cap))) {
-			free(t);
-			return fail(&z->rep, -ENOMEM, "out of memory");
-		}
-		t = nt;
-		if ((r = readlinkat(dfd, name, t, cap)) < 0) {
-			int e = errno;
-			free(t);
-			return fail(&z->rep, -e, "cannot read symlink: %s", strerror(e));
-		}
-		if ((size_t)r < cap)
-			break;
-	}
-	t[r] = 0;
-	tw_entry(z, path, '2', st, 0, t);
-	free(t);
-	return 0;
 }
 
 static int cmp_name(const void *a, const void *b)
@@ -1408,8 +1237,9 @@ static int tw_dir(struct zctx *z, int dfd, const char *prefix);
 static int tw_one(struct zctx *z, int dfd, const char *prefix, const char *name)
 {
 	size_t pl = strlen(prefix), nl = strlen(name);
-	char *path = malloc(pl + nl + 2);
+	char *path = malloc(pl + nl + 2), target[4097]; /* Linux symlinks are < 4096 bytes */
 	struct stat st;
+	ssize_t r;
 	int rc = 0, sub;
 
 	if (!path)
@@ -1418,20 +1248,23 @@ static int tw_one(struct zctx *z, int dfd, const char *prefix, const char *name)
 	memcpy(path + pl, name, nl + 1);
 	z->rep.entry = path;
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-		rc = fail(&z->rep, -errno, "cannot stat: %s", strerror(errno));
+		rc = sysfail(&z->rep, "cannot stat");
 	} else if (S_ISREG(st.st_mode)) {
 		rc = tw_file(z, dfd, name, path);
 	} else if (S_ISLNK(st.st_mode)) {
-		rc = tw_link(z, dfd, name, path, &st);
-	} else if (S_ISDIR(st.st_mode)) {
-		memcpy(path + pl + nl, "/", 2); /* directories end with "/" */
-		tw_entry(z, path, '5', &st, 0, NULL);
-		if ((sub = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
-			rc = fail(&z->rep, -errno, "cannot open directory: %s", strerror(errno));
+		if ((r = readlinkat(dfd, name, target, sizeof target - 1)) < 0) {
+			rc = sysfail(&z->rep, "cannot read symlink");
 		} else {
-			rc = tw_dir(z, sub, path);
-			close(sub);
+			target[r] = 0;
+			tw_entry(z, path, '2', &st, 0, target);
 		}
+	} else if (S_ISDIR(st.st_mode)) {
+		memcpy(path + pl + nl, "/", 2); /* directory names end with "/" */
+		tw_entry(z, path, '5', &st, 0, "");
+		if ((sub = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+			rc = sysfail(&z->rep, "cannot open directory");
+		else
+			rc = tw_dir(z, sub, path), close(sub);
 	} /* other types are skipped */
 	z->rep.entry = NULL;
 	free(path);
@@ -1443,48 +1276,37 @@ static int tw_dir(struct zctx *z, int dfd, const char *prefix)
 {
 	char **names = NULL, **nn;
 	size_t n = 0, cap = 0;
-	int rc = 0, fd = dup(dfd), e;
+	int rc = 0, fd = dup(dfd);
 	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *de;
 
 	if (!d) {
-		e = errno;
+		rc = fail(&z->rep, -errno, "cannot read directory '%s': %s", prefix, strerror(errno));
 		if (fd >= 0)
 			close(fd);
-		return fail(&z->rep, -e, "cannot read directory '%s': %s", prefix, strerror(e));
+		return rc;
 	}
 	rewinddir(d); /* the dup shares its offset with dfd */
-	for (struct dirent *de;;) {
-		errno = 0;
-		if (!(de = readdir(d))) {
-			if (errno)
-				rc = fail(&z->rep, -errno, "cannot read directory '%s': %s", prefix, strerror(errno));
-			break;
-		}
+	while (!rc && (errno = 0, de = readdir(d)) != NULL) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		if (n == cap) {
-			nn = realloc(names, (cap ? 2 * cap : 64) * sizeof *names);
-			if (!nn) {
-				rc = fail(&z->rep, -ENOMEM, "out of memory");
-				break;
-			}
-			names = nn;
-			cap = cap ? 2 * cap : 64;
-		}
-		if (!(names[n] = strdup(de->d_name))) {
+		if (n == cap && (nn = realloc(names, (cap ? 2 * cap : 64) * sizeof *names)) != NULL)
+			names = nn, cap = cap ? 2 * cap : 64;
+		if (n < cap && (names[n] = strdup(de->d_name)) != NULL)
+			n++;
+		else
 			rc = fail(&z->rep, -ENOMEM, "out of memory");
-			break;
-		}
-		n++;
 	}
+	if (!rc && errno)
+		rc = fail(&z->rep, -errno, "cannot read directory '%s': %s", prefix, strerror(errno));
 	closedir(d);
-	qsort(names, n, sizeof *names, cmp_name);
-	for (size_t i = 0; i < n; i++) {
+	if (n)
+		qsort(names, n, sizeof *names, cmp_name);
+	for (size_t i = 0; i < n; free(names[i++])) {
 		if (!rc && z->werr)
 			rc = fail(&z->rep, z->werr, "write error: %s", strerror(-z->werr));
 		if (!rc)
 			rc = tw_one(z, dfd, prefix, names[i]);
-		free(names[i]);
 	}
 	free(names);
 	return rc;
@@ -1499,13 +1321,9 @@ int rd_archive_create(int src_dirfd, int out_fd, char *err, size_t errlen)
 
 	if (err && errlen)
 		*err = 0;
-	if (!z) {
-		if (err && errlen)
-			snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	z->rep.err = err;
-	z->rep.errlen = errlen;
+	if (!z)
+		return fail(&(struct report){err, errlen, 0, NULL}, -ENOMEM, "out of memory");
+	z->rep = (struct report){err, errlen, 0, NULL};
 	z->out = out_fd;
 	z->crc = 0xffffffffu;
 	crc_table(z->crctab);
@@ -1514,19 +1332,16 @@ int rd_archive_create(int src_dirfd, int out_fd, char *err, size_t errlen)
 	memset(z->fixl.len, 8, 144), memset(z->fixl.len + 144, 9, 112);
 	memset(z->fixl.len + 256, 7, 24), memset(z->fixl.len + 280, 8, 8);
 	memset(z->fixd.len, 5, 30);
-	make_codes(&z->fixl, 288);
-	make_codes(&z->fixd, 30);
+	make_codes(&z->fixl, 288), make_codes(&z->fixd, 30);
 	for (int i = 0; i < 10; i++)
 		out_byte(z, gzip_header[i]);
 	if (!(rc = tw_dir(z, src_dirfd, ""))) {
 		z_feed(z, end, sizeof end); /* two zero blocks end the archive */
 		lz_run(z, true);
 		flush_block(z, true);
-		if (z->nbits)
-			put_bits(z, 0, 8 - z->nbits);
-		uint32_t t[2] = {~z->crc, z->isize};
-		for (int i = 0; i < 8; i++)
-			out_byte(z, (uint8_t)(t[i / 4] >> (8 * (i % 4))));
+		put_bits(z, 0, (8 - z->nbits) % 8);
+		for (int i = 0; i < 8; i++) /* trailer: CRC-32 and size mod 2^32, little-endian */
+			out_byte(z, (uint8_t)((i < 4 ? ~z->crc : z->isize) >> (8 * (i % 4))));
 		out_flush(z);
 		if (z->werr)
 			rc = fail(&z->rep, z->werr, "write error: %s", strerror(-z->werr));

@@ -8,7 +8,7 @@
 # Usage: tests/diff/run.sh [BUILD_DIR]      Ends with "N passed, N failed".
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
-build=${1:-$top/build}
+build=$(cd "${1:-$top/build}" && pwd)
 bin=$build/rdma-doctor
 real=${RD_REAL_FIXTURES:-$top/../shared/fixtures/real}
 work=$(mktemp -d /tmp/rd-diff.XXXXXX)

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# CLI golden tests: each line of tests/cli/cases.txt is "NAME<TAB>ARGS"; the command
+# `rdma-doctor ARGS` runs from the project's top directory (each in its own process) and its
+# stdout, stderr and exit status must equal tests/cli/expected/NAME (pids masked).
+# Usage: tests/cli/run.sh [BUILD_DIR] [--update]        Ends with "N passed, N failed".
+# RD_WRAP (e.g. "valgrind -q --error-exitcode=99 --leak-check=full") runs every case under it.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=$top/build update=0
+for a in "$@"; do case "$a" in --update) update=1 ;; *) build=$a ;; esac; done
+bin=$build/rdma-doctor
+cd "$top" || exit 1
+pass=0 fail=0
+render() { # NAME ARGS -> the golden form on stdout
+	local out err rc
+	out=$(mktemp) err=$(mktemp)
+	eval "${RD_WRAP:-} \"$bin\" $2" > "$out" 2> "$err" < /dev/null
+	rc=$?
+	cat "$out"
+	if [ -s "$err" ]; then echo "--- stderr"; sed -E 's/\[[0-9]+\]/[PID]/' "$err"; fi
+	echo "--- exit $rc"
+	rm -f "$out" "$err"
+}
+while IFS=$'\t' read -r name args; do
+	case "$name" in ''|'#'*) continue ;; esac
+	exp=tests/cli/expected/$name
+	got=$(render "$name" "$args")
+	if [ $update = 1 ]; then printf '%s\n' "$got" > "$exp"; pass=$((pass + 1)); continue; fi
+	if [ -f "$exp" ] && [ "$got" = "$(cat "$exp")" ]; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "FAIL $name: rdma-doctor $args"
+		diff <(printf '%s\n' "$got") "$exp" | head -20
+	fi
+done < tests/cli/cases.txt
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]

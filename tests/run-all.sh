@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# The whole test suite (what `make check` and .ci/run run):
+#   installs the test dependencies when run as root and they are missing (Debian packages),
+#   builds with gcc and clang (warnings are errors) and with ASan+UBSan,
+#   runs the unit tests, CLI golden tests, example-root, snapshot and differential tests
+#   (against rdma-core's real ibstat/ibstatus), again under the sanitizers, and the CLI tests
+#   under valgrind.  A missing dependency fails loudly; nothing is silently skipped.
+# Ends with the line "N passed, N failed" summed over every runner.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+export RD_TESTS_DIR=$top/tests
+export RD_REAL_FIXTURES=${RD_REAL_FIXTURES:-$top/../shared/fixtures/real}
+
+# ---- dependencies ------------------------------------------------------------------------
+need_cmds=(gcc clang make jq valgrind ibstat ibstatus unshare base64 md5sum)
+pkg_for() { case "$1" in ibstat|ibstatus) echo infiniband-diags ;; unshare) echo util-linux ;;
+	base64|md5sum) echo coreutils ;; gcc|make) echo build-essential ;; *) echo "$1" ;; esac; }
+missing=()
+for c in "${need_cmds[@]}"; do command -v "$c" > /dev/null 2>&1 || missing+=("$(pkg_for "$c")"); done
+if [ ${#missing[@]} -gt 0 ]; then
+	if [ "$(id -u)" = 0 ] && command -v apt-get > /dev/null; then
+		echo "== installing test dependencies: ${missing[*]}"
+		export DEBIAN_FRONTEND=noninteractive
+		apt-get update -qq > /dev/null && apt-get install -y -qq "${missing[@]}" > /dev/null ||
+			{ echo "FAIL: could not install ${missing[*]}"; echo "0 passed, 1 failed"; exit 1; }
+	else
+		echo "FAIL: missing test dependencies: ${missing[*]} (run as root to install them)"
+		echo "0 passed, 1 failed"
+		exit 1
+	fi
+fi
+if [ ! -d "$RD_REAL_FIXTURES" ]; then
+	echo "FAIL: real fixtures not found at $RD_REAL_FIXTURES (../shared/fixtures/real)"
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+
+total_pass=0 total_fail=0
+# run NAME COMMAND...: runs a runner, adds its closing "N passed, N failed" to the totals.
+run() {
+	local name=$1; shift
+	echo "== $name"
+	local log; log=$(mktemp)
+	"$@" 2>&1 | tee "$log" | grep -vE '^ok ' || true
+	local line; line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
+	rm -f "$log"
+	if [ -z "$line" ]; then
+		echo "FAIL: $name did not report results"
+		total_fail=$((total_fail + 1))
+		return
+	fi
+	local p f; p=${line%% passed*}; f=${line#*passed, }; f=${f%% failed*}
+	total_pass=$((total_pass + p)); total_fail=$((total_fail + f))
+}
+build() { # NAME MAKE-ARGS...
+	echo "== build: $1"; shift
+	if make -s "$@" > /tmp/rd-build.log 2>&1; then total_pass=$((total_pass + 1))
+	else cat /tmp/rd-build.log; echo "FAIL: build"; total_fail=$((total_fail + 1)); fi
+}
+unit() { # BUILD_DIR
+	local p=0 f=0 line
+	for t in "$1"/tests/test_*; do
+		[ -x "$t" ] || continue
+		"$t" | grep -v '^ok ' | tee /tmp/rd-unit.log
+		line=$(grep -E '^[0-9]+ passed' /tmp/rd-unit.log | tail -1)
+		if [ -z "$line" ]; then f=$((f + 1)); echo "FAIL: $t crashed"; continue; fi
+		p=$((p + ${line%% passed*})); line=${line#*passed, }; f=$((f + ${line%% failed*}))
+	done
+	echo "$p passed, $f failed"
+}
+
+build "gcc -Werror" all tests-bin
+build "clang -Werror" clang
+build "ASan+UBSan" asan
+run "unit tests" unit build
+export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
+run "unit tests (ASan+UBSan)" unit build-asan
+run "CLI golden tests" tests/cli/run.sh build
+run "CLI golden tests (ASan+UBSan)" tests/cli/run.sh build-asan
+run "CLI golden tests (valgrind)" env RD_WRAP="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite" tests/cli/run.sh build
+run "example roots" tests/examples.sh
+run "snapshot round trips" tests/snapshot.sh build
+run "snapshot round trips (ASan+UBSan)" tests/snapshot.sh build-asan
+run "differential vs rdma-core ibstat/ibstatus" tests/diff/run.sh build
+echo
+echo "$total_pass passed, $total_fail failed"
+[ "$total_fail" = 0 ]

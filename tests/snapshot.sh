@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Snapshot round trips: `snapshot` of a root (directory and .tar.gz), then `--root` on the
+# snapshot gives the same stack JSON, ibstat and ibstatus output as the original root; a snapshot
+# of this live machine can be read back; RDMA_DOCTOR_ROOT works like --root.
+# Usage: tests/snapshot.sh [BUILD_DIR]      Ends with "N passed, N failed".
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+bin=$(cd "${1:-$top/build}" && pwd)/rdma-doctor
+work=$(mktemp -d /tmp/rd-snap.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL $*"; }
+same() { # description root-a root-b args...
+	local what=$1 a=$2 b=$3; shift 3
+	if diff <("$bin" --root "$a" "$@" 2>&1 | grep -v '"root":' | sed 's/^Root: .*//') \
+		<("$bin" --root "$b" "$@" 2>&1 | grep -v '"root":' | sed 's/^Root: .*//') > "$work/diff"; then ok
+	else bad "$what: $*"; head -10 "$work/diff"; fi
+}
+for ex in h100-ofed mixed-states rxe-qemu no-rdma; do
+	src=$top/examples/$ex
+	"$bin" --root "$src" snapshot -o "$work/$ex" 2> "$work/log" || bad "snapshot -o dir of $ex: $(cat "$work/log")"
+	"$bin" --root "$src" snapshot -o "$work/$ex.tar.gz" 2> "$work/log" || bad "snapshot -o tar.gz of $ex: $(cat "$work/log")"
+	for args in "stack --format json" "ibstat" "ibstatus" "ibstat -p"; do
+		# shellcheck disable=SC2086
+		same "$ex dir" "$src" "$work/$ex" $args
+		# shellcheck disable=SC2086
+		same "$ex tar.gz" "$src" "$work/$ex.tar.gz" $args
+	done
+	[ -f "$work/$ex/rdma-doctor/meta.json" ] && ok || bad "$ex: no rdma-doctor/meta.json"
+	# a snapshot of a snapshot is the same snapshot
+	"$bin" --root "$work/$ex.tar.gz" snapshot -o "$work/$ex-again" 2> /dev/null || bad "re-snapshot $ex"
+	same "$ex snapshot of snapshot" "$src" "$work/$ex-again" stack --format json
+done
+# device nodes become empty files; sysfs links stay links inside the snapshot
+[ -f "$work/h100-ofed/dev/infiniband/uverbs0" ] && [ ! -s "$work/h100-ofed/dev/infiniband/uverbs0" ] && ok || bad "devnode not an empty file"
+[ -L "$work/h100-ofed/sys/class/infiniband/mlx5_0" ] && ok || bad "class link not kept"
+grep -q "gid_attrs/ndevs/0" "$work/h100-ofed/rdma-doctor/read-errors" && ok || bad "read errors not recorded"
+grep -q "MLNX_OFED_LINUX-24.10" "$work/h100-ofed/rdma-doctor/commands/ofed_info-s" && ok || bad "captured command output not kept"
+# the live machine
+"$bin" snapshot -o "$work/live.tar.gz" 2> "$work/log" && ok || bad "live snapshot: $(cat "$work/log")"
+"$bin" --root "$work/live.tar.gz" stack --format json > "$work/live.json" && ok || bad "stack on live snapshot"
+grep -q '"kernel": "'"$(uname -r)"'"' "$work/live.json" && ok || bad "live snapshot kernel is not $(uname -r)"
+# an existing non-empty directory is refused, nothing is written into it
+mkdir -p "$work/full" && echo keep > "$work/full/file"
+"$bin" --root "$top/examples/no-rdma" snapshot -o "$work/full" 2> /dev/null && bad "non-empty dir accepted" || ok
+[ "$(ls "$work/full")" = file ] && ok || bad "non-empty dir was written to"
+# an archive that cannot be written leaves nothing behind
+"$bin" --root "$top/examples/no-rdma" snapshot -o /nonexistent-dir/x.tar.gz 2> /dev/null && bad "bad path accepted" || ok
+# RDMA_DOCTOR_ROOT means the same as --root
+diff <(RDMA_DOCTOR_ROOT=$top/examples/rxe-qemu "$bin" ibstat) <("$bin" --root "$top/examples/rxe-qemu" ibstat) > /dev/null && ok || bad "RDMA_DOCTOR_ROOT"
+# a corrupt archive is a clear error naming the file
+head -c 2000 "$work/h100-ofed.tar.gz" > "$work/cut.tar.gz"
+"$bin" --root "$work/cut.tar.gz" stack > /dev/null 2> "$work/log"; rc=$?
+[ $rc != 0 ] && grep -q "cut.tar.gz" "$work/log" && ok || bad "truncated archive: rc=$rc $(cat "$work/log")"
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]

@@ -1,0 +1,180 @@
+/* The host model over the bundled example roots and the real data in ../shared/fixtures/real. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "model/host.h"
+
+static struct rd_source *open_example(const char *name)
+{
+	char path[1024], err[256];
+	struct rd_source *src = NULL;
+	snprintf(path, sizeof path, "%s/../examples/%s", rd_test_dir(), name);
+	CHECK_INT(rd_source_open(path, &src, err, sizeof err), 0);
+	return src;
+}
+
+RD_TEST(h100_ofed_example)
+{
+	struct rd_source *src = open_example("h100-ofed");
+	struct rd_host h;
+	rd_host_load(src, RD_LOAD_COUNTERS, &h);
+	CHECK_STR(h.hostname.value, "gpu-node-017");
+	CHECK_STR(h.osrelease.value, "5.15.0-125-generic");
+	CHECK_INT(h.ndevices, 9);
+	CHECK_STR(h.devices[8].name, "mlx5_bond_0"); /* natural order */
+	const struct rd_device *d = rd_host_device(&h, "mlx5_3");
+	CHECK(d != NULL);
+	CHECK_STR(d->model, "ConnectX-7");
+	CHECK_STR(d->pci_addr, "0000:3b:00.0");
+	CHECK_STR(d->driver, "mlx5_core");
+	CHECK_INT(d->numa_node, 0);
+	CHECK_INT(d->node_type_v, 1);
+	CHECK(d->node_guid_v == 0xa088c20300c8e1f2ULL);
+	CHECK_INT(d->nports, 1);
+	const struct rd_port *p = &d->ports[0];
+	CHECK_INT(p->state_v, RD_PORT_ACTIVE);
+	CHECK_INT(p->phys_v, RD_PHYS_LINKUP);
+	CHECK(p->rate_ok && p->rate_v.gbps == 400 && p->rate_v.width == 4);
+	CHECK_STR(p->rate_v.speed, "NDR");
+	CHECK(p->is_ib);
+	CHECK_INT(p->lid_v, 0x33b3);
+	CHECK_INT(p->sm_lid_v, 1);
+	CHECK_STR(p->has_smi.value, "1");
+	CHECK_STR(p->rate.path, "/sys/class/infiniband/mlx5_3/ports/1/rate");
+	CHECK(p->ncounters >= 7);
+	CHECK_INT(p->pkeys.n, 2);
+	const struct rd_device *bond = rd_host_device(&h, "mlx5_bond_0");
+	CHECK_STR(bond->model, "BlueField-3");
+	CHECK(!bond->ports[0].is_ib);
+	CHECK_INT(bond->ports[0].nnetdevs, 1);
+	CHECK_STR(bond->ports[0].netdevs[0].name, "bond0");
+	CHECK_INT(bond->ports[0].netdevs[0].mtu_v, 9000);
+	CHECK_INT(h.nuverbs, 9);
+	CHECK_INT(h.numad, 9);
+	CHECK_INT(h.nissm, 8); /* none for the RoCE port */
+	CHECK(rd_strv_contains(&h.devnodes, "rdma_cm"));
+	const struct rd_module *m = rd_host_module(&h, "mlx5_core");
+	CHECK(m && m->loaded);
+	CHECK_STR(m->version.value, "24.10-2.1.8");
+	CHECK_STR(m->taint, "OE");
+	CHECK_INT(rd_module_out_of_tree(m), 1);
+	m = rd_host_module(&h, "ib_core");
+	CHECK_INT(m->holders.n, 9);
+	CHECK(rd_strv_contains(&m->holders, "nvidia_peermem"));
+	rd_host_free(&h);
+	rd_source_close(src);
+}
+
+RD_TEST(rxe_qemu_example_real_kernel_values)
+{
+	struct rd_source *src = open_example("rxe-qemu");
+	struct rd_host h;
+	rd_host_load(src, 0, &h);
+	CHECK_INT(h.ndevices, 1);
+	const struct rd_device *d = &h.devices[0];
+	CHECK_STR(d->name, "rxe0");
+	CHECK_STR(d->parent, "eth0");
+	CHECK_STR(d->fw_ver.value, ""); /* rxe has an empty fw_ver */
+	CHECK_INT(d->hca_type.err, ENOENT);
+	CHECK(d->model == NULL);
+	const struct rd_port *p = &d->ports[0];
+	CHECK(p->rate_ok && p->rate_v.gbps == 2.5);
+	CHECK(!p->is_ib);
+	CHECK_INT(p->ngids, 3); /* gid 0, 1, 2 non-zero (3.. zero) */
+	CHECK_STR(p->gids[1].type, "RoCE v2");
+	CHECK_STR(p->gids[1].ndev, "eth0");
+	CHECK_INT(p->nnetdevs, 1);
+	CHECK_INT(p->netdevs[0].mtu_v, 1500);
+	CHECK_INT(h.nuverbs, 1);
+	CHECK_STR(h.uverbs[0].ibdev.value, "rxe0");
+	CHECK_INT(h.nissm, 1);
+	CHECK_INT(h.issm[0].port_v, 1);
+	const struct rd_module *m = rd_host_module(&h, "ib_core");
+	CHECK(m && m->loaded);
+	CHECK_INT(m->version.err, ENOENT); /* in-tree: no version file */
+	CHECK_INT(rd_module_out_of_tree(m), 0);
+	CHECK_INT(h.proc_modules.err, 0);
+	rd_host_free(&h);
+	rd_source_close(src);
+}
+
+RD_TEST(no_rdma_example)
+{
+	struct rd_source *src = open_example("no-rdma");
+	struct rd_host h;
+	rd_host_load(src, 0, &h);
+	CHECK_INT(h.ndevices, 0);
+	CHECK_INT(h.devices_err, ENOENT);
+	CHECK_INT(h.devnodes_err, ENOENT);
+	CHECK(rd_host_module(&h, "ib_core") == NULL);
+	rd_host_free(&h);
+	rd_source_close(src);
+}
+
+RD_TEST(mixed_states_example_missing_files)
+{
+	struct rd_source *src = open_example("mixed-states");
+	struct rd_host h;
+	rd_host_load(src, 0, &h);
+	const struct rd_device *d = rd_host_device(&h, "mlx5_5");
+	CHECK_INT(d->fw_ver.err, ENOENT);
+	CHECK_STR(d->fw_ver.path, "/sys/class/infiniband/mlx5_5/fw_ver");
+	CHECK_INT(d->ports[0].link_layer.err, ENOENT);
+	CHECK(d->ports[0].is_ib); /* no link_layer: InfiniBand, as the kernel did before the file existed */
+	d = rd_host_device(&h, "mlx4_0");
+	CHECK_INT(d->nports, 2);
+	CHECK_INT(d->ports[1].phys_v, RD_PHYS_POLLING);
+	CHECK_STR(d->ports[1].rate_v.speed, "");
+	d = rd_host_device(&h, "sw0");
+	CHECK_INT(d->node_type_v, 2);
+	CHECK_INT(d->ports[0].num, 0);
+	rd_host_free(&h);
+	rd_source_close(src);
+}
+
+/* The real H100 tree: 8x ConnectX-7 NDR IB + a BlueField-3 RoCE bond, values without newlines,
+ * most files missing (no lid, gids, node_guid ...). */
+RD_TEST(real_h100_gpud_tree)
+{
+	const char *real = rd_test_real_dir();
+	if (!real)
+		rd_test_fail(__FILE__, __LINE__, "../shared/fixtures/real is missing (set RD_REAL_FIXTURES)");
+	char cmd[2048], root[] = "/tmp/rd-h100.XXXXXX";
+	CHECK(mkdtemp(root) != NULL);
+	snprintf(cmd, sizeof cmd, "mkdir -p %s/sys/class && cp -r '%s/gpud-h100-sys-class-infiniband' %s/sys/class/infiniband",
+		 root, real, root);
+	CHECK(system(cmd) == 0);
+	struct rd_source *src = NULL;
+	char err[256];
+	CHECK_INT(rd_source_open(root, &src, err, sizeof err), 0);
+	struct rd_host h;
+	rd_host_load(src, RD_LOAD_COUNTERS, &h);
+	CHECK_INT(h.ndevices, 9);
+	for (size_t i = 0; i < 8; i++) {
+		const struct rd_device *d = &h.devices[i];
+		CHECK_STR(d->model, "ConnectX-7");
+		CHECK_STR(d->fw_ver.value, "28.41.1000");
+		CHECK_STR(d->board_id.value, "MT_0000000838");
+		CHECK_INT(d->node_guid.err, ENOENT);
+		CHECK_INT(d->ports[0].state_v, RD_PORT_ACTIVE);
+		CHECK(d->ports[0].rate_ok && d->ports[0].rate_v.gbps == 400);
+		CHECK(d->ports[0].is_ib);
+		CHECK_INT(d->ports[0].lid.err, ENOENT);
+		CHECK(d->ports[0].ncounters == 21);
+	}
+	const struct rd_device *bond = rd_host_device(&h, "mlx5_bond_0");
+	CHECK_STR(bond->model, "BlueField-3");
+	CHECK_STR(bond->fw_ver.value, "32.38.3056");
+	CHECK(!bond->ports[0].is_ib);
+	CHECK(bond->ports[0].rate_v.gbps == 200 && bond->ports[0].rate_v.width == 2);
+	bool found = false;
+	for (size_t i = 0; i < bond->ports[0].nhw_counters; i++)
+		found |= strcmp(bond->ports[0].hw_counters[i].name, "roce_adp_retrans") == 0;
+	CHECK(found);
+	rd_host_free(&h);
+	rd_source_close(src);
+	snprintf(cmd, sizeof cmd, "rm -rf %s", root);
+	CHECK(system(cmd) == 0);
+}

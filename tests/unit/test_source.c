@@ -1,0 +1,242 @@
+/* The source layer against hostile roots made on the fly in a temporary directory. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "source/source.h"
+
+static char root[256];
+
+static void mk(const char *rel, const char *content)
+{
+	char path[1024], cmd[4096];
+	snprintf(path, sizeof path, "%s/%s", root, rel);
+	snprintf(cmd, sizeof cmd, "mkdir -p \"$(dirname '%s')\"", path);
+	CHECK(system(cmd) == 0);
+	FILE *f = fopen(path, "w");
+	CHECK(f != NULL);
+	fputs(content, f);
+	fclose(f);
+}
+
+static void ln(const char *rel, const char *target)
+{
+	char path[1024], cmd[4096];
+	snprintf(path, sizeof path, "%s/%s", root, rel);
+	snprintf(cmd, sizeof cmd, "mkdir -p \"$(dirname '%s')\" && ln -sfn '%s' '%s'", path, target, path);
+	CHECK(system(cmd) == 0);
+}
+
+static struct rd_source *open_root(void)
+{
+	struct rd_source *src = NULL;
+	char err[256];
+	CHECK_INT(rd_source_open(root, &src, err, sizeof err), 0);
+	CHECK(!rd_source_is_live(src));
+	return src;
+}
+
+static void cleanup(void)
+{
+	char cmd[512];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", root);
+}
+
+static void setup(void)
+{
+	snprintf(root, sizeof root, "/tmp/rd-src-test.XXXXXX");
+	CHECK(mkdtemp(root) != NULL);
+	atexit(cleanup);
+}
+
+RD_TEST(reads_attr_and_strips_one_newline)
+{
+	setup();
+	mk("sys/a", "4: ACTIVE\n");
+	mk("sys/b", "x\n\n");
+	mk("sys/c", "no newline");
+	mk("sys/empty", "");
+	struct rd_source *src = open_root();
+	struct rd_text t;
+	CHECK_INT(rd_read_attr(src, "sys/a", &t), 0);
+	CHECK_STR(t.data, "4: ACTIVE");
+	rd_text_free(&t);
+	CHECK_INT(rd_read_attr(src, "/sys/b", &t), 0); /* leading slash means the same */
+	CHECK_STR(t.data, "x\n");
+	rd_text_free(&t);
+	CHECK_INT(rd_read_attr(src, "sys/c", &t), 0);
+	CHECK_STR(t.data, "no newline");
+	rd_text_free(&t);
+	CHECK_INT(rd_read_attr(src, "sys/empty", &t), 0);
+	CHECK_STR(t.data, "");
+	rd_text_free(&t);
+	CHECK_INT(rd_read_attr(src, "sys/missing", &t), -ENOENT);
+	CHECK(t.data == NULL && t.err == ENOENT);
+	CHECK_INT(rd_read_attr(src, "nodir/missing/x", &t), -ENOENT);
+	rd_source_close(src);
+}
+
+RD_TEST(links_resolve_inside_the_root)
+{
+	setup();
+	mk("sys/devices/pci/0000:0c:00.0/infiniband/mlx5_0/fw_ver", "28.41.1000\n");
+	ln("sys/class/infiniband/mlx5_0", "../../devices/pci/0000:0c:00.0/infiniband/mlx5_0");
+	ln("sys/class/infiniband/abs", "/sys/devices/pci/0000:0c:00.0/infiniband/mlx5_0"); /* absolute: root-relative */
+	ln("sys/class/infiniband/escape", "../../../../../../../../etc"); /* ".." stops at the root */
+	mk("etc/passwd", "root-local\n");
+	struct rd_source *src = open_root();
+	struct rd_text t;
+	CHECK_INT(rd_read_attr(src, "sys/class/infiniband/mlx5_0/fw_ver", &t), 0);
+	CHECK_STR(t.data, "28.41.1000");
+	rd_text_free(&t);
+	CHECK_INT(rd_read_attr(src, "sys/class/infiniband/abs/fw_ver", &t), 0);
+	CHECK_STR(t.data, "28.41.1000");
+	rd_text_free(&t);
+	CHECK_INT(rd_read_attr(src, "sys/class/infiniband/escape/passwd", &t), 0);
+	CHECK_STR(t.data, "root-local"); /* the root's etc, never the host's */
+	rd_text_free(&t);
+	CHECK_INT(rd_read_attr(src, "../../../../etc/passwd", &t), 0);
+	CHECK_STR(t.data, "root-local");
+	rd_text_free(&t);
+	char *canon = NULL;
+	CHECK_INT(rd_resolve(src, "sys/class/infiniband/mlx5_0", &canon), 0);
+	CHECK_STR(canon, "sys/devices/pci/0000:0c:00.0/infiniband/mlx5_0");
+	free(canon);
+	char *target = NULL;
+	CHECK_INT(rd_read_link(src, "sys/class/infiniband/mlx5_0", &target), 0);
+	CHECK_STR(target, "../../devices/pci/0000:0c:00.0/infiniband/mlx5_0");
+	free(target);
+	struct rd_strv names = {0};
+	CHECK_INT(rd_list_dir(src, "sys/class/infiniband", &names), 0);
+	CHECK_INT(names.n, 3);
+	CHECK_STR(names.v[0], "abs"); /* sorted */
+	rd_strv_free(&names);
+	rd_source_close(src);
+}
+
+RD_TEST(link_loops_and_dangling_links)
+{
+	setup();
+	ln("sys/loop1", "loop2");
+	ln("sys/loop2", "loop1");
+	ln("sys/self", "self");
+	ln("sys/dangling", "nowhere/at/all");
+	struct rd_source *src = open_root();
+	struct rd_text t;
+	CHECK_INT(rd_read_attr(src, "sys/loop1/x", &t), -ELOOP);
+	CHECK_INT(rd_read_attr(src, "sys/self", &t), -ELOOP);
+	CHECK_INT(rd_read_attr(src, "sys/dangling", &t), -ENOENT);
+	struct rd_strv names = {0};
+	CHECK_INT(rd_list_dir(src, "sys/loop1", &names), -ELOOP);
+	rd_source_close(src);
+}
+
+RD_TEST(fifo_directory_and_huge_file_are_errors_not_hangs)
+{
+	setup();
+	mk("sys/port/x", "");
+	char path[512];
+	snprintf(path, sizeof path, "%s/sys/port/state", root);
+	CHECK(mkfifo(path, 0644) == 0);
+	snprintf(path, sizeof path, "%s/sys/big", root);
+	int fd = open(path, O_WRONLY | O_CREAT, 0644);
+	CHECK(fd >= 0 && ftruncate(fd, 100 << 20) == 0);
+	close(fd);
+	struct rd_source *src = open_root();
+	struct rd_text t;
+	time_t start = time(NULL);
+	CHECK_INT(rd_read_attr(src, "sys/port/state", &t), -RD_ENOTREG);
+	CHECK(time(NULL) - start < 2);
+	CHECK_INT(rd_read_attr(src, "sys/port", &t), -RD_ENOTREG);
+	CHECK_INT(rd_read_attr(src, "sys/big", &t), -EFBIG);
+	CHECK_INT(rd_read_prefix(src, "sys/big", 10, &t), 0);
+	CHECK_INT(t.len, 10);
+	rd_text_free(&t);
+	rd_source_close(src);
+}
+
+RD_TEST(unreadable_file_is_an_error_value)
+{
+	setup();
+	mk("sys/secret", "x\n");
+	char path[512];
+	snprintf(path, sizeof path, "%s/sys/secret", root);
+	chmod(path, 0);
+	struct rd_source *src = open_root();
+	struct rd_text t;
+	int r = rd_read_attr(src, "sys/secret", &t);
+	/* root may read anything; an ordinary user gets EACCES */
+	CHECK(r == 0 || r == -EACCES);
+	rd_text_free(&t);
+	rd_source_close(src);
+}
+
+RD_TEST(snapshot_read_errors_are_replayed)
+{
+	setup();
+	mk("sys/devices/virtual/infiniband/rxe0/ports/1/gid_attrs/ndevs/3", "");
+	ln("sys/class/infiniband/rxe0", "../../devices/virtual/infiniband/rxe0");
+	mk("rdma-doctor/read-errors", "EINVAL\t/sys/devices/virtual/infiniband/rxe0/ports/1/gid_attrs/ndevs/3\n"
+				      "garbage line\nEIO\n\tno-errno\n");
+	struct rd_source *src = open_root();
+	struct rd_text t;
+	/* read through the class link: the canonical path matches the recorded one */
+	CHECK_INT(rd_read_attr(src, "sys/class/infiniband/rxe0/ports/1/gid_attrs/ndevs/3", &t), -EINVAL);
+	CHECK_INT(t.err, EINVAL);
+	rd_source_close(src);
+}
+
+RD_TEST(commands_in_a_root_are_captured_outputs)
+{
+	setup();
+	mk("rdma-doctor/commands/ofed_info-s", "MLNX_OFED_LINUX-24.10-1.1.4.0:\n");
+	mk("rdma-doctor/commands/dkms-status.error", "ENOENT\n");
+	struct rd_source *src = open_root();
+	struct rd_text t;
+	CHECK_INT(rd_run_command(src, "ofed_info-s", &t), 0);
+	CHECK_STR(t.data, "MLNX_OFED_LINUX-24.10-1.1.4.0:\n");
+	CHECK_INT(t.status, 0);
+	rd_text_free(&t);
+	CHECK_INT(rd_run_command(src, "dmesg", &t), -RD_ENOTCAPTURED);
+	CHECK_INT(rd_run_command(src, "no-such-command", &t), -EINVAL);
+	rd_source_close(src);
+}
+
+RD_TEST(live_commands_run_with_timeout)
+{
+	struct rd_source *src = NULL;
+	char err[256];
+	CHECK_INT(rd_source_open("/", &src, err, sizeof err), 0);
+	CHECK(rd_source_is_live(src));
+	struct rd_text t;
+	/* dmesg may be refused, but it runs and reports an exit status */
+	int r = rd_run_command(src, "dmesg", &t);
+	CHECK(r == 0 || r == -ENOENT);
+	if (r == 0)
+		CHECK(t.status >= 0);
+	rd_text_free(&t);
+	rd_source_close(src);
+}
+
+RD_TEST(bad_roots)
+{
+	struct rd_source *src = NULL;
+	char err[256] = "";
+	CHECK_INT(rd_source_open("/nonexistent/root", &src, err, sizeof err), -ENOENT);
+	CHECK(src == NULL);
+	CHECK(strstr(err, "/nonexistent/root") != NULL);
+	CHECK_INT(rd_source_open("/etc/hostname", &src, err, sizeof err), -ENOTDIR);
+	CHECK(strstr(err, "neither a directory nor a snapshot") != NULL);
+	setup();
+	mk("bad.tar.gz", "this is not gzip");
+	char path[512];
+	snprintf(path, sizeof path, "%s/bad.tar.gz", root);
+	CHECK(rd_source_open(path, &src, err, sizeof err) < 0);
+	CHECK(strstr(err, "bad.tar.gz") != NULL);
+}
