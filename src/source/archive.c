@@ -32,7 +32,8 @@ static const uint16_t dist_base[30] = {1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 
 static const uint8_t dist_extra[30] = {0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6,
 	7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13};
 /* Order in which the code-length code lengths are sent (RFC 1951 3.2.7). */
-static const uint8_t cl_order[19] = {16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15};
+static const uint8_t cl_order[19] = {16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1,
+	15};
 
 /* ------------------------------------------------------------------------------ shared */
 
@@ -45,7 +46,8 @@ struct report {
 
 /* Records the first error as "entry: reason" (control characters replaced so it stays one
  * line) and returns its code; later failures keep the first message and code. */
-__attribute__((format(printf, 3, 4))) static int fail(struct report *r, int rc, const char *fmt, ...)
+__attribute__((format(printf, 3, 4)))
+static int fail(struct report *r, int rc, const char *fmt, ...)
 {
 	char msg[256];
 	va_list ap;
@@ -569,10 +571,13 @@ static int clean_path(struct xctx *x, const char *in, char **out)
 	if (!p)
 		return fail(&x->rep, -ENOMEM, "out of memory");
 	*out = p;
-	if (!*in || *in == '/')
-		return fail(&x->rep, *in ? -EPERM : -EINVAL, *in ? "absolute file name refused" : "empty file name");
+	if (!*in)
+		return fail(&x->rep, -EINVAL, "empty file name");
+	if (*in == '/')
+		return fail(&x->rep, -EPERM, "absolute file name refused");
 	for (const char *s = in, *e; *s; s = *e ? e + 1 : e) {
-		size_t l = (size_t)((e = strchrnul(s, '/')) - s);
+		size_t l = strcspn(s, "/");
+		e = s + l;
 		if (l == 2 && s[0] == '.' && s[1] == '.')
 			return fail(&x->rep, -EPERM, "'..' in file name refused");
 		if (l == 0 || (l == 1 && s[0] == '.'))
@@ -709,8 +714,10 @@ static int one_entry(struct xctx *x, const uint8_t *h, struct meta *m)
 		d[size] = 0;
 		if (!rc && type == 'x')
 			rc = parse_pax(x, d, size, m);
-		if (rc || type == 'x')
-			return free(d), rc;
+		if (rc || type == 'x') {
+			free(d);
+			return rc;
+		}
 		char **slot = type == 'L' ? &m->lname : &m->llink;
 		free(*slot);
 		*slot = d;
@@ -732,7 +739,8 @@ static int one_entry(struct xctx *x, const uint8_t *h, struct meta *m)
 	memcpy(link, h + 157, 100);
 	link[100] = 0;
 	x->rep.entry = m->path ? m->path : m->lname ? m->lname : name;
-	rc = extract_entry(x, type, x->rep.entry, m->link ? m->link : m->llink ? m->llink : link, mode, size);
+	rc = extract_entry(x, type, x->rep.entry, m->link ? m->link : m->llink ? m->llink : link,
+			   mode, size);
 	if (rc == 0)
 		rc = src_skip(x, size);
 	if (rc >= 0)
@@ -812,7 +820,8 @@ int rd_archive_extract(int in_fd, int dest_dirfd, char *err, size_t errlen)
 #define BUFSZ (4 * WSIZE) /* LZ77 buffer: history (>= 32 KiB) plus new input */
 #define HBITS 15
 #define LOOKAHEAD 262     /* longest match (258), the lazy step and the 3 hashed bytes */
-#define MAX_CHAIN 128     /* match-search effort, similar to gzip -6 */
+#define MAX_CHAIN 128     /* match-search effort, similar to gzip -6 ... */
+#define GOOD_LEN 8        /* ... which also searches less hard after a match this long */
 #define LAZY_LEN 16
 #define NICE_LEN 128
 
@@ -1048,11 +1057,10 @@ static unsigned hash3(const uint8_t *p)
 
 /* Longest earlier match for position p (a length < 3 means none).  First inserts into the
  * hash chains every position before p not yet there; p itself goes in after the search. */
-static unsigned longest(struct zctx *z, size_t p, unsigned *dist)
+static unsigned longest(struct zctx *z, size_t p, int chain, unsigned *dist)
 {
 	unsigned best = 2, maxlen = z->fill - p < 258 ? (unsigned)(z->fill - p) : 258, h;
 	const uint8_t *b = z->buf + p;
-	int chain = MAX_CHAIN;
 
 	if (maxlen < 3)
 		return 0;
@@ -1095,8 +1103,9 @@ static void lz_run(struct zctx *z, bool flush)
 	size_t limit = flush ? z->fill : z->fill - LOOKAHEAD, p;
 
 	for (; (p = z->pos) < limit; z->pos = p) {
-		unsigned d = 0, d2 = 0, len = longest(z, p, &d), len2;
-		while (len >= 3 && len < LAZY_LEN && p + 1 < limit && (len2 = longest(z, p + 1, &d2)) > len) {
+		unsigned d = 0, d2 = 0, len = longest(z, p, MAX_CHAIN, &d), len2;
+		while (len >= 3 && len < LAZY_LEN && p + 1 < limit &&
+		       (len2 = longest(z, p + 1, len < GOOD_LEN ? MAX_CHAIN : MAX_CHAIN / 4, &d2)) > len) {
 			rec_lit(z, z->buf[p++]);
 			len = len2, d = d2;
 		}
@@ -1237,7 +1246,7 @@ static int tw_dir(struct zctx *z, int dfd, const char *prefix);
 static int tw_one(struct zctx *z, int dfd, const char *prefix, const char *name)
 {
 	size_t pl = strlen(prefix), nl = strlen(name);
-	char *path = malloc(pl + nl + 2), target[4097]; /* Linux symlinks are < 4096 bytes */
+	char *path = malloc(pl + nl + 2), *target = (char *)z->fbuf; /* free while not in tw_file */
 	struct stat st;
 	ssize_t r;
 	int rc = 0, sub;
@@ -1252,7 +1261,7 @@ static int tw_one(struct zctx *z, int dfd, const char *prefix, const char *name)
 	} else if (S_ISREG(st.st_mode)) {
 		rc = tw_file(z, dfd, name, path);
 	} else if (S_ISLNK(st.st_mode)) {
-		if ((r = readlinkat(dfd, name, target, sizeof target - 1)) < 0) {
+		if ((r = readlinkat(dfd, name, target, IOSZ - 1)) < 0) { /* Linux limit: 4095 */
 			rc = sysfail(&z->rep, "cannot read symlink");
 		} else {
 			target[r] = 0;
@@ -1264,7 +1273,9 @@ static int tw_one(struct zctx *z, int dfd, const char *prefix, const char *name)
 		if ((sub = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
 			rc = sysfail(&z->rep, "cannot open directory");
 		else
-			rc = tw_dir(z, sub, path), close(sub);
+			rc = tw_dir(z, sub, path);
+		if (sub >= 0)
+			close(sub);
 	} /* other types are skipped */
 	z->rep.entry = NULL;
 	free(path);

@@ -15,7 +15,7 @@
 #include "source/archive.h"
 
 #define MAX_LINKS 40
-#define DIR_CACHE 64
+#define DIR_CACHE 1024 /* power of two */
 #define READ_ERRORS_FILE "rdma-doctor/read-errors"
 #define COMMANDS_DIR "rdma-doctor/commands"
 
@@ -28,10 +28,10 @@ struct rd_source {
 	/* read errors recorded in a snapshot: path -> errno */
 	struct rd_strv err_paths;
 	int *err_codes;
-	/* resolved directories: key -> canonical, round robin */
+	/* resolved directories: path as asked -> canonical; open addressing, cleared when 3/4 full */
 	char *cache_key[DIR_CACHE];
 	char *cache_val[DIR_CACHE];
-	unsigned cache_next;
+	unsigned cache_used;
 };
 
 void rd_text_free(struct rd_text *t)
@@ -53,6 +53,8 @@ static void set_err(char *err, size_t errlen, const char *fmt, ...)
 }
 
 /* ---- removing an unpacked archive ------------------------------------------------------ */
+
+static void cache_clear(struct rd_source *src);
 
 static void remove_tree_at(int parent, const char *name)
 {
@@ -244,10 +246,7 @@ void rd_source_close(struct rd_source *src)
 		close(src->fd);
 	if (src->tmpdir)
 		remove_tree_at(AT_FDCWD, src->tmpdir);
-	for (unsigned i = 0; i < DIR_CACHE; i++) {
-		free(src->cache_key[i]);
-		free(src->cache_val[i]);
-	}
+	cache_clear(src);
 	rd_strv_free(&src->err_paths);
 	free(src->err_codes);
 	free(src->tmpdir);
@@ -372,39 +371,139 @@ static int resolve_from(struct rd_source *src, const char *base, const char *res
 	return 0;
 }
 
-static int resolve_dir_cached(struct rd_source *src, const char *dir, char **out)
+static const char *fd_path(const char *canonical)
 {
-	for (unsigned i = 0; i < DIR_CACHE; i++)
-		if (src->cache_key[i] && strcmp(src->cache_key[i], dir) == 0) {
-			*out = rd_xstrdup(src->cache_val[i]);
+	return *canonical ? canonical : ".";
+}
+
+static unsigned cache_slot(const char *key)
+{
+	unsigned h = 2166136261u; /* FNV-1a */
+	for (; *key; key++)
+		h = (h ^ (unsigned char)*key) * 16777619u;
+	return h & (DIR_CACHE - 1);
+}
+
+static void cache_clear(struct rd_source *src)
+{
+	for (unsigned i = 0; i < DIR_CACHE; i++) {
+		free(src->cache_key[i]);
+		free(src->cache_val[i]);
+		src->cache_key[i] = src->cache_val[i] = NULL;
+	}
+	src->cache_used = 0;
+}
+
+/* Canonical form of a directory path, each new directory costing one step from its parent. */
+static int resolve_dir(struct rd_source *src, const char *dir, char **out)
+{
+	while (*dir == '/')
+		dir++;
+	if (!*dir) {
+		*out = rd_xstrdup("");
+		return 0;
+	}
+	unsigned slot = cache_slot(dir);
+	while (src->cache_key[slot]) {
+		if (strcmp(src->cache_key[slot], dir) == 0) {
+			*out = rd_xstrdup(src->cache_val[slot]);
 			return 0;
 		}
-	int r = resolve_from(src, "", dir, true, out);
-	if (r == 0) {
-		unsigned slot = src->cache_next++ % DIR_CACHE;
-		free(src->cache_key[slot]);
-		free(src->cache_val[slot]);
-		src->cache_key[slot] = rd_xstrdup(dir);
-		src->cache_val[slot] = rd_xstrdup(*out);
+		slot = (slot + 1) & (DIR_CACHE - 1);
 	}
+	const char *slash = strrchr(dir, '/');
+	char *cparent = NULL;
+	int r;
+	if (slash) {
+		char *parent = rd_xstrndup(dir, (size_t)(slash - dir));
+		r = resolve_dir(src, parent, &cparent);
+		free(parent);
+	} else {
+		cparent = rd_xstrdup("");
+		r = 0;
+	}
+	if (r == 0)
+		r = resolve_from(src, cparent, slash ? slash + 1 : dir, true, out);
+	free(cparent);
+	if (r < 0)
+		return r;
+	if (src->cache_used >= DIR_CACHE * 3 / 4)
+		cache_clear(src);
+	slot = cache_slot(dir);
+	while (src->cache_key[slot])
+		slot = (slot + 1) & (DIR_CACHE - 1);
+	src->cache_key[slot] = rd_xstrdup(dir);
+	src->cache_val[slot] = rd_xstrdup(*out);
+	src->cache_used++;
+	return 0;
+}
+
+/* Splits path into its directory's canonical form and the last component. */
+static int resolve_parent(struct rd_source *src, const char *path, char **cdir, const char **base)
+{
+	while (*path == '/')
+		path++;
+	const char *slash = strrchr(path, '/');
+	*base = slash ? slash + 1 : path;
+	if (!slash) {
+		*cdir = rd_xstrdup("");
+		return 0;
+	}
+	char *dir = rd_xstrndup(path, (size_t)(slash - path));
+	int r = resolve_dir(src, dir, cdir);
+	free(dir);
 	return r;
 }
 
 static int resolve(struct rd_source *src, const char *path, bool follow_last, char **out)
 {
-	while (*path == '/')
-		path++;
-	const char *slash = strrchr(path, '/');
-	if (!slash)
-		return resolve_from(src, "", path, follow_last, out);
-	char *dir = rd_xstrndup(path, (size_t)(slash - path));
 	char *cdir = NULL;
-	int r = resolve_dir_cached(src, dir, &cdir);
-	free(dir);
+	const char *base;
+	int r = resolve_parent(src, path, &cdir, &base);
 	if (r < 0)
 		return r;
-	r = resolve_from(src, cdir, slash + 1, follow_last, out);
+	r = resolve_from(src, cdir, base, follow_last, out);
 	free(cdir);
+	return r;
+}
+
+/* Opens path inside the root with flags (O_NOFOLLOW added).  The common case, a last component
+ * that is not a link, costs one openat; otherwise the link is resolved first.  Returns the fd
+ * or -errno (a read error recorded in a snapshot counts as the error). */
+static int open_in_root(struct rd_source *src, const char *path, int flags)
+{
+	char *cdir = NULL, *canon = NULL;
+	const char *base;
+	int r = resolve_parent(src, path, &cdir, &base);
+	if (r < 0)
+		return r;
+	bool simple = *base && strcmp(base, ".") != 0 && strcmp(base, "..") != 0;
+	if (simple)
+		canon = *cdir ? rd_xasprintf("%s/%s", cdir, base) : rd_xstrdup(base);
+	else if ((r = resolve_from(src, cdir, base, true, &canon)) < 0) {
+		free(cdir);
+		return r;
+	}
+	for (int attempt = 0; attempt < 2; attempt++) {
+		int rec = recorded_error(src, canon);
+		if (rec) {
+			r = -rec;
+			break;
+		}
+		int fd = openat(src->fd, fd_path(canon), flags | O_NOFOLLOW | O_CLOEXEC);
+		if (fd >= 0 || attempt == 1 || (errno != ELOOP && errno != ENOTDIR)) {
+			r = fd >= 0 ? fd : -errno;
+			break;
+		}
+		/* the last component is a symbolic link: resolve it and open its target */
+		char *full = NULL;
+		if ((r = resolve_from(src, cdir, base, true, &full)) < 0)
+			break;
+		free(canon);
+		canon = full;
+	}
+	free(cdir);
+	free(canon);
 	return r;
 }
 
@@ -413,34 +512,18 @@ int rd_resolve(struct rd_source *src, const char *path, char **canonical)
 	return resolve(src, path, true, canonical);
 }
 
-static const char *fd_path(const char *canonical)
-{
-	return *canonical ? canonical : ".";
-}
-
 /* ---- reading ------------------------------------------------------------------------------ */
 
-static int read_common(struct rd_source *src, const char *path, size_t cap, bool prefix_ok,
+/* single: one read() of at most cap bytes (what libibumad does); otherwise read to EOF, with
+ * EFBIG past cap unless prefix_ok. */
+static int read_common(struct rd_source *src, const char *path, size_t cap, bool prefix_ok, bool single,
 		       struct rd_text *out)
 {
-	char *canon = NULL;
 	memset(out, 0, sizeof *out);
-	int r = resolve(src, path, true, &canon);
-	if (r < 0) {
-		out->err = -r;
-		return r;
-	}
-	int rec = recorded_error(src, canon);
-	if (rec) {
-		free(canon);
-		out->err = rec;
-		return -rec;
-	}
-	int fd = openat(src->fd, fd_path(canon), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-	free(canon);
+	int fd = open_in_root(src, path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0) {
-		out->err = errno;
-		return -out->err;
+		out->err = -fd;
+		return fd;
 	}
 	struct stat st;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
@@ -451,7 +534,8 @@ static int read_common(struct rd_source *src, const char *path, size_t cap, bool
 	struct rd_buf b = {0};
 	char chunk[8192];
 	for (;;) {
-		ssize_t n = read(fd, chunk, sizeof chunk);
+		size_t want = single && cap < sizeof chunk ? cap : sizeof chunk;
+		ssize_t n = read(fd, chunk, want);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -469,6 +553,8 @@ static int read_common(struct rd_source *src, const char *path, size_t cap, bool
 			break;
 		}
 		rd_buf_add(&b, chunk, (size_t)n);
+		if (single)
+			break;
 	}
 	close(fd);
 	if (out->err) {
@@ -482,12 +568,12 @@ static int read_common(struct rd_source *src, const char *path, size_t cap, bool
 
 int rd_read_file(struct rd_source *src, const char *path, size_t cap, struct rd_text *out)
 {
-	return read_common(src, path, cap, false, out);
+	return read_common(src, path, cap, false, false, out);
 }
 
 int rd_read_prefix(struct rd_source *src, const char *path, size_t max, struct rd_text *out)
 {
-	return read_common(src, path, max, true, out);
+	return read_common(src, path, max, true, true, out);
 }
 
 int rd_read_attr(struct rd_source *src, const char *path, struct rd_text *out)
@@ -500,14 +586,9 @@ int rd_read_attr(struct rd_source *src, const char *path, struct rd_text *out)
 
 int rd_list_dir(struct rd_source *src, const char *path, struct rd_strv *names)
 {
-	char *canon = NULL;
-	int r = resolve(src, path, true, &canon);
-	if (r < 0)
-		return r;
-	int fd = openat(src->fd, fd_path(canon), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	free(canon);
+	int fd = open_in_root(src, path, O_RDONLY | O_DIRECTORY);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	DIR *d = fdopendir(fd);
 	if (!d) {
 		int e = errno;
