@@ -6,6 +6,12 @@ WARN     = -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing
            -Wformat=2 -Wno-format-nonliteral -Wvla -Wpointer-arith -Wcast-qual
 CPPFLAGS += -D_GNU_SOURCE -Isrc
 LDLIBS  ?=
+# The policy file is parsed with inih (Debian: libinih-dev); everything else needs only libc.
+INIH_OK := $(shell printf '\043include <ini.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 && echo yes)
+ifneq ($(INIH_OK),yes)
+$(error libinih-dev is missing: apt-get install -y libinih-dev)
+endif
+LDLIBS += -linih
 
 LIB_SRC  = $(sort $(wildcard src/util/*.c src/source/*.c src/model/*.c src/render/*.c src/checks/*.c src/cmd/*.c))
 MAIN_SRC = src/main.c

@@ -1,13 +1,148 @@
+/* `rdma-doctor check` and `rdma-doctor checks`: run the catalogue, print the verdict. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "checks/check.h"
 #include "cmd/cmd.h"
+#include "render/out.h"
+#include "render/report.h"
+
+static void iso_time(char *buf, size_t len)
+{
+	/* SOURCE_DATE_EPOCH makes reports reproducible (tests, packaging) */
+	const char *sde = getenv("SOURCE_DATE_EPOCH");
+	time_t t = sde && *sde ? (time_t)strtoll(sde, NULL, 10) : time(NULL);
+	struct tm tm;
+	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
+}
+
+static bool valid_ids(struct rd_ctx *ctx, const char *list, const char *opt)
+{
+	if (!list)
+		return true;
+	char *copy = rd_xstrdup(list);
+	bool ok = true;
+	for (char *tok = strtok(copy, ","); tok; tok = strtok(NULL, ",")) {
+		bool found = false;
+		size_t n = strlen(tok);
+		for (const struct rd_check *c = rd_checks; c->id; c++)
+			found |= strcmp(c->id, tok) == 0 || (strncmp(c->id, tok, n) == 0 && c->id[n] == '.');
+		if (!found) {
+			fprintf(ctx->err, "%s: check: %s: no check '%s' (see '%s checks')\n", ctx->prog, opt, tok, ctx->prog);
+			ok = false;
+		}
+	}
+	free(copy);
+	return ok;
+}
+
 int rd_cmd_check(struct rd_ctx *ctx, int argc, char **argv)
 {
-	(void)argc; (void)argv;
-	fprintf(ctx->err, "not yet\n");
-	return 3;
+	bool json = false, color = isatty(fileno(ctx->out));
+	const char *only = NULL, *skip = NULL, *policy_path = NULL;
+	const char *nc = getenv("NO_COLOR");
+	if (nc && *nc)
+		color = false;
+	for (int i = 1; i < argc; i++) {
+		int r = rd_opt_format(ctx, argc, argv, &i, &json);
+		if (r < 0)
+			return 3;
+		if (r > 0)
+			continue;
+		const char *a = argv[i];
+		const char **dst = strcmp(a, "--only") == 0 ? &only : strcmp(a, "--skip") == 0 ? &skip
+				   : strcmp(a, "--policy") == 0 ? &policy_path : NULL;
+		if (dst && i + 1 < argc) {
+			*dst = argv[++i];
+		} else if (strncmp(a, "--only=", 7) == 0) {
+			only = a + 7;
+		} else if (strncmp(a, "--skip=", 7) == 0) {
+			skip = a + 7;
+		} else if (strncmp(a, "--policy=", 9) == 0) {
+			policy_path = a + 9;
+		} else if (strcmp(a, "--no-color") == 0) {
+			color = false;
+		} else {
+			fprintf(ctx->err, "%s: check: %s '%s' (usage: check [--format text|json] [--policy FILE] "
+					  "[--only ID,...] [--skip ID,...] [--no-color])\n",
+				ctx->prog, dst ? "missing value for" : "unknown argument", a);
+			return 3;
+		}
+	}
+	if (!valid_ids(ctx, only, "--only") || !valid_ids(ctx, skip, "--skip"))
+		return 3;
+
+	struct rd_source *src;
+	if (rd_ctx_open_source(ctx, &src) < 0)
+		return 3;
+	struct rd_policy pol;
+	char perr[512] = "";
+	if (rd_policy_load(policy_path, src, &pol, perr, sizeof perr) < 0) {
+		fprintf(ctx->err, "%s: %s\n", ctx->prog, perr);
+		rd_policy_free(&pol);
+		rd_source_close(src);
+		return 3;
+	}
+	struct rd_host h;
+	struct rd_system sys;
+	rd_host_load(src, 0, &h);
+	const char **services = rd_xcalloc(pol.services.n + 1, sizeof *services);
+	for (size_t i = 0; i < pol.services.n; i++)
+		services[i] = pol.services.v[i];
+	rd_system_load(src, &h, services, &sys);
+	free(services);
+
+	struct rd_report report = {0};
+	bool live = rd_source_is_live(src);
+	rd_checks_run(&h, &sys, &pol, live, only, skip, &report);
+
+	char when[32];
+	iso_time(when, sizeof when);
+	struct rd_report_meta meta = {.root = live ? NULL : rd_source_root(src), .time = when, .color = color,
+				      .no_hardware = !rd_host_has_rdma_hardware(&h, &sys)};
+	if (json)
+		rd_report_json(ctx->out, &report, &h, &sys, &pol, &meta);
+	else
+		rd_report_text(ctx->out, &report, &h, &sys, &pol, &meta);
+	fflush(ctx->out);
+	int rc = meta.no_hardware ? 3 : rd_status_exit_code(rd_report_status(&report));
+
+	rd_report_free(&report);
+	rd_system_free(&sys);
+	rd_host_free(&h);
+	rd_source_close(src);
+	rd_policy_free(&pol);
+	return rc;
 }
+
 int rd_cmd_checks(struct rd_ctx *ctx, int argc, char **argv)
 {
-	(void)argc; (void)argv;
-	fprintf(ctx->err, "not yet\n");
-	return 3;
+	bool json = false;
+	for (int i = 1; i < argc; i++) {
+		int r = rd_opt_format(ctx, argc, argv, &i, &json);
+		if (r <= 0) {
+			if (r == 0)
+				fprintf(ctx->err, "%s: checks: unknown argument '%s'\n", ctx->prog, argv[i]);
+			return 2;
+		}
+	}
+	struct rd_out o;
+	rd_out_init(&o, ctx->out, json);
+	rd_out_obj_begin(&o, NULL);
+	rd_out_str(&o, "schema", NULL, "rdma-doctor/checks/v1");
+	rd_out_arr_begin(&o, "checks");
+	for (const struct rd_check *c = rd_checks; c->id; c++) {
+		rd_out_obj_begin(&o, NULL);
+		rd_out_str(&o, "id", "%-22s", c->id);
+		rd_out_str(&o, "title", "%s\n", c->title);
+		rd_out_str(&o, "detects", "    detects: %s\n", c->detects);
+		rd_out_str(&o, "evidence", "    reads:   %s\n", c->evidence);
+		rd_out_obj_end(&o);
+	}
+	rd_out_arr_end(&o);
+	rd_out_obj_end(&o);
+	rd_out_finish(&o);
+	return 0;
 }

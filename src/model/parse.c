@@ -2,7 +2,9 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "util/util.h"
 
@@ -366,6 +368,271 @@ int rd_parse_limits_memlock(const char *text, uint64_t *soft, uint64_t *hard)
 				return -RD_EPARSE;
 			}
 			return 0;
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+	return -RD_EPARSE;
+}
+
+/* ---- configuration files and tool outputs ----------------------------------------------- */
+
+static bool module_name_ok(const char *s, size_t n)
+{
+	if (n == 0 || n >= 56)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && s[i] != '_' && s[i] != '-')
+			return false;
+	return true;
+}
+
+int rd_parse_modules_load(const char *text, struct rd_strv *modules)
+{
+	int bad = 0;
+	for (const char *line = text; line && *line;) {
+		const char *nl = strchr(line, '\n');
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+		const char *p = line, *end = line + len;
+		while (p < end && isspace((unsigned char)*p))
+			p++;
+		const char *q = end;
+		while (q > p && isspace((unsigned char)q[-1]))
+			q--;
+		if (p < q && *p != '#' && *p != ';') {
+			if (module_name_ok(p, (size_t)(q - p))) {
+				char *m = rd_xstrndup(p, (size_t)(q - p));
+				for (char *c = m; *c; c++)
+					if (*c == '-')
+						*c = '_';
+				rd_strv_push_owned(modules, m);
+			} else {
+				bad++;
+			}
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+	return bad;
+}
+
+int rd_parse_openib_conf(const char *text, struct rd_strv *modules)
+{
+	static const struct {
+		const char *key;
+		const char *mods;
+	} map[] = {
+		{"UCM_LOAD", "ib_ucm"},        {"RDMA_CM_LOAD", "rdma_cm"},   {"RDMA_UCM_LOAD", "rdma_ucm"},
+		{"IPOIB_LOAD", "ib_ipoib"},    {"SRP_LOAD", "ib_srp"},        {"SRPT_LOAD", "ib_srpt"},
+		{"ISER_LOAD", "ib_iser"},      {"ISERT_LOAD", "ib_isert"},    {"RDS_LOAD", "rds_rdma"},
+		{"UMAD_LOAD", "ib_umad"},      {"UVERBS_LOAD", "ib_uverbs"},  {"MLX4_LOAD", "mlx4_core mlx4_ib"},
+		{"MLX5_LOAD", "mlx5_core mlx5_ib"}, {"MLX4_EN_LOAD", "mlx4_en"}, {"E_IPOIB_LOAD", "eth_ipoib"},
+		{"NVME_LOAD", "nvme_rdma"},    {"NVMET_LOAD", "nvmet_rdma"},  {"MLX5_FPGA_LOAD", "mlx5_fpga_tools"},
+	};
+	for (const char *line = text; line && *line;) {
+		const char *nl = strchr(line, '\n');
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+		const char *p = line;
+		while ((size_t)(p - line) < len && isspace((unsigned char)*p))
+			p++;
+		const char *eq = memchr(p, '=', len - (size_t)(p - line));
+		if (*p != '#' && eq) {
+			size_t klen = (size_t)(eq - p);
+			const char *v = eq + 1;
+			size_t vlen = len - (size_t)(v - line);
+			while (vlen && isspace((unsigned char)v[vlen - 1]))
+				vlen--;
+			if (vlen >= 2 && (v[0] == '"' || v[0] == '\'') && v[vlen - 1] == v[0]) {
+				v++;
+				vlen -= 2;
+			}
+			bool yes = vlen == 3 && strncasecmp(v, "yes", 3) == 0;
+			if (yes && klen > 5 && strncmp(eq - 5, "_LOAD", 5) == 0) {
+				bool known = false;
+				for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+					if (strlen(map[i].key) == klen && strncmp(map[i].key, p, klen) == 0) {
+						char *copy = rd_xstrdup(map[i].mods);
+						for (char *t = strtok(copy, " "); t; t = strtok(NULL, " "))
+							if (!rd_strv_contains(modules, t))
+								rd_strv_push(modules, t);
+						free(copy);
+						known = true;
+					}
+				if (!known) {
+					char *m = rd_xstrndup(p, klen - 5);
+					for (char *c = m; *c; c++)
+						*c = (char)tolower((unsigned char)*c);
+					if (module_name_ok(m, strlen(m)) && !rd_strv_contains(modules, m))
+						rd_strv_push_owned(modules, m);
+					else
+						free(m);
+				}
+			}
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+	return 0;
+}
+
+int rd_parse_ofed_info(const char *text, struct rd_ofed_info *out)
+{
+	memset(out, 0, sizeof *out);
+	if (!text)
+		return -RD_EPARSE;
+	const char *p = skip_blanks(text);
+	static const struct {
+		const char *prefix, *flavor;
+	} forms[] = {{"MLNX_OFED_LINUX-", "MLNX_OFED"}, {"OFED-internal-", "OFED-internal"}};
+	for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
+		size_t pl = strlen(forms[i].prefix);
+		if (strncmp(p, forms[i].prefix, pl) != 0)
+			continue;
+		const char *v = p + pl;
+		size_t n = strcspn(v, ": \t\n");
+		if (n == 0 || n >= sizeof out->version)
+			return -RD_EPARSE;
+		for (size_t k = 0; k < n; k++)
+			if (!isalnum((unsigned char)v[k]) && v[k] != '.' && v[k] != '-' && v[k] != '_')
+				return -RD_EPARSE;
+		strcpy(out->flavor, forms[i].flavor);
+		memcpy(out->version, v, n);
+		out->version[n] = '\0';
+		return 0;
+	}
+	return -RD_EPARSE;
+}
+
+int rd_dpkg_package(const char *status_file, const char *package, char *version, size_t vlen)
+{
+	if (version && vlen)
+		version[0] = '\0';
+	if (!status_file)
+		return -RD_EPARSE;
+	size_t plen = strlen(package);
+	for (const char *st = status_file; st && *st;) {
+		/* one stanza: up to a blank line */
+		const char *end = strstr(st, "\n\n");
+		const char *stop = end ? end + 1 : st + strlen(st);
+		bool match = false, installed = false;
+		const char *ver = NULL;
+		size_t verlen = 0;
+		for (const char *line = st; line < stop;) {
+			const char *nl = memchr(line, '\n', (size_t)(stop - line));
+			size_t len = nl ? (size_t)(nl - line) : (size_t)(stop - line);
+			if (len == 9 + plen && strncmp(line, "Package: ", 9) == 0 && strncmp(line + 9, package, plen) == 0)
+				match = true;
+			else if (len > 8 && strncmp(line, "Status: ", 8) == 0)
+				installed = len >= 8 + 20 && strncmp(line + len - 20, "install ok installed", 20) == 0;
+			else if (len > 9 && strncmp(line, "Version: ", 9) == 0) {
+				ver = line + 9;
+				verlen = len - 9;
+			}
+			line = nl ? nl + 1 : stop;
+		}
+		if (match) {
+			if (installed && ver && version && vlen) {
+				size_t n = verlen < vlen - 1 ? verlen : vlen - 1;
+				memcpy(version, ver, n);
+				version[n] = '\0';
+			}
+			return installed ? 1 : 0;
+		}
+		st = end ? end + 2 : NULL;
+	}
+	return 0;
+}
+
+int rd_parse_systemd_size(const char *s, uint64_t *bytes)
+{
+	*bytes = 0;
+	if (!s)
+		return -RD_EPARSE;
+	s = skip_blanks(s);
+	if (strncmp(s, "infinity", 8) == 0 && at_end(s + 8)) {
+		*bytes = UINT64_MAX;
+		return 0;
+	}
+	uint64_t v;
+	const char *p = s;
+	if (scan_digits(&p, 10, UINT64_MAX, &v) <= 0)
+		return -RD_EPARSE;
+	uint64_t mul = 1;
+	switch (*p) {
+	case 'K': mul = 1ULL << 10; p++; break;
+	case 'M': mul = 1ULL << 20; p++; break;
+	case 'G': mul = 1ULL << 30; p++; break;
+	case 'T': mul = 1ULL << 40; p++; break;
+	default: break;
+	}
+	if (!at_end(p) || (mul > 1 && v > UINT64_MAX / mul))
+		return -RD_EPARSE;
+	*bytes = v * mul;
+	return 0;
+}
+
+bool rd_systemd_value(const char *text, const char *key, char *buf, size_t len)
+{
+	bool found = false;
+	size_t kl = strlen(key);
+	for (const char *line = text; line && *line;) {
+		const char *nl = strchr(line, '\n');
+		const char *p = skip_blanks(line);
+		if (strncmp(p, key, kl) == 0 && p[kl] == '=') {
+			const char *v = skip_blanks(p + kl + 1);
+			size_t n = nl ? (size_t)(nl - v) : strlen(v);
+			while (n && isspace((unsigned char)v[n - 1]))
+				n--;
+			if (n >= len)
+				n = len - 1;
+			memcpy(buf, v, n);
+			buf[n] = '\0';
+			found = true; /* the last assignment wins */
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+	return found;
+}
+
+int rd_limits_conf_memlock(const char *text, const char *user, uint64_t *soft, uint64_t *hard)
+{
+	int found = 0;
+	for (const char *line = text; line && *line;) {
+		const char *nl = strchr(line, '\n');
+		char dom[64], type[16], item[32], val[32];
+		const char *p = line;
+		if (*skip_blanks(p) != '#' && next_token(&p, dom, sizeof dom) && next_token(&p, type, sizeof type) &&
+		    next_token(&p, item, sizeof item) && next_token(&p, val, sizeof val) &&
+		    strcmp(item, "memlock") == 0 && (strcmp(dom, "*") == 0 || (user && strcmp(dom, user) == 0))) {
+			uint64_t v;
+			bool ok = true;
+			if (strcmp(val, "unlimited") == 0 || strcmp(val, "infinity") == 0 || strcmp(val, "-1") == 0)
+				v = UINT64_MAX;
+			else if (rd_parse_u64(val, 10, UINT64_MAX / 1024, &v) == 0)
+				v *= 1024;
+			else
+				ok = false;
+			if (ok) {
+				if (strcmp(type, "soft") == 0 || strcmp(type, "-") == 0)
+					*soft = v;
+				if (strcmp(type, "hard") == 0 || strcmp(type, "-") == 0)
+					*hard = v;
+				found = 1;
+			}
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+	return found;
+}
+
+int rd_parse_capeff(const char *status, uint64_t *mask)
+{
+	*mask = 0;
+	for (const char *line = status; line && *line;) {
+		const char *nl = strchr(line, '\n');
+		if (strncmp(line, "CapEff:", 7) == 0) {
+			char tok[32];
+			const char *p = line + 7;
+			if (!next_token(&p, tok, sizeof tok))
+				return -RD_EPARSE;
+			return rd_parse_u64(tok, 16, UINT64_MAX, mask);
 		}
 		line = nl ? nl + 1 : NULL;
 	}

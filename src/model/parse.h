@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/util.h"
+
 /* Unsigned integer of the whole text in the given base (0 = C prefixes: 0x.. hex, 0.. octal),
  * at most max. Leading/trailing blanks are allowed; anything else is an error. */
 int rd_parse_u64(const char *s, int base, uint64_t max, uint64_t *out);
@@ -74,3 +76,40 @@ int rd_parse_proc_modules_line(const char *line, struct rd_proc_module *out);
 int rd_parse_limits_memlock(const char *text, uint64_t *soft, uint64_t *hard);
 
 #endif
+
+/* ---- configuration files and tool outputs ----------------------------------------------- */
+
+/* modules-load.d: one module per line; '#' and ';' start comments; blanks ignored.  Module
+ * names are returned with '-' turned into '_' (how the kernel names them).  Returns the number
+ * of lines that are not valid module names (they are skipped), or 0. */
+int rd_parse_modules_load(const char *text, struct rd_strv *modules);
+
+/* /etc/infiniband/openib.conf: "KEY=VALUE" lines ('#' comments).  For every "<X>_LOAD=yes" key
+ * pushes the module names OFED's openibd loads for it (e.g. UMAD_LOAD -> ib_umad).  Unknown
+ * *_LOAD keys are pushed lower-cased without the suffix.  Returns 0 or -RD_EPARSE. */
+int rd_parse_openib_conf(const char *text, struct rd_strv *modules);
+
+/* `ofed_info -s`: "MLNX_OFED_LINUX-24.10-1.1.4.0:" or "OFED-internal-25.10-1.7.1:".
+ * flavor: "MLNX_OFED" or "OFED-internal"; version without the prefix and colon. */
+struct rd_ofed_info {
+	char flavor[16];
+	char version[64];
+};
+int rd_parse_ofed_info(const char *text, struct rd_ofed_info *out);
+
+/* One package's "Status:" and "Version:" from a dpkg status file; returns 1 when it is
+ * installed ("install ok installed"), 0 when absent or not installed, -RD_EPARSE on a broken file. */
+int rd_dpkg_package(const char *status_file, const char *package, char *version, size_t vlen);
+
+/* A size from systemd (LimitMEMLOCK=, DefaultLimitMEMLOCK=: "infinity", "64K", "8M", "1G",
+ * bytes) or limits.conf (memlock: KiB, "unlimited"/"infinity"/-1).  UINT64_MAX = unlimited. */
+int rd_parse_systemd_size(const char *s, uint64_t *bytes);
+/* The last "KEY=" assignment in a systemd unit/conf text (section-agnostic); NULL if none.
+ * Returns a pointer into a static-free caller buffer: copies the value into buf. */
+bool rd_systemd_value(const char *text, const char *key, char *buf, size_t len);
+/* limits.conf lines "domain type memlock value": the value for domain "*" or the given user,
+ * type soft/hard/-.  Returns 1 when found (soft/hard filled, KiB converted to bytes), 0 if not. */
+int rd_limits_conf_memlock(const char *text, const char *user, uint64_t *soft, uint64_t *hard);
+
+/* /proc/<pid>/status "CapEff:" as a 64-bit mask. */
+int rd_parse_capeff(const char *status, uint64_t *mask);

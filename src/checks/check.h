@@ -1,0 +1,100 @@
+/* Checks: pure functions from the host model (+ policy) to findings.  No I/O in a check.
+ *
+ * Ownership: a report owns its findings and every string in them; rd_report_free releases all.
+ * Checks borrow the model and the policy through rd_check_ctx and keep nothing. */
+#ifndef RD_CHECK_H
+#define RD_CHECK_H
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "model/host.h"
+#include "model/policy.h"
+#include "model/system.h"
+#include "util/util.h"
+
+/* Ordered by how little it says: a report's status is its worst finding, FAIL > WARN > UNKNOWN > OK
+ * (SKIP never counts).  Exit codes follow the monitoring-plugin convention. */
+enum rd_status { RD_OK, RD_SKIP, RD_UNKNOWN, RD_WARN, RD_FAIL };
+const char *rd_status_name(enum rd_status s);   /* "OK", "WARN", ... */
+int rd_status_exit_code(enum rd_status s);      /* 0 OK/SKIP, 1 WARN, 2 FAIL, 3 UNKNOWN */
+bool rd_status_worse(enum rd_status a, enum rd_status b); /* a is worse than b */
+
+struct rd_evidence {
+	char *path;  /* a host path ("/sys/...") or a command ("systemctl is-active openibd") */
+	char *value; /* what was read, or "<error: ...>" */
+};
+
+struct rd_finding {
+	const char *check;      /* check id, static */
+	enum rd_status status;
+	char *subject;          /* "mlx5_3 port 1", "ib_umad", "host" */
+	char *message;
+	struct rd_evidence *evidence;
+	size_t nevidence;
+	struct rd_strv fix;     /* commands or file contents, one per line */
+};
+
+struct rd_report {
+	struct rd_finding *findings;
+	size_t n;
+};
+void rd_report_free(struct rd_report *r);
+enum rd_status rd_report_status(const struct rd_report *r);
+
+struct rd_check_ctx {
+	const struct rd_host *host;
+	const struct rd_system *sys;
+	const struct rd_policy *policy;
+	bool live;               /* the model was read from the running host */
+	struct rd_report *report;
+	const char *check;       /* id of the running check */
+	size_t first;            /* index of the check's first finding */
+};
+
+struct rd_check {
+	const char *id;
+	const char *title;
+	const char *detects;
+	const char *evidence;
+	void (*run)(struct rd_check_ctx *ctx);
+};
+/* The catalogue, ended by an entry with id == NULL. */
+extern const struct rd_check rd_checks[];
+const struct rd_check *rd_check_find(const char *id);
+
+/* Adds a finding for the running check; message is printf-style. */
+struct rd_finding *rd_finding_add(struct rd_check_ctx *ctx, enum rd_status st, const char *subject,
+				  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+void rd_evidence_add(struct rd_finding *f, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* path = value of an attr, or the reason it could not be read. */
+void rd_evidence_attr(struct rd_finding *f, const struct rd_attr *a);
+void rd_fix_add(struct rd_finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* True when the running check has produced no finding yet. */
+bool rd_check_quiet(const struct rd_check_ctx *ctx);
+
+/* Runs the checks selected by only/skip (comma lists or NULL) into report. */
+void rd_checks_run(const struct rd_host *h, const struct rd_system *sys, const struct rd_policy *p, bool live,
+		   const char *only, const char *skip, struct rd_report *report);
+
+/* Helpers shared by checks. */
+bool rd_module_loaded(const struct rd_host *h, const char *name);
+/* True when the host has an RDMA device or a Mellanox/NVIDIA networking PCI function. */
+bool rd_host_has_rdma_hardware(const struct rd_host *h, const struct rd_system *sys);
+/* The modules-load.d file that loads module (not overridden), or NULL. */
+const struct rd_modload_file *rd_modload_find(const struct rd_system *sys, const char *module);
+
+
+
+/* What RDMA stack the host runs (stack.flavor; also shown by `stack`). */
+struct rd_flavor {
+	char installed[32];   /* "MLNX_OFED", "DOCA-OFED", "OFED", "inbox" */
+	char version[96];     /* OFED version, or "" */
+	char running[16];     /* modules loaded: "OFED", "inbox", "mixed", "none", "unknown" */
+	const char *advice;   /* the guide's recommendation for this host (static) */
+};
+void rd_stack_flavor(const struct rd_host *h, const struct rd_system *s, struct rd_flavor *out);
+/* The RDMA stack modules OFED replaces (for in-tree/out-of-tree comparisons), NULL-terminated. */
+extern const char *const rd_ofed_stack_modules[];
+#endif

@@ -1,0 +1,127 @@
+/* devnodes.present: /dev/infiniband has uverbsN per device, umadN per port, issmN per IB port,
+ * and rdma_cm — the nodes user space opens. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checks/catalogue.h"
+
+static bool has_node(const struct rd_host *h, const char *name)
+{
+	return rd_strv_contains(&h->devnodes, name);
+}
+
+static bool class_has(const struct rd_class_dev *c, size_t n, const char *dev, long port)
+{
+	for (size_t i = 0; i < n; i++)
+		if (rd_attr_ok(&c[i].ibdev) && strcmp(c[i].ibdev.value, dev) == 0 && (port < 0 || c[i].port_v == port))
+			return true;
+	return false;
+}
+
+void rd_check_devnodes_present(struct rd_check_ctx *ctx)
+{
+	const struct rd_host *h = ctx->host;
+	if (!h->ndevices) {
+		rd_finding_add(ctx, RD_SKIP, "/dev/infiniband", "no RDMA device, so no device nodes are expected");
+		return;
+	}
+	if (h->devnodes_err) {
+		struct rd_finding *f = rd_finding_add(
+			ctx, h->devnodes_err == ENOENT ? RD_FAIL : RD_UNKNOWN, "/dev/infiniband",
+			h->devnodes_err == ENOENT
+				? "/dev/infiniband does not exist (\"ls: cannot access '/dev/infiniband/'\"): ib_uverbs did "
+				  "not load, so no job can open an RDMA device"
+				: "cannot list /dev/infiniband");
+		rd_evidence_add(f, "/dev/infiniband", "<%s>", rd_strerror(h->devnodes_err));
+		rd_fix_add(f, "modprobe -a ib_uverbs ib_umad rdma_ucm");
+		rd_fix_add(f, "lsmod | grep -E '^(mlx5_core|ib_uverbs|ib_umad)'; dmesg | grep -iE 'mlx5|ib_core' | tail -20");
+		return;
+	}
+	bool uverbs_loaded = rd_module_loaded(h, "ib_uverbs"), umad_loaded = rd_module_loaded(h, "ib_umad");
+	size_t problems = 0;
+	/* what the kernel should have created: uverbs per device (not switches), umad per IB or RoCE
+	 * port (not iWARP), issm per InfiniBand port */
+	struct rd_buf no_uverbs = {0}, no_umad = {0}, no_issm = {0};
+	for (size_t i = 0; i < h->ndevices; i++) {
+		const struct rd_device *d = &h->devices[i];
+		if (d->node_type_v != 2 && !class_has(h->uverbs, h->nuverbs, d->name, -1))
+			rd_buf_printf(&no_uverbs, "%s%s", no_uverbs.len ? " " : "", d->name);
+		if (d->node_type_v == 4 || d->node_type_v == 5 || d->node_type_v == 6)
+			continue; /* iWARP and usNIC have no MAD interface */
+		for (size_t p = 0; p < d->nports; p++) {
+			const struct rd_port *port = &d->ports[p];
+			if (!class_has(h->umad, h->numad, d->name, port->num))
+				rd_buf_printf(&no_umad, "%s%s/%u", no_umad.len ? " " : "", d->name, port->num);
+			if (port->is_ib && rd_attr_ok(&port->link_layer) && !class_has(h->issm, h->nissm, d->name, port->num))
+				rd_buf_printf(&no_issm, "%s%s/%u", no_issm.len ? " " : "", d->name, port->num);
+		}
+	}
+	if (no_uverbs.len) {
+		struct rd_finding *f = rd_finding_add(ctx, RD_FAIL, "uverbs",
+						      "no uverbs device for %s: jobs fail with \"could not open RDMA device\"%s",
+						      no_uverbs.data, uverbs_loaded ? "" : " (ib_uverbs is not loaded)");
+		rd_evidence_add(f, "/sys/class/infiniband_verbs", "%zu uverbs entries", h->nuverbs);
+		rd_fix_add(f, uverbs_loaded ? "modprobe -r ib_uverbs && modprobe ib_uverbs" : "modprobe ib_uverbs");
+		problems++;
+	}
+	if (no_umad.len) {
+		struct rd_finding *f = rd_finding_add(ctx, RD_FAIL, "umad",
+						      "no umad device for %s: ibstat fails with \"umad_get_ca: can't open UMAD "
+						      "port\"%s",
+						      no_umad.data, umad_loaded ? "" : " (ib_umad is not loaded)");
+		rd_evidence_add(f, "/sys/class/infiniband_mad", "%zu umad entries", h->numad);
+		rd_fix_add(f, "modprobe ib_umad");
+		problems++;
+	}
+	if (no_issm.len) {
+		struct rd_finding *f = rd_finding_add(ctx, umad_loaded ? RD_WARN : RD_FAIL, "issm",
+						      "no issm device for InfiniBand port %s: a subnet manager cannot run there%s",
+						      no_issm.data, umad_loaded ? "" : " (ib_umad is not loaded)");
+		rd_evidence_add(f, "/sys/class/infiniband_mad", "%zu issm entries", h->nissm);
+		rd_fix_add(f, "modprobe ib_umad");
+		problems++;
+	}
+	rd_buf_free(&no_uverbs);
+	rd_buf_free(&no_umad);
+	rd_buf_free(&no_issm);
+	/* every class entry needs its node */
+	const struct {
+		const struct rd_class_dev *c;
+		size_t n;
+		const char *module;
+	} kinds[] = {{h->uverbs, h->nuverbs, "ib_uverbs"}, {h->umad, h->numad, "ib_umad"}, {h->issm, h->nissm, "ib_umad"}};
+	for (size_t k = 0; k < 3; k++)
+		for (size_t i = 0; i < kinds[k].n; i++) {
+			const char *name = kinds[k].c[i].name;
+			if (has_node(h, name))
+				continue;
+			struct rd_finding *f = rd_finding_add(ctx, RD_FAIL, name,
+							      "/dev/infiniband/%s is missing although the kernel created it "
+							      "(udev did not make the node)",
+							      name);
+			char *p = rd_xasprintf("/dev/infiniband/%s", name);
+			rd_evidence_add(f, p, "<absent>");
+			free(p);
+			rd_fix_add(f, "udevadm trigger --action=add --subsystem-match=%s && udevadm settle",
+				   k == 0 ? "infiniband_verbs" : "infiniband_mad");
+			problems++;
+		}
+	if (!has_node(h, "rdma_cm")) {
+		bool loaded = rd_module_loaded(h, "rdma_ucm");
+		struct rd_finding *f = rd_finding_add(ctx, RD_FAIL, "rdma_cm",
+						      "/dev/infiniband/rdma_cm is missing: NCCL cannot use IB%s",
+						      loaded ? " (rdma_ucm is loaded: udev did not make the node)"
+							     : " (rdma_ucm is not loaded)");
+		rd_evidence_add(f, "/dev/infiniband/rdma_cm", "<absent>");
+		rd_fix_add(f, loaded ? "udevadm trigger --action=add --subsystem-match=misc && udevadm settle"
+				     : "modprobe rdma_ucm");
+		problems++;
+	}
+	if (!problems) {
+		struct rd_finding *f = rd_finding_add(ctx, RD_OK, "/dev/infiniband",
+						      "%zu uverbs, %zu umad, %zu issm nodes and rdma_cm present", h->nuverbs,
+						      h->numad, h->nissm);
+		rd_evidence_add(f, "/dev/infiniband", "%zu entries", h->devnodes.n);
+	}
+}

@@ -1,0 +1,63 @@
+/* firmware.uniform: HCAs of one model (board_id) should all run one firmware version. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "checks/catalogue.h"
+
+void rd_check_firmware_uniform(struct rd_check_ctx *ctx)
+{
+	const struct rd_host *h = ctx->host;
+	size_t n = h->ndevices, groups = 0;
+	bool *done = rd_xcalloc(n ? n : 1, sizeof *done);
+	for (size_t i = 0; i < n; i++) {
+		const struct rd_device *d = &h->devices[i];
+		if (done[i] || !rd_attr_ok(&d->board_id) || !rd_attr_ok(&d->fw_ver) || !*d->fw_ver.value)
+			continue;
+		groups++;
+		/* the most common version in the group is the reference */
+		const char *common = NULL;
+		size_t common_n = 0, members = 0;
+		for (size_t j = i; j < n; j++) {
+			const struct rd_device *o = &h->devices[j];
+			if (!rd_attr_ok(&o->board_id) || strcmp(o->board_id.value, d->board_id.value) || !rd_attr_ok(&o->fw_ver))
+				continue;
+			members++;
+			size_t c = 0;
+			for (size_t k = i; k < n; k++) {
+				const struct rd_device *q = &h->devices[k];
+				c += rd_attr_ok(&q->board_id) && !strcmp(q->board_id.value, d->board_id.value) &&
+				     rd_attr_ok(&q->fw_ver) && !strcmp(q->fw_ver.value, o->fw_ver.value);
+			}
+			if (c > common_n) {
+				common_n = c;
+				common = o->fw_ver.value;
+			}
+		}
+		for (size_t j = i; j < n; j++) {
+			const struct rd_device *o = &h->devices[j];
+			if (!rd_attr_ok(&o->board_id) || strcmp(o->board_id.value, d->board_id.value) || !rd_attr_ok(&o->fw_ver))
+				continue;
+			done[j] = true;
+			if (strcmp(o->fw_ver.value, common) == 0)
+				continue;
+			struct rd_finding *f = rd_finding_add(
+				ctx, RD_WARN, o->name,
+				"%s runs firmware %s while %zu other %s (%s) run %s: mixed firmware causes subtle PFC "
+				"mis-handling and NCCL hangs only when this HCA is in the ring",
+				o->name, o->fw_ver.value, common_n, o->model ? o->model : "HCA", o->board_id.value, common);
+			rd_evidence_attr(f, &o->fw_ver);
+			rd_evidence_attr(f, &o->board_id);
+			rd_fix_add(f, "mst start; flint -d %s query    # confirm the running image",
+				   o->pci_addr ? o->pci_addr : o->name);
+			rd_fix_add(f, "flint -d %s -i <firmware %s for %s>.bin burn", o->pci_addr ? o->pci_addr : o->name,
+				   common, o->board_id.value);
+			rd_fix_add(f, "mlxfwreset -d %s -l 3 reset    # or reboot; test on one node first, then the fleet",
+				   o->pci_addr ? o->pci_addr : o->name);
+		}
+		(void)members;
+	}
+	free(done);
+	if (rd_check_quiet(ctx))
+		rd_finding_add(ctx, groups ? RD_OK : RD_SKIP, "host",
+			       groups ? "every HCA model runs one firmware version" : "no HCA with a board_id and fw_ver");
+}

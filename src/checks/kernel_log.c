@@ -1,0 +1,78 @@
+/* kernel.log: kernel messages that name a cause.  Each known message is one finding, with up to
+ * three of its lines as evidence. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "checks/catalogue.h"
+
+static const struct {
+	const char *pattern;  /* substring of a kernel log line */
+	const char *also;     /* a second substring the line must contain, or NULL */
+	enum rd_status status;
+	const char *meaning;
+	const char *fix;
+} signs[] = {
+	{"disagrees about version of symbol", NULL, RD_FAIL,
+	 "modules built against another kernel or stack are being loaded (mixed in-tree + OFED modules)",
+	 "rmmod the loaded RDMA modules in dependency order and modprobe the OFED ones, or reboot"},
+	{"Unknown symbol", NULL, RD_FAIL,
+	 "a module could not load because a symbol it needs is missing (OFED modules not built for this kernel?)",
+	 "dkms autoinstall, then reboot"},
+	{"invalid context", "nvidia-peermem", RD_WARN,
+	 "nvidia-peermem saw an invalid context while freeing GPU memory registrations",
+	 "update the NVIDIA driver; check the GPU and nvidia_peermem versions match"},
+	{"available PCIe bandwidth, limited by", "mlx5", RD_WARN,
+	 "a ConnectX sits in a PCIe slot slower or narrower than it needs: RDMA bandwidth is capped",
+	 "move the card to a full-width slot or fix the link (lspci -vv | grep LnkSta; mlxlink --port_type PCIE)"},
+	{"health compromised", "mlx5", RD_FAIL, "the ConnectX firmware reported a fatal health error",
+	 "collect mlxdump/fwtrace and reset the device (mlxfwreset) or reboot; replace the card if it recurs"},
+	{"FW fatal", "mlx5", RD_FAIL, "the ConnectX firmware reported a fatal error",
+	 "reset the device (mlxfwreset -l 3 reset) or reboot; check firmware version"},
+	{"cmd_work_handler", "timeout", RD_FAIL, "firmware commands time out: the HCA is wedged",
+	 "reset the device or reboot; update the firmware"},
+	{"failed to init crc32 algorithm", "rdma_rxe", RD_WARN, "Soft-RoCE could not start: crc32 is missing",
+	 "modprobe crc32_generic; then rdma link add"},
+};
+
+void rd_check_kernel_log(struct rd_check_ctx *ctx)
+{
+	const struct rd_text *log = &ctx->sys->dmesg;
+	if (log->err || !log->data || (log->status != 0 && log->len == 0)) {
+		struct rd_finding *f = rd_finding_add(ctx, RD_UNKNOWN, "kernel log",
+						      log->err == RD_ENOTCAPTURED ? "the kernel log was not captured in this root"
+										  : "cannot read the kernel log");
+		rd_evidence_add(f, "dmesg", "<%s>", log->err ? rd_strerror(log->err) : "exit status non-zero, no output");
+		if (ctx->live)
+			rd_fix_add(f, "run as root, or sysctl kernel.dmesg_restrict=0");
+		return;
+	}
+	size_t lines = 0;
+	for (size_t k = 0; k < sizeof signs / sizeof signs[0]; k++) {
+		struct rd_finding *f = NULL;
+		size_t count = 0;
+		for (const char *line = log->data; *line;) {
+			const char *nl = strchr(line, '\n');
+			size_t len = nl ? (size_t)(nl - line) : strlen(line);
+			if (k == 0)
+				lines++;
+			char *l = rd_xstrndup(line, len);
+			if (strstr(l, signs[k].pattern) && (!signs[k].also || strstr(l, signs[k].also))) {
+				if (!f)
+					f = rd_finding_add(ctx, signs[k].status, signs[k].pattern, "%s", signs[k].meaning);
+				if (++count <= 3)
+					rd_evidence_add(f, "dmesg", "%s", l);
+			}
+			free(l);
+			if (!nl)
+				break;
+			line = nl + 1;
+		}
+		if (f) {
+			if (count > 3)
+				rd_evidence_add(f, "dmesg", "... %zu lines in all", count);
+			rd_fix_add(f, "%s", signs[k].fix);
+		}
+	}
+	if (rd_check_quiet(ctx))
+		rd_finding_add(ctx, RD_OK, "kernel log", "no known RDMA error in %zu kernel log lines", lines);
+}

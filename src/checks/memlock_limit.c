@@ -1,0 +1,138 @@
+/* memlock.limit: RDMA registers (pins) memory; RLIMIT_MEMLOCK must not stop it.  Looks at this
+ * process, the running processes and unit files of the named services, systemd's default, and
+ * limits.conf. */
+#include <stdio.h>
+#include <string.h>
+
+#include "checks/catalogue.h"
+
+#define CAP_IPC_LOCK 14
+
+static const char *size_words(uint64_t v, char *buf, size_t len)
+{
+	if (v == UINT64_MAX)
+		snprintf(buf, len, "unlimited");
+	else if (v >= (1ULL << 30) && v % (1ULL << 30) == 0)
+		snprintf(buf, len, "%llu GiB", (unsigned long long)(v >> 30));
+	else if (v >= (1ULL << 20) && v % (1ULL << 20) == 0)
+		snprintf(buf, len, "%llu MiB", (unsigned long long)(v >> 20));
+	else if (v >= 1024 && v % 1024 == 0)
+		snprintf(buf, len, "%llu KiB", (unsigned long long)(v >> 10));
+	else
+		snprintf(buf, len, "%llu bytes", (unsigned long long)v);
+	return buf;
+}
+
+static void service_fix(struct rd_finding *f, const char *service)
+{
+	rd_fix_add(f, "mkdir -p /etc/systemd/system/%s.service.d", service);
+	rd_fix_add(f, "printf '[Service]\\nLimitMEMLOCK=infinity\\n' > /etc/systemd/system/%s.service.d/memlock.conf", service);
+	rd_fix_add(f, "systemctl daemon-reload && systemctl restart %s", service);
+}
+
+void rd_check_memlock_limit(struct rd_check_ctx *ctx)
+{
+	const struct rd_system *s = ctx->sys;
+	uint64_t need = ctx->policy->memlock_min;
+	char a[32], b[32];
+	size_t services_ok = 0;
+
+	for (size_t i = 0; i < s->nprocs; i++) {
+		const struct rd_proc_limits *l = &s->procs[i];
+		char subj[96];
+		snprintf(subj, sizeof subj, "%s (pid %d)", l->comm, l->pid);
+		if (!l->ok) {
+			struct rd_finding *f = rd_finding_add(ctx, RD_UNKNOWN, subj, "cannot read the limits of %s", subj);
+			rd_evidence_attr(f, &l->limits);
+		} else if (l->soft < need) {
+			struct rd_finding *f = rd_finding_add(
+				ctx, RD_FAIL, subj,
+				"%s runs with a memlock limit of %s (need %s): every job it starts inherits it and NCCL "
+				"fails with \"failed to set up RDMA queue pair: Cannot allocate memory\"",
+				subj, size_words(l->soft, a, sizeof a), size_words(need, b, sizeof b));
+			rd_evidence_add(f, l->limits.path, "Max locked memory %s %s", size_words(l->soft, a, sizeof a),
+					size_words(l->hard, b, sizeof b));
+			service_fix(f, l->comm);
+		} else {
+			services_ok++;
+		}
+	}
+	for (size_t i = 0; i < s->nunits; i++) {
+		const struct rd_unit_limit *u = &s->units[i];
+		if (!u->unit_path)
+			continue;
+		if (u->value && u->value_ok && u->bytes < need) {
+			struct rd_finding *f = rd_finding_add(ctx, RD_FAIL, u->service,
+							      "%s.service sets LimitMEMLOCK=%s (need %s): jobs it starts cannot "
+							      "register enough memory for RDMA",
+							      u->service, u->value, size_words(need, b, sizeof b));
+			rd_evidence_add(f, u->set_in, "LimitMEMLOCK=%s", u->value);
+			service_fix(f, u->service);
+		} else if (!u->value && need == UINT64_MAX) {
+			const char *def = s->default_memlock;
+			uint64_t dv = 0;
+			bool def_ok = def && rd_parse_systemd_size(def, &dv) == 0;
+			if (def_ok && dv >= need)
+				continue;
+			struct rd_finding *f = rd_finding_add(
+				ctx, RD_WARN, u->service,
+				"%s.service sets no LimitMEMLOCK, so it gets systemd's default (%s): RDMA jobs it starts "
+				"may fail to register memory",
+				u->service, def ? def : "8M on current systemd, 64K on older ones");
+			rd_evidence_add(f, u->unit_path, "no LimitMEMLOCK=");
+			if (def)
+				rd_evidence_add(f, s->default_memlock_in, "DefaultLimitMEMLOCK=%s", def);
+			service_fix(f, u->service);
+		}
+	}
+	/* systemd's default for every service */
+	uint64_t dv;
+	if (s->default_memlock && rd_parse_systemd_size(s->default_memlock, &dv) == 0 && dv < need) {
+		struct rd_finding *f = rd_finding_add(ctx, RD_WARN, "systemd",
+						      "DefaultLimitMEMLOCK=%s: services without their own LimitMEMLOCK get it",
+						      s->default_memlock);
+		rd_evidence_add(f, s->default_memlock_in, "DefaultLimitMEMLOCK=%s", s->default_memlock);
+		rd_fix_add(f, "set DefaultLimitMEMLOCK=infinity in /etc/systemd/system.conf, then systemctl daemon-reexec");
+	}
+	/* limits.conf for logins (pam_limits) */
+	uint64_t soft = 0, hard = 0;
+	if (rd_attr_ok(&s->limits_conf) && rd_limits_conf_memlock(s->limits_conf.value, NULL, &soft, &hard) == 1 &&
+	    soft && soft < need) {
+		struct rd_finding *f = rd_finding_add(ctx, RD_WARN, "limits.conf",
+						      "limits.conf gives logins a memlock limit of %s",
+						      size_words(soft, a, sizeof a));
+		rd_evidence_add(f, s->limits_conf.path, "memlock soft %s", size_words(soft, a, sizeof a));
+		rd_fix_add(f, "in /etc/security/limits.conf: '* soft memlock unlimited' and '* hard memlock unlimited'");
+	}
+	/* this process (the shell or job the doctor runs in, or the snapshot collector) */
+	if (!s->self.ok) {
+		struct rd_finding *f = rd_finding_add(ctx, RD_UNKNOWN, "this process", "cannot read this process's limits");
+		rd_evidence_attr(f, &s->self.limits);
+	} else if (s->self.soft < need) {
+		bool cap = s->capeff_ok && (s->capeff >> CAP_IPC_LOCK) & 1;
+		struct rd_finding *f;
+		if (cap)
+			f = rd_finding_add(ctx, RD_OK, "this process", "memlock limit is %s but CAP_IPC_LOCK is held, which lifts it",
+					   size_words(s->self.soft, a, sizeof a));
+		else
+			f = rd_finding_add(ctx, RD_WARN, "this process",
+					   "memlock limit of this %s is %s (need %s): RDMA programs started here fail to "
+					   "register memory (\"Cannot allocate memory\")",
+					   ctx->live ? "shell" : "snapshot's collector", size_words(s->self.soft, a, sizeof a),
+					   size_words(need, b, sizeof b));
+		rd_evidence_add(f, s->self.limits.path, "Max locked memory %s %s", size_words(s->self.soft, a, sizeof a),
+				size_words(s->self.hard, b, sizeof b));
+		if (s->capeff_ok)
+			rd_evidence_add(f, s->self_status.path, "CapEff %016llx (CAP_IPC_LOCK %s)",
+					(unsigned long long)s->capeff, cap ? "held" : "not held");
+		if (!cap) {
+			rd_fix_add(f, "ulimit -l unlimited    # in the job's shell (needs the hard limit raised too)");
+			rd_fix_add(f, "containers: securityContext.capabilities.add: [\"IPC_LOCK\"] (Kubernetes) or --cap-add=IPC_LOCK --ulimit memlock=-1 (docker)");
+		}
+	}
+	if (rd_check_quiet(ctx)) {
+		struct rd_finding *f = rd_finding_add(ctx, RD_OK, "host", "memlock limits are %s", size_words(need, b, sizeof b));
+		rd_evidence_add(f, s->self.limits.path, "Max locked memory %s", size_words(s->self.soft, a, sizeof a));
+		(void)services_ok;
+	}
+}

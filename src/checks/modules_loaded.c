@@ -1,0 +1,91 @@
+/* modules.loaded: each module of the policy list is loaded when RDMA hardware is present. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "checks/catalogue.h"
+
+/* What breaks without each module, in the operator's words (the guide). */
+static const char *consequence(const char *m)
+{
+	static const struct {
+		const char *name, *text;
+	} t[] = {
+		{"mlx5_core", "no ConnectX/BlueField network or RDMA function works"},
+		{"mlx5_ib", "no mlx5 RDMA devices in /sys/class/infiniband: NCCL finds no IB device"},
+		{"ib_core", "no RDMA at all"},
+		{"ib_uverbs", "no /dev/infiniband/uverbsN: jobs fail with \"could not open RDMA device\""},
+		{"ib_cm", "no InfiniBand connection manager: rdma_cm and IPoIB connected mode fail"},
+		{"rdma_cm", "no RDMA connection manager: rdma_ucm cannot work and NCCL cannot use IB"},
+		{"rdma_ucm", "no /dev/infiniband/rdma_cm: NCCL cannot use IB and falls back to TCP (NET/Socket)"},
+		{"ib_umad", "no /dev/infiniband/umadN: ibstat fails with \"umad_get_ca: can't open UMAD port\""},
+		{"ib_ipoib", "no IPoIB interfaces (ibN): IP over InfiniBand is unavailable"},
+	};
+	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+		if (strcmp(t[i].name, m) == 0)
+			return t[i].text;
+	return "the policy requires it";
+}
+
+static bool has_mlx5(const struct rd_host *h, const struct rd_system *sys)
+{
+	for (size_t i = 0; i < h->ndevices; i++)
+		if ((h->devices[i].driver && strcmp(h->devices[i].driver, "mlx5_core") == 0) ||
+		    rd_str_has_prefix(h->devices[i].name, "mlx5_"))
+			return true;
+	for (size_t i = 0; i < sys->npci; i++) {
+		unsigned d = sys->pci[i].device;
+		if (sys->pci[i].vendor == 0x15b3 && (sys->pci[i].class_code >> 16) == 0x02 && d != 0x1003 &&
+		    d != 0x1004 && d != 0x1007)
+			return true;
+	}
+	return false;
+}
+
+static bool has_ib_port(const struct rd_host *h)
+{
+	for (size_t i = 0; i < h->ndevices; i++)
+		for (size_t p = 0; p < h->devices[i].nports; p++)
+			if (h->devices[i].ports[p].is_ib)
+				return true;
+	return false;
+}
+
+void rd_check_modules_loaded(struct rd_check_ctx *ctx)
+{
+	const struct rd_host *h = ctx->host;
+	if (!rd_host_has_rdma_hardware(h, ctx->sys)) {
+		rd_finding_add(ctx, RD_SKIP, "host", "no RDMA device and no ConnectX/BlueField PCI function on this host");
+		return;
+	}
+	if (h->proc_modules.err && h->proc_modules.err != RD_EPARSE) {
+		struct rd_finding *f = rd_finding_add(ctx, RD_UNKNOWN, "host", "cannot tell which modules are loaded");
+		rd_evidence_attr(f, &h->proc_modules);
+		return;
+	}
+	bool mlx5 = has_mlx5(h, ctx->sys), ib = has_ib_port(h);
+	size_t ok = 0, n = 0;
+	for (size_t i = 0; i < ctx->policy->modules.n; i++) {
+		const char *m = ctx->policy->modules.v[i];
+		n++;
+		if (rd_module_loaded(h, m)) {
+			ok++;
+			continue;
+		}
+		if (!mlx5 && rd_str_has_prefix(m, "mlx5_")) {
+			ok++;
+			continue; /* no mlx5 hardware: nothing for it to drive */
+		}
+		enum rd_status st = (!ib && strcmp(m, "ib_ipoib") == 0) ? RD_WARN : RD_FAIL;
+		struct rd_finding *f = rd_finding_add(ctx, st, m, "%s not loaded: %s", m, consequence(m));
+		rd_evidence_add(f, "/proc/modules", "no %s line", m);
+		char *sys = rd_xasprintf("/sys/module/%s", m);
+		rd_evidence_add(f, sys, "<absent>");
+		free(sys);
+		rd_fix_add(f, "modprobe %s", m);
+		rd_fix_add(f, "dmesg | grep -iE 'mlx5|ib_core|%s' | tail -20    # if modprobe fails", m);
+	}
+	if (ok == n) {
+		struct rd_finding *f = rd_finding_add(ctx, RD_OK, "host", "all %zu required modules loaded", n);
+		rd_evidence_add(f, "/proc/modules", "%zu of %zu present", ok, n);
+	}
+}

@@ -1,0 +1,184 @@
+/* Findings, reports, the policy defaults and the check runner. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checks/check.h"
+
+const char *rd_status_name(enum rd_status s)
+{
+	switch (s) {
+	case RD_OK: return "OK";
+	case RD_SKIP: return "SKIP";
+	case RD_UNKNOWN: return "UNKNOWN";
+	case RD_WARN: return "WARN";
+	case RD_FAIL: return "FAIL";
+	}
+	return "UNKNOWN";
+}
+
+int rd_status_exit_code(enum rd_status s)
+{
+	switch (s) {
+	case RD_WARN: return 1;
+	case RD_FAIL: return 2;
+	case RD_UNKNOWN: return 3;
+	default: return 0;
+	}
+}
+
+bool rd_status_worse(enum rd_status a, enum rd_status b)
+{
+	return a > b;
+}
+
+void rd_report_free(struct rd_report *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		struct rd_finding *f = &r->findings[i];
+		free(f->subject);
+		free(f->message);
+		for (size_t e = 0; e < f->nevidence; e++) {
+			free(f->evidence[e].path);
+			free(f->evidence[e].value);
+		}
+		free(f->evidence);
+		rd_strv_free(&f->fix);
+	}
+	free(r->findings);
+	memset(r, 0, sizeof *r);
+}
+
+enum rd_status rd_report_status(const struct rd_report *r)
+{
+	enum rd_status worst = RD_OK;
+	for (size_t i = 0; i < r->n; i++)
+		if (r->findings[i].status != RD_SKIP && rd_status_worse(r->findings[i].status, worst))
+			worst = r->findings[i].status;
+	return worst;
+}
+
+struct rd_finding *rd_finding_add(struct rd_check_ctx *ctx, enum rd_status st, const char *subject,
+				  const char *fmt, ...)
+{
+	struct rd_report *r = ctx->report;
+	r->findings = rd_xrealloc(r->findings, (r->n + 1) * sizeof *r->findings);
+	struct rd_finding *f = &r->findings[r->n++];
+	memset(f, 0, sizeof *f);
+	f->check = ctx->check;
+	f->status = st;
+	f->subject = rd_xstrdup(subject ? subject : "host");
+	struct rd_buf b = {0};
+	va_list ap;
+	va_start(ap, fmt);
+	rd_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	f->message = rd_buf_steal(&b);
+	return f;
+}
+
+void rd_evidence_add(struct rd_finding *f, const char *path, const char *fmt, ...)
+{
+	f->evidence = rd_xrealloc(f->evidence, (f->nevidence + 1) * sizeof *f->evidence);
+	struct rd_evidence *e = &f->evidence[f->nevidence++];
+	e->path = rd_xstrdup(path);
+	struct rd_buf b = {0};
+	va_list ap;
+	va_start(ap, fmt);
+	rd_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	e->value = rd_buf_steal(&b);
+}
+
+void rd_evidence_attr(struct rd_finding *f, const struct rd_attr *a)
+{
+	if (rd_attr_ok(a))
+		rd_evidence_add(f, a->path, "%s", a->value);
+	else if (a->err == RD_EPARSE && a->value)
+		rd_evidence_add(f, a->path, "%s (unexpected format)", a->value);
+	else
+		rd_evidence_add(f, a->path ? a->path : "?", "<%s>", rd_strerror(a->err));
+}
+
+void rd_fix_add(struct rd_finding *f, const char *fmt, ...)
+{
+	struct rd_buf b = {0};
+	va_list ap;
+	va_start(ap, fmt);
+	rd_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	rd_strv_push_owned(&f->fix, rd_buf_steal(&b));
+}
+
+bool rd_check_quiet(const struct rd_check_ctx *ctx)
+{
+	return ctx->report->n == ctx->first;
+}
+
+/* ---- helpers ------------------------------------------------------------------------------ */
+
+bool rd_module_loaded(const struct rd_host *h, const char *name)
+{
+	const struct rd_module *m = rd_host_module(h, name);
+	return m && m->loaded;
+}
+
+bool rd_host_has_rdma_hardware(const struct rd_host *h, const struct rd_system *sys)
+{
+	if (h->ndevices)
+		return true;
+	for (size_t i = 0; i < sys->npci; i++)
+		if (sys->pci[i].vendor == 0x15b3 && (sys->pci[i].class_code >> 16) == 0x02)
+			return true;
+	return false;
+}
+
+const struct rd_modload_file *rd_modload_find(const struct rd_system *sys, const char *module)
+{
+	for (size_t i = 0; i < sys->nmodload; i++)
+		if (!sys->modload[i].overridden && rd_strv_contains(&sys->modload[i].modules, module))
+			return &sys->modload[i];
+	return NULL;
+}
+
+/* ---- runner ------------------------------------------------------------------------------- */
+
+static bool in_list(const char *list, const char *id)
+{
+	if (!list)
+		return false;
+	size_t n = strlen(id);
+	for (const char *p = list; *p;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		/* "ports" selects every "ports.*" check */
+		if ((len == n && strncmp(p, id, n) == 0) || (len < n && strncmp(p, id, len) == 0 && id[len] == '.'))
+			return true;
+		if (!comma)
+			break;
+		p = comma + 1;
+	}
+	return false;
+}
+
+const struct rd_check *rd_check_find(const char *id)
+{
+	for (const struct rd_check *c = rd_checks; c->id; c++)
+		if (strcmp(c->id, id) == 0)
+			return c;
+	return NULL;
+}
+
+void rd_checks_run(const struct rd_host *h, const struct rd_system *sys, const struct rd_policy *p, bool live,
+		   const char *only, const char *skip, struct rd_report *report)
+{
+	for (const struct rd_check *c = rd_checks; c->id; c++) {
+		if ((only && !in_list(only, c->id)) || in_list(skip, c->id))
+			continue;
+		struct rd_check_ctx ctx = {.host = h, .sys = sys, .policy = p, .live = live, .report = report,
+					   .check = c->id, .first = report->n};
+		c->run(&ctx);
+		if (rd_check_quiet(&ctx))
+			rd_finding_add(&ctx, RD_OK, "host", "%s", c->title);
+	}
+}

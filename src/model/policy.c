@@ -1,0 +1,164 @@
+#include "model/policy.h"
+
+#include <errno.h>
+#include <ini.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/parse.h"
+
+static const char *const default_modules[] = {"mlx5_core", "mlx5_ib", "ib_core", "ib_uverbs", "ib_cm",
+					      "rdma_cm", "rdma_ucm", "ib_umad", "ib_ipoib", NULL};
+
+void rd_policy_defaults(struct rd_policy *p)
+{
+	memset(p, 0, sizeof *p);
+	for (const char *const *m = default_modules; *m; m++)
+		rd_strv_push(&p->modules, *m);
+	rd_strv_push(&p->services, "slurmd");
+	p->roce_min_active_mtu = 4096;
+	p->memlock_min = UINT64_MAX;
+	p->expect_active_ports = -1;
+}
+
+void rd_policy_free(struct rd_policy *p)
+{
+	rd_strv_free(&p->modules);
+	rd_strv_free(&p->services);
+	rd_strv_free(&p->ignore);
+	memset(p, 0, sizeof *p);
+}
+
+bool rd_policy_ignores(const struct rd_policy *p, const char *dev, unsigned port)
+{
+	char buf[128];
+	snprintf(buf, sizeof buf, "%s/%u", dev, port);
+	return rd_strv_contains(&p->ignore, dev) || rd_strv_contains(&p->ignore, buf);
+}
+
+struct parse_state {
+	struct rd_policy *p;
+	char why[256]; /* the first error's reason */
+};
+
+static int fail(struct parse_state *st, const char *fmt, const char *a, const char *b)
+{
+	if (!st->why[0])
+		snprintf(st->why, sizeof st->why, fmt, a, b);
+	return 0;
+}
+
+static void words(const char *v, struct rd_strv *out)
+{
+	rd_strv_free(out);
+	char *copy = rd_xstrdup(v);
+	for (char *t = strtok(copy, " \t,"); t; t = strtok(NULL, " \t,"))
+		rd_strv_push(out, t);
+	free(copy);
+}
+
+static bool number(const char *v, double *out)
+{
+	char *end;
+	double d = strtod(v, &end);
+	if (end == v || *end || d < 0 || d > 1e6)
+		return false;
+	*out = d;
+	return true;
+}
+
+static int handler(void *user, const char *section, const char *key, const char *value)
+{
+	struct parse_state *st = user;
+	struct rd_policy *p = st->p;
+	double d;
+	uint64_t u;
+	if (strcmp(section, "modules") == 0 && strcmp(key, "required") == 0) {
+		words(value, &p->modules);
+	} else if (strcmp(section, "ports") == 0 && strcmp(key, "min_rate_ib") == 0) {
+		if (!number(value, &d))
+			return fail(st, "%s: '%s' is not a rate in Gb/s", key, value);
+		p->min_rate_ib = d;
+	} else if (strcmp(section, "ports") == 0 && strcmp(key, "min_rate_ethernet") == 0) {
+		if (!number(value, &d))
+			return fail(st, "%s: '%s' is not a rate in Gb/s", key, value);
+		p->min_rate_eth = d;
+	} else if (strcmp(section, "ports") == 0 && strcmp(key, "ignore") == 0) {
+		words(value, &p->ignore);
+	} else if (strcmp(section, "roce") == 0 && strcmp(key, "netdev_mtu") == 0) {
+		if (rd_parse_u64(value, 10, 65535, &u) < 0 || u < 576)
+			return fail(st, "%s: '%s' is not an MTU (576..65535)", key, value);
+		p->roce_netdev_mtu = (unsigned)u;
+	} else if (strcmp(section, "roce") == 0 && strcmp(key, "min_active_mtu") == 0) {
+		if (rd_parse_u64(value, 10, 4096, &u) < 0 || (u != 256 && u != 512 && u != 1024 && u != 2048 && u != 4096))
+			return fail(st, "%s: '%s' is not an IB MTU (256, 512, 1024, 2048 or 4096)", key, value);
+		p->roce_min_active_mtu = (unsigned)u;
+	} else if (strcmp(section, "firmware") == 0) {
+		if (p->npins >= RD_POLICY_MAX)
+			return fail(st, "too many firmware pins (at most %s)%s", "32", "");
+		if (strlen(key) >= sizeof p->pins[0].board_id || strlen(value) >= sizeof p->pins[0].fw_ver || !*value)
+			return fail(st, "firmware pin '%s = %s' is too long or empty", key, value);
+		strcpy(p->pins[p->npins].board_id, key);
+		strcpy(p->pins[p->npins].fw_ver, value);
+		p->npins++;
+	} else if (strcmp(section, "memlock") == 0 && strcmp(key, "min") == 0) {
+		if (strcmp(value, "unlimited") == 0)
+			p->memlock_min = UINT64_MAX;
+		else if (rd_parse_systemd_size(value, &u) == 0)
+			p->memlock_min = u;
+		else
+			return fail(st, "%s: '%s' is not a size (unlimited, 64K, 8M, bytes)", key, value);
+	} else if (strcmp(section, "memlock") == 0 && strcmp(key, "services") == 0) {
+		words(value, &p->services);
+	} else {
+		return fail(st, "unknown setting '%s' in section [%s]", key, section);
+	}
+	return 1;
+}
+
+int rd_policy_parse(const char *text, const char *name, struct rd_policy *p, char *err, size_t errlen)
+{
+	struct parse_state st = {.p = p};
+	int line = ini_parse_string(text, handler, &st);
+	if (line == 0)
+		return 0;
+	snprintf(err, errlen, "%s:%d: %s", name, line,
+		 st.why[0] ? st.why : "syntax error (expected [section] or key = value)");
+	rd_policy_free(p);
+	rd_policy_defaults(p);
+	return -1;
+}
+
+int rd_policy_load(const char *path, struct rd_source *src, struct rd_policy *p, char *err, size_t errlen)
+{
+	rd_policy_defaults(p);
+	if (!path) {
+		struct rd_text t;
+		if (!src || rd_read_file(src, "etc/rdma-doctor.conf", RD_CAP_ATTR, &t) < 0)
+			return 0; /* no policy file: the defaults */
+		int r = rd_policy_parse(t.data, "/etc/rdma-doctor.conf", p, err, errlen);
+		rd_text_free(&t);
+		return r;
+	}
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		snprintf(err, errlen, "%s: cannot read the policy file: %s", path, strerror(errno));
+		return -1;
+	}
+	struct rd_buf b = {0};
+	char chunk[4096];
+	size_t n;
+	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0 && b.len < RD_CAP_ATTR)
+		rd_buf_add(&b, chunk, n);
+	bool bad = ferror(f) || b.len >= RD_CAP_ATTR;
+	fclose(f);
+	if (bad) {
+		snprintf(err, errlen, "%s: cannot read the policy file: %s", path, b.len >= RD_CAP_ATTR ? "too large" : "read error");
+		rd_buf_free(&b);
+		return -1;
+	}
+	int r = rd_policy_parse(b.data ? b.data : "", path, p, err, errlen);
+	rd_buf_free(&b);
+	return r;
+}

@@ -1,0 +1,48 @@
+/* The policy: what "healthy" means on this fleet, from an INI file (parsed with inih):
+ *
+ *   [modules]   required = mlx5_core mlx5_ib ib_core ...      (the 9 of the guide by default)
+ *   [ports]     min_rate_ib = 400   min_rate_ethernet = 200   (Gb/s)
+ *               ignore = mlx5_4 mlx5_5/1                      (spare or Ethernet-mode ports)
+ *   [roce]      netdev_mtu = 9000   min_active_mtu = 4096
+ *   [firmware]  MT_0000000838 = 28.41.1000                    (board_id = pinned fw_ver)
+ *   [memlock]   min = unlimited     services = slurmd
+ *
+ * Ownership: an rd_policy owns its lists; rd_policy_free releases them. */
+#ifndef RD_POLICY_H
+#define RD_POLICY_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "source/source.h"
+#include "util/util.h"
+
+/* The policy: what "healthy" means on this fleet.  rd_policy_defaults fills the defaults. */
+#define RD_POLICY_MAX 32
+struct rd_fw_pin {
+	char board_id[64];
+	char fw_ver[32];
+};
+struct rd_policy {
+	struct rd_strv modules;           /* modules that must be loaded and persistent */
+	struct rd_strv services;          /* services whose memlock limit matters */
+	double min_rate_ib, min_rate_eth; /* Gb/s; 0 = only compare ports of the same model */
+	unsigned roce_min_active_mtu;     /* 4096 by default */
+	unsigned roce_netdev_mtu;         /* expected netdev MTU, 0 = not set */
+	uint64_t memlock_min;             /* bytes; UINT64_MAX = unlimited required */
+	struct rd_fw_pin pins[RD_POLICY_MAX];
+	size_t npins;
+	struct rd_strv ignore;            /* "mlx5_2" or "mlx5_2/1" */
+	int expect_active_ports;          /* -1 = every port */
+};
+void rd_policy_defaults(struct rd_policy *p);
+/* Defaults, then the file at path (a path on this machine) if given, else /etc/rdma-doctor.conf
+ * read through src (in the root) when it exists.  Returns 0, or -1 with "FILE:LINE: reason" in
+ * err (the policy then holds the defaults). */
+int rd_policy_load(const char *path, struct rd_source *src, struct rd_policy *p, char *err, size_t errlen);
+/* Parses policy text; name is used in messages.  Returns 0 or -1 with "NAME:LINE: reason". */
+int rd_policy_parse(const char *text, const char *name, struct rd_policy *p, char *err, size_t errlen);
+void rd_policy_free(struct rd_policy *p);
+bool rd_policy_ignores(const struct rd_policy *p, const char *dev, unsigned port);
+
+#endif

@@ -1,0 +1,449 @@
+#include "model/system.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const rd_modload_dirs[] = {"etc/modules-load.d", "run/modules-load.d",
+				       "usr/local/lib/modules-load.d", "usr/lib/modules-load.d",
+				       "lib/modules-load.d", NULL};
+
+static const char *const package_names[] = {
+	"mlnx-ofed-kernel-dkms", "mlnx-ofed-kernel-utils", "mlnx-ofed-kernel-modules", "doca-ofed",
+	"doca-host", "ofed-scripts", "mlnx-tools", "rdma-core", "ibverbs-providers", "infiniband-diags",
+	"libibverbs1", "mft", "kernel-mft-dkms", NULL,
+};
+
+static void read_file_attr(struct rd_source *src, const char *path, struct rd_attr *a)
+{
+	struct rd_text t;
+	a->path = rd_xasprintf("/%s", path);
+	rd_read_file(src, path, RD_CAP_FILE, &t);
+	a->value = t.data;
+	a->err = t.err;
+}
+
+static int cmp_modload(const void *a, const void *b)
+{
+	const struct rd_modload_file *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+	return c ? c : x->rank - y->rank;
+}
+
+static void load_modload(struct rd_source *src, struct rd_system *s)
+{
+	for (int rank = 0; rd_modload_dirs[rank]; rank++) {
+		struct rd_strv names = {0};
+		if (rd_list_dir(src, rd_modload_dirs[rank], &names) < 0)
+			continue;
+		for (size_t i = 0; i < names.n; i++) {
+			if (!rd_str_has_suffix(names.v[i], ".conf"))
+				continue;
+			s->modload = rd_xrealloc(s->modload, (s->nmodload + 1) * sizeof *s->modload);
+			struct rd_modload_file *f = &s->modload[s->nmodload++];
+			memset(f, 0, sizeof *f);
+			f->name = rd_xstrdup(names.v[i]);
+			f->rank = rank;
+			char *rel = rd_xasprintf("%s/%s", rd_modload_dirs[rank], names.v[i]);
+			f->path = rd_xasprintf("/%s", rel);
+			read_file_attr(src, rel, &f->text);
+			if (rd_attr_ok(&f->text))
+				f->bad_lines = rd_parse_modules_load(f->text.value, &f->modules);
+			free(rel);
+		}
+		rd_strv_free(&names);
+	}
+	if (s->nmodload > 1)
+		qsort(s->modload, s->nmodload, sizeof *s->modload, cmp_modload);
+	for (size_t i = 1; i < s->nmodload; i++)
+		if (strcmp(s->modload[i].name, s->modload[i - 1].name) == 0)
+			s->modload[i].overridden = true;
+}
+
+static unsigned hex_attr(struct rd_source *src, const char *dir, const char *name)
+{
+	struct rd_text t;
+	char *p = rd_xasprintf("%s/%s", dir, name);
+	uint64_t v = 0;
+	if (rd_read_attr(src, p, &t) == 0)
+		rd_parse_u64(t.data, 0, 0xffffffffu, &v);
+	rd_text_free(&t);
+	free(p);
+	return (unsigned)v;
+}
+
+static void load_pci(struct rd_source *src, struct rd_system *s)
+{
+	struct rd_strv names = {0};
+	s->pci_err = -rd_list_dir(src, "sys/bus/pci/devices", &names);
+	for (size_t i = 0; i < names.n; i++) {
+		char *dir = rd_xasprintf("sys/bus/pci/devices/%s", names.v[i]);
+		unsigned vendor = hex_attr(src, dir, "vendor");
+		/* only what the checks care about: Mellanox/NVIDIA networking and NVIDIA GPUs */
+		if (vendor == 0x15b3 || vendor == 0x10de) {
+			s->pci = rd_xrealloc(s->pci, (s->npci + 1) * sizeof *s->pci);
+			struct rd_pci_fn *f = &s->pci[s->npci++];
+			memset(f, 0, sizeof *f);
+			f->addr = rd_xstrdup(names.v[i]);
+			f->vendor = vendor;
+			f->device = hex_attr(src, dir, "device");
+			f->class_code = hex_attr(src, dir, "class");
+			char *dl = rd_xasprintf("%s/driver", dir), *target = NULL;
+			if (rd_read_link(src, dl, &target) == 0) {
+				const char *b = strrchr(target, '/');
+				f->driver = rd_xstrdup(b ? b + 1 : target);
+				free(target);
+			}
+			free(dl);
+		}
+		free(dir);
+	}
+	rd_strv_free(&names);
+}
+
+static void load_limits(struct rd_source *src, const char *pid, struct rd_proc_limits *l)
+{
+	char *p = rd_xasprintf("proc/%s/limits", pid);
+	read_file_attr(src, p, &l->limits);
+	free(p);
+	l->ok = rd_attr_ok(&l->limits) &&
+		rd_parse_limits_memlock(l->limits.value, &l->soft, &l->hard) == 0;
+	if (rd_attr_ok(&l->limits) && !l->ok)
+		l->limits.err = RD_EPARSE;
+}
+
+static void load_services(struct rd_source *src, const char *const *services, struct rd_system *s)
+{
+	if (!services || !*services)
+		return;
+	struct rd_strv pids = {0};
+	rd_list_dir(src, "proc", &pids);
+	for (size_t i = 0; i < pids.n; i++) {
+		if (pids.v[i][0] < '1' || pids.v[i][0] > '9')
+			continue;
+		char *cp = rd_xasprintf("proc/%s/comm", pids.v[i]);
+		struct rd_text t;
+		if (rd_read_attr(src, cp, &t) == 0) {
+			for (const char *const *sv = services; *sv; sv++) {
+				if (strcmp(t.data, *sv) != 0)
+					continue;
+				s->procs = rd_xrealloc(s->procs, (s->nprocs + 1) * sizeof *s->procs);
+				struct rd_proc_limits *l = &s->procs[s->nprocs++];
+				memset(l, 0, sizeof *l);
+				l->pid = atoi(pids.v[i]);
+				l->comm = rd_xstrdup(t.data);
+				load_limits(src, pids.v[i], l);
+			}
+			rd_text_free(&t);
+		}
+		free(cp);
+	}
+	rd_strv_free(&pids);
+
+	static const char *const unit_dirs[] = {"etc/systemd/system", "run/systemd/system", "usr/lib/systemd/system",
+						"lib/systemd/system", NULL};
+	for (const char *const *sv = services; *sv; sv++) {
+		s->units = rd_xrealloc(s->units, (s->nunits + 1) * sizeof *s->units);
+		struct rd_unit_limit *u = &s->units[s->nunits++];
+		memset(u, 0, sizeof *u);
+		u->service = rd_xstrdup(*sv);
+		char buf[128];
+		for (const char *const *d = unit_dirs; *d && !u->unit_path; d++) {
+			char *p = rd_xasprintf("%s/%s.service", *d, *sv);
+			struct rd_text t;
+			if (rd_read_file(src, p, RD_CAP_ATTR, &t) == 0) {
+				u->unit_path = rd_xasprintf("/%s", p);
+				if (rd_systemd_value(t.data, "LimitMEMLOCK", buf, sizeof buf)) {
+					u->value = rd_xstrdup(buf);
+					u->set_in = rd_xstrdup(u->unit_path);
+				}
+				rd_text_free(&t);
+			}
+			free(p);
+		}
+		/* drop-ins: every directory, files in name order; later ones override */
+		struct rd_strv dropins = {0};
+		for (const char *const *d = unit_dirs; *d; d++) {
+			char *dd = rd_xasprintf("%s/%s.service.d", *d, *sv);
+			struct rd_strv names = {0};
+			if (rd_list_dir(src, dd, &names) == 0)
+				for (size_t i = 0; i < names.n; i++)
+					if (rd_str_has_suffix(names.v[i], ".conf"))
+						rd_strv_push_owned(&dropins, rd_xasprintf("%s\t%s", names.v[i], dd));
+			rd_strv_free(&names);
+			free(dd);
+		}
+		rd_strv_sort(&dropins);
+		for (size_t i = 0; i < dropins.n; i++) {
+			char *tab = strchr(dropins.v[i], '\t');
+			*tab = '\0';
+			char *p = rd_xasprintf("%s/%s", tab + 1, dropins.v[i]);
+			struct rd_text t;
+			if (rd_read_file(src, p, RD_CAP_ATTR, &t) == 0) {
+				if (rd_systemd_value(t.data, "LimitMEMLOCK", buf, sizeof buf)) {
+					free(u->value);
+					free(u->set_in);
+					u->value = rd_xstrdup(buf);
+					u->set_in = rd_xasprintf("/%s", p);
+				}
+				rd_text_free(&t);
+			}
+			free(p);
+		}
+		rd_strv_free(&dropins);
+		u->value_ok = u->value && rd_parse_systemd_size(u->value, &u->bytes) == 0;
+	}
+}
+
+static void load_systemd_defaults(struct rd_source *src, struct rd_system *s)
+{
+	char buf[128];
+	read_file_attr(src, "etc/systemd/system.conf", &s->system_conf);
+	if (rd_attr_ok(&s->system_conf) && rd_systemd_value(s->system_conf.value, "DefaultLimitMEMLOCK", buf, sizeof buf)) {
+		s->default_memlock = rd_xstrdup(buf);
+		s->default_memlock_in = rd_xstrdup("/etc/systemd/system.conf");
+	}
+	struct rd_strv names = {0};
+	if (rd_list_dir(src, "etc/systemd/system.conf.d", &names) == 0)
+		for (size_t i = 0; i < names.n; i++) {
+			char *p = rd_xasprintf("etc/systemd/system.conf.d/%s", names.v[i]);
+			struct rd_text t;
+			if (rd_str_has_suffix(names.v[i], ".conf") && rd_read_file(src, p, RD_CAP_ATTR, &t) == 0) {
+				if (rd_systemd_value(t.data, "DefaultLimitMEMLOCK", buf, sizeof buf)) {
+					free(s->default_memlock);
+					free(s->default_memlock_in);
+					s->default_memlock = rd_xstrdup(buf);
+					s->default_memlock_in = rd_xasprintf("/%s", p);
+				}
+				rd_text_free(&t);
+			}
+			free(p);
+		}
+	rd_strv_free(&names);
+	read_file_attr(src, "etc/security/limits.conf", &s->limits_conf);
+}
+
+static void load_openibd(struct rd_source *src, struct rd_system *s)
+{
+	static const char *const units[] = {"etc/systemd/system/openibd.service", "usr/lib/systemd/system/openibd.service",
+					    "lib/systemd/system/openibd.service", NULL};
+	for (const char *const *u = units; *u && !s->openibd_unit; u++)
+		if (rd_exists(src, *u))
+			s->openibd_unit = rd_xasprintf("/%s", *u);
+	struct rd_strv names = {0};
+	if (rd_list_dir(src, "etc/systemd/system", &names) == 0)
+		for (size_t i = 0; i < names.n && !s->openibd_wants; i++) {
+			if (!rd_str_has_suffix(names.v[i], ".wants"))
+				continue;
+			char *p = rd_xasprintf("etc/systemd/system/%s/openibd.service", names.v[i]);
+			struct stat st;
+			if (rd_stat(src, p, false, &st) == 0)
+				s->openibd_wants = rd_xasprintf("/%s", p);
+			free(p);
+		}
+	rd_strv_free(&names);
+	rd_run_command(src, "systemctl-is-active-openibd", &s->openibd_active);
+	rd_run_command(src, "systemctl-is-enabled-openibd", &s->openibd_enabled);
+	read_file_attr(src, "etc/infiniband/openib.conf", &s->openib_conf);
+	if (rd_attr_ok(&s->openib_conf))
+		rd_parse_openib_conf(s->openib_conf.value, &s->openib_modules);
+}
+
+/* "kernel/drivers/infiniband/core/ib_core.ko.xz:" -> "ib_core" */
+static char *module_from_path(const char *p, size_t n)
+{
+	const char *slash = memrchr(p, '/', n);
+	const char *b = slash ? slash + 1 : p;
+	size_t bl = n - (size_t)(b - p);
+	const char *dot = memchr(b, '.', bl);
+	size_t ml = dot ? (size_t)(dot - b) : bl;
+	char *m = rd_xstrndup(b, ml);
+	for (char *c = m; *c; c++)
+		if (*c == '-')
+			*c = '_';
+	return m;
+}
+
+static void load_kmods(struct rd_source *src, const struct rd_host *h, struct rd_system *s)
+{
+	if (!rd_attr_ok(&h->osrelease) || strchr(h->osrelease.value, '/')) {
+		s->modules_dep.err = s->modules_builtin.err = ENOENT;
+		return;
+	}
+	char *dep = rd_xasprintf("lib/modules/%s/modules.dep", h->osrelease.value);
+	char *bi = rd_xasprintf("lib/modules/%s/modules.builtin", h->osrelease.value);
+	read_file_attr(src, dep, &s->modules_dep);
+	read_file_attr(src, bi, &s->modules_builtin);
+	free(dep);
+	free(bi);
+	if (rd_attr_ok(&s->modules_dep))
+		for (const char *line = s->modules_dep.value; *line;) {
+			const char *nl = strchr(line, '\n');
+			const char *colon = strchr(line, ':');
+			if (colon && (!nl || colon < nl)) {
+				rd_strv_push_owned(&s->kmod_names, module_from_path(line, (size_t)(colon - line)));
+				rd_strv_push_owned(&s->kmod_paths, rd_xstrndup(line, (size_t)(colon - line)));
+			}
+			if (!nl)
+				break;
+			line = nl + 1;
+		}
+	if (rd_attr_ok(&s->modules_builtin))
+		for (const char *line = s->modules_builtin.value; *line;) {
+			const char *nl = strchr(line, '\n');
+			size_t n = nl ? (size_t)(nl - line) : strlen(line);
+			if (n)
+				rd_strv_push_owned(&s->kmod_names, module_from_path(line, n));
+			if (!nl)
+				break;
+			line = nl + 1;
+		}
+	/* the big texts are not needed once parsed */
+	free(s->modules_dep.value);
+	free(s->modules_builtin.value);
+	s->modules_dep.value = rd_attr_ok(&s->modules_dep) ? rd_xstrdup("(parsed)") : NULL;
+	s->modules_builtin.value = rd_attr_ok(&s->modules_builtin) ? rd_xstrdup("(parsed)") : NULL;
+}
+
+static void load_dkms(struct rd_source *src, struct rd_system *s)
+{
+	struct rd_strv mods = {0};
+	if (rd_list_dir(src, "var/lib/dkms", &mods) == 0)
+		for (size_t i = 0; i < mods.n; i++) {
+			struct rd_strv vers = {0};
+			char *md = rd_xasprintf("var/lib/dkms/%s", mods.v[i]);
+			if (rd_list_dir(src, md, &vers) == 0)
+				for (size_t j = 0; j < vers.n; j++) {
+					if (strcmp(vers.v[j], "source") == 0)
+						continue;
+					char *vd = rd_xasprintf("%s/%s", md, vers.v[j]);
+					struct stat st;
+					if (rd_stat(src, vd, true, &st) == 0 && S_ISDIR(st.st_mode)) {
+						rd_strv_push_owned(&s->dkms_trees, rd_xasprintf("%s/%s", mods.v[i], vers.v[j]));
+						struct rd_strv kvers = {0};
+						if (rd_list_dir(src, vd, &kvers) == 0)
+							for (size_t k = 0; k < kvers.n; k++)
+								if (strcmp(kvers.v[k], "source") && strcmp(kvers.v[k], "build"))
+									rd_strv_push_owned(&s->dkms_built,
+											   rd_xasprintf("%s/%s/%s", mods.v[i],
+													vers.v[j], kvers.v[k]));
+						rd_strv_free(&kvers);
+					}
+					free(vd);
+				}
+			rd_strv_free(&vers);
+			free(md);
+		}
+	rd_strv_free(&mods);
+	rd_run_command(src, "dkms-status", &s->dkms_status);
+}
+
+static void load_packages(struct rd_source *src, struct rd_system *s)
+{
+	read_file_attr(src, "var/lib/dpkg/status", &s->dpkg_status);
+	size_t n = 0;
+	while (package_names[n])
+		n++;
+	s->packages = rd_xcalloc(n, sizeof *s->packages);
+	s->npackages = n;
+	for (size_t i = 0; i < n; i++) {
+		s->packages[i].name = package_names[i];
+		if (rd_attr_ok(&s->dpkg_status))
+			s->packages[i].installed = rd_dpkg_package(s->dpkg_status.value, package_names[i],
+								   s->packages[i].version,
+								   sizeof s->packages[i].version) == 1;
+	}
+	free(s->dpkg_status.value);
+	s->dpkg_status.value = rd_attr_ok(&s->dpkg_status) ? rd_xstrdup("(parsed)") : NULL;
+	rd_run_command(src, "ofed_info-s", &s->ofed_info);
+	s->ofed_ok = s->ofed_info.err == 0 && s->ofed_info.status == 0 &&
+		     rd_parse_ofed_info(s->ofed_info.data, &s->ofed) == 0;
+}
+
+int rd_system_load(struct rd_source *src, const struct rd_host *h, const char *const *services,
+		   struct rd_system *s)
+{
+	memset(s, 0, sizeof *s);
+	load_modload(src, s);
+	load_pci(src, s);
+	s->memory_peers_dir = rd_exists(src, "sys/kernel/mm/memory_peers");
+	rd_attr_read(src, "sys/kernel/mm/memory_peers/nv_mem/version", &s->memory_peers_nv_mem);
+	rd_attr_read(src, "sys/kernel/mm/memory_peers/nv_mem_nc/version", &s->memory_peers_nv_mem_nc);
+	load_limits(src, "self", &s->self);
+	read_file_attr(src, "proc/self/status", &s->self_status);
+	s->capeff_ok = rd_attr_ok(&s->self_status) && rd_parse_capeff(s->self_status.value, &s->capeff) == 0;
+	load_services(src, services, s);
+	load_systemd_defaults(src, s);
+	load_openibd(src, s);
+	load_kmods(src, h, s);
+	load_dkms(src, s);
+	load_packages(src, s);
+	rd_run_command(src, "dmesg", &s->dmesg);
+	return 0;
+}
+
+static void free_limits(struct rd_proc_limits *l)
+{
+	free(l->comm);
+	rd_attr_free(&l->limits);
+}
+
+void rd_system_free(struct rd_system *s)
+{
+	for (size_t i = 0; i < s->nmodload; i++) {
+		free(s->modload[i].name);
+		free(s->modload[i].path);
+		rd_attr_free(&s->modload[i].text);
+		rd_strv_free(&s->modload[i].modules);
+	}
+	free(s->modload);
+	for (size_t i = 0; i < s->npci; i++) {
+		free(s->pci[i].addr);
+		free(s->pci[i].driver);
+	}
+	free(s->pci);
+	rd_attr_free(&s->memory_peers_nv_mem);
+	rd_attr_free(&s->memory_peers_nv_mem_nc);
+	free_limits(&s->self);
+	rd_attr_free(&s->self_status);
+	for (size_t i = 0; i < s->nprocs; i++)
+		free_limits(&s->procs[i]);
+	free(s->procs);
+	for (size_t i = 0; i < s->nunits; i++) {
+		free(s->units[i].service);
+		free(s->units[i].unit_path);
+		free(s->units[i].set_in);
+		free(s->units[i].value);
+	}
+	free(s->units);
+	rd_attr_free(&s->system_conf);
+	free(s->default_memlock);
+	free(s->default_memlock_in);
+	rd_attr_free(&s->limits_conf);
+	free(s->openibd_unit);
+	free(s->openibd_wants);
+	rd_text_free(&s->openibd_active);
+	rd_text_free(&s->openibd_enabled);
+	rd_attr_free(&s->openib_conf);
+	rd_strv_free(&s->openib_modules);
+	rd_attr_free(&s->modules_dep);
+	rd_attr_free(&s->modules_builtin);
+	rd_strv_free(&s->kmod_names);
+	rd_strv_free(&s->kmod_paths);
+	rd_strv_free(&s->dkms_trees);
+	rd_strv_free(&s->dkms_built);
+	rd_text_free(&s->dkms_status);
+	rd_attr_free(&s->dpkg_status);
+	free(s->packages);
+	rd_text_free(&s->ofed_info);
+	rd_text_free(&s->dmesg);
+	memset(s, 0, sizeof *s);
+}
+
+const struct rd_package *rd_system_package(const struct rd_system *s, const char *name)
+{
+	for (size_t i = 0; i < s->npackages; i++)
+		if (strcmp(s->packages[i].name, name) == 0)
+			return &s->packages[i];
+	return NULL;
+}

@@ -1,0 +1,111 @@
+/* The host's system side, beyond devices and modules: module-loading configuration, PCI
+ * functions, GPUDirect peer memory, memory-lock limits, services, OFED packaging, kernel log.
+ *
+ * Ownership: rd_system_load fills an rd_system that owns everything inside it; rd_system_free
+ * releases it.  Every value keeps the host path (or command) it came from, for evidence. */
+#ifndef RD_SYSTEM_H
+#define RD_SYSTEM_H
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "model/host.h"
+
+/* A modules-load.d file.  Directories in systemd's order of precedence (the first wins for a
+ * given file name); files are applied in file-name order whatever their directory. */
+struct rd_modload_file {
+	char *name;        /* "rdma.conf" */
+	char *path;        /* "/etc/modules-load.d/rdma.conf" */
+	int rank;          /* 0 /etc, 1 /run, 2 /usr/local/lib, 3 /usr/lib, 4 /lib */
+	bool overridden;   /* a file of the same name in a directory of higher precedence wins */
+	struct rd_attr text;
+	struct rd_strv modules;
+	int bad_lines;
+};
+extern const char *const rd_modload_dirs[]; /* the 5 directories, by rank, NULL-terminated */
+
+struct rd_pci_fn {
+	char *addr;        /* 0000:0c:00.0 */
+	unsigned vendor, device, class_code;
+	char *driver;      /* NULL when no driver is bound */
+};
+
+struct rd_proc_limits {
+	int pid;
+	char *comm;
+	struct rd_attr limits;
+	uint64_t soft, hard; /* RLIMIT_MEMLOCK bytes, UINT64_MAX = unlimited; valid when ok */
+	bool ok;
+};
+
+/* A systemd service's configured LimitMEMLOCK (unit file plus drop-ins, the last one wins). */
+struct rd_unit_limit {
+	char *service;     /* "slurmd" */
+	char *unit_path;   /* where the unit was found, or NULL */
+	char *set_in;      /* the file whose LimitMEMLOCK= applies, or NULL */
+	char *value;       /* "infinity", "64K"... or NULL */
+	uint64_t bytes;    /* parsed value; valid when value parses */
+	bool value_ok;
+};
+
+struct rd_package {
+	const char *name;  /* static */
+	char version[96];
+	bool installed;
+};
+
+struct rd_system {
+	struct rd_modload_file *modload; /* sorted by name, then rank */
+	size_t nmodload;
+	struct rd_pci_fn *pci;
+	size_t npci;
+	int pci_err;
+	/* GPUDirect RDMA */
+	struct rd_attr memory_peers_nv_mem;  /* /sys/kernel/mm/memory_peers/nv_mem/version */
+	struct rd_attr memory_peers_nv_mem_nc;
+	bool memory_peers_dir;               /* /sys/kernel/mm/memory_peers exists */
+	/* limits of this process and of the named services */
+	struct rd_proc_limits self;
+	struct rd_attr self_status;
+	uint64_t capeff;
+	bool capeff_ok;
+	struct rd_proc_limits *procs; /* running processes of the named services */
+	size_t nprocs;
+	struct rd_unit_limit *units;  /* one per named service */
+	size_t nunits;
+	struct rd_attr system_conf;   /* etc/systemd/system.conf */
+	char *default_memlock;        /* DefaultLimitMEMLOCK= from system.conf or its drop-ins */
+	char *default_memlock_in;
+	struct rd_attr limits_conf;   /* etc/security/limits.conf */
+	/* OFED's openibd */
+	char *openibd_unit;           /* path of the unit file, or NULL */
+	char *openibd_wants;          /* path of the *.wants link that enables it, or NULL */
+	struct rd_text openibd_active;  /* systemctl is-active openibd */
+	struct rd_text openibd_enabled; /* systemctl is-enabled openibd */
+	struct rd_attr openib_conf;
+	struct rd_strv openib_modules;  /* modules openib.conf asks for */
+	/* modules available to the running kernel */
+	struct rd_attr modules_dep, modules_builtin;
+	struct rd_strv kmod_names;      /* from modules.dep and modules.builtin */
+	struct rd_strv kmod_paths;      /* modules.dep paths, parallel to the first part of kmod_names */
+	/* DKMS */
+	struct rd_strv dkms_trees;      /* "mlnx-ofed-kernel/24.10.OFED.24.10.2.1.8.1" under var/lib/dkms */
+	struct rd_strv dkms_built;      /* "mlnx-ofed-kernel/<ver>/<kver>" directories found */
+	struct rd_text dkms_status;
+	/* packages */
+	struct rd_attr dpkg_status;     /* value freed after parsing; path/err kept */
+	struct rd_package *packages;
+	size_t npackages;
+	struct rd_text ofed_info;       /* ofed_info -s */
+	struct rd_ofed_info ofed;
+	bool ofed_ok;
+	/* kernel log */
+	struct rd_text dmesg;
+};
+
+/* services: names whose processes and units to inspect (NULL-terminated), e.g. {"slurmd", NULL}. */
+int rd_system_load(struct rd_source *src, const struct rd_host *host, const char *const *services,
+		   struct rd_system *sys);
+void rd_system_free(struct rd_system *sys);
+const struct rd_package *rd_system_package(const struct rd_system *sys, const char *name);
+
+#endif

@@ -1,0 +1,183 @@
+#include "render/report.h"
+
+#include <string.h>
+
+#include "render/inventory.h"
+#include "render/out.h"
+
+static const char *mark(enum rd_status s)
+{
+	switch (s) {
+	case RD_OK: return "\u2714";
+	case RD_FAIL: return "\u2716";
+	case RD_WARN: return "!";
+	case RD_UNKNOWN: return "?";
+	case RD_SKIP: return "-";
+	}
+	return "?";
+}
+
+static const char *color(enum rd_status s)
+{
+	switch (s) {
+	case RD_OK: return "\033[32m";
+	case RD_FAIL: return "\033[1;31m";
+	case RD_WARN: return "\033[33m";
+	case RD_UNKNOWN: return "\033[35m";
+	case RD_SKIP: return "\033[2m";
+	}
+	return "";
+}
+
+static const char *val(const struct rd_attr *a)
+{
+	return rd_attr_ok(a) ? a->value : NULL;
+}
+
+static void text_finding(FILE *f, const struct rd_finding *x, bool details, bool col)
+{
+	/* "mlx5_0 port 1: Initializing: ..." unless the message already starts with its subject */
+	bool say_subject = strcmp(x->subject, "host") != 0 && strncmp(x->message, x->subject, strlen(x->subject)) != 0 &&
+			   !strstr(x->message, x->subject);
+	fprintf(f, "%s%s %-7s%s %-21s %s%s%s\n", col ? color(x->status) : "", mark(x->status), rd_status_name(x->status),
+		col ? "\033[0m" : "", x->check, say_subject ? x->subject : "", say_subject ? ": " : "", x->message);
+	if (!details)
+		return;
+	for (size_t e = 0; e < x->nevidence; e++)
+		fprintf(f, "            %s = %s\n", x->evidence[e].path, x->evidence[e].value);
+	for (size_t i = 0; i < x->fix.n; i++)
+		fprintf(f, "            %s %s\n", i ? "    " : "fix:", x->fix.v[i]);
+}
+
+void rd_report_text(FILE *f, const struct rd_report *r, const struct rd_host *h, const struct rd_system *s,
+		    const struct rd_policy *p, const struct rd_report_meta *m)
+{
+	(void)s;
+	(void)p;
+	fprintf(f, "rdma-doctor check: %s, kernel %s", val(&h->hostname) ? val(&h->hostname) : "(unknown host)",
+		val(&h->osrelease) ? val(&h->osrelease) : "(unknown)");
+	if (m->root)
+		fprintf(f, " (root %s)", m->root);
+	fputs("\n", f);
+	if (m->no_hardware)
+		fprintf(f, "No RDMA hardware on this host: /sys/class/infiniband %s and no Mellanox/NVIDIA network PCI "
+			   "function is present, so there is nothing to check.\n",
+			h->devices_err == 0 ? "is empty" : "does not exist");
+	fputc('\n', f);
+	static const enum rd_status order[] = {RD_FAIL, RD_WARN, RD_UNKNOWN, RD_OK, RD_SKIP};
+	size_t counts[5] = {0};
+	for (size_t o = 0; o < 5; o++)
+		for (size_t i = 0; i < r->n; i++)
+			if (r->findings[i].status == order[o]) {
+				counts[o]++;
+				text_finding(f, &r->findings[i], o < 3, m->color);
+			}
+	enum rd_status worst = m->no_hardware ? RD_UNKNOWN : rd_report_status(r);
+	fprintf(f, "\n%s%s%s: %zu failed, %zu warnings, %zu unknown, %zu ok, %zu skipped\n", m->color ? color(worst) : "",
+		rd_status_name(worst), m->color ? "\033[0m" : "", counts[0], counts[1], counts[2], counts[3], counts[4]);
+}
+
+static void json_modules(struct rd_out *o, const struct rd_host *h, const struct rd_system *s,
+			 const struct rd_policy *p)
+{
+	struct rd_strv names = {0};
+	for (size_t i = 0; i < p->modules.n; i++)
+		rd_strv_push(&names, p->modules.v[i]);
+	for (const char *const *m = rd_rdma_modules; *m; m++)
+		if (rd_module_loaded(h, *m) && !rd_strv_contains(&names, *m))
+			rd_strv_push(&names, *m);
+	rd_out_arr_begin(o, "modules");
+	for (size_t i = 0; i < names.n; i++) {
+		const struct rd_module *m = rd_host_module(h, names.v[i]);
+		const struct rd_modload_file *lf = rd_modload_find(s, names.v[i]);
+		rd_out_obj_begin(o, NULL);
+		rd_out_str(o, "name", NULL, names.v[i]);
+		rd_out_bool(o, "loaded", NULL, m && m->loaded);
+		rd_out_bool(o, "builtin", NULL, m && m->builtin);
+		rd_out_bool(o, "persistent", NULL, lf != NULL);
+		rd_out_str(o, "persistent_in", NULL, lf ? lf->path : NULL);
+		rd_out_str(o, "version", NULL, m && rd_attr_ok(&m->version) ? m->version.value : NULL);
+		rd_out_str(o, "srcversion", NULL, m && rd_attr_ok(&m->srcversion) ? m->srcversion.value : NULL);
+		int oot = m && m->loaded ? rd_module_out_of_tree(m) : -1;
+		if (oot >= 0)
+			rd_out_bool(o, "out_of_tree", NULL, oot == 1);
+		else
+			rd_out_null(o, "out_of_tree");
+		rd_out_str(o, "taint", NULL, m && m->taint ? m->taint : NULL);
+		rd_out_obj_end(o);
+	}
+	rd_out_arr_end(o);
+	rd_strv_free(&names);
+}
+
+void rd_report_json(FILE *f, const struct rd_report *r, const struct rd_host *h, const struct rd_system *s,
+		    const struct rd_policy *p, const struct rd_report_meta *m)
+{
+	struct rd_out o;
+	rd_out_init(&o, f, true);
+	rd_out_obj_begin(&o, NULL);
+	rd_out_str(&o, "schema", NULL, "rdma-doctor/report/v1");
+	rd_out_str(&o, "host", NULL, val(&h->hostname));
+	rd_out_str(&o, "time", NULL, m->time);
+	rd_out_str(&o, "version", NULL, RD_VERSION);
+	rd_out_str(&o, "root", NULL, m->root);
+	rd_out_str(&o, "kernel", NULL, val(&h->osrelease));
+
+	enum rd_status worst = m->no_hardware ? RD_UNKNOWN : rd_report_status(r);
+	rd_out_obj_begin(&o, "summary");
+	rd_out_str(&o, "status", NULL, rd_status_name(worst));
+	rd_out_int(&o, "exit_code", NULL, rd_status_exit_code(worst));
+	rd_out_bool(&o, "rdma_hardware", NULL, !m->no_hardware);
+	rd_out_obj_begin(&o, "counts");
+	static const enum rd_status all[] = {RD_OK, RD_WARN, RD_FAIL, RD_SKIP, RD_UNKNOWN};
+	for (size_t k = 0; k < 5; k++) {
+		size_t c = 0;
+		for (size_t i = 0; i < r->n; i++)
+			c += r->findings[i].status == all[k];
+		char key[16];
+		snprintf(key, sizeof key, "%s", rd_status_name(all[k]));
+		for (char *q = key; *q; q++)
+			*q = (char)(*q - 'A' + 'a');
+		rd_out_uint(&o, key, NULL, c);
+	}
+	rd_out_obj_end(&o);
+	rd_out_obj_end(&o);
+
+	struct rd_flavor fl;
+	rd_stack_flavor(h, s, &fl);
+	rd_out_obj_begin(&o, "stack");
+	rd_out_str(&o, "installed", NULL, fl.installed);
+	rd_out_str(&o, "version", NULL, fl.version[0] ? fl.version : NULL);
+	rd_out_str(&o, "running", NULL, fl.running);
+	rd_out_str(&o, "advice", NULL, fl.advice);
+	rd_out_obj_end(&o);
+
+	rd_render_devices(&o, h);
+	json_modules(&o, h, s, p);
+
+	rd_out_arr_begin(&o, "findings");
+	for (size_t i = 0; i < r->n; i++) {
+		const struct rd_finding *x = &r->findings[i];
+		rd_out_obj_begin(&o, NULL);
+		rd_out_str(&o, "check", NULL, x->check);
+		rd_out_str(&o, "status", NULL, rd_status_name(x->status));
+		rd_out_str(&o, "subject", NULL, x->subject);
+		rd_out_str(&o, "message", NULL, x->message);
+		rd_out_arr_begin(&o, "evidence");
+		for (size_t e = 0; e < x->nevidence; e++) {
+			rd_out_obj_begin(&o, NULL);
+			rd_out_str(&o, "path", NULL, x->evidence[e].path);
+			rd_out_str(&o, "value", NULL, x->evidence[e].value);
+			rd_out_obj_end(&o);
+		}
+		rd_out_arr_end(&o);
+		rd_out_arr_begin(&o, "fix");
+		for (size_t k = 0; k < x->fix.n; k++)
+			rd_out_item_str(&o, NULL, x->fix.v[k]);
+		rd_out_arr_end(&o);
+		rd_out_obj_end(&o);
+	}
+	rd_out_arr_end(&o);
+	rd_out_obj_end(&o);
+	rd_out_finish(&o);
+}

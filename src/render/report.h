@@ -1,0 +1,24 @@
+/* Renders a check report as text for people (marks, colour on a terminal, failures first with
+ * evidence and fix, a one-line summary) or as the JSON report (schema rdma-doctor/report/v1,
+ * docs/report-json.md), both from the same result model.
+ * Ownership: borrows everything; keeps nothing. */
+#ifndef RD_REPORT_H
+#define RD_REPORT_H
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "checks/check.h"
+
+struct rd_report_meta {
+	const char *root;        /* NULL for the live host */
+	const char *time;        /* ISO 8601 UTC */
+	bool color;
+	bool no_hardware;        /* the host has no RDMA hardware at all */
+};
+
+void rd_report_text(FILE *f, const struct rd_report *r, const struct rd_host *h, const struct rd_system *s,
+		    const struct rd_policy *p, const struct rd_report_meta *meta);
+void rd_report_json(FILE *f, const struct rd_report *r, const struct rd_host *h, const struct rd_system *s,
+		    const struct rd_policy *p, const struct rd_report_meta *meta);
+
+#endif
