@@ -26,6 +26,12 @@ void rd_check_devnodes_present(struct rd_check_ctx *ctx)
 		rd_finding_add(ctx, RD_SKIP, "/dev/infiniband", "no RDMA device, so no device nodes are expected");
 		return;
 	}
+	if (h->devnodes_err && !ctx->sys->dev_present) {
+		struct rd_finding *f = rd_finding_add(ctx, RD_UNKNOWN, "/dev/infiniband",
+						      "this root has no /dev at all (a partial capture): cannot check the device nodes");
+		rd_evidence_add(f, "/dev", "<%s>", rd_strerror(ENOENT));
+		return;
+	}
 	if (h->devnodes_err) {
 		struct rd_finding *f = rd_finding_add(
 			ctx, h->devnodes_err == ENOENT ? RD_FAIL : RD_UNKNOWN, "/dev/infiniband",

@@ -8,6 +8,12 @@ void rd_check_modules_persistent(struct rd_check_ctx *ctx)
 		rd_finding_add(ctx, RD_SKIP, "host", "no RDMA hardware: nothing needs to load at boot");
 		return;
 	}
+	if (!sys->etc_present) {
+		struct rd_finding *f = rd_finding_add(ctx, RD_UNKNOWN, "host",
+						      "this root has no /etc at all (a partial capture): cannot check modules-load.d");
+		rd_evidence_add(f, "/etc", "<No such file or directory>");
+		return;
+	}
 	struct rd_strv missing = {0};
 	for (size_t i = 0; i < ctx->policy->modules.n; i++)
 		if (!rd_modload_find(sys, ctx->policy->modules.v[i]))

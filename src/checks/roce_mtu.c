@@ -81,7 +81,7 @@ void rd_check_roce_mtu(struct rd_check_ctx *ctx)
 	}
 	if (rd_check_quiet(ctx)) {
 		if (roce)
-			rd_finding_add(ctx, RD_OK, "host", "%zu RoCE ports, netdev MTU %llu (active MTU %u)", roce,
+			rd_finding_add(ctx, RD_OK, "host", "%zu RoCE port%s, netdev MTU %llu (active MTU %u)", roce, roce == 1 ? "" : "s",
 				       (unsigned long long)first_mtu, active_mtu(first_mtu));
 		else
 			rd_finding_add(ctx, RD_SKIP, "host", "no active RoCE port");

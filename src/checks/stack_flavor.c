@@ -1,4 +1,5 @@
 /* stack.flavor: inbox rdma-core, MLNX_OFED or DOCA-OFED, its version, and the guide's advice. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,9 @@ void rd_stack_flavor(const struct rd_host *h, const struct rd_system *s, struct 
 		strcpy(f->installed, "OFED");
 		const struct rd_package *p = dkms && dkms->installed ? dkms : mods && mods->installed ? mods : utils;
 		snprintf(f->version, sizeof f->version, "%s", p->version);
+	} else if (!rd_attr_ok(&s->dpkg_status) && s->ofed_info.err != ENOENT) {
+		/* neither the package database nor ofed_info could be seen */
+		strcpy(f->installed, "unknown");
 	} else {
 		strcpy(f->installed, "inbox");
 		const struct rd_package *rc = rd_system_package(s, "rdma-core");
@@ -48,17 +52,19 @@ void rd_stack_flavor(const struct rd_host *h, const struct rd_system *s, struct 
 	if (rd_module_loaded(h, "mlx_compat"))
 		oot++;
 	snprintf(f->running, sizeof f->running, "%s",
-		 oot && intree ? "mixed" : oot ? "OFED" : intree ? "inbox" : h->nmodules ? "none" : "unknown");
+		 oot && intree ? "mixed" : oot ? "OFED" : intree ? "inbox" : h->proc_modules.err ? "unknown" : "none");
 	unsigned major = 0;
 	if (rd_attr_ok(&h->osrelease))
 		major = (unsigned)strtoul(h->osrelease.value, NULL, 10);
 	if (strcmp(f->installed, "MLNX_OFED") == 0)
 		f->advice = "existing MLNX_OFED: stay on it until there is a reason to migrate; DOCA-OFED is its "
 			    "successor and the choice for new deployments";
+	else if (strcmp(f->installed, "unknown") == 0)
+		f->advice = "cannot tell which stack is installed: neither ofed_info nor the package database is readable";
 	else if (strcmp(f->installed, "inbox") != 0)
 		f->advice = "DOCA-OFED/OFED: NVIDIA's current stack; keep HCA firmware at the version paired with "
 			    "this release";
-	else if (major >= 6)
+	else if (major >= 6 || !rd_attr_ok(&h->osrelease))
 		f->advice = "inbox rdma-core is fine on a 6.x kernel unless you need GPUDirect through nvidia_peermem's "
 			    "peer-memory API, the MFT firmware tools or SHARP; for those, evaluate DOCA-OFED first";
 	else
@@ -74,7 +80,8 @@ void rd_check_stack_flavor(struct rd_check_ctx *ctx)
 	}
 	struct rd_flavor fl;
 	rd_stack_flavor(ctx->host, s, &fl);
-	struct rd_finding *f = rd_finding_add(ctx, RD_OK, "host", "%s%s%s installed, %s modules loaded: %s", fl.installed,
+	bool known = strcmp(fl.installed, "unknown") != 0;
+	struct rd_finding *f = rd_finding_add(ctx, known ? RD_OK : RD_UNKNOWN, "host", "%s%s%s installed, %s modules loaded: %s", fl.installed,
 					      fl.version[0] ? " " : "", fl.version, fl.running, fl.advice);
 	if (s->ofed_info.err == 0)
 		rd_evidence_add(f, "ofed_info -s", "%.*s", (int)strcspn(s->ofed_info.data, "\n"), s->ofed_info.data);

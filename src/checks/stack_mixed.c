@@ -32,10 +32,13 @@ void rd_check_stack_mixed(struct rd_check_ctx *ctx)
 						      "in-tree and OFED RDMA modules are loaded together (OFED: %s; in-tree: "
 						      "%s): symbols disagree and modules fail to load",
 						      a.data, b.data);
-		for (size_t i = 0; i < intree.n; i++) {
+		for (size_t i = 0; i < intree.n && i < 3; i++) {
 			const struct rd_module *mod = rd_host_module(h, intree.v[i]);
 			rd_evidence_add(f, "/proc/modules", "%s in-tree (taint \"%s\")", mod->name, mod->taint ? mod->taint : "");
 		}
+		const struct rd_module *o1 = rd_host_module(h, oot.v[0]);
+		rd_evidence_add(f, "/proc/modules", "%s out-of-tree (taint \"%s\"%s%s)", o1->name, o1->taint ? o1->taint : "",
+				rd_attr_ok(&o1->version) ? ", version " : "", rd_attr_ok(&o1->version) ? o1->version.value : "");
 		rd_fix_add(f, "reboot    # the reliable way");
 		rd_fix_add(f, "or: /etc/init.d/openibd restart (OFED) — it unloads the stack in dependency order and loads the OFED modules");
 		rd_buf_free(&a);

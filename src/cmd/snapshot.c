@@ -429,6 +429,9 @@ static int collect(struct rd_source *src, int outfd, struct snap *s)
 	s->out = outfd;
 	struct rd_host h;
 	rd_host_load(src, 0, &h);
+	/* a snapshot always has /dev and /etc, so that what is absent there is absent on the host */
+	mkdirs(outfd, "dev");
+	mkdirs(outfd, "etc");
 
 	for (size_t i = 0; i < sizeof plan / sizeof plan[0]; i++) {
 		switch (plan[i].kind) {

@@ -364,6 +364,8 @@ int rd_system_load(struct rd_source *src, const struct rd_host *h, const char *c
 		   struct rd_system *s)
 {
 	memset(s, 0, sizeof *s);
+	s->etc_present = rd_exists(src, "etc");
+	s->dev_present = rd_exists(src, "dev");
 	load_modload(src, s);
 	load_pci(src, s);
 	s->memory_peers_dir = rd_exists(src, "sys/kernel/mm/memory_peers");

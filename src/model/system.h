@@ -54,6 +54,9 @@ struct rd_package {
 };
 
 struct rd_system {
+	/* whether the root has these at all: a partial capture (only sysfs) has neither, and absence
+	 * inside them then means "not captured", not "missing on the host" */
+	bool etc_present, dev_present;
 	struct rd_modload_file *modload; /* sorted by name, then rank */
 	size_t nmodload;
 	struct rd_pci_fn *pci;

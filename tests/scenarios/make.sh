@@ -1,0 +1,209 @@
+#!/usr/bin/env bash
+# make.sh OUTDIR [NAME...] — writes the scenario roots: small hosts, each healthy or with exactly
+# one failure from the operator's guide, named for it.  Built on tools/rootlib.sh, in the kernel's
+# formats (../shared/reference/rdma-host-facts.md).  tests/scenarios/run.sh checks each one.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+out=$1; shift
+. "$here/../../tools/rootlib.sh"
+export LC_ALL=C
+KVER=6.1.0-31-amd64
+
+# ---- the healthy base: 2x ConnectX-7 NDR IB + 1x ConnectX-6 Dx RoCE, 4 GPUs, inbox stack ----
+base() {
+	local ofed=${1:-}    # "" inbox, "mlnx" MLNX_OFED, "doca" DOCA-OFED
+	host gpu-a01 "$KVER"
+	limits unlimited unlimited
+	local t= v=
+	[ -n "$ofed" ] && t=OE
+	pcidev 0000:1b:00.0 0x15b3 0x1021 0 mlx5_core
+	ibdev mlx5_0 0000:1b:00.0 MT4129 28.41.1000 MT_0000000838 a088:c203:00c8:de4a
+	port 1 "4: ACTIVE" "5: LinkUp" "400 Gb/sec (4X NDR)" InfiniBand 0x29 0x1 0xa651e848 fe80:0000:0000:0000:a088:c203:00c8:de4a
+	[ -n "$ofed" ] && attr "$IBDIR/ports/1/has_smi" 1
+	uverbs 0 mlx5_0 0000:1b:00.0; umad 0 mlx5_0 1 0000:1b:00.0; issm 0 mlx5_0 1 0000:1b:00.0
+	netdev ibp27s0 0000:1b:00.0 2044
+	pcidev 0000:9a:00.0 0x15b3 0x1021 1 mlx5_core
+	ibdev mlx5_1 0000:9a:00.0 MT4129 28.41.1000 MT_0000000838 a088:c203:00c8:e1f2
+	port 1 "4: ACTIVE" "5: LinkUp" "400 Gb/sec (4X NDR)" InfiniBand 0x2a 0x1 0xa651e848 fe80:0000:0000:0000:a088:c203:00c8:e1f2
+	[ -n "$ofed" ] && attr "$IBDIR/ports/1/has_smi" 1
+	uverbs 1 mlx5_1 0000:9a:00.0; umad 1 mlx5_1 1 0000:9a:00.0; issm 1 mlx5_1 1 0000:9a:00.0
+	netdev ibp154s0 0000:9a:00.0 2044
+	pcidev 0000:c1:00.0 0x15b3 0x101d 1 mlx5_core
+	attr "$PCIROOT/0000:c1:00.0/class" 0x020000
+	ibdev mlx5_2 0000:c1:00.0 MT4125 22.39.1002 MT_0000000359 b859:9f03:00e3:142a
+	port 1 "4: ACTIVE" "5: LinkUp" "100 Gb/sec (4X EDR)" Ethernet 0x0 0x0 0x00010000 \
+		fe80:0000:0000:0000:ba59:9fff:fee3:142a enp193s0f0np0
+	[ -n "$ofed" ] && attr "$IBDIR/ports/1/has_smi" 0
+	rocev2 1 1 fe80:0000:0000:0000:ba59:9fff:fee3:142a enp193s0f0np0
+	rocev2 1 3 0000:0000:0000:0000:0000:ffff:0a0a:0511 enp193s0f0np0
+	uverbs 2 mlx5_2 0000:c1:00.0; umad 2 mlx5_2 1 0000:c1:00.0
+	netdev enp193s0f0np0 0000:c1:00.0 9000
+	rdma_cm
+	for g in 0000:18:00.0 0000:2a:00.0 0000:ab:00.0 0000:ba:00.0; do
+		pcidev "$g" 0x10de 0x2330 0 nvidia
+		attr "$PCIROOT/$g/class" 0x030200
+	done
+	# modules, holders as the kernel lists them
+	[ "$ofed" = mlnx ] && v=24.10-1.1.4
+	[ "$ofed" = doca ] && v=25.10-1.7.1
+	module nvidia_peermem 16384 0 - POE 550.127.05
+	module mlx5_ib 483328 0 - "$t"
+	module ib_uverbs 167936 3 nvidia_peermem,rdma_ucm,mlx5_ib "$t"
+	module ib_ipoib 151552 0 - "$t"
+	module rdma_ucm 32768 0 - "$t"
+	module rdma_cm 139264 2 rdma_ucm,ib_ipoib "$t"
+	module iw_cm 53248 1 rdma_cm "$t"
+	module ib_umad 40960 0 - "$t"
+	module ib_cm 131072 2 rdma_cm,ib_ipoib "$t"
+	module mlx5_core 2232320 1 mlx5_ib "$t" "$v"
+	module ib_core 425984 8 nvidia_peermem,rdma_cm,ib_ipoib,iw_cm,ib_umad,rdma_ucm,ib_uverbs,mlx5_ib,ib_cm "$t"
+	[ -n "$ofed" ] && module mlx_compat 20480 11 rdma_cm,ib_ipoib,iw_cm,ib_umad,ib_core,rdma_ucm,ib_uverbs,mlx5_ib,ib_cm,mlx5_core OE
+	module nvidia 56623104 1 nvidia_peermem POE 550.127.05
+	attr etc/modules-load.d/rdma.conf "$(printf '%s\n' '# RDMA stack, loaded at every boot' mlx5_core mlx5_ib ib_core ib_uverbs ib_cm rdma_cm rdma_ucm ib_umad ib_ipoib)"
+	attr etc/modules-load.d/zz-nvidia-peermem.conf nvidia_peermem
+	# the running kernel's modules
+	local dir=kernel/drivers/infiniband
+	[ -n "$ofed" ] && dir=updates/dkms
+	mkdir -p "$R/lib/modules/$KVER"
+	{
+		for m in mlx5_core mlx5_ib ib_core ib_uverbs ib_cm rdma_cm rdma_ucm ib_umad ib_ipoib iw_cm ib_iser ib_srp; do
+			echo "$dir/$m.ko: "
+		done
+		[ -n "$ofed" ] && echo "updates/dkms/mlx_compat.ko: "
+		echo "updates/dkms/nvidia-peermem.ko: "
+	} > "$R/lib/modules/$KVER/modules.dep"
+	: > "$R/lib/modules/$KVER/modules.builtin"
+	# a running slurmd with the right limit
+	mkdir -p "$R/proc/4242"
+	attr proc/4242/comm slurmd
+	cp "$R/proc/self/limits" "$R/proc/4242/limits"
+	attr lib/systemd/system/slurmd.service "$(printf '[Service]\nExecStart=/usr/sbin/slurmd -D\nLimitMEMLOCK=infinity')"
+	# captured command outputs: a clean kernel log
+	mkdir -p "$R/rdma-doctor/commands"
+	printf '%s\n' "[    4.101234] mlx5_core 0000:1b:00.0: firmware version: 28.41.1000" \
+		"[    4.902345] mlx5_core 0000:1b:00.0: Port module event: module 0, Cable plugged" \
+		"[    6.012345] mlx5_ib: Mellanox Connect-IB Infiniband driver v6.1" > "$R/rdma-doctor/commands/dmesg"
+	attr rdma-doctor/commands/dmesg.status 0
+	pkgs=(rdma-core 44.0-2 ibverbs-providers 44.0-2 infiniband-diags 44.0-2)
+	if [ -n "$ofed" ]; then
+		local ov=24.10.OFED.24.10.1.1.4.1
+		[ "$ofed" = doca ] && ov=25.10.OFED.25.10.1.7.1.1
+		pkgs=(rdma-core 2410mlnx54-1.2410068 mlnx-ofed-kernel-dkms "$ov" mlnx-ofed-kernel-utils "$ov" ofed-scripts "$ov")
+		[ "$ofed" = doca ] && pkgs+=(doca-ofed 3.2.1-041000-25.10)
+		mkdir -p "$R/var/lib/dkms/mlnx-ofed-kernel/$ov/$KVER/x86_64/module" "$R/var/lib/dkms/mlnx-ofed-kernel/$ov/source"
+		attr rdma-doctor/commands/dkms-status "mlnx-ofed-kernel/$ov, $KVER, x86_64: installed"
+		attr rdma-doctor/commands/dkms-status.status 0
+		if [ "$ofed" = mlnx ]; then attr rdma-doctor/commands/ofed_info-s "MLNX_OFED_LINUX-24.10-1.1.4.0:"
+		else attr rdma-doctor/commands/ofed_info-s "OFED-internal-25.10-1.7.1:"; fi
+		attr rdma-doctor/commands/ofed_info-s.status 0
+		attr lib/systemd/system/openibd.service "$(printf '[Unit]\nDescription=openibd\n[Service]\nType=oneshot\nExecStart=/etc/init.d/openibd start\n[Install]\nWantedBy=multi-user.target')"
+		lnk etc/systemd/system/multi-user.target.wants/openibd.service /lib/systemd/system/openibd.service
+		attr rdma-doctor/commands/systemctl-is-enabled-openibd enabled
+		attr rdma-doctor/commands/systemctl-is-active-openibd active
+		attr rdma-doctor/commands/systemctl-is-active-openibd.status 0
+		attr etc/infiniband/openib.conf "$(printf '%s\n' '# OFED modules' 'ONBOOT=yes' 'UCM_LOAD=no' 'RDMA_CM_LOAD=yes' 'RDMA_UCM_LOAD=yes' 'IPOIB_LOAD=yes' 'SRP_LOAD=no' 'ISER_LOAD=no' 'UMAD_LOAD=yes' 'UVERBS_LOAD=yes' 'MLX5_LOAD=yes')"
+		attr sys/kernel/mm/memory_peers/nv_mem/version 550.127.05
+		attr sys/kernel/mm/memory_peers/nv_mem/num_alloc_mrs 0
+	else
+		attr rdma-doctor/commands/ofed_info-s.error ENOENT
+		attr rdma-doctor/commands/dkms-status.error ENOENT
+		attr rdma-doctor/commands/systemctl-is-active-openibd inactive
+		attr rdma-doctor/commands/systemctl-is-active-openibd.status 3
+		attr rdma-doctor/commands/systemctl-is-enabled-openibd ""
+		attr rdma-doctor/commands/systemctl-is-enabled-openibd.status 1
+	fi
+	mkdir -p "$R/var/lib/dpkg"
+	for ((i = 0; i < ${#pkgs[@]}; i += 2)); do
+		printf 'Package: %s\nStatus: install ok installed\nArchitecture: amd64\nVersion: %s\n\n' "${pkgs[i]}" "${pkgs[i + 1]}"
+	done > "$R/var/lib/dpkg/status"
+}
+
+drop_module() { # NAME: unload it (and its lines)
+	sed -i "/^$1 /d" "$R/proc/modules"
+	rm -rf "$R/sys/module/$1"
+	sed -i -E "s/([ ,])$1,/\1/" "$R/proc/modules"
+}
+
+scenario() { R="$out/$1"; rm -rf "$R"; mkdir -p "$R"; }
+
+build() {
+	case "$1" in
+	healthy-inbox) base ;;
+	healthy-mlnx-ofed) base mlnx ;;
+	healthy-doca-ofed) base doca ;;
+	ib-umad-missing)
+		base; drop_module ib_umad
+		rm -f "$R"/sys/class/infiniband_mad/umad* "$R"/sys/class/infiniband_mad/issm* "$R"/dev/infiniband/umad* "$R"/dev/infiniband/issm* ;;
+	rdma-ucm-missing)
+		base; drop_module rdma_ucm; rm -f "$R/dev/infiniband/rdma_cm"; rm -rf "$R/sys/class/misc/rdma_cm" ;;
+	ib-uverbs-missing)
+		base; drop_module ib_uverbs; drop_module rdma_ucm; drop_module nvidia_peermem
+		rm -f "$R"/sys/class/infiniband_verbs/uverbs* "$R"/dev/infiniband/uverbs* "$R/dev/infiniband/rdma_cm" ;;
+	dev-infiniband-absent)
+		base; for m in ib_uverbs rdma_ucm ib_umad nvidia_peermem; do drop_module $m; done
+		rm -rf "$R/dev/infiniband" "$R"/sys/class/infiniband_verbs/uverbs* "$R"/sys/class/infiniband_mad/umad* "$R"/sys/class/infiniband_mad/issm* ;;
+	modules-not-persistent)
+		base; rm -rf "$R/etc/modules-load.d" ;;
+	peermem-before-ib-core)
+		base; rm "$R/etc/modules-load.d/zz-nvidia-peermem.conf"; attr etc/modules-load.d/0-nvidia.conf nvidia_peermem ;;
+	peermem-not-registered)
+		base mlnx; rm -rf "$R/sys/kernel/mm/memory_peers" ;;
+	openibd-dead)
+		base mlnx
+		attr rdma-doctor/commands/systemctl-is-active-openibd inactive
+		attr rdma-doctor/commands/systemctl-is-active-openibd.status 3 ;;
+	openib-conf-missing-module)
+		base mlnx; sed -i 's/^SRP_LOAD=no/SRP_LOAD=yes/; s/^ISER_LOAD=no/NVME_LOAD=yes/' "$R/etc/infiniband/openib.conf" ;;
+	dkms-not-built-after-upgrade)
+		# OFED was built for 6.1.0-28; the node now runs 6.1.0-31 with the inbox modules
+		base
+		local ov=24.10.OFED.24.10.1.1.4.1
+		mkdir -p "$R/var/lib/dkms/mlnx-ofed-kernel/$ov/6.1.0-28-amd64/x86_64/module"
+		attr rdma-doctor/commands/dkms-status "mlnx-ofed-kernel/$ov, 6.1.0-28-amd64, x86_64: installed"
+		attr rdma-doctor/commands/ofed_info-s "MLNX_OFED_LINUX-24.10-1.1.4.0:"
+		rm -f "$R/rdma-doctor/commands/ofed_info-s.error" "$R/rdma-doctor/commands/dkms-status.error"
+		printf 'Package: mlnx-ofed-kernel-dkms\nStatus: install ok installed\nVersion: %s\n\n' "$ov" >> "$R/var/lib/dpkg/status" ;;
+	symbol-version-mismatch)
+		# in-tree ib_core loaded, OFED's DKMS rdma_ucm trying to load on top of it
+		base
+		sed -i 's/^\(mlx5_core .*\)$/\1 (OE)/' "$R/proc/modules"; attr sys/module/mlx5_core/taint OE
+		attr sys/module/mlx5_core/version 24.10-1.1.4
+		printf '%s\n' "[  812.443210] rdma_ucm: disagrees about version of symbol ib_register_peer_memory_client" \
+			"[  812.443290] rdma_ucm: Unknown symbol ib_register_peer_memory_client (err -22)" >> "$R/rdma-doctor/commands/dmesg" ;;
+	firmware-one-hca-older)
+		base; attr "$PCIROOT/0000:9a:00.0/infiniband/mlx5_1/fw_ver" 28.39.1002 ;;
+	firmware-not-pinned)
+		base; attr etc/rdma-doctor.conf "$(printf '[firmware]\nMT_0000000838 = 28.42.1000\n')" ;;
+	memlock-64k-slurmd)
+		base; sed -i 's/^Max locked memory .*/Max locked memory         65536                65536                bytes     /' "$R/proc/4242/limits"
+		attr lib/systemd/system/slurmd.service "$(printf '[Service]\nExecStart=/usr/sbin/slurmd -D')"
+		attr etc/systemd/system/slurmd.service.d/limits.conf "$(printf '[Service]\nLimitMEMLOCK=64K')" ;;
+	port-polling)
+		base; attr "$PCIROOT/0000:9a:00.0/infiniband/mlx5_1/ports/1/state" "1: DOWN"
+		attr "$PCIROOT/0000:9a:00.0/infiniband/mlx5_1/ports/1/phys_state" "2: Polling"
+		attr "$PCIROOT/0000:9a:00.0/infiniband/mlx5_1/ports/1/rate" "10 Gb/sec (4X SDR)"
+		attr "$PCIROOT/0000:9a:00.0/infiniband/mlx5_1/ports/1/lid" 0x0
+		attr "$PCIROOT/0000:9a:00.0/infiniband/mlx5_1/ports/1/sm_lid" 0x0 ;;
+	port-initializing-no-sm)
+		base; attr "$PCIROOT/0000:9a:00.0/infiniband/mlx5_1/ports/1/state" "2: INIT"
+		attr "$PCIROOT/0000:9a:00.0/infiniband/mlx5_1/ports/1/lid" 0xffff
+		attr "$PCIROOT/0000:9a:00.0/infiniband/mlx5_1/ports/1/sm_lid" 0x0 ;;
+	port-200-among-400)
+		base; attr "$PCIROOT/0000:9a:00.0/infiniband/mlx5_1/ports/1/rate" "200 Gb/sec (2X NDR)" ;;
+	port-state-unreadable)
+		# the state file fails to read (as sysfs does when the driver's query fails): UNKNOWN, never OK
+		base; readerr EIO "$PCIROOT/0000:9a:00.0/infiniband/mlx5_1/ports/1/state" ;;
+	roce-mtu-1500)
+		base; attr "$PCIROOT/0000:c1:00.0/net/enp193s0f0np0/mtu" 1500
+		attr etc/rdma-doctor.conf "$(printf '[roce]\nnetdev_mtu = 9000\n')" ;;
+	*) echo "make.sh: no scenario $1" >&2; exit 2 ;;
+	esac
+}
+
+ALL=(healthy-inbox healthy-mlnx-ofed healthy-doca-ofed ib-umad-missing rdma-ucm-missing ib-uverbs-missing
+	dev-infiniband-absent modules-not-persistent peermem-before-ib-core peermem-not-registered openibd-dead
+	openib-conf-missing-module dkms-not-built-after-upgrade symbol-version-mismatch firmware-one-hca-older
+	firmware-not-pinned memlock-64k-slurmd port-polling port-initializing-no-sm port-200-among-400 roce-mtu-1500
+	port-state-unreadable)
+[ $# -gt 0 ] || set -- "${ALL[@]}"
+for s in "$@"; do scenario "$s"; build "$s"; done

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Scenario tests for `check`: every scenario root of make.sh (healthy hosts and one per failure in
+# the operator's guide) plus the real H100 tree from ../shared/fixtures/real:
+#   * text and JSON output equal the goldens in tests/scenarios/expected/ (time fixed);
+#   * the JSON parses (jq) and has the documented fields; the exit status is the worst finding's;
+#   * the checks named in expect.txt report the named status; healthy hosts stay quiet.
+# Usage: tests/scenarios/run.sh [BUILD_DIR] [--update]     Ends with "N passed, N failed".
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=$top/build update=0
+for a in "$@"; do case "$a" in --update) update=1 ;; *) build=$(cd "$a" && pwd) ;; esac; done
+bin=$build/rdma-doctor
+real=${RD_REAL_FIXTURES:-$top/../shared/fixtures/real}
+exp=$top/tests/scenarios/expected
+work=$(mktemp -d /tmp/rd-scen.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$exp"
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL $*"; }
+command -v jq > /dev/null || { echo "FAIL: jq is required"; echo "0 passed, 1 failed"; exit 1; }
+
+"$top/tests/scenarios/make.sh" "$work" || { echo "FAIL: make.sh"; echo "0 passed, 1 failed"; exit 1; }
+if [ -d "$real/gpud-h100-sys-class-infiniband" ]; then
+	"$top/tests/tools/fixture2root.sh" dir "$real/gpud-h100-sys-class-infiniband" "$work/real-gpud-h100"
+else
+	bad "real fixtures missing at $real"
+fi
+export SOURCE_DATE_EPOCH=1764460800 NO_COLOR=1
+cd "$work" || exit 1
+for dir in */; do
+	s=${dir%/}
+	"$bin" --root "$s" check > "$s.txt" 2> "$s.err"; rc_text=$?
+	"$bin" --root "$s" check --format json > "$s.json" 2>> "$s.err"; rc_json=$?
+	if [ $update = 1 ]; then cp "$s.txt" "$exp/$s.txt"; cp "$s.json" "$exp/$s.json"; fi
+	for k in txt json; do
+		if cmp -s "$s.$k" "$exp/$s.$k"; then ok; else bad "$s: $k output differs from the golden"; diff "$exp/$s.$k" "$s.$k" | head -10; fi
+	done
+	[ -s "$s.err" ] && bad "$s: unexpected stderr: $(head -3 "$s.err")"
+	# the JSON report: parses, documented fields, exit status = summary
+	if jq -e '.schema == "rdma-doctor/report/v1" and (.host|type|IN("string","null")) and (.time|type) == "string"
+		and (.version|type) == "string" and (.summary.status|type) == "string" and (.summary.counts|type) == "object"
+		and (.stack.installed|type) == "string" and (.devices|type) == "array" and (.modules|type) == "array"
+		and (.findings|length) > 0
+		and all(.findings[]; (.check|type) == "string" and (.status|IN("OK","WARN","FAIL","SKIP","UNKNOWN"))
+			and (.subject|type) == "string" and (.message|type) == "string"
+			and all(.evidence[]; (.path|type) == "string" and (.value|type) == "string") and (.fix|type) == "array")
+		and all(.devices[]; (.name|type) == "string" and all(.ports[]; has("state") and has("rate_gbps") and has("link_layer")))
+		and all(.modules[]; has("name") and has("loaded") and has("persistent") and has("version") and has("out_of_tree"))' \
+		"$s.json" > /dev/null; then ok; else bad "$s: JSON report invalid or missing fields"; fi
+	want=$(jq -r '.summary.exit_code' "$s.json" 2> /dev/null)
+	if [ "$rc_text" = "$want" ] && [ "$rc_json" = "$want" ]; then ok; else bad "$s: exit $rc_text/$rc_json, summary says $want"; fi
+	# what must be reported
+	line=$(grep -E "^$s[[:space:]]" "$top/tests/scenarios/expect.txt" | head -1)
+	[ -n "$line" ] || { [ "$s" = real-gpud-h100 ] || bad "$s: not in expect.txt"; continue; }
+	for e in ${line#"$s"}; do
+		if [ "$e" = quiet ]; then
+			n=$(jq '[.findings[] | select(.status != "OK" and .status != "SKIP")] | length' "$s.json")
+			[ "$n" = 0 ] && [ "$rc_text" = 0 ] && ok || bad "$s: a healthy host reported $n problems"
+		else
+			id=${e%=*} st=${e#*=}
+			jq -e --arg id "$id" --arg st "$st" 'any(.findings[]; .check == $id and .status == $st)' "$s.json" > /dev/null &&
+				ok || bad "$s: expected $id=$st"
+		fi
+	done
+done
+# The real H100 tree: its BlueField-3 RoCE bond is not judged by InfiniBand rules (no SM/LID
+# finding for it), and what the capture lacks is UNKNOWN, never a failure.
+if [ -f real-gpud-h100.json ]; then
+	jq -e '[.findings[] | select(.status == "FAIL" or .status == "WARN")] | length == 0' real-gpud-h100.json > /dev/null &&
+		ok || bad "real-gpud-h100: a failure or warning on a healthy real host"
+	jq -e 'all(.findings[]; (.subject | contains("mlx5_bond_0")) | not) or
+		all(.findings[] | select(.subject | contains("mlx5_bond_0")); .check != "ports.sm")' real-gpud-h100.json > /dev/null &&
+		ok || bad "real-gpud-h100: the RoCE bond judged by IB rules"
+fi
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]
