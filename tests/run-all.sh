@@ -79,6 +79,8 @@ run "unit tests (ASan+UBSan)" unit build-asan
 run "CLI golden tests" tests/cli/run.sh build
 run "CLI golden tests (ASan+UBSan)" tests/cli/run.sh build-asan
 run "CLI golden tests (valgrind)" env RD_WRAP="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite" tests/cli/run.sh build
+run "check scenarios" tests/scenarios/run.sh build
+run "check scenarios (ASan+UBSan)" tests/scenarios/run.sh build-asan
 run "example roots" tests/examples.sh
 run "snapshot round trips" tests/snapshot.sh build
 run "snapshot round trips (ASan+UBSan)" tests/snapshot.sh build-asan

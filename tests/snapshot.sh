@@ -32,6 +32,14 @@ for ex in h100-ofed mixed-states rxe-qemu no-rdma; do
 	"$bin" --root "$work/$ex.tar.gz" snapshot -o "$work/$ex-again" 2> /dev/null || bad "re-snapshot $ex"
 	same "$ex snapshot of snapshot" "$src" "$work/$ex-again" stack --format json
 done
+# `check` on a snapshot of each scenario root gives the same findings as on the root itself
+export SOURCE_DATE_EPOCH=1764460800 NO_COLOR=1
+"$top/tests/scenarios/make.sh" "$work/scen" > /dev/null || bad "scenarios/make.sh"
+for d in "$work"/scen/*/; do
+	s=$(basename "$d")
+	"$bin" --root "$d" snapshot -o "$work/scen-$s.tar.gz" 2> /dev/null || { bad "snapshot of scenario $s"; continue; }
+	same "scenario $s" "$d" "$work/scen-$s.tar.gz" check --format json
+done
 # device nodes become empty files; sysfs links stay links inside the snapshot
 [ -f "$work/h100-ofed/dev/infiniband/uverbs0" ] && [ ! -s "$work/h100-ofed/dev/infiniband/uverbs0" ] && ok || bad "devnode not an empty file"
 [ -L "$work/h100-ofed/sys/class/infiniband/mlx5_0" ] && ok || bad "class link not kept"

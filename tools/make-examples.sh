@@ -69,6 +69,15 @@ attr etc/modules-load.d/zz-nvidia-peermem.conf nvidia_peermem
 mkdir -p "$R/rdma-doctor/commands"
 attr rdma-doctor/commands/ofed_info-s "MLNX_OFED_LINUX-24.10-2.1.8.0:"
 attr rdma-doctor/commands/ofed_info-s.status 0
+printf '%s\n' "[    3.912001] mlx5_core 0000:0c:00.0: firmware version: 28.41.1000" \
+	"[    5.120433] mlx5_ib: Mellanox Connect-IB Infiniband driver v24.10-2.1.8" \
+	"[   41.502117] nvidia-peermem nv_mem_init:460 INFO loading nvidia-peermem" > "$R/rdma-doctor/commands/dmesg"
+attr rdma-doctor/commands/dmesg.status 0
+attr sys/kernel/mm/memory_peers/nv_mem/version 550.127.05
+for g in 0000:19:00.0 0000:2b:00.0 0000:3c:00.0 0000:5e:00.0 0000:9b:00.0 0000:ac:00.0 0000:bc:00.0 0000:dc:00.0; do
+	pcidev "$g" 0x10de 0x2330 0 nvidia
+	attr "$PCIROOT/$g/class" 0x030200
+done
 
 # ---- mixed-states: every port state and rate form on one host (a lab box, inbox stack) ----
 new_root mixed-states

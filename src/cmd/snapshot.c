@@ -11,6 +11,7 @@
 
 #include "cmd/cmd.h"
 #include "model/host.h"
+#include "model/policy.h"
 #include "render/out.h"
 #include "source/archive.h"
 
@@ -63,6 +64,7 @@ static const struct {
 	{"usr/lib/systemd/system/openibd.service", FILE1},
 	{"etc/init.d/openibd", FILE1},
 	{"var/lib/dpkg/status", FILE1},
+	{"etc/rdma-doctor.conf", FILE1},
 	{"var/lib/dkms", TREE},
 };
 
@@ -272,23 +274,86 @@ static void copy_class(struct snap *s, const char *path, bool deep)
 	rd_strv_free(&names);
 }
 
-/* The PCI function (or virtual parent) under an RDMA device or netdev: its own files, its
- * driver link, and its net/ entries — shallow, never the whole PCI tree. */
+/* The attributes of a PCI function worth keeping.  Never all of its files: resourceN and rom are
+ * device memory, and reading them is not something a health check should do. */
+static const char *const pci_attrs[] = {"vendor", "device", "class", "subsystem_vendor", "subsystem_device",
+					"numa_node", "local_cpulist", "current_link_speed", "current_link_width",
+					"max_link_speed", "max_link_width", "sriov_numvfs", "sriov_totalvfs", NULL};
+
+static void copy_pci_function(struct snap *s, const char *canon)
+{
+	for (const char *const *a = pci_attrs; *a; a++) {
+		char *p = rd_path_join(canon, *a);
+		if (rd_exists(s->src, p))
+			copy_file(s, p);
+		free(p);
+	}
+	char *drv = rd_path_join(canon, "driver");
+	copy_any(s, drv, 0, false);
+	free(drv);
+}
+
+/* The parent of an RDMA device or netdev (a PCI function, or a virtual device): its attributes,
+ * driver link and net/ entries. */
 static void copy_parent_device(struct snap *s, const char *path)
 {
 	char *dev = rd_path_join(path, "device");
 	char *canon = materialize(s, dev);
 	if (canon) {
-		copy_any(s, canon, 0, false);
-		char *drv = rd_path_join(canon, "driver");
+		mkdirs(s->out, canon);
+		copy_pci_function(s, canon);
 		char *net = rd_path_join(canon, "net");
-		copy_any(s, drv, 0, false);
 		copy_class(s, net, false);
-		free(drv);
 		free(net);
 		free(canon);
 	}
 	free(dev);
+}
+
+/* sys/bus/pci/devices entries of Mellanox/NVIDIA functions: NICs and GPUs. */
+static void copy_pci_bus(struct snap *s)
+{
+	struct rd_strv names = {0};
+	if (rd_list_dir(s->src, "sys/bus/pci/devices", &names) < 0)
+		return;
+	for (size_t i = 0; i < names.n; i++) {
+		char *p = rd_xasprintf("sys/bus/pci/devices/%s/vendor", names.v[i]);
+		struct rd_text t;
+		bool want = rd_read_attr(s->src, p, &t) == 0 && (strcmp(t.data, "0x15b3") == 0 || strcmp(t.data, "0x10de") == 0);
+		rd_text_free(&t);
+		free(p);
+		if (!want)
+			continue;
+		char *link = rd_xasprintf("sys/bus/pci/devices/%s", names.v[i]);
+		char *canon = materialize(s, link);
+		if (canon) {
+			mkdirs(s->out, canon);
+			copy_pci_function(s, canon);
+			free(canon);
+		}
+		free(link);
+	}
+	rd_strv_free(&names);
+}
+
+/* Unit files and drop-ins of the services whose limits the checks read (the policy's list). */
+static void copy_service_units(struct snap *s)
+{
+	static const char *const dirs[] = {"etc/systemd/system", "run/systemd/system", "usr/lib/systemd/system",
+					   "lib/systemd/system", NULL};
+	struct rd_policy pol;
+	char err[256];
+	rd_policy_load(NULL, s->src, &pol, err, sizeof err);
+	for (size_t i = 0; i < pol.services.n; i++)
+		for (const char *const *d = dirs; *d; d++) {
+			char *unit = rd_xasprintf("%s/%s.service", *d, pol.services.v[i]);
+			char *dropins = rd_xasprintf("%s/%s.service.d", *d, pol.services.v[i]);
+			copy_any(s, unit, 0, false);
+			copy_any(s, dropins, 0, true);
+			free(unit);
+			free(dropins);
+		}
+	rd_policy_free(&pol);
 }
 
 static void copy_modules(struct snap *s, const struct rd_host *h)
@@ -464,6 +529,8 @@ static int collect(struct rd_source *src, int outfd, struct snap *s)
 			free(p);
 		}
 	rd_strv_free(&nets);
+	copy_pci_bus(s);
+	copy_service_units(s);
 	copy_modules(s, &h);
 	copy_kernel_modules_index(s, &h);
 	copy_self(s);

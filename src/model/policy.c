@@ -39,13 +39,41 @@ bool rd_policy_ignores(const struct rd_policy *p, const char *dev, unsigned port
 
 struct parse_state {
 	struct rd_policy *p;
-	char why[256]; /* the first error's reason */
+	char why[256]; /* the first rejected setting's reason */
+	char key[64];  /* and its key, to find its line (inih does not pass line numbers) */
 };
 
-static int fail(struct parse_state *st, const char *fmt, const char *a, const char *b)
+static int fail_key(struct parse_state *st, const char *key, const char *fmt, const char *a, const char *b)
 {
-	if (!st->why[0])
+	if (!st->why[0]) {
 		snprintf(st->why, sizeof st->why, fmt, a, b);
+		snprintf(st->key, sizeof st->key, "%s", key);
+	}
+	return 0;
+}
+#define fail(st, fmt, a, b) fail_key(st, key, fmt, a, b)
+
+/* Line number (1-based) of the first "key =" or "key :" line, 0 if none. */
+static int key_line(const char *text, const char *key)
+{
+	size_t kl = strlen(key);
+	int n = 1;
+	for (const char *line = text; *line; n++) {
+		const char *p = line;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (strncmp(p, key, kl) == 0) {
+			p += kl;
+			while (*p == ' ' || *p == '\t')
+				p++;
+			if (*p == '=' || *p == ':')
+				return n;
+		}
+		const char *nl = strchr(line, '\n');
+		if (!nl)
+			break;
+		line = nl + 1;
+	}
 	return 0;
 }
 
@@ -111,6 +139,8 @@ static int handler(void *user, const char *section, const char *key, const char 
 			return fail(st, "%s: '%s' is not a size (unlimited, 64K, 8M, bytes)", key, value);
 	} else if (strcmp(section, "memlock") == 0 && strcmp(key, "services") == 0) {
 		words(value, &p->services);
+	} else if (!*section) {
+		return fail(st, "setting '%s' is outside any [section]%s", key, "");
 	} else {
 		return fail(st, "unknown setting '%s' in section [%s]", key, section);
 	}
@@ -123,8 +153,10 @@ int rd_policy_parse(const char *text, const char *name, struct rd_policy *p, cha
 	int line = ini_parse_string(text, handler, &st);
 	if (line == 0)
 		return 0;
+	/* the first error is either a setting the handler rejected or a line inih could not parse */
+	bool rejected = st.why[0] && key_line(text, st.key) == line;
 	snprintf(err, errlen, "%s:%d: %s", name, line,
-		 st.why[0] ? st.why : "syntax error (expected [section] or key = value)");
+		 rejected ? st.why : "syntax error (expected [section] or key = value)");
 	rd_policy_free(p);
 	rd_policy_defaults(p);
 	return -1;

@@ -10,6 +10,7 @@ build=$top/build update=0
 for a in "$@"; do case "$a" in --update) update=1 ;; *) build=$a ;; esac; done
 bin=$build/rdma-doctor
 cd "$top" || exit 1
+export SOURCE_DATE_EPOCH=1764460800 NO_COLOR=1
 pass=0 fail=0
 render() { # NAME ARGS -> the golden form on stdout
 	local out err rc

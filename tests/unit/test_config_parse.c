@@ -1,0 +1,139 @@
+/* Parsers of configuration files and tool outputs, and the policy file. */
+#include <stdlib.h>
+
+#include "harness.h"
+#include "model/parse.h"
+#include "model/policy.h"
+
+RD_TEST(modules_load_d)
+{
+	struct rd_strv m = {0};
+	CHECK_INT(rd_parse_modules_load("# RDMA\nmlx5_core\n  mlx5-ib  \n; old comment\n\nib_core\r\nbad name\nx/y\n", &m), 2);
+	CHECK_INT(m.n, 3);
+	CHECK_STR(m.v[0], "mlx5_core");
+	CHECK_STR(m.v[1], "mlx5_ib"); /* '-' and '_' are the same module */
+	CHECK_STR(m.v[2], "ib_core");
+	rd_strv_free(&m);
+	CHECK_INT(rd_parse_modules_load("", &m), 0);
+	CHECK_INT(m.n, 0);
+	CHECK_INT(rd_parse_modules_load("nvidia_peermem", &m), 0); /* no trailing newline */
+	CHECK_INT(m.n, 1);
+	rd_strv_free(&m);
+}
+
+RD_TEST(openib_conf)
+{
+	struct rd_strv m = {0};
+	CHECK_INT(rd_parse_openib_conf("# comment\nONBOOT=yes\nUMAD_LOAD=yes\nSRP_LOAD=no\nIPOIB_LOAD=\"yes\"\n"
+				       "MLX5_LOAD=yes\nFOO_BAR_LOAD=yes\nRDMA_UCM_LOAD = yes\n",
+				       &m),
+		  0);
+	CHECK(rd_strv_contains(&m, "ib_umad"));
+	CHECK(rd_strv_contains(&m, "ib_ipoib"));
+	CHECK(rd_strv_contains(&m, "mlx5_core") && rd_strv_contains(&m, "mlx5_ib"));
+	CHECK(rd_strv_contains(&m, "foo_bar"));
+	CHECK(!rd_strv_contains(&m, "ib_srp"));
+	rd_strv_free(&m);
+}
+
+RD_TEST(ofed_info_forms)
+{
+	struct rd_ofed_info o;
+	CHECK_INT(rd_parse_ofed_info("MLNX_OFED_LINUX-24.10-1.1.4.0:\n", &o), 0);
+	CHECK_STR(o.flavor, "MLNX_OFED");
+	CHECK_STR(o.version, "24.10-1.1.4.0");
+	CHECK_INT(rd_parse_ofed_info("MLNX_OFED_LINUX-23.07-0.5.1.2:", &o), 0);
+	CHECK_STR(o.version, "23.07-0.5.1.2");
+	CHECK_INT(rd_parse_ofed_info("OFED-internal-25.10-1.7.1:\n", &o), 0);
+	CHECK_STR(o.flavor, "OFED-internal");
+	CHECK_STR(o.version, "25.10-1.7.1");
+	CHECK_INT(rd_parse_ofed_info("OFED-internal-25.10-1.7.1.413", &o), 0); /* no colon */
+	CHECK_STR(o.version, "25.10-1.7.1.413");
+	CHECK_INT(rd_parse_ofed_info("bash: ofed_info: command not found", &o), -RD_EPARSE);
+	CHECK_INT(rd_parse_ofed_info("", &o), -RD_EPARSE);
+	CHECK_INT(rd_parse_ofed_info("MLNX_OFED_LINUX-:", &o), -RD_EPARSE);
+	CHECK_INT(rd_parse_ofed_info("MLNX_OFED_LINUX-24;rm -rf:", &o), -RD_EPARSE);
+}
+
+RD_TEST(dpkg_status)
+{
+	static const char st[] = "Package: rdma-core\nStatus: install ok installed\nVersion: 44.0-2\n\n"
+				 "Package: mlnx-ofed-kernel-dkms\nStatus: deinstall ok config-files\nVersion: 23.10\n\n"
+				 "Package: mlnx-ofed-kernel-utils\nStatus: install ok installed\nArchitecture: amd64\n"
+				 "Version: 24.10.OFED.24.10.4.1.4.1\nDescription: x\n";
+	char v[64];
+	CHECK_INT(rd_dpkg_package(st, "rdma-core", v, sizeof v), 1);
+	CHECK_STR(v, "44.0-2");
+	CHECK_INT(rd_dpkg_package(st, "mlnx-ofed-kernel-dkms", v, sizeof v), 0);
+	CHECK_INT(rd_dpkg_package(st, "mlnx-ofed-kernel-utils", v, sizeof v), 1);
+	CHECK_STR(v, "24.10.OFED.24.10.4.1.4.1");
+	CHECK_INT(rd_dpkg_package(st, "rdma", v, sizeof v), 0); /* a prefix is not a match */
+	CHECK_INT(rd_dpkg_package("", "rdma-core", v, sizeof v), 0);
+}
+
+RD_TEST(sizes_and_limits)
+{
+	uint64_t v, soft = 0, hard = 0;
+	CHECK_INT(rd_parse_systemd_size("infinity", &v), 0);
+	CHECK(v == UINT64_MAX);
+	CHECK_INT(rd_parse_systemd_size("64K", &v), 0);
+	CHECK_INT(v, 65536);
+	CHECK_INT(rd_parse_systemd_size("8M\n", &v), 0);
+	CHECK_INT(v, 8 << 20);
+	CHECK_INT(rd_parse_systemd_size("65536", &v), 0);
+	CHECK_INT(rd_parse_systemd_size("lots", &v), -RD_EPARSE);
+	CHECK_INT(rd_parse_systemd_size("99999999999999999999K", &v), -RD_EPARSE);
+	char buf[32];
+	CHECK(rd_systemd_value("[Service]\nLimitMEMLOCK=64K\n# later\nLimitMEMLOCK=infinity\n", "LimitMEMLOCK", buf, sizeof buf));
+	CHECK_STR(buf, "infinity");
+	CHECK(!rd_systemd_value("[Service]\nExecStart=/x\n", "LimitMEMLOCK", buf, sizeof buf));
+	CHECK_INT(rd_limits_conf_memlock("# x\n*  soft  memlock  65536\n*  hard  memlock  unlimited\n@rdma - nofile 1\n",
+					 NULL, &soft, &hard),
+		  1);
+	CHECK(soft == 65536ULL * 1024 && hard == UINT64_MAX);
+	CHECK_INT(rd_limits_conf_memlock("alice soft memlock 1\n", NULL, &soft, &hard), 0);
+	uint64_t cap;
+	CHECK_INT(rd_parse_capeff("Name:\tbash\nCapEff:\t000001ffffffffff\n", &cap), 0);
+	CHECK((cap >> 14) & 1);
+	CHECK_INT(rd_parse_capeff("Name:\tbash\n", &cap), -RD_EPARSE);
+}
+
+RD_TEST(policy_file)
+{
+	struct rd_policy p;
+	char err[256] = "";
+	rd_policy_defaults(&p);
+	CHECK_INT(p.modules.n, 9);
+	CHECK(p.memlock_min == UINT64_MAX);
+	CHECK_INT(rd_policy_parse("[modules]\nrequired = mlx5_core mlx5_ib ib_core ib_uverbs\n[ports]\nmin_rate_ib = 400\n"
+				  "min_rate_ethernet=200\nignore = mlx5_4, mlx5_5/1\n[roce]\nnetdev_mtu = 9000\n"
+				  "[firmware]\nMT_0000000838 = 28.41.1000\n[memlock]\nmin = 64K\nservices = slurmd kubelet\n",
+				  "test.conf", &p, err, sizeof err),
+		  0);
+	CHECK_INT(p.modules.n, 4);
+	CHECK(p.min_rate_ib == 400 && p.min_rate_eth == 200);
+	CHECK(rd_policy_ignores(&p, "mlx5_4", 1) && rd_policy_ignores(&p, "mlx5_5", 1) && !rd_policy_ignores(&p, "mlx5_5", 2));
+	CHECK_INT(p.roce_netdev_mtu, 9000);
+	CHECK_INT(p.npins, 1);
+	CHECK_STR(p.pins[0].fw_ver, "28.41.1000");
+	CHECK_INT(p.memlock_min, 65536);
+	CHECK_INT(p.services.n, 2);
+	rd_policy_free(&p);
+
+	static const struct {
+		const char *text, *msg;
+	} bad[] = {
+		{"[ports]\nmin_rate_ib = fast\n", "test.conf:2: min_rate_ib: 'fast' is not a rate in Gb/s"},
+		{"\n\n[roce]\nmin_active_mtu = 3000\n", "test.conf:4: min_active_mtu: '3000' is not an IB MTU (256, 512, 1024, 2048 or 4096)"},
+		{"[nosuch]\nx = 1\n", "test.conf:2: unknown setting 'x' in section [nosuch]"},
+		{"this is not ini\n", "test.conf:1: syntax error (expected [section] or key = value)"},
+		{"x = 1\n", "test.conf:1: setting 'x' is outside any [section]"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		rd_policy_defaults(&p);
+		CHECK_INT(rd_policy_parse(bad[i].text, "test.conf", &p, err, sizeof err), -1);
+		CHECK_STR(err, bad[i].msg);
+		CHECK_INT(p.modules.n, 9); /* back to the defaults */
+		rd_policy_free(&p);
+	}
+}
