@@ -3,7 +3,9 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "checks/check.h"
 #include "model/host.h"
+#include "model/system.h"
 #include "render/inventory.h"
 #include "render/out.h"
 
@@ -28,7 +30,12 @@ int rd_cmd_stack(struct rd_ctx *ctx, int argc, char **argv)
 	if (rd_ctx_open_source(ctx, &src) < 0)
 		return 2;
 	struct rd_host h;
+	struct rd_system sys;
 	rd_host_load(src, 0, &h);
+	static const char *const no_services[] = {NULL};
+	rd_system_load(src, &h, no_services, &sys);
+	struct rd_flavor fl;
+	rd_stack_flavor(&h, &sys, &fl);
 
 	struct rd_out o;
 	rd_out_init(&o, ctx->out, json);
@@ -38,6 +45,22 @@ int rd_cmd_stack(struct rd_ctx *ctx, int argc, char **argv)
 	rd_out_str(&o, "kernel", "Kernel:  %s\n", val(&h.osrelease));
 	rd_out_str(&o, "root", rd_source_is_live(src) ? NULL : "Root:    %s\n", rd_source_root(src));
 
+	rd_out_obj_begin(&o, "stack");
+	rd_out_str(&o, "installed", "Stack:   %s", fl.installed);
+	rd_out_str(&o, "version", fl.version[0] ? " %s" : NULL, fl.version[0] ? fl.version : NULL);
+	rd_out_str(&o, "running", ", %s modules loaded\n", fl.running);
+	rd_out_str(&o, "ofed_info", NULL, sys.ofed_ok ? sys.ofed_info.data : NULL);
+	rd_out_arr_begin(&o, "packages");
+	for (size_t i = 0; i < sys.npackages; i++)
+		if (sys.packages[i].installed) {
+			rd_out_obj_begin(&o, NULL);
+			rd_out_str(&o, "name", "         package %s", sys.packages[i].name);
+			rd_out_str(&o, "version", " %s\n", sys.packages[i].version);
+			rd_out_obj_end(&o);
+		}
+	rd_out_arr_end(&o);
+	rd_out_str(&o, "advice", "Advice:  %s\n", fl.advice);
+	rd_out_obj_end(&o);
 	rd_out_text(&o, "\nRDMA modules loaded:\n");
 	size_t shown = 0;
 	for (const char *const *name = rd_rdma_modules; *name; name++) {
@@ -59,6 +82,7 @@ int rd_cmd_stack(struct rd_ctx *ctx, int argc, char **argv)
 	rd_out_obj_end(&o);
 	rd_out_finish(&o);
 
+	rd_system_free(&sys);
 	rd_host_free(&h);
 	rd_source_close(src);
 	return 0;
