@@ -555,24 +555,6 @@ static bool is_archive(const char *p)
 	return rd_str_has_suffix(p, ".tar.gz") || rd_str_has_suffix(p, ".tgz");
 }
 
-static int remove_tree(int dfd, const char *name)
-{
-	int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return unlinkat(dfd, name, 0);
-	DIR *d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return -1;
-	}
-	struct dirent *de;
-	while ((de = readdir(d)) != NULL)
-		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
-			remove_tree(dirfd(d), de->d_name);
-	closedir(d);
-	return unlinkat(dfd, name, AT_REMOVEDIR);
-}
-
 int rd_cmd_snapshot(struct rd_ctx *ctx, int argc, char **argv)
 {
 	const char *out = NULL;
@@ -650,7 +632,7 @@ int rd_cmd_snapshot(struct rd_ctx *ctx, int argc, char **argv)
 		} else {
 			rc = 0;
 		}
-		remove_tree(AT_FDCWD, dir);
+		rd_remove_tree(AT_FDCWD, dir);
 	} else {
 		rc = 0;
 	}

@@ -52,31 +52,7 @@ static void set_err(char *err, size_t errlen, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* ---- removing an unpacked archive ------------------------------------------------------ */
-
 static void cache_clear(struct rd_source *src);
-
-static void remove_tree_at(int parent, const char *name)
-{
-	int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd >= 0) {
-		DIR *d = fdopendir(fd);
-		if (d) {
-			struct dirent *de;
-			while ((de = readdir(d)) != NULL) {
-				if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-					continue;
-				remove_tree_at(dirfd(d), de->d_name);
-			}
-			closedir(d);
-		} else {
-			close(fd);
-		}
-		unlinkat(parent, name, AT_REMOVEDIR);
-	} else {
-		unlinkat(parent, name, 0);
-	}
-}
 
 /* ---- snapshot read errors ---------------------------------------------------------------- */
 
@@ -245,7 +221,7 @@ void rd_source_close(struct rd_source *src)
 	if (src->fd >= 0)
 		close(src->fd);
 	if (src->tmpdir)
-		remove_tree_at(AT_FDCWD, src->tmpdir);
+		rd_remove_tree(AT_FDCWD, src->tmpdir);
 	cache_clear(src);
 	rd_strv_free(&src->err_paths);
 	free(src->err_codes);

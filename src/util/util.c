@@ -1,6 +1,9 @@
 #include "util/util.h"
 
 #include <ctype.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -271,4 +274,27 @@ int rd_errno_from_name(const char *name)
 		if (strcmp(errno_names[i].name, name) == 0)
 			return errno_names[i].code;
 	return 0;
+}
+
+int rd_remove_tree(int parent, const char *name)
+{
+	int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return unlinkat(parent, name, 0) < 0 ? -errno : 0;
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		int e = errno;
+		close(fd);
+		return -e;
+	}
+	int r = 0;
+	struct dirent *de;
+	while ((de = readdir(d)) != NULL)
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0) {
+			int x = rd_remove_tree(dirfd(d), de->d_name);
+			if (x < 0)
+				r = x;
+		}
+	closedir(d);
+	return unlinkat(parent, name, AT_REMOVEDIR) < 0 ? -errno : r;
 }

@@ -57,6 +57,10 @@ int rd_natural_cmp(const char *a, const char *b);
 
 
 
+/* Removes name (relative to dirfd) and everything below it, never following a link.
+ * Returns 0 or -errno of the last failure. */
+int rd_remove_tree(int dirfd, const char *name);
+
 /* Symbolic errno names ("EINVAL") for the errors a sysfs read can give, so snapshots carry
  * them across architectures.  rd_errno_name returns NULL for an unknown code;
  * rd_errno_from_name returns 0 for an unknown name. */
