@@ -91,7 +91,15 @@ void rd_check_ports_state(struct rd_check_ctx *ctx)
 			rd_evidence_attr(f, &p->link_layer);
 		}
 	}
-	if (active == total && total)
+	if (ctx->policy->expect_active_ports >= 0 && (int)active < ctx->policy->expect_active_ports) {
+		struct rd_finding *f = rd_finding_add(ctx, RD_FAIL, "host",
+						      "%zu ports Active/LinkUp, the policy expects %d: the node cannot run "
+						      "jobs that need every rail",
+						      active, ctx->policy->expect_active_ports);
+		rd_evidence_add(f, "/sys/class/infiniband", "%zu ports, %zu Active/LinkUp", total, active);
+		rd_fix_add(f, "fix the ports above, or list spare ports under [ports] ignore in the policy");
+	}
+	if (active == total && total && rd_check_quiet(ctx))
 		rd_finding_add(ctx, RD_OK, "host", "all %zu ports Active/LinkUp", total);
 	else if (!total)
 		rd_finding_add(ctx, RD_SKIP, "host", "no port to check");

@@ -74,8 +74,9 @@ void rd_stack_flavor(const struct rd_host *h, const struct rd_system *s, struct 
 void rd_check_stack_flavor(struct rd_check_ctx *ctx)
 {
 	const struct rd_system *s = ctx->sys;
-	if (!rd_host_has_rdma_hardware(ctx->host, s)) {
-		rd_finding_add(ctx, RD_SKIP, "host", "no RDMA hardware");
+	if (!rd_host_has_rdma_hardware(ctx->host, s) && !rd_module_loaded(ctx->host, "ib_core") &&
+	    !rd_module_loaded(ctx->host, "mlx5_core")) {
+		rd_finding_add(ctx, RD_SKIP, "host", "no RDMA hardware and no RDMA stack loaded");
 		return;
 	}
 	struct rd_flavor fl;

@@ -112,6 +112,10 @@ static int handler(void *user, const char *section, const char *key, const char 
 		if (!number(value, &d))
 			return fail(st, "%s: '%s' is not a rate in Gb/s", key, value);
 		p->min_rate_eth = d;
+	} else if (strcmp(section, "ports") == 0 && strcmp(key, "expect_active") == 0) {
+		if (rd_parse_u64(value, 10, 4096, &u) < 0)
+			return fail(st, "%s: '%s' is not a number of ports", key, value);
+		p->expect_active_ports = (int)u;
 	} else if (strcmp(section, "ports") == 0 && strcmp(key, "ignore") == 0) {
 		words(value, &p->ignore);
 	} else if (strcmp(section, "roce") == 0 && strcmp(key, "netdev_mtu") == 0) {

@@ -1,7 +1,7 @@
 /* The policy: what "healthy" means on this fleet, from an INI file (parsed with inih):
  *
  *   [modules]   required = mlx5_core mlx5_ib ib_core ...      (the 9 of the guide by default)
- *   [ports]     min_rate_ib = 400   min_rate_ethernet = 200   (Gb/s)
+ *   [ports]     expect_active = 9   min_rate_ib = 400   min_rate_ethernet = 200   (Gb/s)
  *               ignore = mlx5_4 mlx5_5/1                      (spare or Ethernet-mode ports)
  *   [roce]      netdev_mtu = 9000   min_active_mtu = 4096
  *   [firmware]  MT_0000000838 = 28.41.1000                    (board_id = pinned fw_ver)

@@ -190,6 +190,18 @@ build() {
 		attr "$PCIROOT/0000:9a:00.0/infiniband/mlx5_1/ports/1/sm_lid" 0x0 ;;
 	port-200-among-400)
 		base; attr "$PCIROOT/0000:9a:00.0/infiniband/mlx5_1/ports/1/rate" "200 Gb/sec (2X NDR)" ;;
+	peermem-not-loaded)
+		base; drop_module nvidia_peermem ;;
+	ports-fewer-active-than-expected)
+		# the policy expects 3 active ports; one is Down (the policy ignores nothing)
+		base; attr etc/rdma-doctor.conf "$(printf '[ports]\nexpect_active = 3\n')"
+		attr "$PCIROOT/0000:c1:00.0/infiniband/mlx5_2/ports/1/state" "1: DOWN"
+		attr "$PCIROOT/0000:c1:00.0/infiniband/mlx5_2/ports/1/phys_state" "3: Disabled" ;;
+	port-ignored-by-policy)
+		# the same Down RoCE port, listed as spare in the policy: quiet
+		base; attr etc/rdma-doctor.conf "$(printf '[ports]\nignore = mlx5_2\n')"
+		attr "$PCIROOT/0000:c1:00.0/infiniband/mlx5_2/ports/1/state" "1: DOWN"
+		attr "$PCIROOT/0000:c1:00.0/infiniband/mlx5_2/ports/1/phys_state" "3: Disabled" ;;
 	port-state-unreadable)
 		# the state file fails to read (as sysfs does when the driver's query fails): UNKNOWN, never OK
 		base; readerr EIO "$PCIROOT/0000:9a:00.0/infiniband/mlx5_1/ports/1/state" ;;
@@ -204,6 +216,6 @@ ALL=(healthy-inbox healthy-mlnx-ofed healthy-doca-ofed ib-umad-missing rdma-ucm-
 	dev-infiniband-absent modules-not-persistent peermem-before-ib-core peermem-not-registered openibd-dead
 	openib-conf-missing-module dkms-not-built-after-upgrade symbol-version-mismatch firmware-one-hca-older
 	firmware-not-pinned memlock-64k-slurmd port-polling port-initializing-no-sm port-200-among-400 roce-mtu-1500
-	port-state-unreadable)
+	port-state-unreadable peermem-not-loaded ports-fewer-active-than-expected port-ignored-by-policy)
 [ $# -gt 0 ] || set -- "${ALL[@]}"
 for s in "$@"; do scenario "$s"; build "$s"; done

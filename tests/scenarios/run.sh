@@ -73,5 +73,24 @@ if [ -f real-gpud-h100.json ]; then
 		all(.findings[] | select(.subject | contains("mlx5_bond_0")); .check != "ports.sm")' real-gpud-h100.json > /dev/null &&
 		ok || bad "real-gpud-h100: the RoCE bond judged by IB rules"
 fi
+# The real lsmod + modinfo of one Debian 12 host, inbox then after MLNX_OFED 24.10 DKMS: the
+# inventory tells the two apart (in-tree vs out-of-tree, the OFED version, the module path).
+mi=$real/skyao__debian12-cx5ex-inbox-vs-mlnx-ofed-24.10__lsmod-modinfo.txt
+if [ -f "$mi" ]; then
+	"$top/tests/tools/fixture2root.sh" modinfo-inbox "$mi" "$work/mi-inbox" && "$top/tests/tools/fixture2root.sh" modinfo-ofed "$mi" "$work/mi-ofed"
+	"$bin" --root "$work/mi-inbox" stack --format json > mi-inbox.json
+	"$bin" --root "$work/mi-ofed" stack --format json > mi-ofed.json
+	jq -e '.stack.running == "inbox" and all(.modules[]; .out_of_tree == false) and
+		(.modules[] | select(.name == "mlx5_core") | .version == null)' mi-inbox.json > /dev/null &&
+		ok || bad "real modinfo (inbox): not seen as in-tree"
+	jq -e '.stack.running == "OFED" and all(.modules[]; .out_of_tree == true) and
+		(.modules[] | select(.name == "mlx5_core") | .version == "24.10-2.1.8") and any(.modules[]; .name == "mlx_compat")' \
+		mi-ofed.json > /dev/null && ok || bad "real modinfo (MLNX_OFED 24.10 DKMS): not seen as OFED"
+	"$bin" --root "$work/mi-ofed" check --only stack.flavor --format json > mi-ofed-check.json
+	jq -e '.findings[0].evidence | any(.value == "updates/dkms/mlx5_core.ko")' mi-ofed-check.json > /dev/null &&
+		ok || bad "real modinfo: stack.flavor does not show the DKMS module path"
+else
+	bad "real fixture missing: $mi"
+fi
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]
