@@ -141,7 +141,6 @@ while IFS=$'\t' read -r path value; do
 	esac
 	case "$rel" in
 	sys/module/*/holders)
-		mkdir -p "$R/$rel"
 		for h in $value; do lnk "$rel/$h" "../../$h"; done
 		continue ;;
 	esac
@@ -169,5 +168,10 @@ attr proc/sys/kernel/hostname build-vm-2
 attr proc/sys/kernel/osrelease 6.1.0-57-amd64
 limits 8388608 8388608
 printf '%s\n' "virtio_net 73728 0 - Live 0x0000000000000000" "ext4 1007616 1 - Live 0x0000000000000000" > "$R/proc/modules"
-mkdir -p "$R/dev" "$R/sys/class/net"
+node_dev() { mkdir -p "$R/dev"; : > "$R/dev/$1"; }
+node_dev null; node_dev console
+lnk sys/class/net/lo ../../devices/virtual/net/lo
+attr sys/devices/virtual/net/lo/mtu 65536
+attr sys/devices/virtual/net/lo/operstate unknown
+attr sys/devices/virtual/net/lo/type 772
 echo "make-examples: wrote $(ls "$out" | tr '\n' ' ')"

@@ -30,8 +30,7 @@ pcidev() {
 	attr "$d/device" "$3"
 	attr "$d/numa_node" "$4"
 	attr "$d/class" 0x020700
-	lnk "$d/driver" "../../../../bus/pci/drivers/$5"
-	mkdir -p "$R/sys/bus/pci/drivers/$5"
+	lnk "$d/driver" "../../../../bus/pci/drivers/$5"   # (the driver's own directory is not needed)
 	lnk "sys/bus/pci/devices/$1" "../../../devices/pci0000:00/0000:00:01.0/$1"
 }
 
@@ -135,7 +134,7 @@ module() {
 	attr "sys/module/$1/initstate" live
 	attr "sys/module/$1/refcnt" "$3"
 	attr "sys/module/$1/taint" "$t"
-	mkdir -p "$R/sys/module/$1/holders"
+	# sys/module/<m>/holders/: one link per holder (an empty one is left out: git keeps no empty directory)
 	if [ "$holders" != - ]; then
 		local IFS=,
 		for h in $holders; do lnk "sys/module/$1/holders/$h" "../../$h"; done
