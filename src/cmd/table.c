@@ -11,6 +11,9 @@ const struct rd_cmd rd_cmds[] = {
 	 "inventory: kernel, RDMA modules (in-tree or out-of-tree), devices, firmware, ports"},
 	{"ibstat", rd_cmd_ibstat, "[-l | -p | -s] [CA [PORT]]", "the same output as rdma-core's ibstat"},
 	{"ibstatus", rd_cmd_ibstatus, "[DEV[:PORT]]...", "the same output as rdma-core's ibstatus"},
+	{"fix", rd_cmd_fix, "modules [--apply] [--policy FILE]",
+	 "show (default) or write /etc/modules-load.d/rdma.conf and fix nvidia_peermem's order; with --apply\n"
+	 "            on a live host also load the missing modules"},
 	{"snapshot", rd_cmd_snapshot, "-o DIR|FILE.tar.gz",
 	 "collect everything the checks read, to check it elsewhere with --root"},
 	{"version", rd_cmd_version, "", "print the version"},

@@ -370,6 +370,12 @@ static void load_module_sysfs(struct rd_source *src, struct rd_module *m)
 	attr_at(src, dir, "taint", &m->sys_taint);
 	attr_at(src, dir, "refcnt", &m->sys_refcnt);
 	attr_at(src, dir, "initstate", &m->initstate);
+	/* sys/module/<m>/holders/ has one link per module using it; /proc/modules says the same */
+	if (!m->holders.n) {
+		char *hd = rd_path_join(dir, "holders");
+		rd_list_dir(src, hd, &m->holders);
+		free(hd);
+	}
 	free(dir);
 }
 

@@ -644,7 +644,7 @@ static long long now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static void child_exec(const struct rd_command *c, int outfd, int errpipe)
+static void child_exec(const struct rd_command *c, int outfd, int errpipe, bool merge_stderr)
 {
 	int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (devnull >= 0) {
@@ -652,6 +652,8 @@ static void child_exec(const struct rd_command *c, int outfd, int errpipe)
 		dup2(devnull, 2);
 	}
 	dup2(outfd, 1);
+	if (merge_stderr)
+		dup2(outfd, 2);
 	const char *path = getenv("PATH");
 	char *full = rd_xasprintf("%s%s/usr/local/sbin:/usr/sbin:/sbin:/usr/bin:/bin", path ? path : "",
 				  path && *path ? ":" : "");
@@ -670,7 +672,7 @@ static void child_exec(const struct rd_command *c, int outfd, int errpipe)
 	_exit(127);
 }
 
-static int run_live(const struct rd_command *c, struct rd_text *out)
+static int run_live(const struct rd_command *c, bool merge_stderr, struct rd_text *out)
 {
 	int pfd[2], epfd[2];
 	if (pipe2(pfd, O_CLOEXEC) < 0)
@@ -688,7 +690,7 @@ static int run_live(const struct rd_command *c, struct rd_text *out)
 		return -e;
 	}
 	if (pid == 0)
-		child_exec(c, pfd[1], epfd[1]);
+		child_exec(c, pfd[1], epfd[1], merge_stderr);
 	close(pfd[1]);
 	close(epfd[1]);
 
@@ -753,7 +755,7 @@ int rd_run_command(struct rd_source *src, const char *name, struct rd_text *out)
 		return -EINVAL;
 	}
 	if (src->live)
-		return run_live(c, out);
+		return run_live(c, false, out);
 	char *path = rd_xasprintf("%s/%s", COMMANDS_DIR, name);
 	int r = rd_read_file(src, path, RD_CAP_FILE, out);
 	free(path);
@@ -772,4 +774,16 @@ int rd_run_command(struct rd_source *src, const char *name, struct rd_text *out)
 		free(sp);
 	}
 	return r;
+}
+
+int rd_run_program(struct rd_source *src, const char *const argv[], int timeout_ms, struct rd_text *out)
+{
+	memset(out, 0, sizeof *out);
+	out->status = -1;
+	if (!src->live) {
+		out->err = EPERM;
+		return -EPERM; /* in root mode no program is ever run */
+	}
+	const struct rd_command c = {argv[0], argv, timeout_ms};
+	return run_live(&c, true, out);
 }

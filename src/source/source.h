@@ -72,6 +72,10 @@ bool rd_exists(struct rd_source *src, const char *path);
  * Root: reads rdma-doctor/commands/<name> (and <name>.status); RD_ENOTCAPTURED if absent. */
 int rd_run_command(struct rd_source *src, const char *name, struct rd_text *out);
 
+/* Runs a program on the live host (stdout and stderr captured together), for fixes that act
+ * (modprobe).  In root mode nothing is run: -EPERM. */
+int rd_run_program(struct rd_source *src, const char *const argv[], int timeout_ms, struct rd_text *out);
+
 struct rd_command {
 	const char *name;       /* file name under rdma-doctor/commands/ */
 	const char *const *argv; /* argv[0] is looked up in PATH (and /sbin, /usr/sbin) */

@@ -45,6 +45,9 @@ RD_TEST(h100_ofed_example)
 	CHECK_STR(p->rate.path, "/sys/class/infiniband/mlx5_3/ports/1/rate");
 	CHECK(p->ncounters >= 7);
 	CHECK_INT(p->pkeys.n, 2);
+	CHECK(p->ngids >= 1 && p->gids[0].index == 0);
+	CHECK(p->gids[0].ndev == NULL); /* IB: gid_attrs/ndevs/0 fails with EINVAL (recorded in the root) */
+	CHECK_STR(p->gids[0].type, "IB/RoCE v1");
 	const struct rd_device *bond = rd_host_device(&h, "mlx5_bond_0");
 	CHECK_STR(bond->model, "BlueField-3");
 	CHECK(!bond->ports[0].is_ib);
@@ -94,6 +97,8 @@ RD_TEST(rxe_qemu_example_real_kernel_values)
 	const struct rd_module *m = rd_host_module(&h, "ib_core");
 	CHECK(m && m->loaded);
 	CHECK_INT(m->version.err, ENOENT); /* in-tree: no version file */
+	CHECK_STR(m->sys_refcnt.value, "9");
+	CHECK_STR(m->initstate.value, "live");
 	CHECK_INT(rd_module_out_of_tree(m), 0);
 	CHECK_INT(h.proc_modules.err, 0);
 	rd_host_free(&h);
