@@ -13,8 +13,8 @@ export RD_TESTS_DIR=$top/tests
 export RD_REAL_FIXTURES=${RD_REAL_FIXTURES:-$top/../shared/fixtures/real}
 
 # ---- dependencies ------------------------------------------------------------------------
-need_cmds=(gcc clang make jq valgrind ibstat ibstatus unshare base64 md5sum)
-pkg_for() { case "$1" in ibstat|ibstatus) echo infiniband-diags ;; unshare) echo util-linux ;;
+need_cmds=(gcc clang make jq valgrind ibstat ibstatus unshare setpriv base64 md5sum)
+pkg_for() { case "$1" in ibstat|ibstatus) echo infiniband-diags ;; unshare|setpriv) echo util-linux ;;
 	base64|md5sum) echo coreutils ;; gcc|make) echo build-essential ;; *) echo "$1" ;; esac; }
 missing=()
 for c in "${need_cmds[@]}"; do command -v "$c" > /dev/null 2>&1 || missing+=("$(pkg_for "$c")"); done
@@ -81,6 +81,8 @@ run "CLI golden tests (ASan+UBSan)" tests/cli/run.sh build-asan
 run "CLI golden tests (valgrind)" env RD_WRAP="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite" tests/cli/run.sh build
 run "check scenarios" tests/scenarios/run.sh build
 run "check scenarios (ASan+UBSan)" tests/scenarios/run.sh build-asan
+run "fix modules" tests/fix/run.sh build
+run "fix modules (ASan+UBSan)" tests/fix/run.sh build-asan
 run "example roots" tests/examples.sh
 run "snapshot round trips" tests/snapshot.sh build
 run "snapshot round trips (ASan+UBSan)" tests/snapshot.sh build-asan

@@ -45,9 +45,13 @@ static int fix_modules(struct rd_ctx *ctx, bool apply, const char *policy_path)
 	if (plan.errors.n)
 		rc = 1;
 	if (!plan.nfiles && !plan.load.n) {
-		fprintf(o, "nothing to change: the %zu modules of the policy are listed in modules-load.d%s%s\n",
-			pol.modules.n, live ? " and loaded" : "", "");
-		for (size_t i = 0; i < plan.notes.n; i++)
+		if (plan.errors.n)
+			fprintf(o, "nothing changed: see the errors above\n");
+		else
+			fprintf(o, "nothing to change: the %zu modules of the policy are listed in modules-load.d%s, and "
+				   "nvidia_peermem, if listed, loads after ib_core\n",
+				pol.modules.n, live ? " and loaded" : "");
+		for (size_t i = 0; i < plan.notes.n && !plan.errors.n; i++)
 			fprintf(o, "note: %s\n", plan.notes.v[i]);
 		goto out;
 	}

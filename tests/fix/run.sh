@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# Tests of `fix modules` on roots: for each case, the dry run (diffs), the files after --apply
+# (goldens in tests/fix/expected/), that `check` then finds modules.persistent and
+# modules.peermem_order OK, that a second --apply changes nothing (byte-identical files), and
+# that a crash at every step of a write leaves each file either old or new, never partial or
+# missing.  Usage: tests/fix/run.sh [BUILD_DIR] [--update]      Ends with "N passed, N failed".
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=$top/build update=0
+for a in "$@"; do case "$a" in --update) update=1 ;; *) build=$(cd "$a" && pwd) ;; esac; done
+bin=$build/rdma-doctor
+exp=$top/tests/fix/expected
+work=$(mktemp -d /tmp/rd-fix.XXXXXX)
+trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
+chmod 0755 "$work" # the unwritable-dir case runs as nobody, who must still read the root
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL $*"; }
+. "$top/tools/rootlib.sh"
+export SOURCE_DATE_EPOCH=1764460800 NO_COLOR=1
+NINE="mlx5_core mlx5_ib ib_core ib_uverbs ib_cm rdma_cm rdma_ucm ib_umad ib_ipoib"
+
+# every case starts from the healthy inbox host of the scenarios, with modules-load.d replaced
+make_case() { # NAME: builds $work/NAME, sets R
+	R=$work/$1
+	"$top/tests/scenarios/make.sh" "$work/.base" healthy-inbox > /dev/null
+	rm -rf "$R"; mv "$work/.base/healthy-inbox" "$R"
+	rm -rf "$R/etc/modules-load.d"
+	case "$1" in
+	empty-dir) mkdir -p "$R/etc/modules-load.d" ;;
+	no-dir) ;;
+	partial-with-comments)
+		raw etc/modules-load.d/rdma.conf '# site RDMA modules (kept by hand)\nmlx5_core\n\n# the IB core\nib_core\n; an old-style comment\nib_uverbs' ;;
+	split-across-dirs)
+		attr etc/modules-load.d/mlx.conf "$(printf 'mlx5_core\nmlx5_ib')"
+		attr usr/lib/modules-load.d/ib.conf "$(printf 'ib_core\nib_uverbs')"
+		attr run/modules-load.d/cm.conf "$(printf 'ib_cm\nrdma_cm')"
+		attr etc/modules-load.d/zz-nvidia-peermem.conf nvidia_peermem ;;
+	etc-overrides-usr-lib)
+		attr usr/lib/modules-load.d/rdma.conf "$(printf '%s\n' $NINE)"
+		attr etc/modules-load.d/rdma.conf "$(printf '# local: only the driver\nmlx5_core')" ;;
+	usr-lib-only)
+		attr usr/lib/modules-load.d/rdma.conf "$(printf '# from the package\nib_core\nib_uverbs\nrdma_ucm\nib_iser')" ;;
+	peermem-in-0-nvidia)
+		attr etc/modules-load.d/0-nvidia.conf "$(printf '# GPU modules\nnvidia\nnvidia_peermem\nnvidia_uvm')"
+		attr etc/modules-load.d/rdma.conf "$(printf '%s\n' $NINE)" ;;
+	peermem-in-usr-lib)
+		attr usr/lib/modules-load.d/0-nvidia.conf "$(printf 'nvidia_peermem')"
+		attr etc/modules-load.d/rdma.conf "$(printf '%s\n' $NINE)" ;;
+	symlinked-rdma-conf)
+		mkdir -p "$R/opt/site"; printf 'mlx5_core\n' > "$R/opt/site/rdma.conf"
+		lnk etc/modules-load.d/rdma.conf /opt/site/rdma.conf ;;
+	dir-is-a-file)
+		mkdir -p "$R/etc"; printf 'not a directory\n' > "$R/etc/modules-load.d" ;;
+	unparseable-rdma-conf)
+		raw etc/modules-load.d/rdma.conf 'mlx5_core\nib_core; rm -rf /\n\\x01\\x02 binary junk\n' ;;
+	unwritable-dir)
+		raw etc/modules-load.d/rdma.conf 'mlx5_core\n'; chmod 0555 "$R/etc/modules-load.d" ;;
+	mode-and-owner)
+		raw etc/modules-load.d/rdma.conf 'mlx5_core\nmlx5_ib\n'
+		chmod 0600 "$R/etc/modules-load.d/rdma.conf"; chown 65534:65534 "$R/etc/modules-load.d/rdma.conf" ;;
+	esac
+}
+dump() { # the modules-load.d files of a root, as text
+	for d in etc/modules-load.d run/modules-load.d usr/lib/modules-load.d; do
+		[ -d "$1/$d" ] || continue
+		for f in $(cd "$1/$d" && LC_ALL=C ls -A); do
+			if [ -L "$1/$d/$f" ]; then echo "== /$d/$f -> $(readlink "$1/$d/$f")"
+			else echo "== /$d/$f ($(stat -c '%a %U' "$1/$d/$f"))"; cat "$1/$d/$f"; fi
+		done
+	done
+}
+as_user() { if [ "$1" = unwritable-dir ]; then shift; setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; else shift; "$@"; fi; }
+
+cases="empty-dir no-dir partial-with-comments split-across-dirs etc-overrides-usr-lib usr-lib-only peermem-in-0-nvidia
+	peermem-in-usr-lib symlinked-rdma-conf dir-is-a-file unparseable-rdma-conf unwritable-dir mode-and-owner"
+for c in $cases; do
+	make_case "$c"
+	before=$(dump "$R")
+	{
+		echo "### rdma-doctor fix modules"
+		(cd "$work" && as_user "$c" "$bin" --root "$c" fix modules 2>&1); echo "--- exit $?"
+		echo "### files unchanged by the dry run: $([ "$(dump "$R")" = "$before" ] && echo yes || echo NO)"
+		echo "### rdma-doctor fix modules --apply"
+		(cd "$work" && as_user "$c" "$bin" --root "$c" fix modules --apply 2>&1); echo "--- exit $?"
+		echo "### modules-load.d afterwards"
+		dump "$R"
+	} > "$work/$c.out"
+	[ $update = 1 ] && cp "$work/$c.out" "$exp/$c.txt"
+	if cmp -s "$work/$c.out" "$exp/$c.txt"; then ok; else bad "$c: differs from the golden"; diff "$exp/$c.txt" "$work/$c.out" | head -20; fi
+	grep -q "files unchanged by the dry run: yes" "$work/$c.out" && ok || bad "$c: the dry run changed files"
+	case "$c" in
+	symlinked-rdma-conf|dir-is-a-file|unparseable-rdma-conf|unwritable-dir)
+		# refused: nothing changed, a clear reason, a failing exit status
+		[ "$(dump "$R")" = "$before" ] && ok || bad "$c: files changed although the fix was refused"
+		grep -q -- "--- exit 1" "$work/$c.out" && ok || bad "$c: refusal did not exit 1"
+		;;
+	*)
+		out=$("$bin" --root "$R" check --only modules.persistent,modules.peermem_order --format json)
+		echo "$out" | jq -e 'all(.findings[]; .status == "OK" or .status == "SKIP") and any(.findings[]; .check == "modules.persistent" and .status == "OK")' > /dev/null &&
+			ok || bad "$c: check after the fix is not OK: $(echo "$out" | jq -c '[.findings[] | {check, status}]')"
+		# idempotence: a second run changes nothing and says so
+		snap=$(cd "$R" && find etc usr run -path '*modules-load.d*' -type f -exec sha256sum {} + 2>/dev/null | sort)
+		second=$("$bin" --root "$R" fix modules --apply 2>&1)
+		[ "$snap" = "$(cd "$R" && find etc usr run -path '*modules-load.d*' -type f -exec sha256sum {} + 2>/dev/null | sort)" ] &&
+			echo "$second" | grep -q "^nothing to change" && ok || bad "$c: second --apply was not a no-op: $second"
+		;;
+	esac
+done
+
+# Crash safety: kill the process at every step of the write sequence; each file is then old or
+# new (never partial or missing), and a later run completes the fix.
+make_case partial-with-comments; mv "$R" "$work/crash-base"
+cp -a "$work/crash-base" "$work/crash-ref"
+"$bin" --root "$work/crash-ref" fix modules --apply > /dev/null 2>&1
+old=$(cat "$work/crash-base/etc/modules-load.d/rdma.conf"); new=$(cat "$work/crash-ref/etc/modules-load.d/rdma.conf")
+steps=0
+for n in $(seq 1 40); do
+	rm -rf "$work/crash"; cp -a "$work/crash-base" "$work/crash"
+	RD_FAULT_AT=$n "$bin" --root "$work/crash" fix modules --apply > /dev/null 2>&1
+	rc=$?
+	f=$work/crash/etc/modules-load.d/rdma.conf
+	if [ ! -f "$f" ]; then bad "crash at step $n: rdma.conf missing"; continue; fi
+	got=$(cat "$f")
+	if [ "$got" != "$old" ] && [ "$got" != "$new" ]; then bad "crash at step $n: rdma.conf is partial"; continue; fi
+	[ $rc = 99 ] && steps=$n
+	"$bin" --root "$work/crash" fix modules --apply > /dev/null 2>&1
+	[ "$(cat "$f")" = "$new" ] && ok || bad "crash at step $n: a later run did not complete the fix"
+	[ $rc != 99 ] && break
+done
+[ "$steps" -ge 8 ] && ok || bad "crash injection reached only $steps steps"
+echo "crash injection: $steps steps of the write sequence interrupted"
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]
