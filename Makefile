@@ -13,7 +13,7 @@ $(error libinih-dev is missing: apt-get install -y libinih-dev)
 endif
 LDLIBS += -linih
 
-LIB_SRC  = $(sort $(wildcard src/util/*.c src/source/*.c src/model/*.c src/render/*.c src/checks/*.c src/fix/*.c src/cmd/*.c))
+LIB_SRC  = $(sort $(wildcard src/util/*.c src/source/*.c src/model/*.c src/render/*.c src/checks/*.c src/fix/*.c src/explain/*.c src/cmd/*.c))
 MAIN_SRC = src/main.c
 UNIT_SRC = $(sort $(wildcard tests/unit/test_*.c))
 

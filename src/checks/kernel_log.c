@@ -26,7 +26,7 @@ static const struct {
 	 "move the card to a full-width slot or fix the link (lspci -vv | grep LnkSta; mlxlink --port_type PCIE)"},
 	{"health compromised", "mlx5", RD_FAIL, "the ConnectX firmware reported a fatal health error",
 	 "collect mlxdump/fwtrace and reset the device (mlxfwreset) or reboot; replace the card if it recurs"},
-	{"FW fatal", "mlx5", RD_FAIL, "the ConnectX firmware reported a fatal error",
+	{"Fatal error", "mlx5", RD_FAIL, "the ConnectX firmware reported a fatal error",
 	 "reset the device (mlxfwreset -l 3 reset) or reboot; check firmware version"},
 	{"cmd_work_handler", "timeout", RD_FAIL, "firmware commands time out: the HCA is wedged",
 	 "reset the device or reboot; update the firmware"},

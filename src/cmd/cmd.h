@@ -37,6 +37,7 @@ int rd_cmd_ibstat(struct rd_ctx *ctx, int argc, char **argv);
 int rd_cmd_ibstatus(struct rd_ctx *ctx, int argc, char **argv);
 int rd_cmd_snapshot(struct rd_ctx *ctx, int argc, char **argv);
 int rd_cmd_fix(struct rd_ctx *ctx, int argc, char **argv);
+int rd_cmd_explain(struct rd_ctx *ctx, int argc, char **argv);
 int rd_cmd_version(struct rd_ctx *ctx, int argc, char **argv);
 int rd_cmd_help(struct rd_ctx *ctx, int argc, char **argv);
 

@@ -11,6 +11,9 @@ const struct rd_cmd rd_cmds[] = {
 	 "inventory: kernel, RDMA modules (in-tree or out-of-tree), devices, firmware, ports"},
 	{"ibstat", rd_cmd_ibstat, "[-l | -p | -s] [CA [PORT]]", "the same output as rdma-core's ibstat"},
 	{"ibstatus", rd_cmd_ibstatus, "[DEV[:PORT]]...", "the same output as rdma-core's ibstatus"},
+	{"explain", rd_cmd_explain, "[--format text|json] TEXT... | -",
+	 "find known error messages in the text (- reads a log from standard input) and tell which\n"
+	 "            cause is confirmed on this host, with its fix"},
 	{"fix", rd_cmd_fix, "modules [--apply] [--policy FILE]",
 	 "show (default) or write /etc/modules-load.d/rdma.conf and fix nvidia_peermem's order; with --apply\n"
 	 "            on a live host also load the missing modules"},

@@ -218,6 +218,16 @@ void rd_out_item_str(struct rd_out *o, const char *fmt, const char *value)
 	}
 }
 
+void rd_out_item_uint(struct rd_out *o, const char *fmt, unsigned long long value)
+{
+	if (o->json) {
+		json_key(o, NULL);
+		fprintf(o->f, "%llu", value);
+	} else if (fmt) {
+		fprintf(o->f, fmt, value);
+	}
+}
+
 void rd_out_null(struct rd_out *o, const char *key)
 {
 	if (o->json && key) {

@@ -33,6 +33,7 @@ void rd_out_bool(struct rd_out *o, const char *key, const char *fmt, bool value)
 void rd_out_null(struct rd_out *o, const char *key);
 /* An element of a JSON array (no key); text gets printf(fmt, value) when fmt is not NULL. */
 void rd_out_item_str(struct rd_out *o, const char *fmt, const char *value);
+void rd_out_item_uint(struct rd_out *o, const char *fmt, unsigned long long value);
 /* Text only (ignored in JSON mode). */
 void rd_out_text(struct rd_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Ends the document (a newline after the JSON value). */

@@ -202,6 +202,15 @@ build() {
 		base; attr etc/rdma-doctor.conf "$(printf '[ports]\nignore = mlx5_2\n')"
 		attr "$PCIROOT/0000:c1:00.0/infiniband/mlx5_2/ports/1/state" "1: DOWN"
 		attr "$PCIROOT/0000:c1:00.0/infiniband/mlx5_2/ports/1/phys_state" "3: Disabled" ;;
+	kernel-log-peermem-invalid-context)
+		base; printf '%s\n' "[ 9021.771622] nvidia-peermem nv_get_p2p_free_callback:127 ERROR detected invalid context, skipping further processing" >> "$R/rdma-doctor/commands/dmesg" ;;
+	kernel-log-pcie-limited)
+		base; printf '%s\n' "[    4.210001] mlx5_core 0000:1b:00.0: 63.008 Gb/s available PCIe bandwidth, limited by 8.0 GT/s PCIe x8 link at 0000:17:01.0 (capable of 504.112 Gb/s with 32.0 GT/s PCIe x16 link)" >> "$R/rdma-doctor/commands/dmesg" ;;
+	kernel-log-mlx5-health)
+		base; printf '%s\n' "[72011.402118] mlx5_core 0000:9a:00.0: poll_health:830:(pid 0): device's health compromised - reached miss count" \
+			"[72011.402342] mlx5_core 0000:9a:00.0: print_health_info:435:(pid 0): Fatal error 1 detected" >> "$R/rdma-doctor/commands/dmesg" ;;
+	kernel-log-rxe-crc32)
+		base; printf '%s\n' "[   12.004411] rdma_rxe: failed to init crc32 algorithm err:-2" >> "$R/rdma-doctor/commands/dmesg" ;;
 	port-state-unreadable)
 		# the state file fails to read (as sysfs does when the driver's query fails): UNKNOWN, never OK
 		base; readerr EIO "$PCIROOT/0000:9a:00.0/infiniband/mlx5_1/ports/1/state" ;;
@@ -216,6 +225,7 @@ ALL=(healthy-inbox healthy-mlnx-ofed healthy-doca-ofed ib-umad-missing rdma-ucm-
 	dev-infiniband-absent modules-not-persistent peermem-before-ib-core peermem-not-registered openibd-dead
 	openib-conf-missing-module dkms-not-built-after-upgrade symbol-version-mismatch firmware-one-hca-older
 	firmware-not-pinned memlock-64k-slurmd port-polling port-initializing-no-sm port-200-among-400 roce-mtu-1500
-	port-state-unreadable peermem-not-loaded ports-fewer-active-than-expected port-ignored-by-policy)
+	port-state-unreadable peermem-not-loaded ports-fewer-active-than-expected port-ignored-by-policy
+	kernel-log-peermem-invalid-context kernel-log-pcie-limited kernel-log-mlx5-health kernel-log-rxe-crc32)
 [ $# -gt 0 ] || set -- "${ALL[@]}"
 for s in "$@"; do scenario "$s"; build "$s"; done
