@@ -83,6 +83,8 @@ run "check scenarios" tests/scenarios/run.sh build
 run "check scenarios (ASan+UBSan)" tests/scenarios/run.sh build-asan
 run "fix modules" tests/fix/run.sh build
 run "fix modules (ASan+UBSan)" tests/fix/run.sh build-asan
+run "explain" tests/explain/run.sh build 100
+run "explain (ASan+UBSan)" tests/explain/run.sh build-asan 10
 run "example roots" tests/examples.sh
 run "snapshot round trips" tests/snapshot.sh build
 run "snapshot round trips (ASan+UBSan)" tests/snapshot.sh build-asan

@@ -240,7 +240,7 @@ int rd_cmd_explain(struct rd_ctx *ctx, int argc, char **argv)
 	rd_out_int(&o, "exit_code", NULL, rc);
 	if (matched)
 		rd_out_text(&o, "\n%s\n",
-			    any_confirmed ? "A cause is confirmed on this host: apply its fix above."
+			    any_confirmed ? "A cause is confirmed on this host: see it above, with its fix."
 			    : any_unknown ? "No cause confirmed here; some cannot be told from this host (see above)."
 					  : "Every known cause is ruled out on this host.");
 	rd_out_obj_end(&o);

@@ -81,7 +81,7 @@ const struct rd_signature rd_signatures[] = {
 	 {{"nvidia_peermem loaded before ib_core: registration silently failed", {"peermem.registered"}, NULL, NULL, false},
 	  {"nvidia_peermem is not loaded", {"peermem.loaded"}, NULL, NULL, false},
 	  {"nvidia_peermem configured before ib_core in modules-load.d", {"modules.peermem_order"}, NULL, NULL, false},
-	  {"inbox ib_core: the directory never exists there (NCCL checks /sys/module/nvidia_peermem/version)", {"stack.flavor"}, "inbox installed", NULL, true}}},
+	  {"inbox ib_core: the directory never exists there (NCCL checks /sys/module/nvidia_peermem/version)", {"stack.flavor"}, "inbox", NULL, true}}},
 	{"nccl.gdr_disabled", "NCCL runs without GPUDirect RDMA",
 	 {"gpu direct rdma disabled"}, NULL,
 	 {{"nvidia_peermem is not loaded", {"peermem.loaded"}, NULL, NULL, false},

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# explain tests.  For every signature (tests/explain/cases.txt): its real message finds it, on a
+# scenario root where its first cause is present that cause is confirmed (exit 1), and where it
+# is absent it is ruled out; every signature of the table has a case.  Then: text with no known
+# message, a long mixed log (thousands of lines of noise, several signatures, each reported once
+# with its line numbers), binary junk, and a 100 MB input.
+# Usage: tests/explain/run.sh [BUILD_DIR] [BIG_MB]      Ends with "N passed, N failed".
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=$(cd "${1:-$top/build}" && pwd)
+big=${2:-100}
+bin=$build/rdma-doctor
+real=${RD_REAL_FIXTURES:-$top/../shared/fixtures/real}
+work=$(mktemp -d /tmp/rd-explain.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL $*"; }
+"$top/tests/scenarios/make.sh" "$work/roots" > /dev/null || bad "scenarios/make.sh"
+export NO_COLOR=1
+
+seen=()
+while IFS=$'\t' read -r sig msg present absent; do
+	case "$sig" in ''|'#'*) continue ;; esac
+	seen+=("$sig")
+	if [ "${msg#@real:}" != "$msg" ]; then
+		cp "$real/${msg#@real:}" "$work/msg" || { bad "$sig: real fixture ${msg#@real:} missing"; continue; }
+	else
+		printf '%b\n' "$msg" > "$work/msg"
+	fi
+	for kind in present absent; do
+		root=$work/roots/${!kind}
+		"$bin" --root "$root" explain --format json - < "$work/msg" > "$work/out.json"; rc=$?
+		if ! jq -e --arg s "$sig" 'any(.matches[]; .signature == $s)' "$work/out.json" > /dev/null; then
+			bad "$sig: not recognised in its message"; continue
+		fi
+		cause1=$(jq -r --arg s "$sig" '.matches[] | select(.signature == $s) | [.causes[] | select(.verdict == "confirmed")] | length' "$work/out.json")
+		if [ $kind = present ]; then
+			[ "$cause1" -ge 1 ] && [ $rc = 1 ] && ok || bad "$sig on ${!kind}: no cause confirmed (exit $rc)"
+		else
+			[ "$cause1" = 0 ] && [ $rc != 1 ] && ok || bad "$sig on ${!kind}: a cause confirmed on a healthy host (exit $rc)"
+			jq -e --arg s "$sig" '.matches[] | select(.signature == $s) | any(.causes[]; .verdict == "ruled out")' "$work/out.json" > /dev/null &&
+				ok || bad "$sig on ${!kind}: nothing ruled out"
+		fi
+	done
+done < "$top/tests/explain/cases.txt"
+# every signature in the table has a case
+table=$(grep -oE '^	\{"[a-z0-9_]+\.[a-z0-9_]+"' "$top/src/explain/signatures.c" | tr -d '\t{"')
+for s in $table; do
+	printf '%s\n' "${seen[@]}" | grep -qx "$s" && ok || bad "signature $s has no test case"
+done
+
+# nothing known: says so, suggests check, exit 0
+out=$("$bin" --root "$work/roots/healthy-inbox" explain "everything is fine" "really"); rc=$?
+[ $rc = 0 ] && echo "$out" | grep -q "rdma-doctor check" && ok || bad "no-match text: exit $rc: $out"
+
+# a long mixed log: noise, three signatures (one twice), binary junk, a 100 kB line
+{
+	for i in $(seq 1 3000); do echo "Nov 30 04:00:$((i % 60)) gpu-a01 kernel: [ $i.000] eth0: link up, noise line $i"; done
+	echo "gpu-a01:21811:21811 [0] NCCL INFO Using network Socket"
+	head -c 4096 /dev/urandom | tr -d '\n'; echo
+	for i in $(seq 1 2000); do echo "slurmstepd: task $i running"; done
+	echo "ibwarn: [12345] umad_get_ca: can't open UMAD port"
+	head -c 100000 /dev/zero | tr '\0' 'x'; echo
+	echo "gpu-a01:21811:21811 [0] NCCL INFO Using network Socket"
+	echo "[  812.443210] rdma_ucm: disagrees about version of symbol ib_register_peer_memory_client"
+} > "$work/mixed.log"
+"$bin" --root "$work/roots/ib-umad-missing" explain --format json - < "$work/mixed.log" > "$work/mixed.json"; rc=$?
+jq -e '.lines_read == 5006 and (.matches | length) == 3
+	and (.matches[] | select(.signature == "nccl.using_socket") | .count == 2 and .lines == [3001, 5005])
+	and (.matches[] | select(.signature == "umad.cant_open") | .lines == [5003])
+	and (.matches[] | select(.signature == "kernel.symbol_version") | .lines == [5006])' "$work/mixed.json" > /dev/null &&
+	[ $rc = 1 ] && ok || bad "mixed log: $(jq -c '{lines_read, m: [.matches[] | {signature, lines}]}' "$work/mixed.json") exit $rc"
+
+# binary junk only: no crash, no match
+head -c 2000000 /dev/urandom > "$work/junk"
+"$bin" explain - < "$work/junk" > "$work/junk.out"; rc=$?
+[ $rc = 0 ] && grep -q "No known RDMA error" "$work/junk.out" && ok || bad "binary junk: exit $rc"
+
+# a big input (default 100 MB): one pass, a match at the very end
+yes "Nov 30 04:00:00 gpu-a01 slurmd[4242]: launch task 1.0 request from UID 1000 (noise that matches nothing)" |
+	head -c $((big * 1024 * 1024)) > "$work/big.log"
+echo "modprobe: ERROR: could not insert 'rdma_ucm': Invalid argument" >> "$work/big.log"
+start=$(date +%s%N)
+"$bin" --root "$work/roots/healthy-inbox" explain --format json - < "$work/big.log" > "$work/big.json"; rc=$?
+ms=$((($(date +%s%N) - start) / 1000000))
+jq -e 'any(.matches[]; .signature == "modprobe.invalid_argument")' "$work/big.json" > /dev/null && ok || bad "big input: exit $rc, the final line not found"
+echo "explain: ${big} MB scanned in ${ms} ms"
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]
