@@ -24,7 +24,7 @@ UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 CPPFLAGS += -DRD_VERSION=\"$(VERSION)\"
 
-.PHONY: all clean check unit asan clang tests-bin
+.PHONY: all clean check unit asan clang tests-bin fuzz fuzz-bin
 all: $(BUILD)/rdma-doctor
 
 $(BUILD)/rdma-doctor: $(MAIN_OBJ) $(BUILD)/librdmadoctor.a
@@ -63,7 +63,24 @@ asan:
 clang:
 	$(MAKE) BUILD=build-clang CC=clang tests-bin
 
+# Fuzz targets (libFuzzer: clang + libclang-rt-14-dev), into build-fuzz/.  `make fuzz` builds them
+# and runs each for FUZZ_SECONDS with seed corpora from the project and ../shared/fixtures/real.
+FUZZ_SECONDS ?= 60
+FUZZ_SRC = $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BIN = $(FUZZ_SRC:tests/fuzz/%.c=build-fuzz/%)
+FUZZ_FLAGS = -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer
+
+fuzz-bin:
+	$(MAKE) BUILD=build-fuzz CC=clang CFLAGS="$(FUZZ_FLAGS)" build-fuzz/librdmadoctor.a
+	$(MAKE) BUILD=build-fuzz CC=clang CFLAGS="$(FUZZ_FLAGS)" $(FUZZ_BIN)
+
+build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c build-fuzz/librdmadoctor.a
+	clang $(CPPFLAGS) $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer -o $@ $^ $(LDLIBS)
+
+fuzz: fuzz-bin
+	tests/fuzz/run.sh $(FUZZ_SECONDS)
+
 clean:
-	rm -rf build build-asan build-clang
+	rm -rf build build-asan build-clang build-fuzz
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -208,7 +208,8 @@ build() {
 		base; printf '%s\n' "[    4.210001] mlx5_core 0000:1b:00.0: 63.008 Gb/s available PCIe bandwidth, limited by 8.0 GT/s PCIe x8 link at 0000:17:01.0 (capable of 504.112 Gb/s with 32.0 GT/s PCIe x16 link)" >> "$R/rdma-doctor/commands/dmesg" ;;
 	kernel-log-mlx5-health)
 		base; printf '%s\n' "[72011.402118] mlx5_core 0000:9a:00.0: poll_health:830:(pid 0): device's health compromised - reached miss count" \
-			"[72011.402342] mlx5_core 0000:9a:00.0: print_health_info:435:(pid 0): Fatal error 1 detected" >> "$R/rdma-doctor/commands/dmesg" ;;
+			"[72011.402342] mlx5_core 0000:9a:00.0: print_health_info:435:(pid 0): Fatal error 1 detected" \
+			"[72013.118001] mlx5_core 0000:9a:00.0: wait_func:1189:(pid 72061): ACCESS_REG(0x805) timeout. Will cause a leak of a command resource" >> "$R/rdma-doctor/commands/dmesg" ;;
 	kernel-log-rxe-crc32)
 		base; printf '%s\n' "[   12.004411] rdma_rxe: failed to init crc32 algorithm err:-2" >> "$R/rdma-doctor/commands/dmesg" ;;
 	port-state-unreadable)

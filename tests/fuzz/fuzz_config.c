@@ -1,0 +1,32 @@
+/* Fuzz target: modules-load.d, openib.conf, dpkg status, ofed_info -s, systemd values and sizes,
+ * limits.conf. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/parse.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *s = malloc(size + 1);
+	memcpy(s, data, size);
+	s[size] = '\0';
+	struct rd_strv m = {0};
+	rd_parse_modules_load(s, &m);
+	rd_strv_free(&m);
+	rd_parse_openib_conf(s, &m);
+	rd_strv_free(&m);
+	char ver[96], buf[64];
+	rd_dpkg_package(s, "rdma-core", ver, sizeof ver);
+	rd_dpkg_package(s, "mlnx-ofed-kernel-dkms", ver, sizeof ver);
+	struct rd_ofed_info o;
+	rd_parse_ofed_info(s, &o);
+	uint64_t v, soft = 0, hard = 0;
+	rd_parse_systemd_size(s, &v);
+	if (rd_systemd_value(s, "LimitMEMLOCK", buf, sizeof buf))
+		rd_parse_systemd_size(buf, &v);
+	rd_limits_conf_memlock(s, "slurm", &soft, &hard);
+	free(s);
+	return 0;
+}
