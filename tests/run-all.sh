@@ -13,11 +13,19 @@ export RD_TESTS_DIR=$top/tests
 export RD_REAL_FIXTURES=${RD_REAL_FIXTURES:-$top/../shared/fixtures/real}
 
 # ---- dependencies ------------------------------------------------------------------------
-need_cmds=(gcc clang make jq valgrind ibstat ibstatus unshare setpriv base64 md5sum)
+need_cmds=(gcc clang make jq valgrind ibstat ibstatus unshare setpriv base64 md5sum fuzzer-runtime inih)
 pkg_for() { case "$1" in ibstat|ibstatus) echo infiniband-diags ;; unshare|setpriv) echo util-linux ;;
-	base64|md5sum) echo coreutils ;; gcc|make) echo build-essential ;; *) echo "$1" ;; esac; }
+	base64|md5sum) echo coreutils ;; gcc|make) echo build-essential ;; fuzzer-runtime) echo libclang-rt-14-dev ;;
+	inih) echo libinih-dev ;; *) echo "$1" ;; esac; }
+have() { # a command, or the libraries that are not commands
+	case "$1" in
+	fuzzer-runtime) ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a > /dev/null 2>&1 ;;
+	inih) [ -f /usr/include/ini.h ] ;;
+	*) command -v "$1" > /dev/null 2>&1 ;;
+	esac
+}
 missing=()
-for c in "${need_cmds[@]}"; do command -v "$c" > /dev/null 2>&1 || missing+=("$(pkg_for "$c")"); done
+for c in "${need_cmds[@]}"; do have "$c" || missing+=("$(pkg_for "$c")"); done
 if [ ${#missing[@]} -gt 0 ]; then
 	if [ "$(id -u)" = 0 ] && command -v apt-get > /dev/null; then
 		echo "== installing test dependencies: ${missing[*]}"
@@ -73,6 +81,7 @@ unit() { # BUILD_DIR
 build "gcc -Werror" all tests-bin
 build "clang -Werror" clang
 build "ASan+UBSan" asan
+build "libFuzzer targets" fuzz-bin
 run "unit tests" unit build
 export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
 run "unit tests (ASan+UBSan)" unit build-asan
@@ -85,10 +94,13 @@ run "fix modules" tests/fix/run.sh build
 run "fix modules (ASan+UBSan)" tests/fix/run.sh build-asan
 run "explain" tests/explain/run.sh build 100
 run "explain (ASan+UBSan)" tests/explain/run.sh build-asan 10
+run "hostile roots" tests/hostile/run.sh build
+run "hostile roots (ASan+UBSan)" tests/hostile/run.sh build-asan
 run "example roots" tests/examples.sh
 run "snapshot round trips" tests/snapshot.sh build
 run "snapshot round trips (ASan+UBSan)" tests/snapshot.sh build-asan
 run "differential vs rdma-core ibstat/ibstatus" tests/diff/run.sh build
+run "fuzz smoke (5 s per target)" tests/fuzz/run.sh 5
 echo
 echo "$total_pass passed, $total_fail failed"
 [ "$total_fail" = 0 ]

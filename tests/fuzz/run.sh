@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Runs every fuzz target (build-fuzz/fuzz_*, made by `make fuzz-bin`) for SECONDS each, with seed
+# corpora made from the project's roots and goldens and from ../shared/fixtures/real (read in
+# place, copied only into the temporary corpus).  Prints executions and coverage per target.
+# A crash, leak or timeout fails the target (its reproducer is kept in build-fuzz/crashes/).
+# Usage: tests/fuzz/run.sh [SECONDS]      Ends with "N passed, N failed".
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+secs=${1:-60}
+real=${RD_REAL_FIXTURES:-$top/../shared/fixtures/real}
+out=$top/build-fuzz
+corpus=$out/corpus
+mkdir -p "$corpus" "$out/crashes"
+pass=0 fail=0
+seed() { # target files...
+	local d=$corpus/$1; shift
+	mkdir -p "$d"
+	for f in "$@"; do [ -f "$f" ] && [ "$(stat -c %s "$f")" -le 65536 ] && cp "$f" "$d/$(echo "$f" | md5sum | cut -c1-16)"; done
+}
+roots=$(mktemp -d /tmp/rd-fuzz-seeds.XXXXXX)
+trap 'rm -rf "$roots"' EXIT
+"$top/tests/scenarios/make.sh" "$roots" > /dev/null 2>&1
+seed fuzz_sysfs $(find "$top/examples/h100-ofed/sys/devices" "$top/examples/mixed-states/sys/devices" -type f -name '*[a-z]*' | head -300) \
+	$(find "$real/gpud-h100-sys-class-infiniband" -type f 2>/dev/null | head -100)
+seed fuzz_procfs "$top"/examples/*/proc/modules "$top"/examples/*/proc/self/limits "$roots"/*/proc/4242/limits
+seed fuzz_config $(find "$roots"/healthy-*/etc "$roots"/*/var/lib/dpkg "$roots"/*/rdma-doctor/commands -type f 2>/dev/null | head -100) \
+	"$roots"/*/lib/systemd/system/*.service "$roots"/*/etc/systemd/system/*/*.conf
+seed fuzz_policy "$top"/tests/cli/policies/*.conf "$roots"/*/etc/rdma-doctor.conf
+seed fuzz_explain "$top"/tests/explain/cases.txt "$real"/gpud__dmesg.peermem.log.0.txt "$real"/gpud__ibstat.*.txt \
+	"$real"/gpud__ibstatus.*.txt "$roots"/*/rdma-doctor/commands/dmesg
+seed fuzz_diff "$top"/tests/fix/expected/*.txt
+for ex in no-rdma h100-ofed; do
+	"$top/build-fuzz/../build/rdma-doctor" --root "$top/examples/$ex" snapshot -o "$roots/$ex.tar.gz" > /dev/null 2>&1 || true
+done
+(cd "$top/examples/no-rdma" && tar -cf "$roots/plain.tar" proc)
+seed fuzz_archive "$roots/no-rdma.tar.gz" "$roots/plain.tar" "$roots/h100-ofed.tar.gz"
+for t in "$out"/fuzz_*; do
+	[ -x "$t" ] || continue
+	n=$(basename "$t")
+	mkdir -p "$corpus/$n"
+	log=$out/$n.log
+	"$t" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+		-artifact_prefix="$out/crashes/$n-" -print_final_stats=1 "$corpus/$n" > "$log" 2>&1
+	rc=$?
+	execs=$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$')
+	cov=$(grep -oE 'cov: [0-9]+' "$log" | tail -1 | grep -oE '[0-9]+')
+	if [ $rc = 0 ]; then pass=$((pass + 1)); echo "ok   $n: ${execs:-?} executions, coverage ${cov:-?} edges, ${secs}s"
+	else fail=$((fail + 1)); echo "FAIL $n (exit $rc): see $log"; grep -E 'ERROR|SUMMARY' "$log" | head -5; fi
+done
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]
