@@ -45,6 +45,10 @@ done
 [ -L "$work/h100-ofed/sys/class/infiniband/mlx5_0" ] && ok || bad "class link not kept"
 grep -q "gid_attrs/ndevs/0" "$work/h100-ofed/rdma-doctor/read-errors" && ok || bad "read errors not recorded"
 grep -q "MLNX_OFED_LINUX-24.10" "$work/h100-ofed/rdma-doctor/commands/ofed_info-s" && ok || bad "captured command output not kept"
+# counters only when asked: reading them costs a firmware command on some HCAs
+find "$work/h100-ofed" -path '*/ports/1/counters*' | grep -q . && bad "counters copied without --counters" || ok
+"$bin" --root "$top/examples/h100-ofed" snapshot -o "$work/with-counters" --counters 2> /dev/null
+[ -f "$(find "$work/with-counters" -path '*mlx5_0/ports/1/counters/symbol_error' | head -1)" ] && ok || bad "--counters did not copy the counters"
 # the live machine
 "$bin" snapshot -o "$work/live.tar.gz" 2> "$work/log" && ok || bad "live snapshot: $(cat "$work/log")"
 "$bin" --root "$work/live.tar.gz" stack --format json > "$work/live.json" && ok || bad "stack on live snapshot"

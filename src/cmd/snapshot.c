@@ -23,6 +23,7 @@ struct snap {
 	struct rd_buf errors;    /* rdma-doctor/read-errors */
 	struct rd_strv done;     /* canonical trees already copied */
 	unsigned files, links, failed;
+	bool counters; /* --counters: also the port counters (each read can be a firmware command) */
 };
 
 /* What to copy.  TREE: everything below; SHALLOW: the files (and links) directly inside, plus
@@ -69,8 +70,10 @@ static const struct {
 };
 
 /* Subdirectories of a device tree not worth copying (and links never followed there). */
-static bool skip_name(const char *name)
+static bool skip_name(const struct snap *s, const char *name)
 {
+	if (!s->counters && (strcmp(name, "counters") == 0 || strcmp(name, "hw_counters") == 0))
+		return true; /* reading them makes the firmware answer MADs: only when asked */
 	return strcmp(name, "power") == 0 || strcmp(name, "subsystem") == 0 ||
 	       strcmp(name, "uevent") == 0 || strcmp(name, "msi_irqs") == 0;
 }
@@ -201,7 +204,7 @@ static void copy_dir(struct snap *s, const char *canon, int depth, bool recurse)
 	if (rd_list_dir(s->src, canon, &names) < 0)
 		return;
 	for (size_t i = 0; i < names.n; i++) {
-		if (skip_name(names.v[i]))
+		if (skip_name(s, names.v[i]))
 			continue;
 		char *child = rd_path_join(canon, names.v[i]);
 		struct stat st;
@@ -487,9 +490,10 @@ static void write_meta(struct snap *s, const struct rd_host *h)
 	free(path);
 }
 
-static int collect(struct rd_source *src, int outfd, struct snap *s)
+static int collect(struct rd_source *src, int outfd, bool counters, struct snap *s)
 {
 	memset(s, 0, sizeof *s);
+	s->counters = counters;
 	s->src = src;
 	s->out = outfd;
 	struct rd_host h;
@@ -558,13 +562,16 @@ static bool is_archive(const char *p)
 int rd_cmd_snapshot(struct rd_ctx *ctx, int argc, char **argv)
 {
 	const char *out = NULL;
+	bool counters = false;
 	for (int i = 1; i < argc; i++) {
-		if ((strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0) && i + 1 < argc)
+		if (strcmp(argv[i], "--counters") == 0)
+			counters = true;
+		else if ((strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0) && i + 1 < argc)
 			out = argv[++i];
 		else if (strncmp(argv[i], "--output=", 9) == 0)
 			out = argv[i] + 9;
 		else {
-			fprintf(ctx->err, "%s: snapshot: unknown argument '%s' (usage: snapshot -o DIR|FILE.tar.gz)\n",
+			fprintf(ctx->err, "%s: snapshot: unknown argument '%s' (usage: snapshot -o DIR|FILE.tar.gz [--counters])\n",
 				ctx->prog, argv[i]);
 			return 2;
 		}
@@ -615,7 +622,7 @@ int rd_cmd_snapshot(struct rd_ctx *ctx, int argc, char **argv)
 		goto done;
 	}
 	struct snap s;
-	collect(src, dfd, &s);
+	collect(src, dfd, counters, &s);
 	if (archive) {
 		tmp_archive = rd_xasprintf("%s.tmp.%ld", out, (long)getpid());
 		int afd = open(tmp_archive, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);

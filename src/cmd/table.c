@@ -17,8 +17,9 @@ const struct rd_cmd rd_cmds[] = {
 	{"fix", rd_cmd_fix, "modules [--apply] [--policy FILE]",
 	 "show (default) or write /etc/modules-load.d/rdma.conf and fix nvidia_peermem's order; with --apply\n"
 	 "            on a live host also load the missing modules"},
-	{"snapshot", rd_cmd_snapshot, "-o DIR|FILE.tar.gz",
-	 "collect everything the checks read, to check it elsewhere with --root"},
+	{"snapshot", rd_cmd_snapshot, "-o DIR|FILE.tar.gz [--counters]",
+	 "collect everything the checks read, to check it elsewhere with --root (--counters: the port\n"
+	 "            counters too, which cost a firmware command each on some HCAs)"},
 	{"version", rd_cmd_version, "", "print the version"},
 	{"help", rd_cmd_help, "", "print this help"},
 	{NULL, NULL, NULL, NULL},
