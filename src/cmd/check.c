@@ -74,46 +74,31 @@ int rd_cmd_check(struct rd_ctx *ctx, int argc, char **argv)
 	if (!valid_ids(ctx, only, "--only") || !valid_ids(ctx, skip, "--skip"))
 		return 3;
 
-	struct rd_source *src;
-	if (rd_ctx_open_source(ctx, &src) < 0)
+	struct rd_loaded l;
+	if (rd_ctx_load(ctx, policy_path, true, &l) < 0)
 		return 3;
-	struct rd_policy pol;
-	char perr[512] = "";
-	if (rd_policy_load(policy_path, src, &pol, perr, sizeof perr) < 0) {
-		fprintf(ctx->err, "%s: %s\n", ctx->prog, perr);
-		rd_policy_free(&pol);
-		rd_source_close(src);
-		return 3;
-	}
-	struct rd_host h;
-	struct rd_system sys;
-	rd_host_load(src, 0, &h);
-	const char **services = rd_xcalloc(pol.services.n + 1, sizeof *services);
-	for (size_t i = 0; i < pol.services.n; i++)
-		services[i] = pol.services.v[i];
-	rd_system_load(src, &h, services, &sys);
-	free(services);
+	struct rd_source *src = l.src;
+	struct rd_policy *pol = &l.pol;
+	struct rd_host *h = &l.h;
+	struct rd_system *sys = &l.sys;
 
 	struct rd_report report = {0};
 	bool live = rd_source_is_live(src);
-	rd_checks_run(&h, &sys, &pol, live, only, skip, &report);
+	rd_checks_run(h, sys, pol, live, only, skip, &report);
 
 	char when[32];
 	iso_time(when, sizeof when);
 	struct rd_report_meta meta = {.root = live ? NULL : rd_source_root(src), .time = when, .color = color,
-				      .no_hardware = !rd_host_has_rdma_hardware(&h, &sys)};
+				      .no_hardware = !rd_host_has_rdma_hardware(h, sys)};
 	if (json)
-		rd_report_json(ctx->out, &report, &h, &sys, &pol, &meta);
+		rd_report_json(ctx->out, &report, h, sys, pol, &meta);
 	else
-		rd_report_text(ctx->out, &report, &h, &sys, &pol, &meta);
+		rd_report_text(ctx->out, &report, h, sys, pol, &meta);
 	fflush(ctx->out);
 	int rc = meta.no_hardware ? 3 : rd_status_exit_code(rd_report_status(&report));
 
 	rd_report_free(&report);
-	rd_system_free(&sys);
-	rd_host_free(&h);
-	rd_source_close(src);
-	rd_policy_free(&pol);
+	rd_loaded_free(&l);
 	return rc;
 }
 

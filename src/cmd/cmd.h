@@ -7,6 +7,9 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "model/host.h"
+#include "model/policy.h"
+#include "model/system.h"
 #include "source/source.h"
 
 struct rd_ctx {
@@ -27,6 +30,18 @@ extern const struct rd_cmd rd_cmds[];
 
 /* Opens ctx->root; on failure prints "rdma-doctor: <reason>" to ctx->err and returns -errno. */
 int rd_ctx_open_source(struct rd_ctx *ctx, struct rd_source **src);
+/* What most commands read: the source, the policy, the host and system models. */
+struct rd_loaded {
+	struct rd_source *src;
+	struct rd_policy pol;
+	struct rd_host h;
+	struct rd_system sys;
+};
+/* Opens ctx->root and loads everything; the system model looks at the policy's services when
+ * with_services.  On failure prints one line and returns -1 (nothing to free). */
+int rd_ctx_load(struct rd_ctx *ctx, const char *policy_path, bool with_services, struct rd_loaded *l);
+void rd_loaded_free(struct rd_loaded *l);
+
 /* Prints the general usage (every command) to f. */
 void rd_print_usage(FILE *f, const char *prog);
 

@@ -121,34 +121,19 @@ int rd_cmd_explain(struct rd_ctx *ctx, int argc, char **argv)
 		matched += scan.m[k].count > 0;
 
 	/* the checks, only when a message needs them */
-	struct rd_source *src = NULL;
-	struct rd_host h;
-	struct rd_system sys;
-	struct rd_policy pol;
+	struct rd_loaded l;
 	struct rd_report report = {0};
 	bool loaded = false;
 	if (matched) {
-		if (rd_ctx_open_source(ctx, &src) < 0) {
+		if (rd_ctx_load(ctx, policy_path, true, &l) < 0) {
 			rd_explain_scan_free(&scan);
 			return 3;
 		}
-		char err[512];
-		if (rd_policy_load(policy_path, src, &pol, err, sizeof err) < 0) {
-			fprintf(ctx->err, "%s: %s\n", ctx->prog, err);
-			rd_policy_free(&pol);
-			rd_source_close(src);
-			rd_explain_scan_free(&scan);
-			return 3;
-		}
-		rd_host_load(src, 0, &h);
-		const char **services = rd_xcalloc(pol.services.n + 1, sizeof *services);
-		for (size_t i = 0; i < pol.services.n; i++)
-			services[i] = pol.services.v[i];
-		rd_system_load(src, &h, services, &sys);
-		free(services);
-		rd_checks_run(&h, &sys, &pol, rd_source_is_live(src), NULL, NULL, &report);
+		rd_checks_run(&l.h, &l.sys, &l.pol, rd_source_is_live(l.src), NULL, NULL, &report);
 		loaded = true;
 	}
+	struct rd_source *src = loaded ? l.src : NULL;
+	const struct rd_host *hp = loaded ? &l.h : NULL;
 
 	bool any_confirmed = false, any_unknown = false;
 	struct rd_out o;
@@ -157,11 +142,11 @@ int rd_cmd_explain(struct rd_ctx *ctx, int argc, char **argv)
 	rd_out_str(&o, "schema", NULL, "rdma-doctor/explain/v1");
 	rd_out_uint(&o, "lines_read", NULL, scan.line);
 	if (loaded) {
-		rd_out_str(&o, "host", NULL, rd_attr_ok(&h.hostname) ? h.hostname.value : NULL);
+		rd_out_str(&o, "host", NULL, rd_attr_ok(&hp->hostname) ? hp->hostname.value : NULL);
 		rd_out_str(&o, "root", NULL, rd_source_is_live(src) ? NULL : rd_source_root(src));
 		rd_out_text(&o, "rdma-doctor explain: %zu known message%s in %zu line%s; causes judged on %s%s%s\n", matched,
 			    matched == 1 ? "" : "s", scan.line, scan.line == 1 ? "" : "s",
-			    rd_attr_ok(&h.hostname) ? h.hostname.value : "this host", rd_source_is_live(src) ? "" : " from ",
+			    rd_attr_ok(&hp->hostname) ? hp->hostname.value : "this host", rd_source_is_live(src) ? "" : " from ",
 			    rd_source_is_live(src) ? "" : rd_source_root(src));
 	} else {
 		rd_out_text(&o, "No known RDMA error message in %zu line%s.  Run 'rdma-doctor check' to examine this host.\n",
@@ -247,10 +232,7 @@ int rd_cmd_explain(struct rd_ctx *ctx, int argc, char **argv)
 	rd_out_finish(&o);
 	if (loaded) {
 		rd_report_free(&report);
-		rd_system_free(&sys);
-		rd_host_free(&h);
-		rd_policy_free(&pol);
-		rd_source_close(src);
+		rd_loaded_free(&l);
 	}
 	rd_explain_scan_free(&scan);
 	return rc;

@@ -11,33 +11,21 @@
 
 static int fix_modules(struct rd_ctx *ctx, bool apply, const char *policy_path)
 {
-	struct rd_source *src;
-	if (rd_ctx_open_source(ctx, &src) < 0)
+	struct rd_loaded l;
+	if (rd_ctx_load(ctx, policy_path, false, &l) < 0)
 		return 2;
+	struct rd_source *src = l.src;
 	int rc = 0;
-	struct rd_policy pol;
-	char err[512] = "";
-	if (rd_policy_load(policy_path, src, &pol, err, sizeof err) < 0) {
-		fprintf(ctx->err, "%s: %s\n", ctx->prog, err);
-		rd_policy_free(&pol);
-		rd_source_close(src);
-		return 2;
-	}
 	if (apply && strcmp(rd_source_dir(src), rd_source_root(src)) != 0) {
 		fprintf(ctx->err, "%s: fix: %s is a snapshot archive: nothing to apply it to (unpack it, or run on the host)\n",
 			ctx->prog, rd_source_root(src));
-		rd_policy_free(&pol);
-		rd_source_close(src);
+		rd_loaded_free(&l);
 		return 2;
 	}
 	bool live = rd_source_is_live(src);
-	struct rd_host h;
-	struct rd_system sys;
-	static const char *const no_services[] = {NULL};
-	rd_host_load(src, 0, &h);
-	rd_system_load(src, &h, no_services, &sys);
+	struct rd_policy *pol = &l.pol;
 	struct rd_fix_plan plan;
-	rd_fix_modules_plan(&h, &sys, &pol, live, &plan);
+	rd_fix_modules_plan(&l.h, &l.sys, pol, live, &plan);
 	FILE *o = ctx->out;
 
 	for (size_t i = 0; i < plan.errors.n; i++)
@@ -50,7 +38,7 @@ static int fix_modules(struct rd_ctx *ctx, bool apply, const char *policy_path)
 		else
 			fprintf(o, "nothing to change: the %zu modules of the policy are listed in modules-load.d%s, and "
 				   "nvidia_peermem, if listed, loads after ib_core\n",
-				pol.modules.n, live ? " and loaded" : "");
+				pol->modules.n, live ? " and loaded" : "");
 		for (size_t i = 0; i < plan.notes.n && !plan.errors.n; i++)
 			fprintf(o, "note: %s\n", plan.notes.v[i]);
 		goto out;
@@ -115,10 +103,7 @@ static int fix_modules(struct rd_ctx *ctx, bool apply, const char *policy_path)
 out:
 	fflush(o);
 	rd_fix_plan_free(&plan);
-	rd_system_free(&sys);
-	rd_host_free(&h);
-	rd_policy_free(&pol);
-	rd_source_close(src);
+	rd_loaded_free(&l);
 	return rc;
 }
 

@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd/cmd.h"
@@ -43,6 +44,36 @@ int rd_ctx_open_source(struct rd_ctx *ctx, struct rd_source **src)
 	if (r < 0)
 		fprintf(ctx->err, "%s: %s\n", ctx->prog, err[0] ? err : strerror(-r));
 	return r;
+}
+
+int rd_ctx_load(struct rd_ctx *ctx, const char *policy_path, bool with_services, struct rd_loaded *l)
+{
+	memset(l, 0, sizeof *l);
+	if (rd_ctx_open_source(ctx, &l->src) < 0)
+		return -1;
+	char err[512] = "";
+	if (rd_policy_load(policy_path, l->src, &l->pol, err, sizeof err) < 0) {
+		fprintf(ctx->err, "%s: %s\n", ctx->prog, err);
+		rd_policy_free(&l->pol);
+		rd_source_close(l->src);
+		return -1;
+	}
+	rd_host_load(l->src, 0, &l->h);
+	const char **services = rd_xcalloc(l->pol.services.n + 1, sizeof *services);
+	for (size_t i = 0; with_services && i < l->pol.services.n; i++)
+		services[i] = l->pol.services.v[i];
+	rd_system_load(l->src, &l->h, services, &l->sys);
+	free(services);
+	return 0;
+}
+
+void rd_loaded_free(struct rd_loaded *l)
+{
+	rd_system_free(&l->sys);
+	rd_host_free(&l->h);
+	rd_policy_free(&l->pol);
+	rd_source_close(l->src);
+	memset(l, 0, sizeof *l);
 }
 
 int rd_opt_format(struct rd_ctx *ctx, int argc, char **argv, int *i, bool *json)
