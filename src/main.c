@@ -7,7 +7,7 @@
 
 int main(int argc, char **argv)
 {
-	struct rd_ctx ctx = {.prog = "rdma-doctor", .out = stdout, .err = stderr};
+	struct rd_ctx ctx = {.prog = "rdma-doctor", .out = stdout, .err = stderr, .timeout_s = 10};
 	const char *env = getenv("RDMA_DOCTOR_ROOT");
 	if (env && *env)
 		ctx.root = env;
@@ -23,6 +23,14 @@ int main(int argc, char **argv)
 			ctx.root = argv[++i];
 		} else if (strncmp(a, "--root=", 7) == 0) {
 			ctx.root = a + 7;
+		} else if (strcmp(a, "--timeout") == 0 || strncmp(a, "--timeout=", 10) == 0) {
+			const char *v = a[9] == '=' ? a + 10 : i + 1 < argc ? argv[++i] : "";
+			char *end;
+			ctx.timeout_s = strtod(v, &end);
+			if (end == v || *end || ctx.timeout_s < 0 || ctx.timeout_s > 86400) {
+				fprintf(stderr, "%s: --timeout needs a number of seconds (0 for none), not '%s'\n", ctx.prog, v);
+				return 3;
+			}
 		} else if (strcmp(a, "--version") == 0 || strcmp(a, "-V") == 0) {
 			return rd_cmd_version(&ctx, 0, NULL);
 		} else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {

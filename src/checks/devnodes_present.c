@@ -45,7 +45,23 @@ void rd_check_devnodes_present(struct rd_check_ctx *ctx)
 		return;
 	}
 	bool uverbs_loaded = rd_module_loaded(h, "ib_uverbs"), umad_loaded = rd_module_loaded(h, "ib_umad");
+	bool modules_known = h->proc_modules.err == 0 || h->proc_modules.err == RD_EPARSE;
 	size_t problems = 0;
+	/* a class entry whose ibdev cannot be read: which device it serves is unknown */
+	const struct {
+		const struct rd_class_dev *c;
+		size_t n;
+		const char *cls;
+	} classes[] = {{h->uverbs, h->nuverbs, "infiniband_verbs"}, {h->umad, h->numad, "infiniband_mad"},
+		       {h->issm, h->nissm, "infiniband_mad"}};
+	for (size_t k = 0; k < 3; k++)
+		for (size_t i = 0; i < classes[k].n; i++)
+			if (!rd_attr_ok(&classes[k].c[i].ibdev)) {
+				struct rd_finding *f = rd_finding_add(ctx, RD_UNKNOWN, classes[k].c[i].name,
+								      "cannot tell which device %s serves", classes[k].c[i].name);
+				rd_evidence_attr(f, &classes[k].c[i].ibdev);
+				return;
+			}
 	/* what the kernel should have created: uverbs per device (not switches), umad per IB or RoCE
 	 * port (not iWARP), issm per InfiniBand port */
 	struct rd_buf no_uverbs = {0}, no_umad = {0}, no_issm = {0};
@@ -66,7 +82,7 @@ void rd_check_devnodes_present(struct rd_check_ctx *ctx)
 	if (no_uverbs.len) {
 		struct rd_finding *f = rd_finding_add(ctx, RD_FAIL, "uverbs",
 						      "no uverbs device for %s: jobs fail with \"could not open RDMA device\"%s",
-						      no_uverbs.data, uverbs_loaded ? "" : " (ib_uverbs is not loaded)");
+						      no_uverbs.data, uverbs_loaded || !modules_known ? "" : " (ib_uverbs is not loaded)");
 		rd_evidence_add(f, "/sys/class/infiniband_verbs", "%zu uverbs entries", h->nuverbs);
 		rd_fix_add(f, uverbs_loaded ? "modprobe -r ib_uverbs && modprobe ib_uverbs" : "modprobe ib_uverbs");
 		problems++;
@@ -75,7 +91,7 @@ void rd_check_devnodes_present(struct rd_check_ctx *ctx)
 		struct rd_finding *f = rd_finding_add(ctx, RD_FAIL, "umad",
 						      "no umad device for %s: ibstat fails with \"umad_get_ca: can't open UMAD "
 						      "port\"%s",
-						      no_umad.data, umad_loaded ? "" : " (ib_umad is not loaded)");
+						      no_umad.data, umad_loaded || !modules_known ? "" : " (ib_umad is not loaded)");
 		rd_evidence_add(f, "/sys/class/infiniband_mad", "%zu umad entries", h->numad);
 		rd_fix_add(f, "modprobe ib_umad");
 		problems++;
@@ -83,7 +99,7 @@ void rd_check_devnodes_present(struct rd_check_ctx *ctx)
 	if (no_issm.len) {
 		struct rd_finding *f = rd_finding_add(ctx, umad_loaded ? RD_WARN : RD_FAIL, "issm",
 						      "no issm device for InfiniBand port %s: a subnet manager cannot run there%s",
-						      no_issm.data, umad_loaded ? "" : " (ib_umad is not loaded)");
+						      no_issm.data, umad_loaded || !modules_known ? "" : " (ib_umad is not loaded)");
 		rd_evidence_add(f, "/sys/class/infiniband_mad", "%zu issm entries", h->nissm);
 		rd_fix_add(f, "modprobe ib_umad");
 		problems++;

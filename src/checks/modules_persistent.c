@@ -14,6 +14,14 @@ void rd_check_modules_persistent(struct rd_check_ctx *ctx)
 		rd_evidence_add(f, "/etc", "<No such file or directory>");
 		return;
 	}
+	/* an effective file that cannot be read may list the modules: cannot tell */
+	for (size_t i = 0; i < sys->nmodload; i++)
+		if (!sys->modload[i].overridden && !rd_attr_ok(&sys->modload[i].text)) {
+			struct rd_finding *f = rd_finding_add(ctx, RD_UNKNOWN, "host", "cannot read %s, so cannot tell what loads at boot",
+							      sys->modload[i].path);
+			rd_evidence_attr(f, &sys->modload[i].text);
+			return;
+		}
 	struct rd_strv missing = {0};
 	for (size_t i = 0; i < ctx->policy->modules.n; i++)
 		if (!rd_modload_find(sys, ctx->policy->modules.v[i]))

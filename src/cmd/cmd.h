@@ -16,6 +16,8 @@ struct rd_ctx {
 	const char *prog;  /* "rdma-doctor" */
 	const char *root;  /* --root / RDMA_DOCTOR_ROOT, or NULL for the live host */
 	FILE *out, *err;
+	double timeout_s;  /* --timeout: the whole run's deadline for reads (0: none) */
+	bool compat;       /* ibstat/ibstatus: read like rdma-core does, with no deadline */
 };
 
 struct rd_cmd {

@@ -215,6 +215,7 @@ int rd_cmd_ibstat(struct rd_ctx *ctx, int argc, char **argv)
 	int dev_port = argc > 1 ? (int)strtol(argv[1], NULL, 0) : -1;
 
 	struct rd_source *src;
+	ctx->compat = true; /* like rdma-core: no read deadline */
 	if (rd_ctx_open_source(ctx, &src) < 0)
 		return 255;
 	s.umad.src = src;

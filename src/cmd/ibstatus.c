@@ -180,6 +180,7 @@ int rd_cmd_ibstatus(struct rd_ctx *ctx, int argc, char **argv)
 		      ctx->out);
 		return 255;
 	}
+	ctx->compat = true; /* like rdma-core: no read deadline */
 	if (rd_ctx_open_source(ctx, &s.src) < 0)
 		return 255;
 	if (argc < 2 || argv[1][0] == '\0') {

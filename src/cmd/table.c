@@ -28,10 +28,12 @@ const struct rd_cmd rd_cmds[] = {
 
 void rd_print_usage(FILE *f, const char *prog)
 {
-	fprintf(f, "Usage: %s [--root DIR|SNAPSHOT.tar.gz] COMMAND [ARGS]\n\n", prog);
+	fprintf(f, "Usage: %s [--root DIR|SNAPSHOT.tar.gz] [--timeout SECONDS] COMMAND [ARGS]\n\n", prog);
 	fprintf(f, "  --root DIR   read the host through DIR (or a snapshot archive) instead of /;\n"
 		   "               nothing on the real host is read and no command is run.\n"
-		   "               RDMA_DOCTOR_ROOT means the same.\n\nCommands:\n");
+		   "               RDMA_DOCTOR_ROOT means the same.\n"
+		   "  --timeout S  stop reading after S seconds (default 10; one file read may take 2 s);\n"
+		   "               what was not read is reported UNKNOWN \"timed out\".  0: no deadline.\n\nCommands:\n");
 	for (const struct rd_cmd *c = rd_cmds; c->name; c++)
 		fprintf(f, "  %-9s %s\n            %s\n", c->name, c->args, c->help);
 	fprintf(f, "\nExit status of check: 0 OK, 1 WARN, 2 FAIL, 3 UNKNOWN or usage error.\n");
@@ -43,6 +45,11 @@ int rd_ctx_open_source(struct rd_ctx *ctx, struct rd_source **src)
 	int r = rd_source_open(ctx->root, src, err, sizeof err);
 	if (r < 0)
 		fprintf(ctx->err, "%s: %s\n", ctx->prog, err[0] ? err : strerror(-r));
+	else if (!ctx->compat && ctx->timeout_s > 0) {
+		/* one read may take 2 s (a wedged HCA), the whole run --timeout */
+		int run = (int)(ctx->timeout_s * 1000);
+		rd_source_set_deadlines(*src, run < 2000 ? run : 2000, run);
+	}
 	return r;
 }
 

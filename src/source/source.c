@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "source/archive.h"
+#include "source/reader.h"
 
 #define MAX_LINKS 40
 #define DIR_CACHE 1024 /* power of two */
@@ -32,7 +33,20 @@ struct rd_source {
 	char *cache_key[DIR_CACHE];
 	char *cache_val[DIR_CACHE];
 	unsigned cache_used;
+	/* deadlines (0: none): each read, and the whole run (monotonic ms) */
+	int read_timeout_ms;
+	long long run_deadline_ms;
+	struct rd_reader *reader;
+	char *slow_substr; /* tests: RD_TEST_SLOW_READ="substring:ms" delays matching reads */
+	int slow_ms;
 };
+
+static long long mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 void rd_text_free(struct rd_text *t)
 {
@@ -223,12 +237,27 @@ void rd_source_close(struct rd_source *src)
 	if (src->tmpdir)
 		rd_remove_tree(AT_FDCWD, src->tmpdir);
 	cache_clear(src);
+	rd_reader_stop(src->reader);
+	free(src->slow_substr);
 	rd_strv_free(&src->err_paths);
 	free(src->err_codes);
 	free(src->tmpdir);
 	free(src->dir);
 	free(src->root);
 	free(src);
+}
+
+void rd_source_set_deadlines(struct rd_source *src, int read_timeout_ms, int run_timeout_ms)
+{
+	src->read_timeout_ms = read_timeout_ms > 0 ? read_timeout_ms : 0;
+	src->run_deadline_ms = run_timeout_ms > 0 ? mono_ms() + run_timeout_ms : 0;
+	const char *slow = getenv("RD_TEST_SLOW_READ");
+	const char *colon = slow ? strrchr(slow, ':') : NULL;
+	if (colon && colon > slow) {
+		free(src->slow_substr);
+		src->slow_substr = rd_xstrndup(slow, (size_t)(colon - slow));
+		src->slow_ms = atoi(colon + 1);
+	}
 }
 
 bool rd_source_is_live(const struct rd_source *src)
@@ -490,56 +519,34 @@ int rd_resolve(struct rd_source *src, const char *path, char **canonical)
 
 /* ---- reading ------------------------------------------------------------------------------ */
 
+static long long mono_ms(void);
+
 /* single: one read() of at most cap bytes (what libibumad does); otherwise read to EOF, with
- * EFBIG past cap unless prefix_ok. */
+ * EFBIG past cap unless prefix_ok.  With deadlines, the read runs in the worker of reader.h. */
 static int read_common(struct rd_source *src, const char *path, size_t cap, bool prefix_ok, bool single,
 		       struct rd_text *out)
 {
 	memset(out, 0, sizeof *out);
+	long long left = 0;
+	if (src->run_deadline_ms) {
+		left = src->run_deadline_ms - mono_ms();
+		if (left <= 0) {
+			out->err = ETIMEDOUT;
+			return -ETIMEDOUT;
+		}
+	}
 	int fd = open_in_root(src, path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0) {
 		out->err = -fd;
 		return fd;
 	}
-	struct stat st;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		out->err = RD_ENOTREG;
-		close(fd);
-		return -RD_ENOTREG;
-	}
-	struct rd_buf b = {0};
-	char chunk[8192];
-	for (;;) {
-		size_t want = single && cap < sizeof chunk ? cap : sizeof chunk;
-		ssize_t n = read(fd, chunk, want);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			out->err = errno;
-			break;
-		}
-		if (n == 0)
-			break;
-		if (b.len + (size_t)n > cap) {
-			if (prefix_ok) {
-				rd_buf_add(&b, chunk, cap - b.len);
-				break;
-			}
-			out->err = EFBIG;
-			break;
-		}
-		rd_buf_add(&b, chunk, (size_t)n);
-		if (single)
-			break;
-	}
-	close(fd);
-	if (out->err) {
-		rd_buf_free(&b);
-		return -out->err;
-	}
-	out->len = b.len;
-	out->data = rd_buf_steal(&b);
-	return 0;
+	if (!src->read_timeout_ms)
+		return rd_read_fd(fd, cap, prefix_ok, single, out);
+	int timeout = src->read_timeout_ms;
+	if (left && left < timeout)
+		timeout = (int)left;
+	int slow = src->slow_substr && strstr(path, src->slow_substr) ? src->slow_ms : 0;
+	return rd_reader_read(&src->reader, fd, cap, prefix_ok, single, timeout, slow, out);
 }
 
 int rd_read_file(struct rd_source *src, const char *path, size_t cap, struct rd_text *out)
@@ -637,12 +644,6 @@ const struct rd_command *rd_command_find(const char *name)
 	return NULL;
 }
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void child_exec(const struct rd_command *c, int outfd, int errpipe, bool merge_stderr)
 {
@@ -695,10 +696,10 @@ static int run_live(const struct rd_command *c, bool merge_stderr, struct rd_tex
 	close(epfd[1]);
 
 	struct rd_buf b = {0};
-	long long deadline = now_ms() + c->timeout_ms;
+	long long deadline = mono_ms() + c->timeout_ms;
 	bool timed_out = false, too_big = false;
 	for (;;) {
-		long long left = deadline - now_ms();
+		long long left = deadline - mono_ms();
 		if (left <= 0) {
 			timed_out = true;
 			break;

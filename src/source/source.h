@@ -38,6 +38,11 @@ enum {
 int rd_source_open(const char *root, struct rd_source **out, char *err, size_t errlen);
 void rd_source_close(struct rd_source *src);
 
+/* Deadlines (0: none): each file read may take read_timeout_ms, and after run_timeout_ms from now
+ * every read fails at once; a read that misses either gives ETIMEDOUT ("timed out"), and the
+ * report goes on without it. */
+void rd_source_set_deadlines(struct rd_source *src, int read_timeout_ms, int run_timeout_ms);
+
 /* True when reading the running host (commands may be run); false for a root or snapshot. */
 bool rd_source_is_live(const struct rd_source *src);
 /* The root as the user gave it ("/" for the live host). */

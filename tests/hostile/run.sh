@@ -74,5 +74,18 @@ jq -e 'any(.findings[]; .check == "ports.rate" and .status == "OK")' "$work/fifo
 jq -e '[.devices[] | select(.name == "mlx5_1") | .board_id] == ["root-local"] and ([.devices[] | select(.name == "mlx5_1") | .fw_ver] == ["gpu-a01"])' \
 	"$work/link-outside.json" > /dev/null && ok || bad "link-outside: read outside the root: $(jq -c '[.devices[] | select(.name == "mlx5_1") | {fw_ver, board_id}]' "$work/link-outside.json")"
 jq -e '(.devices | length) == 2003' "$work/many-devices.json" > /dev/null && ok || bad "many-devices: not every device reported"
+
+# A read that blocks (a wedged HCA; simulated with the RD_TEST_SLOW_READ hook, which delays the
+# matching reads in the reader thread): the port is UNKNOWN "timed out", the rest of the report
+# is whole.  And a whole-run deadline: everything after it is UNKNOWN, and the report still comes.
+make_root slow-read
+RD_TEST_SLOW_READ="mlx5_1/ports/1/state:60000" timeout 120 "$bin" --root "$work/slow-read" check --format json > "$work/slow.json"; rc=$?
+jq -e 'any(.findings[]; .check == "ports.state" and .status == "UNKNOWN" and any(.evidence[]; .value == "<timed out>"))
+	and any(.findings[]; .check == "modules.loaded" and .status == "OK") and (.findings | length) >= 19' "$work/slow.json" > /dev/null &&
+	[ $rc = 3 ] && ok || bad "slow read: exit $rc $(jq -c '[.findings[] | select(.status != "OK" and .status != "SKIP") | {check, status}]' "$work/slow.json")"
+RD_TEST_SLOW_READ="ports/:60000" timeout 120 "$bin" --root "$work/slow-read" --timeout 3 check --format json > "$work/slow2.json"; rc=$?
+jq -e '(.findings | length) >= 19 and all(.findings[]; .status != "FAIL" and .status != "WARN")
+	and any(.findings[]; any(.evidence[]; .value == "<timed out>"))' "$work/slow2.json" > /dev/null &&
+	[ $rc = 3 ] && ok || bad "run deadline: exit $rc $(jq -c '[.findings[] | select(.status == "FAIL" or .status == "WARN") | {check, message}]' "$work/slow2.json")"
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

@@ -122,6 +122,7 @@ drop_module() { # NAME: unload it (and its lines)
 	sed -i "/^$1 /d" "$R/proc/modules"
 	rm -rf "$R/sys/module/$1"
 	sed -i -E "s/([ ,])$1,/\1/" "$R/proc/modules"
+	sed -i -E "s/^([^ ]+ [0-9]+ [0-9]+) +Live/\1 - Live/" "$R/proc/modules" # no holder left: "-"
 }
 
 scenario() { R="$out/$1"; rm -rf "$R"; mkdir -p "$R"; }
