@@ -65,6 +65,7 @@ struct rd_reader {
 	bool prefix_ok, single;
 	struct rd_text out;
 	int ret;
+	pthread_t thread;
 };
 
 static void unref(struct rd_reader *r)
@@ -126,12 +127,8 @@ static struct rd_reader *start(void)
 	pthread_cond_init(&r->cv, &ca);
 	pthread_condattr_destroy(&ca);
 	r->refs = 2;
-	pthread_t t;
-	pthread_attr_t attr;
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	int e = pthread_create(&t, &attr, worker, r);
-	pthread_attr_destroy(&attr);
+	/* joinable: rd_reader_stop waits for it; an abandoned one is detached */
+	int e = pthread_create(&r->thread, NULL, worker, r);
 	if (e) {
 		pthread_cond_destroy(&r->cv);
 		pthread_mutex_destroy(&r->mu);
@@ -172,6 +169,7 @@ int rd_reader_read(struct rd_reader **rp, int fd, size_t cap, bool prefix_ok, bo
 		e = pthread_cond_timedwait(&r->cv, &r->mu, &until);
 	if (!r->done) {
 		r->abandoned = true; /* the worker finishes (or not) alone, and frees itself */
+		pthread_detach(r->thread);
 		pthread_mutex_unlock(&r->mu);
 		unref(r);
 		*rp = NULL;
@@ -193,5 +191,7 @@ void rd_reader_stop(struct rd_reader *r)
 	r->quit = true;
 	pthread_cond_broadcast(&r->cv);
 	pthread_mutex_unlock(&r->mu);
+	pthread_t t = r->thread;
 	unref(r);
+	pthread_join(t, NULL); /* it is idle (never stop with a read in flight) and exits at once */
 }
