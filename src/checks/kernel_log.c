@@ -49,32 +49,42 @@ void rd_check_kernel_log(struct rd_check_ctx *ctx)
 			rd_fix_add(f, "run as root, or sysctl kernel.dmesg_restrict=0");
 		return;
 	}
-	size_t lines = 0;
-	for (size_t k = 0; k < sizeof signs / sizeof signs[0]; k++) {
-		struct rd_finding *f = NULL;
-		size_t count = 0;
-		for (const char *line = log->data; *line;) {
-			const char *nl = strchr(line, '\n');
-			size_t len = nl ? (size_t)(nl - line) : strlen(line);
-			if (k == 0)
-				lines++;
-			char *l = rd_xstrndup(line, len);
-			if (strstr(l, signs[k].pattern) && (!signs[k].also || strstr(l, signs[k].also))) {
-				if (!f)
-					f = rd_finding_add(ctx, signs[k].status, signs[k].pattern, "%s", signs[k].meaning);
-				if (++count <= 3)
-					rd_evidence_add(f, "dmesg", "%s", l);
+	/* one pass over the log: per sign, how many lines and the first three of them */
+	enum { NSIGNS = sizeof signs / sizeof signs[0], SAMPLES = 3 };
+	size_t count[NSIGNS] = {0}, lines = 0;
+	struct {
+		const char *p;
+		size_t n;
+	} sample[NSIGNS][SAMPLES];
+	struct rd_buf l = {0};
+	for (const char *line = log->data; *line;) {
+		const char *nl = strchr(line, '\n');
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+		lines++;
+		l.len = 0;
+		rd_buf_add(&l, line, len); /* NUL-terminated copy for strstr */
+		for (size_t k = 0; k < NSIGNS; k++)
+			if (strstr(l.data, signs[k].pattern) && (!signs[k].also || strstr(l.data, signs[k].also))) {
+				if (count[k] < SAMPLES) {
+					sample[k][count[k]].p = line;
+					sample[k][count[k]].n = len;
+				}
+				count[k]++;
 			}
-			free(l);
-			if (!nl)
-				break;
-			line = nl + 1;
-		}
-		if (f) {
-			if (count > 3)
-				rd_evidence_add(f, "dmesg", "... %zu lines in all", count);
-			rd_fix_add(f, "%s", signs[k].fix);
-		}
+		if (!nl)
+			break;
+		line = nl + 1;
+	}
+	rd_buf_free(&l);
+	for (size_t k = 0; k < NSIGNS; k++) {
+		if (!count[k])
+			continue;
+		struct rd_finding *f = rd_finding_add(ctx, signs[k].status, signs[k].pattern, "%s", signs[k].meaning);
+		for (size_t i = 0; i < count[k] && i < SAMPLES; i++)
+			rd_evidence_add(f, "dmesg", "%.*s", (int)sample[k][i].n, sample[k][i].p);
+		if (count[k] > SAMPLES)
+			rd_evidence_add(f, "dmesg", "... %zu lines in all", count[k]);
+		rd_fix_add(f, "%s", signs[k].fix);
 	}
 	if (rd_check_quiet(ctx))
 		rd_finding_add(ctx, RD_OK, "kernel log", "no known RDMA error in %zu kernel log lines", lines);

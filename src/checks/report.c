@@ -68,12 +68,10 @@ struct rd_finding *rd_finding_add(struct rd_check_ctx *ctx, enum rd_status st, c
 	f->check = ctx->check;
 	f->status = st;
 	f->subject = rd_xstrdup(subject ? subject : "host");
-	struct rd_buf b = {0};
 	va_list ap;
 	va_start(ap, fmt);
-	rd_buf_vprintf(&b, fmt, ap);
+	f->message = rd_xvasprintf(fmt, ap);
 	va_end(ap);
-	f->message = rd_buf_steal(&b);
 	return f;
 }
 
@@ -82,12 +80,10 @@ void rd_evidence_add(struct rd_finding *f, const char *path, const char *fmt, ..
 	f->evidence = rd_xrealloc(f->evidence, (f->nevidence + 1) * sizeof *f->evidence);
 	struct rd_evidence *e = &f->evidence[f->nevidence++];
 	e->path = rd_xstrdup(path);
-	struct rd_buf b = {0};
 	va_list ap;
 	va_start(ap, fmt);
-	rd_buf_vprintf(&b, fmt, ap);
+	e->value = rd_xvasprintf(fmt, ap);
 	va_end(ap);
-	e->value = rd_buf_steal(&b);
 }
 
 void rd_evidence_attr(struct rd_finding *f, const struct rd_attr *a)
@@ -102,12 +98,10 @@ void rd_evidence_attr(struct rd_finding *f, const struct rd_attr *a)
 
 void rd_fix_add(struct rd_finding *f, const char *fmt, ...)
 {
-	struct rd_buf b = {0};
 	va_list ap;
 	va_start(ap, fmt);
-	rd_buf_vprintf(&b, fmt, ap);
+	rd_strv_push_owned(&f->fix, rd_xvasprintf(fmt, ap));
 	va_end(ap);
-	rd_strv_push_owned(&f->fix, rd_buf_steal(&b));
 }
 
 bool rd_check_quiet(const struct rd_check_ctx *ctx)

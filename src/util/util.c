@@ -73,14 +73,20 @@ char *rd_xstrndup(const char *s, size_t n)
 	return p;
 }
 
-char *rd_xasprintf(const char *fmt, ...)
+char *rd_xvasprintf(const char *fmt, va_list ap)
 {
 	struct rd_buf b = {0};
+	rd_buf_vprintf(&b, fmt, ap);
+	return rd_buf_steal(&b);
+}
+
+char *rd_xasprintf(const char *fmt, ...)
+{
 	va_list ap;
 	va_start(ap, fmt);
-	rd_buf_vprintf(&b, fmt, ap);
+	char *s = rd_xvasprintf(fmt, ap);
 	va_end(ap);
-	return rd_buf_steal(&b);
+	return s;
 }
 
 static void buf_reserve(struct rd_buf *b, size_t extra)

@@ -22,6 +22,7 @@ void *rd_xrealloc(void *p, size_t n);
 char *rd_xstrdup(const char *s);
 char *rd_xstrndup(const char *s, size_t n);
 char *rd_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *rd_xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 /* A NUL-terminated growable byte buffer; zero-initialise, free with rd_buf_free. */
 struct rd_buf {
