@@ -53,6 +53,19 @@ find "$work/h100-ofed" -path '*/ports/1/counters*' | grep -q . && bad "counters 
 "$bin" snapshot -o "$work/live.tar.gz" 2> "$work/log" && ok || bad "live snapshot: $(cat "$work/log")"
 "$bin" --root "$work/live.tar.gz" stack --format json > "$work/live.json" && ok || bad "stack on live snapshot"
 grep -q '"kernel": "'"$(uname -r)"'"' "$work/live.json" && ok || bad "live snapshot kernel is not $(uname -r)"
+# ... and checking it gives the live check's findings (a command absent here, like ofed_info, is
+# replayed as absent, not as "not captured"); only the kernel log's line count may have grown
+findings() { jq -c '.findings[] | [.check, .status, .subject, .message, .evidence, .fix]' |
+	sed -E 's/in [0-9]+ kernel log lines/in N kernel log lines/'; }
+"$bin" check --format json 2> /dev/null | findings > "$work/live-check"
+"$bin" --root "$work/live.tar.gz" check --format json 2> /dev/null | findings > "$work/snap-check"
+diff "$work/live-check" "$work/snap-check" > "$work/diff" && ok || { bad "live check != check of its snapshot"; head "$work/diff"; }
+# a command recorded as absent (<name>.error) is replayed as absent: with no ofed_info and no
+# package database the stack is the inbox one (as seen on the real kernel in tests/vm)
+cp -r "$top/examples/rxe-qemu" "$work/rxe-noofed"
+mkdir -p "$work/rxe-noofed/rdma-doctor/commands" && echo ENOENT > "$work/rxe-noofed/rdma-doctor/commands/ofed_info-s.error"
+"$bin" --root "$work/rxe-noofed" check --only stack.flavor --format json | jq -e '.findings[0].status == "OK"' > /dev/null &&
+	ok || bad "ofed_info-s.error ENOENT not replayed as an absent ofed_info"
 # an existing non-empty directory is refused, nothing is written into it
 mkdir -p "$work/full" && echo keep > "$work/full/file"
 "$bin" --root "$top/examples/no-rdma" snapshot -o "$work/full" 2> /dev/null && bad "non-empty dir accepted" || ok

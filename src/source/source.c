@@ -761,8 +761,14 @@ int rd_run_command(struct rd_source *src, const char *name, struct rd_text *out)
 	int r = rd_read_file(src, path, RD_CAP_FILE, out);
 	free(path);
 	if (r == -ENOENT) {
-		out->err = RD_ENOTCAPTURED;
-		return -RD_ENOTCAPTURED;
+		/* a snapshot records a command that could not run (absent: ENOENT) in <name>.error */
+		struct rd_text e = {0};
+		char *ep = rd_xasprintf("%s/%s.error", COMMANDS_DIR, name);
+		int code = rd_read_attr(src, ep, &e) == 0 ? rd_errno_from_name(e.data) : 0;
+		rd_text_free(&e);
+		free(ep);
+		out->err = code > 0 ? code : RD_ENOTCAPTURED;
+		return -out->err;
 	}
 	if (r == 0) {
 		struct rd_text st = {0};

@@ -74,7 +74,8 @@ bool rd_exists(struct rd_source *src, const char *path);
 
 /* Output of one of the commands in rd_commands[] by name.  Live host: runs it (no shell) with
  * a timeout, stdout captured; err = ENOENT if the program is absent, ETIMEDOUT if killed.
- * Root: reads rdma-doctor/commands/<name> (and <name>.status); RD_ENOTCAPTURED if absent. */
+ * Root: reads rdma-doctor/commands/<name> (and <name>.status); the errno named in <name>.error when
+ * the command could not run when the snapshot was taken; RD_ENOTCAPTURED if neither exists. */
 int rd_run_command(struct rd_source *src, const char *name, struct rd_text *out);
 
 /* Runs a program on the live host (stdout and stderr captured together), for fixes that act
