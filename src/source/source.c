@@ -38,6 +38,8 @@ struct rd_source {
 	long long run_deadline_ms;
 	struct rd_reader *reader;
 	char *slow_substr; /* tests: RD_TEST_SLOW_READ="substring:ms" delays matching reads */
+	char *einval_substr; /* tests: RD_TEST_EINVAL="substring": matching reads fail with EINVAL */
+	unsigned einval_remembered; /* counter files that returned EINVAL, not read again */
 	int slow_ms;
 };
 
@@ -224,6 +226,9 @@ int rd_source_open(const char *root, struct rd_source **out, char *err, size_t e
 	}
 	if (!src->live)
 		load_read_errors(src);
+	const char *einval = getenv("RD_TEST_EINVAL");
+	if (einval && *einval)
+		src->einval_substr = rd_xstrdup(einval);
 	*out = src;
 	return 0;
 }
@@ -239,6 +244,7 @@ void rd_source_close(struct rd_source *src)
 	cache_clear(src);
 	rd_reader_stop(src->reader);
 	free(src->slow_substr);
+	free(src->einval_substr);
 	rd_strv_free(&src->err_paths);
 	free(src->err_codes);
 	free(src->tmpdir);
@@ -475,9 +481,13 @@ static int resolve(struct rd_source *src, const char *path, bool follow_last, ch
 /* Opens path inside the root with flags (O_NOFOLLOW added).  The common case, a last component
  * that is not a link, costs one openat; otherwise the link is resolved first.  Returns the fd
  * or -errno (a read error recorded in a snapshot counts as the error). */
-static int open_in_root(struct rd_source *src, const char *path, int flags)
+/* Opens path inside the root; *canon_out (when not NULL) gets the resolved path, also on failure
+ * after resolution (else NULL). */
+static int open_in_root_canon(struct rd_source *src, const char *path, int flags, char **canon_out)
 {
 	char *cdir = NULL, *canon = NULL;
+	if (canon_out)
+		*canon_out = NULL;
 	const char *base;
 	int r = resolve_parent(src, path, &cdir, &base);
 	if (r < 0)
@@ -508,8 +518,37 @@ static int open_in_root(struct rd_source *src, const char *path, int flags)
 		canon = full;
 	}
 	free(cdir);
-	free(canon);
+	if (canon_out)
+		*canon_out = canon;
+	else
+		free(canon);
 	return r;
+}
+
+static int open_in_root(struct rd_source *src, const char *path, int flags)
+{
+	return open_in_root_canon(src, path, flags, NULL);
+}
+
+/* Port counters: reading one makes the firmware answer a MAD on some HCAs, and one it refuses
+ * (EINVAL) floods the kernel log each time, so a refusal is remembered for the rest of the run. */
+static bool is_counter_path(const char *canon)
+{
+	return strstr(canon, "/counters/") || strstr(canon, "/hw_counters/");
+}
+
+static void remember_error(struct rd_source *src, const char *canon, int err)
+{
+	size_t n = src->err_paths.n;
+	src->err_codes = rd_xrealloc(src->err_codes, (n + 1) * sizeof(int));
+	src->err_codes[n] = err;
+	rd_strv_push(&src->err_paths, canon);
+	src->einval_remembered++;
+}
+
+unsigned rd_source_einval_remembered(const struct rd_source *src)
+{
+	return src->einval_remembered;
 }
 
 int rd_resolve(struct rd_source *src, const char *path, char **canonical)
@@ -535,18 +574,29 @@ static int read_common(struct rd_source *src, const char *path, size_t cap, bool
 			return -ETIMEDOUT;
 		}
 	}
-	int fd = open_in_root(src, path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+	char *canon = NULL;
+	int fd = open_in_root_canon(src, path, O_RDONLY | O_NONBLOCK | O_NOCTTY, &canon);
+	int r;
 	if (fd < 0) {
 		out->err = -fd;
-		return fd;
+		r = fd;
+	} else if (src->einval_substr && strstr(path, src->einval_substr)) {
+		close(fd); /* tests: the firmware refusing this counter */
+		out->err = EINVAL;
+		r = -EINVAL;
+	} else if (!src->read_timeout_ms) {
+		r = rd_read_fd(fd, cap, prefix_ok, single, out);
+	} else {
+		int timeout = src->read_timeout_ms;
+		if (left && left < timeout)
+			timeout = (int)left;
+		int slow = src->slow_substr && strstr(path, src->slow_substr) ? src->slow_ms : 0;
+		r = rd_reader_read(&src->reader, fd, cap, prefix_ok, single, timeout, slow, out);
 	}
-	if (!src->read_timeout_ms)
-		return rd_read_fd(fd, cap, prefix_ok, single, out);
-	int timeout = src->read_timeout_ms;
-	if (left && left < timeout)
-		timeout = (int)left;
-	int slow = src->slow_substr && strstr(path, src->slow_substr) ? src->slow_ms : 0;
-	return rd_reader_read(&src->reader, fd, cap, prefix_ok, single, timeout, slow, out);
+	if (r == -EINVAL && fd >= 0 && canon && is_counter_path(canon))
+		remember_error(src, canon, EINVAL);
+	free(canon);
+	return r;
 }
 
 int rd_read_file(struct rd_source *src, const char *path, size_t cap, struct rd_text *out)

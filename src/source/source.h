@@ -43,6 +43,12 @@ void rd_source_close(struct rd_source *src);
  * report goes on without it. */
 void rd_source_set_deadlines(struct rd_source *src, int read_timeout_ms, int run_timeout_ms);
 
+/* Port counter files (ports/N/counters, hw_counters) that failed with EINVAL so far: each is
+ * remembered and fails at once when asked again, without a new read (a refused counter read is a
+ * firmware command and a kernel log line each time on some HCAs).  Tests: RD_TEST_EINVAL="substr"
+ * makes reads of matching paths fail with EINVAL. */
+unsigned rd_source_einval_remembered(const struct rd_source *src);
+
 /* True when reading the running host (commands may be run); false for a root or snapshot. */
 bool rd_source_is_live(const struct rd_source *src);
 /* The root as the user gave it ("/" for the live host). */

@@ -192,6 +192,35 @@ RD_TEST(snapshot_read_errors_are_replayed)
 	rd_source_close(src);
 }
 
+/* RD_TEST_EINVAL fakes the firmware refusing a counter (no HCA here): the refusal is remembered,
+ * so the file is not read again in the run, under either of its names. */
+RD_TEST(refused_counter_is_read_once_fake_einval)
+{
+	setup();
+	mk("sys/devices/pci0000:00/0000:00:01.0/infiniband/mlx5_0/ports/1/counters/symbol_error", "0\n");
+	mk("sys/devices/pci0000:00/0000:00:01.0/infiniband/mlx5_0/ports/1/counters/port_rcv_data", "12\n");
+	mk("sys/devices/pci0000:00/0000:00:01.0/infiniband/mlx5_0/ports/1/rate", "400 Gb/sec (4X NDR)\n");
+	ln("sys/class/infiniband/mlx5_0", "../../devices/pci0000:00/0000:00:01.0/infiniband/mlx5_0");
+	setenv("RD_TEST_EINVAL", "symbol_error", 1);
+	struct rd_source *src = open_root();
+	unsetenv("RD_TEST_EINVAL");
+	struct rd_text t;
+	const char *cls = "sys/class/infiniband/mlx5_0/ports/1/counters/symbol_error";
+	CHECK_INT(rd_read_attr(src, cls, &t), -EINVAL);
+	CHECK_INT(rd_source_einval_remembered(src), 1);
+	/* again, by the class path and by the device path: EINVAL at once, nothing new remembered */
+	CHECK_INT(rd_read_attr(src, cls, &t), -EINVAL);
+	CHECK_INT(rd_read_attr(src, "sys/devices/pci0000:00/0000:00:01.0/infiniband/mlx5_0/ports/1/counters/symbol_error", &t),
+		  -EINVAL);
+	CHECK_INT(t.err, EINVAL);
+	CHECK_INT(rd_source_einval_remembered(src), 1);
+	/* other counters and attributes are read as usual */
+	CHECK_INT(rd_read_attr(src, "sys/class/infiniband/mlx5_0/ports/1/counters/port_rcv_data", &t), 0);
+	CHECK_STR(t.data, "12");
+	rd_text_free(&t);
+	rd_source_close(src);
+}
+
 RD_TEST(commands_in_a_root_are_captured_outputs)
 {
 	setup();
@@ -204,6 +233,9 @@ RD_TEST(commands_in_a_root_are_captured_outputs)
 	CHECK_INT(t.status, 0);
 	rd_text_free(&t);
 	CHECK_INT(rd_run_command(src, "dmesg", &t), -RD_ENOTCAPTURED);
+	/* a command that was absent when the snapshot was taken reads back as absent */
+	CHECK_INT(rd_run_command(src, "dkms-status", &t), -ENOENT);
+	CHECK_INT(t.err, ENOENT);
 	CHECK_INT(rd_run_command(src, "no-such-command", &t), -EINVAL);
 	rd_source_close(src);
 }
