@@ -14,8 +14,16 @@ $(error libinih-dev is missing: apt-get install -y libinih-dev)
 endif
 endif
 LDLIBS += -linih
+# `probe` loads libibverbs at run time (dlopen; in libc since glibc 2.34) and is built against its
+# headers only (Debian: libibverbs-dev): the program never links libibverbs.
+VERBS_OK := $(shell printf '\043include <infiniband/verbs.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 && echo yes)
+ifneq ($(VERBS_OK),yes)
+ifneq ($(MAKECMDGOALS),check)
+$(error libibverbs-dev is missing (infiniband/verbs.h): apt-get install -y libibverbs-dev)
+endif
+endif
 
-LIB_SRC  = $(sort $(wildcard src/util/*.c src/source/*.c src/model/*.c src/render/*.c src/checks/*.c src/fix/*.c src/explain/*.c src/cmd/*.c))
+LIB_SRC  = $(sort $(wildcard src/util/*.c src/source/*.c src/model/*.c src/render/*.c src/checks/*.c src/fix/*.c src/explain/*.c src/probe/*.c src/cmd/*.c))
 MAIN_SRC = src/main.c
 UNIT_SRC = $(sort $(wildcard tests/unit/test_*.c))
 

@@ -66,6 +66,10 @@ const struct rd_check *rd_check_find(const char *id);
 /* Adds a finding for the running check; message is printf-style. */
 struct rd_finding *rd_finding_add(struct rd_check_ctx *ctx, enum rd_status st, const char *subject,
 				  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* Adds a finding for check (a static id) from outside the catalogue, e.g. check --probe's
+ * "probe.loopback". */
+struct rd_finding *rd_report_add(struct rd_report *r, const char *check, enum rd_status st, const char *subject,
+				 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 void rd_evidence_add(struct rd_finding *f, const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* path = value of an attr, or the reason it could not be read. */

@@ -58,19 +58,37 @@ enum rd_status rd_report_status(const struct rd_report *r)
 	return worst;
 }
 
-struct rd_finding *rd_finding_add(struct rd_check_ctx *ctx, enum rd_status st, const char *subject,
-				  const char *fmt, ...)
+static struct rd_finding *report_addv(struct rd_report *r, const char *check, enum rd_status st,
+				      const char *subject, const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
+static struct rd_finding *report_addv(struct rd_report *r, const char *check, enum rd_status st,
+				      const char *subject, const char *fmt, va_list ap)
 {
-	struct rd_report *r = ctx->report;
 	r->findings = rd_xrealloc(r->findings, (r->n + 1) * sizeof *r->findings);
 	struct rd_finding *f = &r->findings[r->n++];
 	memset(f, 0, sizeof *f);
-	f->check = ctx->check;
+	f->check = check;
 	f->status = st;
 	f->subject = rd_xstrdup(subject ? subject : "host");
+	f->message = rd_xvasprintf(fmt, ap);
+	return f;
+}
+
+struct rd_finding *rd_finding_add(struct rd_check_ctx *ctx, enum rd_status st, const char *subject,
+				  const char *fmt, ...)
+{
 	va_list ap;
 	va_start(ap, fmt);
-	f->message = rd_xvasprintf(fmt, ap);
+	struct rd_finding *f = report_addv(ctx->report, ctx->check, st, subject, fmt, ap);
+	va_end(ap);
+	return f;
+}
+
+struct rd_finding *rd_report_add(struct rd_report *r, const char *check, enum rd_status st, const char *subject,
+				 const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	struct rd_finding *f = report_addv(r, check, st, subject, fmt, ap);
 	va_end(ap);
 	return f;
 }

@@ -6,6 +6,7 @@
 
 #include "checks/check.h"
 #include "cmd/cmd.h"
+#include "probe/probe.h"
 #include "render/out.h"
 #include "render/report.h"
 
@@ -38,9 +39,68 @@ static bool valid_ids(struct rd_ctx *ctx, const char *list, const char *opt)
 	return ok;
 }
 
+#define CHECK_USAGE                                                                                   \
+	"check [--format text|json] [--policy FILE] [--only ID,...] [--skip ID,...] [--no-color] "    \
+	"[--probe [--probe-size BYTES]]"
+
+static void probe_evidence(struct rd_finding *f, const char *where, const struct rd_probe_step *steps, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct rd_probe_step *s = &steps[i];
+		char *path = rd_xasprintf("probe %s%s%s", where, *where ? " " : "", s->name);
+		if (s->ok)
+			rd_evidence_add(f, path, "%s", s->detail ? s->detail : "ok");
+		else
+			rd_evidence_add(f, path, "FAIL: %s%s%s", s->error, s->detail ? "; " : "", s->detail ? s->detail : "");
+		free(path);
+		for (size_t k = 0; k < s->fix.n; k++)
+			rd_fix_add(f, "%s", s->fix.v[k]);
+	}
+}
+
+/* check --probe: the probe's result as findings of "probe.loopback". */
+static void probe_findings(const struct rd_probe_result *res, struct rd_report *rep)
+{
+	static const char *const id = "probe.loopback";
+	const struct rd_probe_step *hs = rd_probe_failed_step(res->steps, res->nsteps);
+	if (hs) {
+		struct rd_finding *f = rd_report_add(rep, id, RD_FAIL, "host", "%s", hs->error);
+		probe_evidence(f, "", res->steps, res->nsteps);
+		return;
+	}
+	size_t counted = 0;
+	for (size_t i = 0; i < res->nports; i++)
+		counted += !(res->ports[i].state && !res->ports[i].active);
+	for (size_t i = 0; i < res->nports; i++) {
+		const struct rd_probe_port *p = &res->ports[i];
+		char subj[160], where[160];
+		if (p->port) {
+			snprintf(subj, sizeof subj, "%s port %u", p->device, p->port);
+			snprintf(where, sizeof where, "%s port %u", p->device, p->port);
+		} else {
+			snprintf(subj, sizeof subj, "%s", p->device);
+			snprintf(where, sizeof where, "%s", p->device);
+		}
+		const struct rd_probe_step *fs = rd_probe_failed_step(p->steps, p->nsteps);
+		struct rd_finding *f;
+		if (p->pass)
+			f = rd_report_add(rep, id, RD_OK, subj, "RDMA WRITE loopback verified on %s (active_mtu %u)", subj,
+					  p->active_mtu);
+		else if (p->state && !p->active)
+			f = rd_report_add(rep, id, counted ? RD_SKIP : RD_FAIL, subj, "%s%s", fs ? fs->error : "not Active",
+					  counted ? " (not probed)" : "");
+		else
+			f = rd_report_add(rep, id, RD_FAIL, subj, "%s", fs ? fs->error : "RDMA WRITE not verified");
+		probe_evidence(f, where, p->steps, p->nsteps);
+	}
+	if (!res->pass && res->nports == 0)
+		rd_report_add(rep, id, RD_FAIL, "host", "%s", res->error ? res->error : "the probe failed");
+}
+
 int rd_cmd_check(struct rd_ctx *ctx, int argc, char **argv)
 {
-	bool json = false, color = isatty(fileno(ctx->out));
+	bool json = false, color = isatty(fileno(ctx->out)), probe = false;
+	struct rd_probe_opts probe_opts = {0};
 	const char *only = NULL, *skip = NULL, *policy_path = NULL;
 	const char *nc = getenv("NO_COLOR");
 	if (nc && *nc)
@@ -64,15 +124,25 @@ int rd_cmd_check(struct rd_ctx *ctx, int argc, char **argv)
 			policy_path = a + 9;
 		} else if (strcmp(a, "--no-color") == 0) {
 			color = false;
+		} else if (strcmp(a, "--probe") == 0) {
+			probe = true;
+		} else if ((strcmp(a, "--probe-size") == 0 && i + 1 < argc) || strncmp(a, "--probe-size=", 13) == 0) {
+			if (rd_probe_opt(ctx, "check", "--probe-size", a[12] == '=' ? a + 13 : argv[++i], &probe_opts) < 0)
+				return 3;
+			probe = true;
 		} else {
-			fprintf(ctx->err, "%s: check: %s '%s' (usage: check [--format text|json] [--policy FILE] "
-					  "[--only ID,...] [--skip ID,...] [--no-color])\n",
-				ctx->prog, dst ? "missing value for" : "unknown argument", a);
+			fprintf(ctx->err, "%s: check: %s '%s' (usage: " CHECK_USAGE ")\n", ctx->prog,
+				dst || strcmp(a, "--probe-size") == 0 ? "missing value for" : "unknown argument", a);
 			return 3;
 		}
 	}
 	if (!valid_ids(ctx, only, "--only") || !valid_ids(ctx, skip, "--skip"))
 		return 3;
+	if (probe && rd_ctx_is_root(ctx)) {
+		fprintf(ctx->err, "%s: check: --probe talks to the running host's devices; it cannot run on --root\n",
+			ctx->prog);
+		return 3;
+	}
 
 	struct rd_loaded l;
 	if (rd_ctx_load(ctx, policy_path, true, &l) < 0)
@@ -85,6 +155,18 @@ int rd_cmd_check(struct rd_ctx *ctx, int argc, char **argv)
 	struct rd_report report = {0};
 	bool live = rd_source_is_live(src);
 	rd_checks_run(h, sys, pol, live, only, skip, &report);
+	struct rd_source *psrc = NULL;
+	if (probe && rd_ctx_open_source(ctx, &psrc) == 0) { /* its own read deadline, from now */
+		struct rd_probe_result res;
+		rd_probe_run(psrc, &probe_opts, &res);
+		probe_findings(&res, &report);
+		rd_probe_result_free(&res);
+		rd_source_close(psrc);
+	} else if (probe) {
+		rd_report_free(&report);
+		rd_loaded_free(&l);
+		return 3;
+	}
 
 	char when[32];
 	iso_time(when, sizeof when);

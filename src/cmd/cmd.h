@@ -55,6 +55,7 @@ int rd_cmd_ibstatus(struct rd_ctx *ctx, int argc, char **argv);
 int rd_cmd_snapshot(struct rd_ctx *ctx, int argc, char **argv);
 int rd_cmd_fix(struct rd_ctx *ctx, int argc, char **argv);
 int rd_cmd_explain(struct rd_ctx *ctx, int argc, char **argv);
+int rd_cmd_probe(struct rd_ctx *ctx, int argc, char **argv);
 int rd_cmd_version(struct rd_ctx *ctx, int argc, char **argv);
 int rd_cmd_help(struct rd_ctx *ctx, int argc, char **argv);
 
@@ -62,5 +63,16 @@ int rd_cmd_help(struct rd_ctx *ctx, int argc, char **argv);
  * was consumed (advancing *i past a separate value), 0 if it is not --format, -1 on a bad value
  * (message printed). */
 int rd_opt_format(struct rd_ctx *ctx, int argc, char **argv, int *i, bool *json);
+
+/* True when the context reads a root (--root / RDMA_DOCTOR_ROOT other than "/"), not the live host. */
+bool rd_ctx_is_root(const struct rd_ctx *ctx);
+
+/* The probe's options, shared by `probe` and `check --probe` (cmd/probe.c).  name is "--device",
+ * "--port", "--size" or "--probe-size"; on a bad value prints one line naming cmd and returns -1. */
+struct rd_probe_opts;
+struct rd_probe_result;
+int rd_probe_opt(struct rd_ctx *ctx, const char *cmd, const char *name, const char *value, struct rd_probe_opts *o);
+/* Prints a probe result as text or JSON (schema rdma-doctor/probe/v1). */
+void rd_probe_render(FILE *f, bool json, const struct rd_probe_result *r);
 
 #endif

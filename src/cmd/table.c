@@ -5,8 +5,9 @@
 #include "cmd/cmd.h"
 
 const struct rd_cmd rd_cmds[] = {
-	{"check", rd_cmd_check, "[--format text|json] [--only ID,...] [--skip ID,...] [--no-color]",
-	 "check this host's RDMA stack and print each finding with its evidence and fix"},
+	{"check", rd_cmd_check, "[--format text|json] [--only ID,...] [--skip ID,...] [--no-color] [--probe]",
+	 "check this host's RDMA stack and print each finding with its evidence and fix; --probe adds\n"
+	 "            `probe` as check probe.loopback (live host only; --probe-size BYTES)"},
 	{"checks", rd_cmd_checks, "[--format text|json]", "list the checks: id, what each detects, where it looks"},
 	{"stack", rd_cmd_stack, "[--format text|json]",
 	 "inventory: kernel, RDMA modules (in-tree or out-of-tree), devices, firmware, ports"},
@@ -21,6 +22,9 @@ const struct rd_cmd rd_cmds[] = {
 	{"snapshot", rd_cmd_snapshot, "-o DIR|FILE.tar.gz [--counters]",
 	 "collect everything the checks read, to check it elsewhere with --root (--counters: the port\n"
 	 "            counters too, which cost a firmware command each on some HCAs)"},
+	{"probe", rd_cmd_probe, "[--device DEV] [--port N] [--size BYTES] [--format text|json]",
+	 "RDMA WRITE loopback through libibverbs (loaded at run time) on each Active port of this host:\n"
+	 "            query port, GID, register memory, RC QP to itself, write, compare; exit 0 pass, 2 fail"},
 	{"version", rd_cmd_version, "", "print the version"},
 	{"help", rd_cmd_help, "", "print this help"},
 	{NULL, NULL, NULL, NULL},

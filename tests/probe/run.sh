@@ -1,0 +1,228 @@
+#!/usr/bin/env bash
+# Tests of `rdma-doctor probe` and `check --probe` on a host without RDMA:
+#   - the binary does not link libibverbs (no ibv_* undefined symbol, not in ldd);
+#   - the real libibverbs with no device (inside a private mount namespace with an empty /sys, so
+#     the answer does not depend on the host): "no RDMA devices", exit 2;
+#   - a libibverbs.so.1 that is garbage: "cannot be loaded" with dlerror's text, exit 2;
+#   - --root and bad options: exit 3;
+#   - the real-device path against tests/probe/fake_verbs.c, a stand-in libibverbs.so.1 built
+#     here that simulates devices and checks every attribute the probe gives it: pass on RoCE and
+#     InfiniBand ports, every failing step, memlock diagnosis (as nobody with a 64 KiB limit), port
+#     selection, GID choice from a sysfs tree bind-mounted on /sys (namespace), no leaked object.
+# Times vary, so outputs are checked with grep and jq, not goldens.  Needs root (unshare -m,
+# setpriv), cc and libibverbs-dev headers, jq.  RD_WRAP (e.g. valgrind) wraps every run.
+# Usage: tests/probe/run.sh [BUILD_DIR]            Ends with "N passed, N failed".
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=$(cd "${1:-$top/build}" && pwd)
+bin=$build/rdma-doctor
+work=$(mktemp -d /tmp/rd-probe.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+chmod 0755 "$work"
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL $*"; }
+die() { echo "FAIL: $*"; echo "0 passed, 1 failed"; exit 1; }
+[ -x "$bin" ] || die "$bin is not built"
+[ "$(id -u)" = 0 ] || die "the probe tests need root (unshare -m, setpriv)"
+command -v jq > /dev/null || die "jq is not installed"
+
+fake=$work/fake garbage=$work/garbage
+mkdir -p "$fake" "$garbage"
+cc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O1 -g -shared -fPIC -o "$fake/libibverbs.so.1" \
+	"$top/tests/probe/fake_verbs.c" || die "cannot build tests/probe/fake_verbs.c (libibverbs-dev?)"
+head -c 4096 /dev/zero | tr '\0' 'x' > "$garbage/libibverbs.so.1"
+wrap=${RD_WRAP:-}
+empty_sys=$work/empty-sys
+mkdir -p "$empty_sys"
+
+# r [VAR=VALUE]... -- ARGS: runs rdma-doctor ARGS with the variables; sets out, err, rc
+r() {
+	local vars=()
+	while [ "$1" != -- ]; do vars+=("$1"); shift; done
+	shift
+	env "${vars[@]}" $wrap "$bin" "$@" > "$work/out" 2> "$work/err" < /dev/null
+	rc=$?
+	out=$(cat "$work/out") err=$(cat "$work/err")
+}
+# ns SYSDIR [VAR=VALUE]... -- ARGS: the same inside a mount namespace with SYSDIR on /sys
+ns() {
+	local sys=$1; shift
+	local vars=()
+	while [ "$1" != -- ]; do vars+=("$1"); shift; done
+	shift
+	unshare -m bash -c 'mount --make-rprivate / && mount --bind "$1" /sys && shift && exec "$@"' _ "$sys" \
+		env "${vars[@]}" $wrap "$bin" "$@" > "$work/out" 2> "$work/err" < /dev/null
+	rc=$?
+	out=$(cat "$work/out") err=$(cat "$work/err")
+}
+# expect NAME RC [grep -E patterns on stdout]...
+expect() {
+	local name=$1 want=$2; shift 2
+	local why=""
+	[ "$rc" = "$want" ] || why="exit $rc, not $want"
+	for p in "$@"; do
+		printf '%s\n' "$out" | grep -qE -- "$p" || why="${why:+$why; }no line matching '$p'"
+	done
+	if printf '%s\n' "$err" | grep -qE 'fake_verbs: (BAD|LEAK)|ERROR: (Address|Leak)Sanitizer|runtime error|==[0-9]+=='; then
+		why="${why:+$why; }stderr: $(printf '%s\n' "$err" | head -3)"
+	fi
+	if [ -z "$why" ]; then ok; else bad "$name: $why"; printf '%s\n' "$out" | head -30; fi
+}
+# jexpect NAME JQ-EXPRESSION: the JSON on stdout satisfies the expression
+jexpect() {
+	if printf '%s\n' "$out" | jq -en "input | $2" > /dev/null 2>&1; then ok; else bad "$1: JSON fails $2"; printf '%s\n' "$out" | head -40; fi
+}
+
+# ---- the binary ------------------------------------------------------------------------------
+if nm -u "$bin" | grep -q ' ibv_'; then bad "binary has undefined ibv_ symbols: $(nm -u "$bin" | grep ' ibv_' | tr '\n' ' ')"; else ok; fi
+if ldd "$bin" 2> /dev/null | grep -q libibverbs; then bad "binary links libibverbs"; else ok; fi
+
+# ---- the real libibverbs, no RDMA device -----------------------------------------------------
+ns "$empty_sys" -- probe
+expect real-no-devices 2 '^  OK    load .*libibverbs\.so\.1' '^  FAIL  devices .*no RDMA devices found by libibverbs$' \
+	'/sys/class/infiniband does not exist: no RDMA driver module is loaded' 'fix: modprobe mlx5_ib' \
+	'^probe: FAIL no RDMA devices found by libibverbs$'
+ns "$empty_sys" -- probe --format json
+expect real-no-devices-json 2
+jexpect real-no-devices-json '.schema == "rdma-doctor/probe/v1" and .result == "fail" and .error == "no RDMA devices found by libibverbs"
+	and .ports == [] and ([.steps[].name] == ["load", "devices"]) and .steps[0].ok and (.steps[1].ok | not)
+	and (.steps[1].usec | type) == "number" and (.steps[1].fix | length) == 2'
+
+# ---- a broken libibverbs.so.1 ----------------------------------------------------------------
+r LD_LIBRARY_PATH="$garbage" -- probe
+expect garbage-lib 2 "^  FAIL  load .*libibverbs is not installed or cannot be loaded: $garbage/libibverbs.so.1: (invalid ELF header|file too short)" \
+	'fix: apt-get install -y libibverbs1 ibverbs-providers' 'provider' \
+	"^probe: FAIL libibverbs is not installed or cannot be loaded: $garbage/libibverbs.so.1: "
+r LD_LIBRARY_PATH="$garbage" -- probe -f json
+expect garbage-lib-json 2
+jexpect garbage-lib-json '.result == "fail" and (.error | startswith("libibverbs is not installed or cannot be loaded: ")) and
+	([.steps[].name] == ["load"]) and .steps[0].errno == null and .library == null'
+
+# ---- usage -----------------------------------------------------------------------------------
+r -- --root "$top/examples/rxe-qemu" probe
+expect root 3
+printf '%s\n' "$err" | grep -q "it cannot run on --root" && ok || bad "root: stderr: $err"
+r RDMA_DOCTOR_ROOT="$top/examples/rxe-qemu" -- check --probe
+expect root-env-check 3
+r RDMA_DOCTOR_ROOT=/ LD_LIBRARY_PATH="$garbage" -- probe
+expect root-slash-is-live 2 'cannot be loaded'
+for a in "--port 256" "--port x" "--size 1" "--size 65G" "--device" "--bogus"; do
+	r -- probe $a
+	expect "usage $a" 3
+done
+
+# ---- the real-device path on the stand-in library --------------------------------------------
+F=(LD_LIBRARY_PATH="$fake")
+r "${F[@]}" FAKE_VERBS_DEVICES=rxe0:eth:1,mlx5_0:ib:2 -- probe
+expect fake-pass 0 '^rxe0 port 1  Ethernet  ACTIVE  active_mtu 1024  gid\[0\] fe80::5054:ff:fe12:3456 \(RoCE v1\)$' \
+	'^mlx5_0 port 2  InfiniBand  ACTIVE  active_mtu 1024  lid 14$' '^  OK    rtr .*dlid 14$' \
+	'^  OK    write .*RDMA WRITE of 1048576 bytes from offset 0 to offset 16777216' \
+	'^  OK    verify .*1048576 bytes at offset 16777216 equal the source' \
+	'^probe: PASS rxe0/1, mlx5_0/1, mlx5_0/2 \(RDMA WRITE of 1048576 bytes verified on each\)$'
+r "${F[@]}" FAKE_VERBS_DEVICES=rxe0:eth:1,mlx5_0:ib:2 FAKE_VERBS_MTU=5 -- probe --format json --size 64K
+expect fake-pass-json 0
+jexpect fake-pass-json '.result == "pass" and .error == null and .size == 65536 and (.ports | length) == 3 and
+	all(.ports[]; .verified and .pass and .probed and .bytes == 32768 and .active_mtu == 4096 and
+	    ([.steps[].name] == ["open","query_port","gid","alloc_pd","reg_mr","create_cq","create_qp","init","rtr","rts","write","verify"]) and
+	    all(.steps[]; .ok and .errno == null and .error == null and (.usec | type) == "number")) and
+	.ports[0].gid_index == 0 and .ports[0].gid_type == "RoCE v1" and .ports[0].link_layer == "Ethernet" and
+	.ports[1].gid_index == null and .ports[1].lid == 13 and .ports[1].link_layer == "InfiniBand"'
+
+# each step failing
+fails=(
+	"open:EACCES|open|EACCES|ibv_open_device\(mlx5_0\) failed: Permission denied"
+	"query_port:EIO|query_port|EIO|ibv_query_port\(mlx5_0, 1\) failed"
+	"alloc_pd|alloc_pd|EINVAL|ibv_alloc_pd failed"
+	"reg_mr:EINVAL|reg_mr|EINVAL|ibv_reg_mr of 32 MiB failed: Invalid argument"
+	"create_cq|create_cq|ENOMEM|ibv_create_cq\(16\) failed"
+	"create_qp|create_qp|ENOMEM|ibv_create_qp \(RC\) failed"
+	"init|init|EINVAL|ibv_modify_qp to INIT failed"
+	"rtr:ETIMEDOUT|rtr|ETIMEDOUT|ibv_modify_qp to RTR failed: Connection timed out"
+	"rts|rts|EINVAL|ibv_modify_qp to RTS failed"
+	"post|write|EINVAL|ibv_post_send of the RDMA WRITE failed"
+	"wc|write||completion with status transport retry counter exceeded \(12, vendor_err 0x81\)"
+	"corrupt|verify||the destination differs from the source: 1 of 1048576 bytes wrong, the first at offset 349525"
+	"destroy_qp:EBUSY|teardown|EBUSY|ibv_destroy_qp: Device or resource busy"
+	"timeout|write|ETIMEDOUT|no completion after 5 s"
+)
+for c in "${fails[@]}"; do
+	IFS='|' read -r what step en msg <<< "$c"
+	r "${F[@]}" FAKE_VERBS_DEVICES=mlx5_0:ib:1 FAKE_VERBS_FAIL="$what" -- probe
+	expect "fail $what" 2 "^  FAIL  $step +[0-9]+ us  $msg" "^probe: FAIL mlx5_0( port 1)?: $msg"
+	r "${F[@]}" FAKE_VERBS_DEVICES=mlx5_0:ib:1 FAKE_VERBS_FAIL="$what" -- probe --format json
+	jexpect "fail $what json" "([.ports[0].steps[] | select(.ok | not) | .name] == [\"$step\"]) and
+		([.ports[0].steps[] | select(.ok | not) | .errno][0] == $( [ -n "$en" ] && echo "\"$en\"" || echo null )) and
+		.result == \"fail\" and (.ports[0].pass | not)"
+done
+
+# memlock: as nobody with a 64 KiB limit, registration failing with ENOMEM is blamed on it
+env "${F[@]}" FAKE_VERBS_DEVICES=mlx5_0:ib:1 FAKE_VERBS_FAIL=reg_mr:ENOMEM prlimit --memlock=65536:65536 \
+	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all ${RD_WRAP:-} "$bin" probe > "$work/out" 2> "$work/err"
+rc=$? out=$(cat "$work/out") err=$(cat "$work/err")
+expect memlock-limited 2 'ibv_reg_mr of 32 MiB failed: Cannot allocate memory \(ENOMEM\)' \
+	'RLIMIT_MEMLOCK is the likely cause: registering 32 MiB .*memlock limit soft 64 KiB, hard 64 KiB; CAP_IPC_LOCK is not in effect' \
+	'fix: ulimit -l unlimited' 'LimitMEMLOCK=infinity' '\* - memlock unlimited +# in /etc/security/limits.conf'
+# as root with CAP_IPC_LOCK the limit is not the cause
+r "${F[@]}" FAKE_VERBS_DEVICES=mlx5_0:ib:1 FAKE_VERBS_FAIL=reg_mr:EPERM -- probe
+expect memlock-cap 2 'CAP_IPC_LOCK is in effect \(it lifts the limit\): RLIMIT_MEMLOCK is not the cause here'
+
+# port selection and states
+r "${F[@]}" FAKE_VERBS_DEVICES=mlx5_0:ib:2 FAKE_VERBS_DOWN=mlx5_0/2 -- probe
+expect down-other-port 0 '^  FAIL  query_port .*port 2 is DOWN \(state from ibv_query_port\): the probe needs an Active port' \
+	'^probe: PASS mlx5_0/1 \(RDMA WRITE of 1048576 bytes verified\); not probed: mlx5_0/2 \(DOWN\)$'
+r "${F[@]}" FAKE_VERBS_DEVICES=mlx5_0:ib:2 FAKE_VERBS_DOWN=mlx5_0/2 -- probe --port 2
+expect down-requested 2 '^probe: FAIL mlx5_0: port 2 is DOWN \(state from ibv_query_port\): the probe needs an Active port$'
+r "${F[@]}" FAKE_VERBS_DEVICES=mlx5_0:ib:1,rxe0:eth:1 -- probe --device rxe9
+expect no-such-device 2 "^probe: FAIL no RDMA device 'rxe9' \(libibverbs has mlx5_0, rxe0\)$"
+r "${F[@]}" FAKE_VERBS_DEVICES=mlx5_0:ib:2,rxe0:eth:1 -- probe --device rxe0 --port 2
+expect no-such-port 2 '^probe: FAIL rxe0 port 2: rxe0 has no port 2 \(it has 1\)$'
+r "${F[@]}" FAKE_VERBS_DEVICES=mlx5_0:ib:2,rxe0:eth:1 -- probe --port 2
+expect port-2-only 0 '^probe: PASS mlx5_0/2 '
+r "${F[@]}" FAKE_VERBS_DEVICES=mlx5_0:ib:2,rxe0:eth:1 -- probe --device=rxe0 --size=1M
+expect device-only 0 '^probe: PASS rxe0/1 \(RDMA WRITE of 524288 bytes verified\)$'
+r "${F[@]}" FAKE_VERBS_DEVICES= -- probe
+expect fake-no-devices 2 'no RDMA devices found by libibverbs'
+
+# GID choice from gid_attrs/types in a sysfs tree on /sys
+roce=$work/roce-sys
+types=$roce/class/infiniband/rxe0/ports/1/gid_attrs/types
+mkdir -p "$types" "$roce/class/infiniband_verbs/uverbs0"
+for i in 0 2 4; do echo "IB/RoCE v1" > "$types/$i"; done
+for i in 1 3 5; do echo "RoCE v2" > "$types/$i"; done
+ns "$roce" "${F[@]}" FAKE_VERBS_DEVICES=rxe0:eth:1 FAKE_VERBS_GIDS=fe80::1,fe80::1,::ffff:10.0.2.15,::ffff:10.0.2.15,, -- probe
+expect gid-v2-mapped 0 '^rxe0 port 1  Ethernet  ACTIVE  active_mtu 1024  gid\[3\] ::ffff:10\.0\.2\.15 \(RoCE v2\)$' \
+	'^  OK    rtr .*GRH to gid\[3\] ::ffff:10\.0\.2\.15$'
+ns "$roce" "${F[@]}" FAKE_VERBS_DEVICES=rxe0:eth:1 FAKE_VERBS_GIDS=fe80::1,fe80::1,,,, -- probe
+expect gid-v2-first 0 'gid\[1\] fe80::1 \(RoCE v2\): the first RoCE v2 GID \(no IPv4-mapped one\)'
+ns "$roce" "${F[@]}" FAKE_VERBS_DEVICES=rxe0:eth:1 FAKE_VERBS_GIDS=,,fe80::7,,, -- probe
+expect gid-v1-fallback 0 'gid\[2\] fe80::7 \(RoCE v1\): no RoCE v2 GID in gid_attrs/types: the first non-zero GID, RoCE v1'
+ns "$roce" "${F[@]}" FAKE_VERBS_DEVICES=rxe0:eth:1 FAKE_VERBS_GIDS=,,,,, -- probe --format json
+jexpect gid-none '.result == "fail" and ([.ports[0].steps[] | select(.ok | not) | .name] == ["gid"]) and
+	(.error | test("no usable GID on rxe0 port 1"))'
+# no device for libibverbs while sysfs has one
+ns "$roce" "${F[@]}" FAKE_VERBS_DEVICES= -- probe
+expect sysfs-but-no-provider 2 '/sys/class/infiniband has rxe0 and ib_uverbs is loaded, but libibverbs has no provider' \
+	'fix: apt-get install -y ibverbs-providers'
+rm -r "$roce/class/infiniband_verbs/uverbs0"
+ns "$roce" "${F[@]}" FAKE_VERBS_DEVICES= -- probe
+expect sysfs-but-no-uverbs 2 '/sys/class/infiniband has rxe0 but /sys/class/infiniband_verbs is empty: ib_uverbs is not loaded' \
+	'fix: modprobe ib_uverbs'
+
+# ---- check --probe ---------------------------------------------------------------------------
+# (not under RD_WRAP: a live `check` runs programs, and valgrind reports the memory of a forked
+# child whose exec failed, e.g. dkms absent, as lost; ASan runs these)
+wrap=
+r "${F[@]}" FAKE_VERBS_DEVICES=mlx5_0:ib:2 FAKE_VERBS_DOWN=mlx5_0/2 -- check --probe --format json --only kernel
+jexpect check-probe-pass '[.findings[] | select(.check == "probe.loopback") | .status] == ["OK", "SKIP"] and
+	([.findings[] | select(.check == "probe.loopback")][0] | .message == "RDMA WRITE loopback verified on mlx5_0 port 1 (active_mtu 1024)"
+	 and (.evidence | length) == 12 and .evidence[0].path == "probe mlx5_0 port 1 open")'
+r "${F[@]}" FAKE_VERBS_DEVICES=mlx5_0:ib:1 FAKE_VERBS_FAIL=reg_mr:ENOMEM -- check --probe --no-color --only kernel
+expect check-probe-fail "$rc" '^✖ FAIL    probe\.loopback        mlx5_0 port 1: ibv_reg_mr of 32 MiB failed: Cannot allocate memory \(ENOMEM\)$' \
+	'^            probe mlx5_0 port 1 reg_mr = FAIL: ibv_reg_mr of 32 MiB failed'
+r LD_LIBRARY_PATH="$garbage" -- check --probe --probe-size 64K --format json --only kernel
+jexpect check-probe-no-lib '[.findings[] | select(.check == "probe.loopback")] | length == 1 and .[0].status == "FAIL" and
+	.[0].subject == "host" and (.[0].message | test("cannot be loaded")) and .[0].fix[0] == "apt-get install -y libibverbs1 ibverbs-providers"'
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
