@@ -709,6 +709,7 @@ static void child_exec(const struct rd_command *c, int outfd, int errpipe, bool 
 	char *full = rd_xasprintf("%s%s/usr/local/sbin:/usr/sbin:/sbin:/usr/bin:/bin", path ? path : "",
 				  path && *path ? ":" : "");
 	setenv("PATH", full, 1);
+	free(full);
 	setenv("LC_ALL", "C", 1);
 	char *args[16];
 	size_t n = 0;
@@ -720,6 +721,8 @@ static void child_exec(const struct rd_command *c, int outfd, int errpipe, bool 
 	if (write(errpipe, &e, sizeof e) < 0) {
 		/* nothing more to do */
 	}
+	for (size_t i = 0; i < n; i++)
+		free(args[i]); /* the program is absent: leave nothing for valgrind to call lost */
 	_exit(127);
 }
 
