@@ -16,7 +16,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static char dir[64];
 	if (!dir[0]) {
-		snprintf(dir, sizeof dir, "/tmp/rd-fuzz-archive.XXXXXX");
+		/* tmpfs when there is one: each input is extracted, then removed */
+		snprintf(dir, sizeof dir, "%s/rd-fuzz-archive.XXXXXX", access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
 		if (!mkdtemp(dir))
 			abort();
 	}
