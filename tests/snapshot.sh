@@ -64,7 +64,7 @@ diff "$work/live-check" "$work/snap-check" > "$work/diff" && ok || { bad "live c
 # package database the stack is the inbox one (as seen on the real kernel in tests/vm)
 cp -r "$top/examples/rxe-qemu" "$work/rxe-noofed"
 mkdir -p "$work/rxe-noofed/rdma-doctor/commands" && echo ENOENT > "$work/rxe-noofed/rdma-doctor/commands/ofed_info-s.error"
-"$bin" --root "$work/rxe-noofed" check --only stack.flavor --format json | jq -e '.findings[0].status == "OK"' > /dev/null &&
+"$bin" --root "$work/rxe-noofed" check --only stack.flavor --format json | jq -en 'input | .findings[0].status == "OK"' > /dev/null &&
 	ok || bad "ofed_info-s.error ENOENT not replayed as an absent ofed_info"
 # an existing non-empty directory is refused, nothing is written into it
 mkdir -p "$work/full" && echo keep > "$work/full/file"

@@ -31,7 +31,7 @@ while IFS=$'\t' read -r sig msg present absent; do
 	for kind in present absent; do
 		root=$work/roots/${!kind}
 		"$bin" --root "$root" explain --format json - < "$work/msg" > "$work/out.json"; rc=$?
-		if ! jq -e --arg s "$sig" 'any(.matches[]; .signature == $s)' "$work/out.json" > /dev/null; then
+		if ! jq -en --arg s "$sig" 'input | any(.matches[]; .signature == $s)' "$work/out.json" > /dev/null; then
 			bad "$sig: not recognised in its message"; continue
 		fi
 		cause1=$(jq -r --arg s "$sig" '.matches[] | select(.signature == $s) | [.causes[] | select(.verdict == "confirmed")] | length' "$work/out.json")
@@ -39,7 +39,7 @@ while IFS=$'\t' read -r sig msg present absent; do
 			[ "$cause1" -ge 1 ] && [ $rc = 1 ] && ok || bad "$sig on ${!kind}: no cause confirmed (exit $rc)"
 		else
 			[ "$cause1" = 0 ] && [ $rc != 1 ] && ok || bad "$sig on ${!kind}: a cause confirmed on a healthy host (exit $rc)"
-			jq -e --arg s "$sig" '.matches[] | select(.signature == $s) | any(.causes[]; .verdict == "ruled out")' "$work/out.json" > /dev/null &&
+			jq -en --arg s "$sig" 'input | .matches[] | select(.signature == $s) | any(.causes[]; .verdict == "ruled out")' "$work/out.json" > /dev/null &&
 				ok || bad "$sig on ${!kind}: nothing ruled out"
 		fi
 	done
@@ -66,7 +66,7 @@ out=$("$bin" --root "$work/roots/healthy-inbox" explain "everything is fine" "re
 	echo "[  812.443210] rdma_ucm: disagrees about version of symbol ib_register_peer_memory_client"
 } > "$work/mixed.log"
 "$bin" --root "$work/roots/ib-umad-missing" explain --format json - < "$work/mixed.log" > "$work/mixed.json"; rc=$?
-jq -e '.lines_read == 5006 and (.matches | length) == 3
+jq -en 'input | .lines_read == 5006 and (.matches | length) == 3
 	and (.matches[] | select(.signature == "nccl.using_socket") | .count == 2 and .lines == [3001, 5005])
 	and (.matches[] | select(.signature == "umad.cant_open") | .lines == [5003])
 	and (.matches[] | select(.signature == "kernel.symbol_version") | .lines == [5006])' "$work/mixed.json" > /dev/null &&
@@ -84,7 +84,7 @@ echo "modprobe: ERROR: could not insert 'rdma_ucm': Invalid argument" >> "$work/
 start=$(date +%s%N)
 "$bin" --root "$work/roots/healthy-inbox" explain --format json - < "$work/big.log" > "$work/big.json"; rc=$?
 ms=$((($(date +%s%N) - start) / 1000000))
-jq -e 'any(.matches[]; .signature == "modprobe.invalid_argument")' "$work/big.json" > /dev/null && ok || bad "big input: exit $rc, the final line not found"
+jq -en 'input | any(.matches[]; .signature == "modprobe.invalid_argument")' "$work/big.json" > /dev/null && ok || bad "big input: exit $rc, the final line not found"
 echo "explain: ${big} MB scanned in ${ms} ms"
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

@@ -97,7 +97,7 @@ for c in $cases; do
 		;;
 	*)
 		out=$("$bin" --root "$R" check --only modules.persistent,modules.peermem_order --format json)
-		echo "$out" | jq -e 'all(.findings[]; .status == "OK" or .status == "SKIP") and any(.findings[]; .check == "modules.persistent" and .status == "OK")' > /dev/null &&
+		echo "$out" | jq -en 'input | all(.findings[]; .status == "OK" or .status == "SKIP") and any(.findings[]; .check == "modules.persistent" and .status == "OK")' > /dev/null &&
 			ok || bad "$c: check after the fix is not OK: $(echo "$out" | jq -c '[.findings[] | {check, status}]')"
 		# idempotence: a second run changes nothing and says so
 		snap=$(cd "$R" && find etc usr run -path '*modules-load.d*' -type f -exec sha256sum {} + 2>/dev/null | sort)

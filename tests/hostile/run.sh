@@ -51,7 +51,7 @@ for c in empty-attrs huge-attr binary-attrs unreadable dir-for-file link-loop li
 	make_root "$c"
 	rc=$(run "$c" check --format json)
 	if [ "$rc" = 124 ]; then bad "$c: check hung"; continue; fi
-	jq -e '.schema == "rdma-doctor/report/v1" and (.findings | length) >= 19' "$work/out" > /dev/null &&
+	jq -en 'input | .schema == "rdma-doctor/report/v1" and (.findings | length) >= 19' "$work/out" > /dev/null &&
 		[ "$rc" -le 3 ] && ok || bad "$c: check gave no full report (exit $rc): $(head -c 300 "$work/err")"
 	cp "$work/out" "$work/$c.json"
 	rc=$(run "$c" check); [ "$rc" -le 3 ] && grep -qE '^(OK|WARN|FAIL|UNKNOWN): ' "$work/out" && ok || bad "$c: text report (exit $rc)"
@@ -61,7 +61,7 @@ for c in empty-attrs huge-attr binary-attrs unreadable dir-for-file link-loop li
 	done
 done
 unk() { # NAME JQ-CONDITION DESCRIPTION: some UNKNOWN finding's evidence satisfies the condition
-	jq -e "any(.findings[]; .status == \"UNKNOWN\" and ($2))" "$work/$1.json" > /dev/null && ok || bad "$1: no UNKNOWN $3"
+	jq -en "input | any(.findings[]; .status == \"UNKNOWN\" and ($2))" "$work/$1.json" > /dev/null && ok || bad "$1: no UNKNOWN $3"
 }
 unk empty-attrs 'any(.evidence[]; (.path | endswith("mlx5_1/ports/1/state")) and (.value | test("unexpected format")))' "for the empty state"
 unk huge-attr 'any(.evidence[]; (.path | endswith("ports/1/rate")) and (.value | test("larger than")))' "naming the 100 MB rate"
@@ -69,22 +69,22 @@ unk binary-attrs 'any(.evidence[]; (.path | endswith("ports/1/state")))' "for th
 unk dir-for-file 'any(.evidence[]; (.path | endswith("ports/1/state")) and (.value | test("not a regular file")))' "for the directory"
 unk fifo-state 'any(.evidence[]; (.path | endswith("mlx5_1/ports/1/state")) and (.value | test("not a regular file")))' "for the FIFO"
 # the FIFO root still reports the other ports fully
-jq -e 'any(.findings[]; .check == "ports.rate" and .status == "OK")' "$work/fifo-state.json" > /dev/null && ok || bad "fifo-state: the rest of the report is missing"
+jq -en 'input | any(.findings[]; .check == "ports.rate" and .status == "OK")' "$work/fifo-state.json" > /dev/null && ok || bad "fifo-state: the rest of the report is missing"
 # nothing outside the root was read
-jq -e '[.devices[] | select(.name == "mlx5_1") | .board_id] == ["root-local"] and ([.devices[] | select(.name == "mlx5_1") | .fw_ver] == ["gpu-a01"])' \
+jq -en 'input | [.devices[] | select(.name == "mlx5_1") | .board_id] == ["root-local"] and ([.devices[] | select(.name == "mlx5_1") | .fw_ver] == ["gpu-a01"])' \
 	"$work/link-outside.json" > /dev/null && ok || bad "link-outside: read outside the root: $(jq -c '[.devices[] | select(.name == "mlx5_1") | {fw_ver, board_id}]' "$work/link-outside.json")"
-jq -e '(.devices | length) == 2003' "$work/many-devices.json" > /dev/null && ok || bad "many-devices: not every device reported"
+jq -en 'input | (.devices | length) == 2003' "$work/many-devices.json" > /dev/null && ok || bad "many-devices: not every device reported"
 
 # A read that blocks (a wedged HCA; simulated with the RD_TEST_SLOW_READ hook, which delays the
 # matching reads in the reader thread): the port is UNKNOWN "timed out", the rest of the report
 # is whole.  And a whole-run deadline: everything after it is UNKNOWN, and the report still comes.
 make_root slow-read
 RD_TEST_SLOW_READ="mlx5_1/ports/1/state:60000" timeout 120 "$bin" --root "$work/slow-read" check --format json > "$work/slow.json"; rc=$?
-jq -e 'any(.findings[]; .check == "ports.state" and .status == "UNKNOWN" and any(.evidence[]; .value == "<timed out>"))
+jq -en 'input | any(.findings[]; .check == "ports.state" and .status == "UNKNOWN" and any(.evidence[]; .value == "<timed out>"))
 	and any(.findings[]; .check == "modules.loaded" and .status == "OK") and (.findings | length) >= 19' "$work/slow.json" > /dev/null &&
 	[ $rc = 3 ] && ok || bad "slow read: exit $rc $(jq -c '[.findings[] | select(.status != "OK" and .status != "SKIP") | {check, status}]' "$work/slow.json")"
 RD_TEST_SLOW_READ="ports/:60000" timeout 120 "$bin" --root "$work/slow-read" --timeout 3 check --format json > "$work/slow2.json"; rc=$?
-jq -e '(.findings | length) >= 19 and all(.findings[]; .status != "FAIL" and .status != "WARN")
+jq -en 'input | (.findings | length) >= 19 and all(.findings[]; .status != "FAIL" and .status != "WARN")
 	and any(.findings[]; any(.evidence[]; .value == "<timed out>"))' "$work/slow2.json" > /dev/null &&
 	[ $rc = 3 ] && ok || bad "run deadline: exit $rc $(jq -c '[.findings[] | select(.status == "FAIL" or .status == "WARN") | {check, message}]' "$work/slow2.json")"
 echo "$pass passed, $fail failed"

@@ -38,7 +38,7 @@ for dir in */; do
 	done
 	[ -s "$s.err" ] && bad "$s: unexpected stderr: $(head -3 "$s.err")"
 	# the JSON report: parses, documented fields, exit status = summary
-	if jq -e '.schema == "rdma-doctor/report/v1" and (.host|type|IN("string","null")) and (.time|type) == "string"
+	if jq -en 'input | .schema == "rdma-doctor/report/v1" and (.host|type|IN("string","null")) and (.time|type) == "string"
 		and (.version|type) == "string" and (.summary.status|type) == "string" and (.summary.counts|type) == "object"
 		and (.stack.installed|type) == "string" and (.devices|type) == "array" and (.modules|type) == "array"
 		and (.findings|length) > 0
@@ -59,7 +59,7 @@ for dir in */; do
 			[ "$n" = 0 ] && [ "$rc_text" = 0 ] && ok || bad "$s: a healthy host reported $n problems"
 		else
 			id=${e%=*} st=${e#*=}
-			jq -e --arg id "$id" --arg st "$st" 'any(.findings[]; .check == $id and .status == $st)' "$s.json" > /dev/null &&
+			jq -en --arg id "$id" --arg st "$st" 'input | any(.findings[]; .check == $id and .status == $st)' "$s.json" > /dev/null &&
 				ok || bad "$s: expected $id=$st"
 		fi
 	done
@@ -67,9 +67,9 @@ done
 # The real H100 tree: its BlueField-3 RoCE bond is not judged by InfiniBand rules (no SM/LID
 # finding for it), and what the capture lacks is UNKNOWN, never a failure.
 if [ -f real-gpud-h100.json ]; then
-	jq -e '[.findings[] | select(.status == "FAIL" or .status == "WARN")] | length == 0' real-gpud-h100.json > /dev/null &&
+	jq -en 'input | [.findings[] | select(.status == "FAIL" or .status == "WARN")] | length == 0' real-gpud-h100.json > /dev/null &&
 		ok || bad "real-gpud-h100: a failure or warning on a healthy real host"
-	jq -e 'all(.findings[]; (.subject | contains("mlx5_bond_0")) | not) or
+	jq -en 'input | all(.findings[]; (.subject | contains("mlx5_bond_0")) | not) or
 		all(.findings[] | select(.subject | contains("mlx5_bond_0")); .check != "ports.sm")' real-gpud-h100.json > /dev/null &&
 		ok || bad "real-gpud-h100: the RoCE bond judged by IB rules"
 fi
@@ -80,14 +80,14 @@ if [ -f "$mi" ]; then
 	"$top/tests/tools/fixture2root.sh" modinfo-inbox "$mi" "$work/mi-inbox" && "$top/tests/tools/fixture2root.sh" modinfo-ofed "$mi" "$work/mi-ofed"
 	"$bin" --root "$work/mi-inbox" stack --format json > mi-inbox.json
 	"$bin" --root "$work/mi-ofed" stack --format json > mi-ofed.json
-	jq -e '.stack.running == "inbox" and all(.modules[]; .out_of_tree == false) and
+	jq -en 'input | .stack.running == "inbox" and all(.modules[]; .out_of_tree == false) and
 		(.modules[] | select(.name == "mlx5_core") | .version == null)' mi-inbox.json > /dev/null &&
 		ok || bad "real modinfo (inbox): not seen as in-tree"
-	jq -e '.stack.running == "OFED" and all(.modules[]; .out_of_tree == true) and
+	jq -en 'input | .stack.running == "OFED" and all(.modules[]; .out_of_tree == true) and
 		(.modules[] | select(.name == "mlx5_core") | .version == "24.10-2.1.8") and any(.modules[]; .name == "mlx_compat")' \
 		mi-ofed.json > /dev/null && ok || bad "real modinfo (MLNX_OFED 24.10 DKMS): not seen as OFED"
 	"$bin" --root "$work/mi-ofed" check --only stack.flavor --format json > mi-ofed-check.json
-	jq -e '.findings[0].evidence | any(.value == "updates/dkms/mlx5_core.ko")' mi-ofed-check.json > /dev/null &&
+	jq -en 'input | .findings[0].evidence | any(.value == "updates/dkms/mlx5_core.ko")' mi-ofed-check.json > /dev/null &&
 		ok || bad "real modinfo: stack.flavor does not show the DKMS module path"
 else
 	bad "real fixture missing: $mi"
