@@ -47,6 +47,7 @@ netdev enp193s0f0np0 0000:c1:00.0 9000
 netdev enp193s0f1np1 0000:c1:00.1 9000
 uverbs 8 mlx5_bond_0 0000:c1:00.0
 umad 8 mlx5_bond_0 1 0000:c1:00.0
+issm 8 mlx5_bond_0 1 0000:c1:00.0   # RoCE ports have issm too (a real kernel's rxe0 has issm0)
 rdma_cm
 ofed=24.10-2.1.8
 module nvidia_peermem 16384 0 - POE 550.127.05

@@ -1,5 +1,6 @@
-/* devnodes.present: /dev/infiniband has uverbsN per device, umadN per port, issmN per IB port,
- * and rdma_cm — the nodes user space opens. */
+/* devnodes.present: /dev/infiniband has uverbsN per device, umadN and issmN per InfiniBand or RoCE
+ * port (ib_umad makes both for every port with a MAD interface: a real Soft-RoCE rxe0 has issm0
+ * too), and rdma_cm — the nodes user space opens. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,9 +63,11 @@ void rd_check_devnodes_present(struct rd_check_ctx *ctx)
 				rd_evidence_attr(f, &classes[k].c[i].ibdev);
 				return;
 			}
-	/* what the kernel should have created: uverbs per device (not switches), umad per IB or RoCE
-	 * port (not iWARP), issm per InfiniBand port */
+	/* what the kernel should have created: uverbs per device (not switches), umad and issm per IB
+	 * or RoCE port (not iWARP).  A port with neither is one finding (ib_umad); issm alone missing
+	 * is another. */
 	struct rd_buf no_uverbs = {0}, no_umad = {0}, no_issm = {0};
+	bool umad_issm_split = false; /* a port without umad but with issm */
 	for (size_t i = 0; i < h->ndevices; i++) {
 		const struct rd_device *d = &h->devices[i];
 		if (d->node_type_v != 2 && !class_has(h->uverbs, h->nuverbs, d->name, -1))
@@ -73,10 +76,13 @@ void rd_check_devnodes_present(struct rd_check_ctx *ctx)
 			continue; /* iWARP and usNIC have no MAD interface */
 		for (size_t p = 0; p < d->nports; p++) {
 			const struct rd_port *port = &d->ports[p];
-			if (!class_has(h->umad, h->numad, d->name, port->num))
+			if (!class_has(h->umad, h->numad, d->name, port->num)) {
 				rd_buf_printf(&no_umad, "%s%s/%u", no_umad.len ? " " : "", d->name, port->num);
-			if (port->is_ib && rd_attr_ok(&port->link_layer) && !class_has(h->issm, h->nissm, d->name, port->num))
+				if (class_has(h->issm, h->nissm, d->name, port->num))
+					umad_issm_split = true;
+			} else if (!class_has(h->issm, h->nissm, d->name, port->num)) {
 				rd_buf_printf(&no_issm, "%s%s/%u", no_issm.len ? " " : "", d->name, port->num);
+			}
 		}
 	}
 	if (no_uverbs.len) {
@@ -89,16 +95,18 @@ void rd_check_devnodes_present(struct rd_check_ctx *ctx)
 	}
 	if (no_umad.len) {
 		struct rd_finding *f = rd_finding_add(ctx, RD_FAIL, "umad",
-						      "no umad device for %s: ibstat fails with \"umad_get_ca: can't open UMAD "
-						      "port\"%s",
-						      no_umad.data, umad_loaded || !modules_known ? "" : " (ib_umad is not loaded)");
-		rd_evidence_add(f, "/sys/class/infiniband_mad", "%zu umad entries", h->numad);
+						      "no %s device for %s: MAD tools (ibnetdiscover, perfquery, sminfo, "
+						      "opensm) fail with \"can't open UMAD port\"%s",
+						      umad_issm_split ? "umad" : "umad or issm", no_umad.data,
+						      umad_loaded || !modules_known ? "" : " (ib_umad is not loaded)");
+		rd_evidence_add(f, "/sys/class/infiniband_mad", "%zu umad, %zu issm entries", h->numad, h->nissm);
 		rd_fix_add(f, "modprobe ib_umad");
 		problems++;
 	}
 	if (no_issm.len) {
 		struct rd_finding *f = rd_finding_add(ctx, umad_loaded ? RD_WARN : RD_FAIL, "issm",
-						      "no issm device for InfiniBand port %s: a subnet manager cannot run there%s",
+						      "no issm device for port %s (its umad device is there): a subnet manager "
+						      "cannot run there%s",
 						      no_issm.data, umad_loaded || !modules_known ? "" : " (ib_umad is not loaded)");
 		rd_evidence_add(f, "/sys/class/infiniband_mad", "%zu issm entries", h->nissm);
 		rd_fix_add(f, "modprobe ib_umad");

@@ -17,7 +17,8 @@ static const char *consequence(const char *m)
 		{"ib_cm", "no InfiniBand connection manager: rdma_cm and IPoIB connected mode fail"},
 		{"rdma_cm", "no RDMA connection manager: rdma_ucm cannot work and NCCL cannot use IB"},
 		{"rdma_ucm", "no /dev/infiniband/rdma_cm: NCCL cannot use IB and falls back to TCP (NET/Socket)"},
-		{"ib_umad", "no /dev/infiniband/umadN: ibstat fails with \"umad_get_ca: can't open UMAD port\""},
+		{"ib_umad", "no /dev/infiniband/umadN or issmN: MAD tools (ibnetdiscover, iblinkinfo, perfquery, sminfo, opensm) "
+		    "fail with \"can't open UMAD port\" (ibstat still answers: it reads sysfs)"},
 		{"ib_ipoib", "no IPoIB interfaces (ibN): IP over InfiniBand is unavailable"},
 	};
 	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)

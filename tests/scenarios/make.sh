@@ -36,7 +36,8 @@ base() {
 	[ -n "$ofed" ] && attr "$IBDIR/ports/1/has_smi" 0
 	rocev2 1 1 fe80:0000:0000:0000:ba59:9fff:fee3:142a enp193s0f0np0
 	rocev2 1 3 0000:0000:0000:0000:0000:ffff:0a0a:0511 enp193s0f0np0
-	uverbs 2 mlx5_2 0000:c1:00.0; umad 2 mlx5_2 1 0000:c1:00.0
+	# RoCE ports have issm too (seen on a real kernel: tests/vm/fixtures/dev-infiniband.txt)
+	uverbs 2 mlx5_2 0000:c1:00.0; umad 2 mlx5_2 1 0000:c1:00.0; issm 2 mlx5_2 1 0000:c1:00.0
 	netdev enp193s0f0np0 0000:c1:00.0 9000
 	rdma_cm
 	for g in 0000:18:00.0 0000:2a:00.0 0000:ab:00.0 0000:ba:00.0; do
