@@ -75,7 +75,8 @@ void rd_check_ports_rate(struct rd_check_ctx *ctx)
 		}
 	}
 	if (rd_check_quiet(ctx) && checked)
-		rd_finding_add(ctx, RD_OK, "host", "%zu active ports at full rate for their model", checked);
+		rd_finding_add(ctx, RD_OK, "host", "%zu active port%s at full rate for their model", checked,
+			       checked == 1 ? "" : "s");
 	else if (rd_check_quiet(ctx))
 		rd_finding_add(ctx, RD_SKIP, "host", "no active port to check");
 }

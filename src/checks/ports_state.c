@@ -99,7 +99,9 @@ void rd_check_ports_state(struct rd_check_ctx *ctx)
 		rd_evidence_add(f, "/sys/class/infiniband", "%zu ports, %zu Active/LinkUp", total, active);
 		rd_fix_add(f, "fix the ports above, or list spare ports under [ports] ignore in the policy");
 	}
-	if (active == total && total && rd_check_quiet(ctx))
+	if (active == total && total == 1 && rd_check_quiet(ctx))
+		rd_finding_add(ctx, RD_OK, "host", "the only port is Active/LinkUp");
+	else if (active == total && total && rd_check_quiet(ctx))
 		rd_finding_add(ctx, RD_OK, "host", "all %zu ports Active/LinkUp", total);
 	else if (!total)
 		rd_finding_add(ctx, RD_SKIP, "host", "no port to check");
