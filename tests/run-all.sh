@@ -13,14 +13,23 @@ export RD_TESTS_DIR=$top/tests
 export RD_REAL_FIXTURES=${RD_REAL_FIXTURES:-$top/../shared/fixtures/real}
 
 # ---- dependencies ------------------------------------------------------------------------
-need_cmds=(gcc clang make jq valgrind ibstat ibstatus unshare setpriv base64 md5sum fuzzer-runtime inih)
+need_cmds=(gcc clang make jq valgrind ibstat ibstatus unshare setpriv base64 md5sum fuzzer-runtime inih verbs
+	qemu-system-x86_64 busybox-static kernel cpio depmod rxe-provider ibv_devinfo rdma perfquery systemd-modules-load)
 pkg_for() { case "$1" in ibstat|ibstatus) echo infiniband-diags ;; unshare|setpriv) echo util-linux ;;
 	base64|md5sum) echo coreutils ;; gcc|make) echo build-essential ;; fuzzer-runtime) echo libclang-rt-14-dev ;;
-	inih) echo libinih-dev ;; *) echo "$1" ;; esac; }
+	inih) echo libinih-dev ;; verbs) echo libibverbs-dev ;;
+	qemu-system-x86_64) echo qemu-system-x86 ;; kernel) echo linux-image-amd64 ;; depmod) echo kmod ;;
+	rxe-provider) echo ibverbs-providers ;; ibv_devinfo) echo ibverbs-utils ;; rdma) echo iproute2 ;;
+	perfquery) echo infiniband-diags ;; systemd-modules-load) echo systemd ;; *) echo "$1" ;; esac; }
 have() { # a command, or the libraries that are not commands
 	case "$1" in
 	fuzzer-runtime) ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a > /dev/null 2>&1 ;;
 	inih) [ -f /usr/include/ini.h ] ;;
+	verbs) [ -f /usr/include/infiniband/verbs.h ] ;;
+	busybox-static) [ -x /bin/busybox ] && ! ldd /bin/busybox > /dev/null 2>&1 ;;
+	kernel) ls /boot/vmlinuz-* > /dev/null 2>&1 && ls -d /lib/modules/*/kernel/drivers/infiniband > /dev/null 2>&1 ;;
+	rxe-provider) ls /usr/lib/*/libibverbs/librxe-*.so > /dev/null 2>&1 ;;
+	systemd-modules-load) [ -x /lib/systemd/systemd-modules-load ] ;;
 	*) command -v "$1" > /dev/null 2>&1 ;;
 	esac
 }
@@ -100,6 +109,10 @@ run "example roots" tests/examples.sh
 run "snapshot round trips" tests/snapshot.sh build
 run "snapshot round trips (ASan+UBSan)" tests/snapshot.sh build-asan
 run "differential vs rdma-core ibstat/ibstatus" tests/diff/run.sh build
+run "probe against a fake libibverbs" tests/probe/run.sh build
+run "probe against a fake libibverbs (ASan+UBSan)" tests/probe/run.sh build-asan
+run "probe against a fake libibverbs (valgrind)" env RD_WRAP="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite" tests/probe/run.sh build
+run "real kernel in qemu: rxe0, modules, fix, probe, snapshot" tests/vm/run.sh build
 run "fuzz smoke (5 s per target)" tests/fuzz/run.sh 5
 echo
 echo "$total_pass passed, $total_fail failed"

@@ -66,6 +66,15 @@ cp -r "$top/examples/rxe-qemu" "$work/rxe-noofed"
 mkdir -p "$work/rxe-noofed/rdma-doctor/commands" && echo ENOENT > "$work/rxe-noofed/rdma-doctor/commands/ofed_info-s.error"
 "$bin" --root "$work/rxe-noofed" check --only stack.flavor --format json | jq -en 'input | .findings[0].status == "OK"' > /dev/null &&
 	ok || bad "ofed_info-s.error ENOENT not replayed as an absent ofed_info"
+# the snapshot a real kernel gave (tests/vm): our ibstat on it prints what rdma-core's ibstat printed
+# in that VM, and it has the device nodes the kernel made
+vmfx=$top/tests/vm/fixtures
+diff <("$bin" --root "$vmfx/rxe0-snapshot.tar.gz" ibstat 2>&1) "$vmfx/ibstat.txt" > "$work/diff" && ok ||
+	{ bad "ibstat of the real-kernel snapshot != the real ibstat"; head "$work/diff"; }
+"$bin" --root "$vmfx/rxe0-snapshot.tar.gz" snapshot -o "$work/vm-again" 2> /dev/null
+for n in $(awk '/^c/ {print $NF}' "$vmfx/dev-infiniband.txt"); do
+	[ -f "$work/vm-again/dev/infiniband/$n" ] && ok || bad "real-kernel snapshot lacks /dev/infiniband/$n"
+done
 # an existing non-empty directory is refused, nothing is written into it
 mkdir -p "$work/full" && echo keep > "$work/full/file"
 "$bin" --root "$top/examples/no-rdma" snapshot -o "$work/full" 2> /dev/null && bad "non-empty dir accepted" || ok

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Boots the Debian kernel with the tier's initramfs under qemu (TCG) and waits for it to power off.
+# The guest writes its results into OUTDIR through a 9p share; the serial console goes to
+# OUTDIR/console.log.  Usage: boot.sh KVER INITRAMFS OUTDIR
+set -euo pipefail
+kver=$1 initrd=$2 outdir=$3
+mkdir -p "$outdir"
+timeout 540 qemu-system-x86_64 -accel tcg -cpu max -m 1024 -smp 1 -nographic -no-reboot \
+	-kernel "/boot/vmlinuz-$kver" -initrd "$initrd" \
+	-append "console=ttyS0 quiet panic=-1 rdinit=/init" \
+	-netdev user,id=n0 -device virtio-net-pci,netdev=n0 \
+	-virtfs "local,path=$outdir,mount_tag=out,security_model=none,id=out" \
+	< /dev/null > "$outdir/console.log" 2>&1

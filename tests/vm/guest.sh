@@ -1,0 +1,134 @@
+#!/bin/sh
+# The scenarios of the real-kernel tier, run in sequence inside the VM on a real Linux RDMA stack
+# (Soft-RoCE rxe0 on eth0).  Each step's stdout, stderr and exit status go to /out/s/NAME.{out,err,rc}
+# on the 9p share; the host (tests/vm/run.sh) asserts on them.  Nothing is judged here.
+set -u
+S=/out/s
+mkdir -p $S
+RD=rdma-doctor
+export SOURCE_DATE_EPOCH=1764460800
+nine="mlx5_core mlx5_ib ib_core ib_uverbs ib_cm rdma_cm rdma_ucm ib_umad ib_ipoib"
+
+# step NAME COMMAND...: runs the command, keeps what it printed and its exit status
+step() {
+	name=$1; shift
+	"$@" > $S/$name.out 2> $S/$name.err
+	rc=$?
+	echo $rc > $S/$name.rc
+	echo "@@step $name rc=$rc" > /dev/console
+}
+# wait_state DEV STATE: until ports/1/state says STATE (10 s at most)
+wait_state() {
+	i=0
+	while [ $i -lt 100 ]; do
+		grep -q "$2" /sys/class/infiniband/$1/ports/1/state 2> /dev/null && return 0
+		sleep 0.1; i=$((i + 1))
+	done
+	echo "@@note $1 port 1 never reached $2" > /dev/console
+	return 1
+}
+unload_rdma() {
+	rdma link delete rxe0 2> /dev/null
+	modprobe -r rdma_rxe ib_ipoib mlx5_ib mlx5_core rdma_ucm ib_umad ib_uverbs rdma_cm iw_cm ib_cm ib_core 2> /dev/null
+	true
+}
+facts() { # what the real kernel shows, kept as fixtures
+	cat /proc/modules
+}
+
+ip link set lo up
+ip link set eth0 up
+ip addr add 10.0.2.15/24 dev eth0
+
+# ---- 1. a fresh host: nothing loaded, modules-load.d empty ------------------------------------
+step fresh-modules cat /proc/modules
+step fresh-check $RD check --format json
+step fresh-fix-plan $RD fix modules
+step fresh-fix-apply $RD fix modules --apply
+step fresh-fix-modules cat /proc/modules
+step fresh-fix-conf cat /etc/modules-load.d/rdma.conf
+step fresh-fix-again $RD fix modules --apply
+# "reboot": unload everything, then what systemd runs at boot reads the file the fix wrote
+unload_rdma
+step boot-before cat /proc/modules
+step boot-modules-load /lib/systemd/systemd-modules-load
+step boot-after cat /proc/modules
+
+# ---- 2. healthy: the nine modules, Soft-RoCE on eth0 -------------------------------------------
+modprobe crc32_generic
+modprobe rdma_rxe
+for m in $nine; do modprobe $m; done
+rdma link add rxe0 type rxe netdev eth0
+wait_state rxe0 ACTIVE
+step healthy-check $RD check --format json
+step healthy-check-text $RD check
+step healthy-stack $RD stack --format json
+for args in "" "-l" "-p" "-s" "rxe0" "rxe0 1" "-s rxe0" "nosuch" "rxe0 2"; do
+	n=$(echo "$args" | tr ' ' '_')
+	# shellcheck disable=SC2086
+	step "ibstat-ours$n" $RD ibstat $args
+	# shellcheck disable=SC2086
+	step "ibstat-real$n" ibstat $args
+done
+step ibstatus-ours $RD ibstatus
+step ibstatus-real ibstatus
+step ibstatus-ours-rxe0_1 $RD ibstatus rxe0:1
+step ibstatus-real-rxe0_1 ibstatus rxe0:1
+step healthy-ibv_devinfo ibv_devinfo -v
+step healthy-perfquery timeout 20 perfquery
+step healthy-probe $RD probe --format json
+step healthy-probe-text $RD probe
+step healthy-check-probe $RD check --probe --format json
+step facts-modules facts
+step facts-devnodes ls -ln /dev/infiniband
+step facts-limits cat /proc/self/limits
+
+# ---- 3. snapshot inside, checked on the host ----------------------------------------------------
+step snap-take $RD snapshot -o /out/snap.tar.gz
+step snap-live-check $RD check --format json
+
+# ---- 4. memlock: 64 KiB, then unlimited, as an unprivileged user (root has CAP_IPC_LOCK) --------
+step memlock64-check sh -c "ulimit -l 64 && exec /usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups $RD check --only memlock.limit --format json"
+step memlock64-probe sh -c "ulimit -l 64 && exec /usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups $RD probe --format json"
+step memlock64-probe-text sh -c "ulimit -l 64 && exec /usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups $RD probe"
+step memlock64-check-probe sh -c "ulimit -l 64 && exec /usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups $RD check --probe --only memlock.limit --format json"
+step memlockinf-check sh -c "ulimit -l unlimited && exec /usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups $RD check --only memlock.limit --format json"
+step memlockinf-probe sh -c "ulimit -l unlimited && exec /usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups $RD probe --format json"
+
+# ---- 5. ib_umad unloaded ------------------------------------------------------------------------
+rmmod ib_umad
+step umad-devnodes ls -ln /dev/infiniband
+step umad-check $RD check --format json
+step umad-ibstat-real ibstat
+step umad-ibstat-ours $RD ibstat
+step umad-ibstat-real-rxe0 ibstat rxe0
+step umad-ibstat-ours-rxe0 $RD ibstat rxe0
+step umad-perfquery timeout 20 perfquery
+step umad-sminfo timeout 20 sminfo
+modprobe ib_umad
+
+# ---- 6. rdma_ucm unloaded -----------------------------------------------------------------------
+rmmod rdma_ucm
+step ucm-devnodes ls -ln /dev/infiniband
+step ucm-check $RD check --format json
+modprobe rdma_ucm
+
+# ---- 7. probe failing cleanly: port down, no libibverbs, broken libibverbs, no device -----------
+ip link set eth0 down
+wait_state rxe0 DOWN
+step portdown-probe $RD probe --format json
+step portdown-probe-text $RD probe
+ip link set eth0 up
+wait_state rxe0 ACTIVE
+lib=/usr/lib/x86_64-linux-gnu/libibverbs.so.1
+mv $lib $lib.away
+step nolib-probe $RD probe
+step nolib-check-probe $RD check --probe --format json
+printf 'not a library\n' > $lib
+step badlib-probe $RD probe
+rm -f $lib
+mv $lib.away $lib
+rdma link delete rxe0
+step nodev-probe $RD probe
+step nodev-probe-json $RD probe --format json
+echo "@@guest-done" > /dev/console

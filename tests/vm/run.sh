@@ -1,0 +1,200 @@
+#!/usr/bin/env bash
+# The real-kernel tier: boots the Debian kernel under qemu with the real RDMA modules and a Soft-RoCE
+# device (rxe0 on eth0), runs the scenarios of tests/vm/guest.sh with the freshly built rdma-doctor,
+# and asserts here, on the host side, on what each step printed.  Needs (as packages): qemu-system-x86,
+# linux-image-amd64, busybox-static, kmod, cpio, rdma-core, ibverbs-providers, ibverbs-utils,
+# infiniband-diags, iproute2, systemd; tests/run-all.sh installs them.
+# Usage: tests/vm/run.sh [BUILD_DIR] [--keep DIR] [--update-fixtures]
+#   --keep DIR          keep the guest's output in DIR (default: a temporary directory)
+#   --update-fixtures   copy the real data seen in the VM into tests/vm/fixtures/
+# Ends with "N passed, N failed".
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=$top/build keep="" update=0
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--keep) keep=$2; shift ;;
+	--update-fixtures) update=1 ;;
+	*) build=$(cd "$1" && pwd) ;;
+	esac
+	shift
+done
+bin=$build/rdma-doctor
+pass=0 fail=0
+ok() { pass=$((pass + 1)); echo "ok $*"; }
+bad() { fail=$((fail + 1)); echo "FAIL $*"; }
+finish() { echo "$pass passed, $fail failed"; [ "$fail" = 0 ]; exit $?; }
+
+kver=$(ls /boot/vmlinuz-* 2> /dev/null | sed 's|.*/vmlinuz-||' | sort -V | tail -1)
+for need in qemu-system-x86_64 busybox cpio depmod ibstat jq; do
+	command -v "$need" > /dev/null || { bad "missing $need (tests/run-all.sh installs it as root)"; finish; }
+done
+[ -n "$kver" ] && [ -d "/lib/modules/$kver/kernel/drivers/infiniband" ] || { bad "no Debian kernel with RDMA modules in /boot"; finish; }
+[ -x "$bin" ] || { bad "no $bin (build first)"; finish; }
+
+work=$(mktemp -d /tmp/rd-vm.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+out=${keep:-$work/out}
+rm -rf "$out" && mkdir -p "$out"
+t0=$(date +%s)
+"$top/tests/vm/mkinitramfs.sh" "$kver" "$bin" "$work/initramfs.cpio.gz" > "$work/mk.log" 2>&1 ||
+	{ cat "$work/mk.log"; bad "initramfs"; finish; }
+"$top/tests/vm/boot.sh" "$kver" "$work/initramfs.cpio.gz" "$out"
+rc=$?
+echo "# booted $kver, the guest ran for $(($(date +%s) - t0)) s (qemu exit $rc)"
+grep -q '^@@guest-done' "$out/console.log" && ok "guest ran every scenario" ||
+	{ bad "the guest did not finish (qemu exit $rc); console:"; tail -30 "$out/console.log"; finish; }
+S=$out/s
+
+# ---- assertion helpers ----------------------------------------------------------------------------
+rc_of() { cat "$S/$1.rc" 2> /dev/null || echo missing; }
+expect_rc() { # STEP RC...
+	local s=$1 r; r=$(rc_of "$1"); shift
+	for want in "$@"; do [ "$r" = "$want" ] && { ok "$s exits $r"; return; }; done
+	bad "$s exits $r, expected $*"; sed 's/^/    | /' "$S/$s.err" | head -5
+}
+# jqt STEP DESCRIPTION FILTER: the step's JSON output satisfies the jq filter
+jqt() { # (jq -e on empty input exits 0: the output must hold exactly one JSON document)
+	if [ "$(jq -s length "$S/$1.out" 2> /dev/null)" = 1 ] && jq -e "$3" "$S/$1.out" > /dev/null 2>&1; then ok "$1: $2"
+	else bad "$1: $2"; jq -c "${4:-.}" "$S/$1.out" 2> /dev/null | head -c 1500 | sed 's/^/    | /'; echo; fi
+}
+has() { grep -qE -- "$3" "$S/$1.${4:-out}" && ok "$1: $2" || { bad "$1: $2 (no /$3/)"; head -8 "$S/$1.${4:-out}" | sed 's/^/    | /'; }; }
+hasnt() { grep -qE -- "$3" "$S/$1.${4:-out}" && { bad "$1: $2 (/$3/ found)"; grep -E -- "$3" "$S/$1.${4:-out}" | head -3; } || ok "$1: $2"; }
+status_of() { printf '[.findings[] | select(.check == "%s"'"%s"') | .status]' "$1" "${2:-}"; }
+nine="mlx5_core mlx5_ib ib_core ib_uverbs ib_cm rdma_cm rdma_ucm ib_umad ib_ipoib"
+modules_in() { # STEP: each of the nine in that /proc/modules listing
+	local m missing=""
+	for m in $nine; do grep -q "^$m " "$S/$1.out" || missing="$missing $m"; done
+	[ -z "$missing" ] && ok "$1: all nine modules loaded" || bad "$1: not loaded:$missing"
+}
+modules_none() {
+	local m there=""
+	for m in $nine; do grep -q "^$m " "$S/$1.out" && there="$there $m"; done
+	[ -z "$there" ] && ok "$1: none of the nine loaded" || bad "$1: loaded:$there"
+}
+# no step may crash or hang: 124 is timeout(1)'s, 128+N death by signal N
+for f in "$S"/*.rc; do
+	r=$(cat "$f"); n=$(basename "$f" .rc)
+	[ "$r" -ge 124 ] && [ "$r" -lt 160 ] && bad "$n: exit $r (killed or timed out)"
+done
+
+# ---- 1. fresh host: nothing loaded, no modules-load.d; fix modules --apply; "boot" ------------------
+modules_none fresh-modules
+expect_rc fresh-check 3            # no RDMA device: the check says there is nothing to check
+jqt fresh-check "modules.loaded SKIPs with no RDMA device" "$(status_of modules.loaded) == [\"SKIP\"]"
+expect_rc fresh-fix-plan 0
+has fresh-fix-plan "the plan is a new rdma.conf" '^\+\+\+ /etc/modules-load.d/rdma.conf'
+expect_rc fresh-fix-apply 0
+has fresh-fix-apply "it wrote rdma.conf" '^wrote /etc/modules-load.d/rdma.conf'
+modules_in fresh-fix-modules
+for m in $nine; do grep -qx "$m" "$S/fresh-fix-conf.out" || bad "rdma.conf lacks $m"; done && ok "rdma.conf lists the nine"
+has fresh-fix-again "a second --apply changes nothing" '^nothing to change'
+modules_none boot-before
+expect_rc boot-modules-load 0
+modules_in boot-after
+
+# ---- 2. healthy ---------------------------------------------------------------------------------------
+for c in modules.loaded modules.persistent devnodes.present ports.state stack.flavor stack.mixed memlock.limit; do
+	jqt healthy-check "$c OK" "$(status_of "$c") == [\"OK\"]" "$(status_of "$c")"
+done
+jqt healthy-check "no FAIL" '[.findings[] | select(.status == "FAIL")] == []' '[.findings[] | select(.status == "FAIL")]'
+# eth0 has MTU 1500, so RoCE's active MTU is 1024: roce.mtu warns, as it should
+jqt healthy-check "roce.mtu WARN on rxe0 port 1 (eth0 MTU 1500)" \
+	"$(status_of roce.mtu ' and .subject == "rxe0 port 1"') == [\"WARN\"]"
+expect_rc healthy-check 1
+jqt healthy-stack "rxe0 is an inbox device with 1 port" \
+	'[.. | objects | select(.name? == "rxe0")] | length > 0'
+# ibstat / ibstatus: ours prints what rdma-core's prints on the same kernel (the pid in ibpanic aside)
+for f in "$S"/ibstat-ours*.out "$S"/ibstatus-ours*.out; do
+	o=$(basename "$f" .out); r=${o/ours/real}
+	norm() { sed -E 's/^(ibpanic|ibwarn): \[[0-9]+\]/\1: [PID]/' "$S/$1.out" "$S/$1.err"; cat "$S/$1.rc"; }
+	diff <(norm "$o") <(norm "$r") > "$work/d" && ok "$o = $r" || { bad "$o != $r"; head -10 "$work/d"; }
+done
+# probe: a real RDMA WRITE on rxe0, over RoCE v2, with the active MTU ibv_devinfo reports
+expect_rc healthy-probe 0
+jqt healthy-probe "passes" '.result == "pass" and .error == null'
+jqt healthy-probe "rxe0 port 1 verified its RDMA WRITE" \
+	'[.ports[] | select(.device == "rxe0" and .port == 1 and .verified == true and .bytes > 0)] | length == 1'
+jqt healthy-probe "chose a RoCE v2 GID" '.ports[0].gid_type == "RoCE v2" and (.ports[0].gid | test("::ffff:10.0.2.15"))'
+mtu=$(awk '/active_mtu:/ {print $2; exit}' "$S/healthy-ibv_devinfo.out")
+jqt healthy-probe "active_mtu = ibv_devinfo's ($mtu)" ".ports[0].active_mtu == ${mtu:-0}"
+jqt healthy-probe "every step ok and timed" '[.ports[0].steps[] | select(.ok != true or .usec == null)] == []'
+has healthy-probe-text "says PASS" 'PASS'
+expect_rc healthy-check-probe 1
+jqt healthy-check-probe "probe.loopback OK in check --probe" "$(status_of probe.loopback) == [\"OK\"]"
+
+# ---- 3. the snapshot taken inside, checked here ----------------------------------------------------------
+expect_rc snap-take 0
+findings() { jq -c '.findings[] | [.check, .status, .subject, .message, .evidence, .fix]' "$1" |
+	sed -E 's/in [0-9]+ kernel log lines/in N kernel log lines/'; } # the log may grow in between
+if [ -f "$out/snap.tar.gz" ]; then
+	"$bin" --root "$out/snap.tar.gz" check --format json > "$work/host-check.json" 2> "$work/host-check.err"
+	diff <(findings "$S/snap-live-check.out") <(findings "$work/host-check.json") > "$work/d" &&
+		ok "check --root SNAPSHOT here = the live check inside" || { bad "snapshot check differs from the live one"; head -20 "$work/d"; }
+	"$bin" --root "$out/snap.tar.gz" ibstat > "$work/host-ibstat" 2>&1
+	diff "$S/ibstat-real.out" "$work/host-ibstat" > "$work/d" && ok "ibstat --root SNAPSHOT here = real ibstat inside" ||
+		{ bad "ibstat of the snapshot differs"; head "$work/d"; }
+else
+	bad "no snapshot came out of the VM"
+fi
+
+# ---- 4. memlock ------------------------------------------------------------------------------------------
+jqt memlock64-check "memlock.limit FAILs at 64 KiB" "$(status_of memlock.limit) | index(\"FAIL\") != null"
+jqt memlock64-check "names 64 KiB" '[.findings[] | select(.check == "memlock.limit") | .message] | join(" ") | test("64 KiB")'
+expect_rc memlock64-probe 2
+jqt memlock64-probe "fails at MR registration" \
+	'.result == "fail" and ([.ports[0].steps[] | select(.ok == false) | .name] | .[0] | test("mr|reg"; "i"))'
+jqt memlock64-probe "explains RLIMIT_MEMLOCK and shows 64 KiB" \
+	'[.ports[0].steps[] | select(.ok == false) | (.detail // "") + " " + (.error // "")] | join(" ") | (test("RLIMIT_MEMLOCK") and test("64 KiB"))'
+has memlock64-probe-text "the text names the memlock limit" 'RLIMIT_MEMLOCK'
+jqt memlock64-check-probe "check --probe: probe.loopback FAIL" "$(status_of probe.loopback) == [\"FAIL\"]"
+jqt memlockinf-check "memlock.limit OK when unlimited" "$(status_of memlock.limit) == [\"OK\"]"
+expect_rc memlockinf-probe 0
+jqt memlockinf-probe "passes unprivileged with memlock unlimited" '.result == "pass" and .ports[0].verified == true'
+
+# ---- 5. ib_umad unloaded ---------------------------------------------------------------------------------
+hasnt umad-devnodes "umad0 gone" 'umad0'
+hasnt umad-devnodes "issm0 gone" 'issm0'
+has umad-devnodes "uverbs0 still there" 'uverbs0'
+jqt umad-check "modules.loaded names ib_umad" \
+	'[.findings[] | select(.check == "modules.loaded" and .status == "FAIL") | .subject] == ["ib_umad"]'
+jqt umad-check "devnodes.present names umad and issm" \
+	'[.findings[] | select(.check == "devnodes.present" and .status != "OK") | .message] | join(" ") | (test("umad") and test("issm"))'
+# What really happens without ib_umad (rdma-core 44): ibstat still answers (it reads sysfs), tools
+# that open a UMAD port fail.  The guide says ibstat fails; the real kernel says otherwise.
+expect_rc umad-ibstat-real 0
+has umad-perfquery "perfquery cannot open a UMAD port" "can't open UMAD port" err
+
+# ---- 6. rdma_ucm unloaded -----------------------------------------------------------------------------------
+hasnt ucm-devnodes "rdma_cm node gone" 'rdma_cm'
+jqt ucm-check "modules.loaded names rdma_ucm" \
+	'[.findings[] | select(.check == "modules.loaded" and .status == "FAIL") | .subject] | index("rdma_ucm") != null'
+jqt ucm-check "devnodes.present names the missing rdma_cm" \
+	'[.findings[] | select(.check == "devnodes.present" and .status == "FAIL") | .subject] | index("rdma_cm") != null'
+
+# ---- 7. probe failing cleanly -----------------------------------------------------------------------------
+expect_rc portdown-probe 2
+jqt portdown-probe "port down: a clear reason" '.result == "fail" and (.error | test("Active|DOWN|down"))'
+expect_rc nolib-probe 2
+has nolib-probe "no libibverbs: says so" 'libibverbs'
+jqt nolib-check-probe "check --probe without libibverbs: probe.loopback FAIL, the rest still reported" \
+	"$(status_of probe.loopback) == [\"FAIL\"] and ([.findings[] | select(.check == \"modules.loaded\")] | length > 0)"
+expect_rc badlib-probe 2
+has badlib-probe "broken libibverbs: says so" 'libibverbs'
+expect_rc nodev-probe 2
+has nodev-probe "no device: says so" 'no RDMA device'
+jqt nodev-probe-json "no device: JSON result fail" '.result == "fail" and .ports == []'
+
+if [ $update = 1 ]; then
+	fx=$top/tests/vm/fixtures
+	mkdir -p "$fx"
+	cp "$out/snap.tar.gz" "$fx/rxe0-snapshot.tar.gz"
+	cp "$S/facts-modules.out" "$fx/proc-modules.txt"
+	cp "$S/facts-devnodes.out" "$fx/dev-infiniband.txt"
+	cp "$S/umad-devnodes.out" "$fx/dev-infiniband-no-umad.txt"
+	cp "$S/ibstat-real.out" "$fx/ibstat.txt"
+	cp "$S/healthy-ibv_devinfo.out" "$fx/ibv_devinfo-v.txt"
+	cp "$S/facts-limits.out" "$fx/proc-self-limits.txt"
+	echo "# fixtures updated in $fx"
+fi
+finish
