@@ -8,21 +8,6 @@
 
 #define CAP_IPC_LOCK 14
 
-static const char *size_words(uint64_t v, char *buf, size_t len)
-{
-	if (v == UINT64_MAX)
-		snprintf(buf, len, "unlimited");
-	else if (v >= (1ULL << 30) && v % (1ULL << 30) == 0)
-		snprintf(buf, len, "%llu GiB", (unsigned long long)(v >> 30));
-	else if (v >= (1ULL << 20) && v % (1ULL << 20) == 0)
-		snprintf(buf, len, "%llu MiB", (unsigned long long)(v >> 20));
-	else if (v >= 1024 && v % 1024 == 0)
-		snprintf(buf, len, "%llu KiB", (unsigned long long)(v >> 10));
-	else
-		snprintf(buf, len, "%llu bytes", (unsigned long long)v);
-	return buf;
-}
-
 static void service_fix(struct rd_finding *f, const char *service)
 {
 	rd_fix_add(f, "mkdir -p /etc/systemd/system/%s.service.d", service);
@@ -49,9 +34,9 @@ void rd_check_memlock_limit(struct rd_check_ctx *ctx)
 				ctx, RD_FAIL, subj,
 				"%s runs with a memlock limit of %s (need %s): every job it starts inherits it and NCCL "
 				"fails with \"failed to set up RDMA queue pair: Cannot allocate memory\"",
-				subj, size_words(l->soft, a, sizeof a), size_words(need, b, sizeof b));
-			rd_evidence_add(f, l->limits.path, "Max locked memory %s %s", size_words(l->soft, a, sizeof a),
-					size_words(l->hard, b, sizeof b));
+				subj, rd_size_words(l->soft, a, sizeof a), rd_size_words(need, b, sizeof b));
+			rd_evidence_add(f, l->limits.path, "Max locked memory %s %s", rd_size_words(l->soft, a, sizeof a),
+					rd_size_words(l->hard, b, sizeof b));
 			service_fix(f, l->comm);
 		} else {
 			services_ok++;
@@ -65,7 +50,7 @@ void rd_check_memlock_limit(struct rd_check_ctx *ctx)
 			struct rd_finding *f = rd_finding_add(ctx, RD_FAIL, u->service,
 							      "%s.service sets LimitMEMLOCK=%s (need %s): jobs it starts cannot "
 							      "register enough memory for RDMA",
-							      u->service, u->value, size_words(need, b, sizeof b));
+							      u->service, u->value, rd_size_words(need, b, sizeof b));
 			rd_evidence_add(f, u->set_in, "LimitMEMLOCK=%s", u->value);
 			service_fix(f, u->service);
 		} else if (!u->value && need == UINT64_MAX) {
@@ -100,8 +85,8 @@ void rd_check_memlock_limit(struct rd_check_ctx *ctx)
 	    soft && soft < need) {
 		struct rd_finding *f = rd_finding_add(ctx, RD_WARN, "limits.conf",
 						      "limits.conf gives logins a memlock limit of %s",
-						      size_words(soft, a, sizeof a));
-		rd_evidence_add(f, s->limits_conf.path, "memlock soft %s", size_words(soft, a, sizeof a));
+						      rd_size_words(soft, a, sizeof a));
+		rd_evidence_add(f, s->limits_conf.path, "memlock soft %s", rd_size_words(soft, a, sizeof a));
 		rd_fix_add(f, "in /etc/security/limits.conf: '* soft memlock unlimited' and '* hard memlock unlimited'");
 	}
 	/* this process (the shell or job the doctor runs in, or the snapshot collector) */
@@ -113,17 +98,17 @@ void rd_check_memlock_limit(struct rd_check_ctx *ctx)
 		struct rd_finding *f;
 		if (cap)
 			f = rd_finding_add(ctx, RD_OK, "this process", "memlock limit is %s but CAP_IPC_LOCK is held, which lifts it",
-					   size_words(s->self.soft, a, sizeof a));
+					   rd_size_words(s->self.soft, a, sizeof a));
 		else /* what this shell (a Slurm prolog: slurmd's child) starts gets this limit: a real
 		      * ibv_reg_mr fails with ENOMEM beyond it (tests/vm: 64 KiB, 32 MiB region); on a
 		      * host without RDMA it only matters once there is some */
 			f = rd_finding_add(ctx, rd_host_has_rdma_hardware(ctx->host, s) ? RD_FAIL : RD_WARN, "this process",
 					   "memlock limit of this %s is %s (need %s): RDMA programs started here fail to "
 					   "register memory (\"Cannot allocate memory\")",
-					   ctx->live ? "shell" : "snapshot's collector", size_words(s->self.soft, a, sizeof a),
-					   size_words(need, b, sizeof b));
-		rd_evidence_add(f, s->self.limits.path, "Max locked memory %s %s", size_words(s->self.soft, a, sizeof a),
-				size_words(s->self.hard, b, sizeof b));
+					   ctx->live ? "shell" : "snapshot's collector", rd_size_words(s->self.soft, a, sizeof a),
+					   rd_size_words(need, b, sizeof b));
+		rd_evidence_add(f, s->self.limits.path, "Max locked memory %s %s", rd_size_words(s->self.soft, a, sizeof a),
+				rd_size_words(s->self.hard, b, sizeof b));
 		if (s->capeff_ok)
 			rd_evidence_add(f, s->self_status.path, "CapEff %016llx (CAP_IPC_LOCK %s)",
 					(unsigned long long)s->capeff, cap ? "held" : "not held");
@@ -133,8 +118,8 @@ void rd_check_memlock_limit(struct rd_check_ctx *ctx)
 		}
 	}
 	if (rd_check_quiet(ctx)) {
-		struct rd_finding *f = rd_finding_add(ctx, RD_OK, "host", "memlock limits are %s", size_words(need, b, sizeof b));
-		rd_evidence_add(f, s->self.limits.path, "Max locked memory %s", size_words(s->self.soft, a, sizeof a));
+		struct rd_finding *f = rd_finding_add(ctx, RD_OK, "host", "memlock limits are %s", rd_size_words(need, b, sizeof b));
+		rd_evidence_add(f, s->self.limits.path, "Max locked memory %s", rd_size_words(s->self.soft, a, sizeof a));
 		(void)services_ok;
 	}
 }

@@ -37,8 +37,8 @@ int rd_probe_opt(struct rd_ctx *ctx, const char *cmd, const char *name, const ch
 		char a[32], b[32];
 		if (rd_probe_parse_size(value, &v) < 0 || v < RD_PROBE_MIN_SIZE || v > RD_PROBE_MAX_SIZE) {
 			fprintf(ctx->err, "%s: %s: %s needs a size from %s to %s (bytes, or with K, M, G), not '%s'\n",
-				ctx->prog, cmd, name, rd_probe_size_words(RD_PROBE_MIN_SIZE, a, sizeof a),
-				rd_probe_size_words(RD_PROBE_MAX_SIZE, b, sizeof b), value);
+				ctx->prog, cmd, name, rd_size_words(RD_PROBE_MIN_SIZE, a, sizeof a),
+				rd_size_words(RD_PROBE_MAX_SIZE, b, sizeof b), value);
 			return -1;
 		}
 		o->size = v;
@@ -119,7 +119,7 @@ void rd_probe_render(FILE *f, bool json, const struct rd_probe_result *r)
 	rd_out_str(&o, "error", NULL, r->error);
 	rd_out_uint(&o, "size", NULL, r->size);
 	rd_out_text(&o, "rdma-doctor probe: RDMA WRITE loopback through libibverbs, memory region of %s\n",
-		    rd_probe_size_words(r->size, words, sizeof words));
+		    rd_size_words(r->size, words, sizeof words));
 	rd_out_str(&o, "library", NULL, r->library);
 	rd_out_text(&o, "\n");
 	render_steps(&o, r->steps, r->nsteps);

@@ -66,21 +66,6 @@ static const char *errno_name(int err)
 	return n ? n : "?";
 }
 
-const char *rd_probe_size_words(uint64_t v, char *buf, size_t len)
-{
-	if (v == UINT64_MAX)
-		snprintf(buf, len, "unlimited");
-	else if (v >= (1ULL << 30) && v % (1ULL << 30) == 0)
-		snprintf(buf, len, "%llu GiB", (unsigned long long)(v >> 30));
-	else if (v >= (1ULL << 20) && v % (1ULL << 20) == 0)
-		snprintf(buf, len, "%llu MiB", (unsigned long long)(v >> 20));
-	else if (v >= 1024 && v % 1024 == 0)
-		snprintf(buf, len, "%llu KiB", (unsigned long long)(v >> 10));
-	else
-		snprintf(buf, len, "%llu bytes", (unsigned long long)v);
-	return buf;
-}
-
 int rd_probe_parse_size(const char *s, uint64_t *out)
 {
 	*out = 0;
@@ -450,10 +435,10 @@ static void memlock_detail(struct port_run *pr, struct rd_probe_step *s)
 	bool have_rl = getrlimit(RLIMIT_MEMLOCK, &rl) == 0;
 	if (have_rl) {
 		sv = rl.rlim_cur == RLIM_INFINITY ? UINT64_MAX : (uint64_t)rl.rlim_cur;
-		rd_probe_size_words(sv, soft, sizeof soft);
-		rd_probe_size_words(rl.rlim_max == RLIM_INFINITY ? UINT64_MAX : (uint64_t)rl.rlim_max, hard, sizeof hard);
+		rd_size_words(sv, soft, sizeof soft);
+		rd_size_words(rl.rlim_max == RLIM_INFINITY ? UINT64_MAX : (uint64_t)rl.rlim_max, hard, sizeof hard);
 	}
-	rd_probe_size_words(pr->size, want, sizeof want);
+	rd_size_words(pr->size, want, sizeof want);
 	struct rd_text st = {0};
 	uint64_t capeff = 0;
 	int cap = -1; /* unknown */
@@ -655,7 +640,7 @@ static void probe_port(struct port_run *pr)
 
 	t0 = now_us();
 	s = port_step(p, "reg_mr");
-	rd_probe_size_words(pr->size, words, sizeof words);
+	rd_size_words(pr->size, words, sizeof words);
 	long page = sysconf(_SC_PAGESIZE);
 	int ar = posix_memalign(&buf, page > 0 ? (size_t)page : 4096u, (size_t)pr->size);
 	if (ar) {
@@ -955,8 +940,8 @@ int rd_probe_run(struct rd_source *src, const struct rd_probe_opts *opts, struct
 	r->size = size;
 	if (size < RD_PROBE_MIN_SIZE || size > RD_PROBE_MAX_SIZE || (uint64_t)(size_t)size != size) {
 		char a[32], b[32];
-		r->error = rd_xasprintf("the memory region must be %s to %s", rd_probe_size_words(RD_PROBE_MIN_SIZE, a, sizeof a),
-					rd_probe_size_words(RD_PROBE_MAX_SIZE, b, sizeof b));
+		r->error = rd_xasprintf("the memory region must be %s to %s", rd_size_words(RD_PROBE_MIN_SIZE, a, sizeof a),
+					rd_size_words(RD_PROBE_MAX_SIZE, b, sizeof b));
 		return -EINVAL;
 	}
 	struct verbs v;

@@ -274,6 +274,21 @@ const char *rd_errno_name(int err)
 	return NULL;
 }
 
+const char *rd_size_words(uint64_t v, char *buf, size_t len)
+{
+	if (v == UINT64_MAX)
+		snprintf(buf, len, "unlimited");
+	else if (v >= (1ULL << 30) && v % (1ULL << 30) == 0)
+		snprintf(buf, len, "%llu GiB", (unsigned long long)(v >> 30));
+	else if (v >= (1ULL << 20) && v % (1ULL << 20) == 0)
+		snprintf(buf, len, "%llu MiB", (unsigned long long)(v >> 20));
+	else if (v >= 1024 && v % 1024 == 0)
+		snprintf(buf, len, "%llu KiB", (unsigned long long)(v >> 10));
+	else
+		snprintf(buf, len, "%llu bytes", (unsigned long long)v);
+	return buf;
+}
+
 int rd_errno_from_name(const char *name)
 {
 	for (size_t i = 0; i < sizeof errno_names / sizeof errno_names[0]; i++)

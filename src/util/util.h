@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Error codes beyond errno, used in rd_text.err and friends (always positive). */
 enum {
@@ -67,4 +68,8 @@ int rd_remove_tree(int dirfd, const char *name);
  * rd_errno_from_name returns 0 for an unknown name. */
 const char *rd_errno_name(int err);
 int rd_errno_from_name(const char *name);
+
+/* A byte count as people write limits: "64 KiB", "8 MiB", "2 GiB", "1000 bytes", and
+ * "unlimited" for UINT64_MAX.  Writes into buf and returns it. */
+const char *rd_size_words(uint64_t v, char *buf, size_t len);
 #endif
