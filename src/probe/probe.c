@@ -135,6 +135,18 @@ static void step_fail(struct rd_probe_step *s, int err, const char *fmt, ...)
 	s->error = e;
 }
 
+/* step_fail with ": <strerror> (<ENAME>)" after the message. */
+static void step_fail_errno(struct rd_probe_step *s, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void step_fail_errno(struct rd_probe_step *s, int err, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *what = rd_xvasprintf(fmt, ap);
+	va_end(ap);
+	step_fail(s, err, "%s: %s (%s)", what, strerror(err), errno_name(err));
+	free(what);
+}
+
 static void step_fix(struct rd_probe_step *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void step_fix(struct rd_probe_step *s, const char *fmt, ...)
 {
@@ -158,12 +170,6 @@ static int call_err(int ret)
 	if (ret < -1)
 		return -ret;
 	return errno > 0 ? errno : EIO;
-}
-
-/* "Cannot allocate memory (ENOMEM)" for an errno. */
-static char *err_words(int err)
-{
-	return rd_xasprintf("%s (%s)", strerror(err), errno_name(err));
 }
 
 const struct rd_probe_step *rd_probe_failed_step(const struct rd_probe_step *steps, size_t n)
@@ -495,9 +501,7 @@ static bool write_and_verify(struct port_run *pr, struct ibv_qp *qp, struct ibv_
 	int r = ibv_post_send(qp, &wr, &bad);
 	if (r) {
 		int e = call_err(r);
-		char *w = err_words(e);
-		step_fail(s, e, "ibv_post_send of the RDMA WRITE failed: %s", w);
-		free(w);
+		step_fail_errno(s, e, "ibv_post_send of the RDMA WRITE failed");
 		step_time(s, t0);
 		return false;
 	}
@@ -570,9 +574,7 @@ static int modify(struct port_run *pr, struct ibv_qp *qp, struct ibv_qp_attr *a,
 	int r = pr->v->modify_qp(qp, a, mask);
 	if (r) {
 		int e = call_err(r);
-		char *w = err_words(e);
-		step_fail(s, e, "ibv_modify_qp to %s failed: %s", to, w);
-		free(w);
+		step_fail_errno(s, e, "ibv_modify_qp to %s failed", to);
 	}
 	step_time(s, t0);
 	return r ? -1 : 0;
@@ -599,9 +601,7 @@ static void probe_port(struct port_run *pr)
 	int r = v->query_port(pr->ctx, (uint8_t)p->port, (struct _compat_ibv_port_attr *)(void *)&pr->pa);
 	if (r) {
 		int e = call_err(r);
-		char *w = err_words(e);
-		step_fail(s, e, "ibv_query_port(%s, %u) failed: %s", p->device, p->port, w);
-		free(w);
+		step_fail_errno(s, e, "ibv_query_port(%s, %u) failed", p->device, p->port);
 		step_time(s, t0);
 		return;
 	}
@@ -629,9 +629,7 @@ static void probe_port(struct port_run *pr)
 	pd = v->alloc_pd(pr->ctx);
 	if (!pd) {
 		int e = call_err(-1);
-		char *w = err_words(e);
-		step_fail(s, e, "ibv_alloc_pd failed: %s", w);
-		free(w);
+		step_fail_errno(s, e, "ibv_alloc_pd failed");
 		step_time(s, t0);
 		goto out;
 	}
@@ -645,9 +643,7 @@ static void probe_port(struct port_run *pr)
 	int ar = posix_memalign(&buf, page > 0 ? (size_t)page : 4096u, (size_t)pr->size);
 	if (ar) {
 		buf = NULL;
-		char *w = err_words(ar);
-		step_fail(s, ar, "cannot allocate %s for the memory region: %s", words, w);
-		free(w);
+		step_fail_errno(s, ar, "cannot allocate %s for the memory region", words);
 		step_time(s, t0);
 		goto out;
 	}
@@ -655,9 +651,7 @@ static void probe_port(struct port_run *pr)
 	mr = v->reg_mr(pd, buf, (size_t)pr->size, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
 	if (!mr) {
 		int e = call_err(-1);
-		char *w = err_words(e);
-		step_fail(s, e, "ibv_reg_mr of %s failed: %s", words, w);
-		free(w);
+		step_fail_errno(s, e, "ibv_reg_mr of %s failed", words);
 		if (e == ENOMEM || e == EPERM || e == EAGAIN)
 			memlock_detail(pr, s);
 		step_time(s, t0);
@@ -673,9 +667,7 @@ static void probe_port(struct port_run *pr)
 	cq = v->create_cq(pr->ctx, 16, NULL, NULL, 0);
 	if (!cq) {
 		int e = call_err(-1);
-		char *w = err_words(e);
-		step_fail(s, e, "ibv_create_cq(16) failed: %s", w);
-		free(w);
+		step_fail_errno(s, e, "ibv_create_cq(16) failed");
 		step_time(s, t0);
 		goto out;
 	}
@@ -698,9 +690,7 @@ static void probe_port(struct port_run *pr)
 	qp = v->create_qp(pd, &ia);
 	if (!qp) {
 		int e = call_err(-1);
-		char *w = err_words(e);
-		step_fail(s, e, "ibv_create_qp (RC) failed: %s", w);
-		free(w);
+		step_fail_errno(s, e, "ibv_create_qp (RC) failed");
 		step_time(s, t0);
 		goto out;
 	}
@@ -849,9 +839,7 @@ static void probe_device(const struct verbs *v, struct rd_source *src, struct ib
 	memset(&da, 0, sizeof da);
 	if (!ctx) {
 		int e = call_err(-1);
-		char *w = err_words(e);
-		step_fail(&open, e, "ibv_open_device(%s) failed: %s", name, w);
-		free(w);
+		step_fail_errno(&open, e, "ibv_open_device(%s) failed", name);
 		if (e == EACCES || e == EPERM)
 			step_fix(&open, "ls -l /dev/infiniband/    # this user needs read-write access to the uverbs device");
 	} else {
@@ -859,9 +847,7 @@ static void probe_device(const struct verbs *v, struct rd_source *src, struct ib
 		int q = v->query_device(ctx, &da);
 		if (q) {
 			int e = call_err(q);
-			char *w = err_words(e);
-			step_fail(&open, e, "ibv_query_device(%s) failed: %s", name, w);
-			free(w);
+			step_fail_errno(&open, e, "ibv_query_device(%s) failed", name);
 		} else {
 			da.fw_ver[sizeof da.fw_ver - 1] = 0;
 			step_set_detail(&open, "%s: %u port%s%s%s", name, da.phys_port_cnt, da.phys_port_cnt == 1 ? "" : "s",
@@ -965,9 +951,9 @@ int rd_probe_run(struct rd_source *src, const struct rd_probe_opts *opts, struct
 		step_fail(s, list_err, "no RDMA devices found by libibverbs");
 		explain_no_devices(src, s);
 		if (list_err) { /* ENOSYS: no uverbs ABI in sysfs */
-			char *w = err_words(list_err), *d = s->detail;
-			s->detail = rd_xasprintf("ibv_get_device_list: %s; %s", w, d ? d : "");
-			free(w);
+			char *d = s->detail;
+			s->detail = rd_xasprintf("ibv_get_device_list: %s (%s); %s", strerror(list_err), errno_name(list_err),
+						 d ? d : "");
 			free(d);
 		}
 	} else if (opts->device && !rd_strv_contains(&names, opts->device)) {
