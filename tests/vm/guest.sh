@@ -113,17 +113,31 @@ step ucm-devnodes ls -ln /dev/infiniband
 step ucm-check $RD check --format json
 modprobe rdma_ucm
 
+# ---- 6b. the sanitizer build on the real stack: probe passing and failing, check, snapshot -------
+if [ -x /usr/local/bin/rdma-doctor-asan ]; then
+	export ASAN_OPTIONS=detect_leaks=1:exitcode=99 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=99
+	step asan-probe rdma-doctor-asan probe
+	step asan-check-probe rdma-doctor-asan check --probe
+	step asan-memlock64-probe sh -c "ulimit -l 64 && exec /usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups rdma-doctor-asan probe"
+	step asan-snapshot rdma-doctor-asan snapshot -o /tmp/asan-snap.tar.gz
+	step asan-ibstat rdma-doctor-asan ibstat
+	step asan-fix rdma-doctor-asan fix modules
+	unset ASAN_OPTIONS UBSAN_OPTIONS
+fi
+
 # ---- 7. probe failing cleanly: port down, no libibverbs, broken libibverbs, no device -----------
 ip link set eth0 down
 wait_state rxe0 DOWN
 step portdown-probe $RD probe --format json
 step portdown-probe-text $RD probe
+[ -x /usr/local/bin/rdma-doctor-asan ] && ASAN_OPTIONS=detect_leaks=1:exitcode=99 step asan-portdown-probe rdma-doctor-asan probe
 ip link set eth0 up
 wait_state rxe0 ACTIVE
 lib=/usr/lib/x86_64-linux-gnu/libibverbs.so.1
 mv $lib $lib.away
 step nolib-probe $RD probe
 step nolib-check-probe $RD check --probe --format json
+[ -x /usr/local/bin/rdma-doctor-asan ] && ASAN_OPTIONS=detect_leaks=1:exitcode=99 step asan-nolib-probe rdma-doctor-asan probe
 printf 'not a library\n' > $lib
 step badlib-probe $RD probe
 rm -f $lib

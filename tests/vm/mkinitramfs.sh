@@ -4,9 +4,10 @@
 #   the installed Debian kernel with their dependencies, rdma-core userspace (libibverbs + the rxe
 #   provider, ibstat, ibstatus, ibv_devinfo), iproute2's rdma, systemd-modules-load, and the freshly
 #   built rdma-doctor; /init is tests/vm/init.sh, the scenarios are tests/vm/guest.sh.
-# Usage: mkinitramfs.sh KVER RDMA_DOCTOR_BINARY OUT.cpio.gz
+# Usage: mkinitramfs.sh KVER RDMA_DOCTOR_BINARY OUT.cpio.gz [ASAN_BINARY]
+#   ASAN_BINARY (optional): the ASan+UBSan build, installed as rdma-doctor-asan
 set -euo pipefail
-kver=$1 bin=$2 out=$3
+kver=$1 bin=$2 out=$3 asan=${4:-}
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -49,6 +50,10 @@ cp /etc/libibverbs.d/rxe.driver "$r/etc/libibverbs.d/"
 mkdir -p "$r/usr/local/bin"
 copy "$(readlink -f "$bin")"
 cp -L "$bin" "$r/usr/local/bin/rdma-doctor"
+if [ -n "$asan" ]; then
+	copy "$(readlink -f "$asan")"
+	cp -L "$asan" "$r/usr/local/bin/rdma-doctor-asan"
+fi
 cp "$here/guest.sh" "$r/guest.sh"
 cp "$here/init.sh" "$r/init"
 chmod 755 "$r/init" "$r/guest.sh"

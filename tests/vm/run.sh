@@ -37,7 +37,9 @@ trap 'rm -rf "$work"' EXIT
 out=${keep:-$work/out}
 rm -rf "$out" && mkdir -p "$out"
 t0=$(date +%s)
-"$top/tests/vm/mkinitramfs.sh" "$kver" "$bin" "$work/initramfs.cpio.gz" > "$work/mk.log" 2>&1 ||
+asan_bin=$top/build-asan/rdma-doctor   # made by `make asan` (tests/run-all.sh builds it first)
+[ -x "$asan_bin" ] || asan_bin=""
+"$top/tests/vm/mkinitramfs.sh" "$kver" "$bin" "$work/initramfs.cpio.gz" $asan_bin > "$work/mk.log" 2>&1 ||
 	{ cat "$work/mk.log"; bad "initramfs"; finish; }
 "$top/tests/vm/boot.sh" "$kver" "$work/initramfs.cpio.gz" "$out"
 rc=$?
@@ -184,6 +186,24 @@ has badlib-probe "broken libibverbs: says so" 'libibverbs'
 expect_rc nodev-probe 2
 has nodev-probe "no device: says so" 'no RDMA device'
 jqt nodev-probe-json "no device: JSON result fail" '.result == "fail" and .ports == []'
+
+# ---- the ASan+UBSan build on the real stack: same answers, no sanitizer report -------------------------
+if [ -n "$asan_bin" ]; then
+	expect_rc asan-probe 0
+	has asan-probe "ASan build: RDMA WRITE verified" 'PASS rxe0/1'
+	expect_rc asan-check-probe 1
+	expect_rc asan-memlock64-probe 2
+	expect_rc asan-snapshot 0
+	expect_rc asan-ibstat 0
+	expect_rc asan-fix 0
+	expect_rc asan-portdown-probe 2
+	expect_rc asan-nolib-probe 2
+	for f in "$S"/asan-*.err; do
+		grep -qE 'Sanitizer|runtime error' "$f" && { bad "$(basename "$f" .err): sanitizer report"; head -20 "$f"; } || ok "$(basename "$f" .err): no sanitizer report"
+	done
+else
+	echo "# no build-asan/rdma-doctor: the sanitizer steps were not run (make asan)"
+fi
 
 if [ $update = 1 ]; then
 	fx=$top/tests/vm/fixtures
