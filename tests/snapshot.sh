@@ -75,6 +75,11 @@ diff <("$bin" --root "$vmfx/rxe0-snapshot.tar.gz" ibstat 2>&1) "$vmfx/ibstat.txt
 for n in $(awk '/^c/ {print $NF}' "$vmfx/dev-infiniband.txt"); do
 	[ -f "$work/vm-again/dev/infiniband/$n" ] && ok || bad "real-kernel snapshot lacks /dev/infiniband/$n"
 done
+# the modes it recorded are the ones `ls -ln` showed in the VM (uverbs0/rdma_cm 0666, umad0/issm0 0600)
+ls_modes() { awk '/^c/ { m = 0; for (i = 2; i <= 10; i++) { m = m * 2 + (substr($1, i, 1) != "-") }
+	printf "%s %04o\n", $NF, m }' "$1" | sort; }
+diff <(ls_modes "$vmfx/dev-infiniband.txt") <(awk '{print $1, $2}' "$work/vm-again/rdma-doctor/devnodes" | sort) > "$work/diff" &&
+	ok || { bad "recorded device node modes != ls -ln in the VM"; cat "$work/diff"; }
 # an existing non-empty directory is refused, nothing is written into it
 mkdir -p "$work/full" && echo keep > "$work/full/file"
 "$bin" --root "$top/examples/no-rdma" snapshot -o "$work/full" 2> /dev/null && bad "non-empty dir accepted" || ok

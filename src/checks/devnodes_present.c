@@ -148,6 +148,30 @@ void rd_check_devnodes_present(struct rd_check_ctx *ctx)
 				     : "modprobe rdma_ucm");
 		problems++;
 	}
+	/* every job opens uverbsN and rdma_cm: the kernel makes them 0666 (uverbs0 crw-rw-rw- on a real
+	 * 6.1 kernel, tests/vm/fixtures); a tighter mode from a udev rule or a container runtime keeps
+	 * other users' jobs out.  umadN and issmN are 0600 by design (MAD access is for root). */
+	for (size_t i = 0; i < h->devnodes.n && h->devnode_modes; i++) {
+		const char *n = h->devnodes.v[i];
+		unsigned mode = h->devnode_modes[i];
+		bool uverbs = strncmp(n, "uverbs", 6) == 0;
+		if (mode == RD_MODE_UNKNOWN || (!uverbs && strcmp(n, "rdma_cm") != 0) || (mode & 0006) == 0006)
+			continue;
+		struct rd_finding *f = rd_finding_add(
+			ctx, RD_WARN, n,
+			"/dev/infiniband/%s is mode %04o: jobs of users other than its owner%s cannot open it (\"could not "
+			"open RDMA device\", Permission denied)",
+			n, mode, (mode & 0060) == 0060 ? " and group" : "");
+		char *p = rd_xasprintf("/dev/infiniband/%s", n);
+		rd_evidence_add(f, p, "mode %04o", mode);
+		free(p);
+		rd_fix_add(f, "chmod 0666 /dev/infiniband/%s    # now; the udev rule keeps it at the next boot", n);
+		rd_fix_add(f, "echo 'KERNEL==\"%s\", MODE=\"0666\"' > /etc/udev/rules.d/90-rdma-%s-mode.rules",
+			   uverbs ? "uverbs*" : "rdma_cm", uverbs ? "uverbs" : "rdma_cm");
+		rd_fix_add(f, "udevadm control --reload && udevadm trigger --subsystem-match=%s",
+			   uverbs ? "infiniband_verbs" : "misc");
+		problems++;
+	}
 	if (!problems) {
 		struct rd_finding *f = rd_finding_add(ctx, RD_OK, "/dev/infiniband",
 						      "%zu uverbs, %zu umad, %zu issm nodes and rdma_cm present", h->nuverbs,

@@ -457,6 +457,35 @@ static void run_commands(struct snap *s)
 	}
 }
 
+/* The nodes of /dev/infiniband become empty files in the snapshot: their modes and owners are kept
+ * in rdma-doctor/devnodes ("NAME MODE UID GID"), or that list passes through a re-snapshot. */
+static void write_devnodes(struct snap *s)
+{
+	struct rd_text prev;
+	if (!rd_source_is_live(s->src)) {
+		if (rd_read_file(s->src, "rdma-doctor/devnodes", RD_CAP_ATTR, &prev) == 0) {
+			write_out(s, "rdma-doctor/devnodes", prev.data, prev.len);
+			rd_text_free(&prev);
+		}
+		return;
+	}
+	struct rd_strv names = {0};
+	struct rd_buf b = {0};
+	rd_list_dir(s->src, "dev/infiniband", &names);
+	for (size_t i = 0; i < names.n; i++) {
+		struct stat st;
+		char *p = rd_xasprintf("dev/infiniband/%s", names.v[i]);
+		if (rd_stat(s->src, p, true, &st) == 0 && S_ISCHR(st.st_mode))
+			rd_buf_printf(&b, "%s %04o %u %u\n", names.v[i], (unsigned)(st.st_mode & 07777), (unsigned)st.st_uid,
+				      (unsigned)st.st_gid);
+		free(p);
+	}
+	if (b.len)
+		write_out(s, "rdma-doctor/devnodes", b.data, b.len);
+	rd_buf_free(&b);
+	rd_strv_free(&names);
+}
+
 static void write_meta(struct snap *s, const struct rd_host *h)
 {
 	char *path = rd_xstrdup("rdma-doctor/meta.json");
@@ -547,6 +576,7 @@ static int collect(struct rd_source *src, int outfd, bool counters, struct snap 
 		rd_text_free(&prev);
 	}
 	write_out(s, "rdma-doctor/read-errors", s->errors.data ? s->errors.data : "", s->errors.len);
+	write_devnodes(s);
 	write_meta(s, &h);
 	rd_host_free(&h);
 	rd_buf_free(&s->errors);

@@ -105,6 +105,8 @@ struct rd_module {
 	struct rd_attr version, srcversion, sys_taint, sys_refcnt, initstate;
 };
 
+#define RD_MODE_UNKNOWN 0xffffu
+
 struct rd_host {
 	struct rd_attr osrelease, hostname;
 	struct rd_device *devices; /* natural name order: mlx5_2 before mlx5_10 */
@@ -114,6 +116,8 @@ struct rd_host {
 	size_t nuverbs, numad, nissm;
 	int verbs_class_err, mad_class_err;
 	struct rd_strv devnodes;   /* names in /dev/infiniband */
+	unsigned *devnode_modes;   /* parallel to devnodes: permission bits of the character device
+				    * (live, or a snapshot's rdma-doctor/devnodes), else RD_MODE_UNKNOWN */
 	int devnodes_err;
 	struct rd_attr proc_modules;
 	struct rd_module *modules; /* every module of /proc/modules, then RDMA ones only in sysfs */

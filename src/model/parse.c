@@ -638,3 +638,35 @@ int rd_parse_capeff(const char *status, uint64_t *mask)
 	}
 	return -RD_EPARSE;
 }
+
+int rd_parse_devnode_line(const char *line, char *name, size_t namelen, unsigned *mode, unsigned *uid,
+			  unsigned *gid)
+{
+	*mode = *uid = *gid = 0;
+	if (namelen)
+		*name = '\0';
+	const char *p = skip_blanks(line);
+	const char *end = p;
+	while (*end && *end != ' ' && *end != '\t' && *end != '\n')
+		end++;
+	size_t n = (size_t)(end - p);
+	if (!n || n >= namelen || memchr(p, '/', n))
+		return -RD_EPARSE;
+	uint64_t v[3];
+	const char *q = end;
+	for (int i = 0; i < 3; i++) {
+		q = skip_blanks(q);
+		if (scan_digits(&q, i == 0 ? 8 : 10, i == 0 ? 07777 : UINT32_MAX, &v[i]) <= 0)
+			return -RD_EPARSE;
+		if (*q && *q != ' ' && *q != '\t' && *q != '\n')
+			return -RD_EPARSE;
+	}
+	if (!at_end(q))
+		return -RD_EPARSE;
+	memcpy(name, p, n);
+	name[n] = '\0';
+	*mode = (unsigned)v[0];
+	*uid = (unsigned)v[1];
+	*gid = (unsigned)v[2];
+	return 0;
+}

@@ -74,6 +74,10 @@ int rd_parse_proc_modules_line(const char *line, struct rd_proc_module *out);
 
 /* /proc/<pid>/limits "Max locked memory" soft and hard limits in bytes; UINT64_MAX = unlimited. */
 int rd_parse_limits_memlock(const char *text, uint64_t *soft, uint64_t *hard);
+/* One line of a snapshot's rdma-doctor/devnodes: "NAME MODE UID GID" (MODE in octal, as a
+ * device node's permission bits).  name gets at most namelen-1 bytes.  Returns 0 or -RD_EPARSE. */
+int rd_parse_devnode_line(const char *line, char *name, size_t namelen, unsigned *mode, unsigned *uid,
+			  unsigned *gid);
 
 #endif
 

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -250,6 +251,41 @@ static char *join(const struct rd_strv *sv)
 }
 
 /* Why libibverbs sees no device, from sysfs. */
+/* Why a device did not open: libibverbs reports a uverbs node this user may not open as ENOENT
+ * (seen on a real 6.1 kernel with uverbs0 at 0600), so the node itself is looked at. */
+static void explain_open_failure(struct rd_source *src, const char *dev, struct rd_probe_step *s)
+{
+	struct rd_strv uv = {0};
+	rd_list_dir(src, "sys/class/infiniband_verbs", &uv);
+	const char *node = NULL;
+	for (size_t i = 0; i < uv.n && !node; i++) {
+		struct rd_text t = {0};
+		char *p = rd_xasprintf("sys/class/infiniband_verbs/%s/ibdev", uv.v[i]);
+		if (rd_read_attr(src, p, &t) == 0 && strcmp(t.data, dev) == 0)
+			node = uv.v[i];
+		rd_text_free(&t);
+		free(p);
+	}
+	if (!node) {
+		step_set_detail(s, "no uverbs device serves %s in /sys/class/infiniband_verbs (is ib_uverbs loaded?)", dev);
+		step_fix(s, "modprobe ib_uverbs");
+	} else {
+		char *path = rd_xasprintf("/dev/infiniband/%s", node);
+		struct stat st;
+		if (stat(path, &st) < 0) {
+			step_set_detail(s, "%s: %s", path, strerror(errno));
+			step_fix(s, "udevadm trigger --action=add --subsystem-match=infiniband_verbs && udevadm settle");
+		} else if (access(path, R_OK | W_OK) < 0) {
+			step_set_detail(s, "%s is mode %04o, owner %u:%u: this user (uid %u) cannot open it read-write", path,
+					(unsigned)(st.st_mode & 07777), (unsigned)st.st_uid, (unsigned)st.st_gid,
+					(unsigned)getuid());
+			step_fix(s, "chmod 0666 %s    # and a udev rule: KERNEL==\"uverbs*\", MODE=\"0666\"", path);
+		}
+		free(path);
+	}
+	rd_strv_free(&uv);
+}
+
 static void explain_no_devices(struct rd_source *src, struct rd_probe_step *s)
 {
 	struct rd_strv ib = {0}, uverbs = {0};
@@ -840,8 +876,7 @@ static void probe_device(const struct verbs *v, struct rd_source *src, struct ib
 	if (!ctx) {
 		int e = call_err(-1);
 		step_fail_errno(&open, e, "ibv_open_device(%s) failed", name);
-		if (e == EACCES || e == EPERM)
-			step_fix(&open, "ls -l /dev/infiniband/    # this user needs read-write access to the uverbs device");
+		explain_open_failure(src, name, &open);
 	} else {
 		errno = 0;
 		int q = v->query_device(ctx, &da);

@@ -1,5 +1,5 @@
 /* Fuzz target: modules-load.d, openib.conf, dpkg status, ofed_info -s, systemd values and sizes,
- * limits.conf. */
+ * limits.conf, a snapshot's device node list. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +27,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rd_systemd_value(s, "LimitMEMLOCK", buf, sizeof buf))
 		rd_parse_systemd_size(buf, &v);
 	rd_limits_conf_memlock(s, "slurm", &soft, &hard);
+	char name[64];
+	unsigned mode, uid, gid;
+	if (rd_parse_devnode_line(s, name, sizeof name, &mode, &uid, &gid) == 0 && (mode > 07777 || strlen(name) >= sizeof name))
+		abort();
 	free(s);
 	return 0;
 }

@@ -220,6 +220,11 @@ build() {
 	roce-mtu-1500)
 		base; attr "$PCIROOT/0000:c1:00.0/net/enp193s0f0np0/mtu" 1500
 		attr etc/rdma-doctor.conf "$(printf '[roce]\nnetdev_mtu = 9000\n')" ;;
+	uverbs-mode-0600)
+		# a udev rule left uverbs at 0600: what a snapshot records of the live nodes' modes
+		base; attr rdma-doctor/devnodes "$(printf '%s\n' 'issm0 0600 0 0' 'issm1 0600 0 0' 'issm2 0600 0 0' \
+			'rdma_cm 0666 0 0' 'umad0 0600 0 0' 'umad1 0600 0 0' 'umad2 0600 0 0' \
+			'uverbs0 0600 0 0' 'uverbs1 0600 0 0' 'uverbs2 0660 0 27')" ;;
 	*) echo "make.sh: no scenario $1" >&2; exit 2 ;;
 	esac
 }
@@ -229,6 +234,7 @@ ALL=(healthy-inbox healthy-mlnx-ofed healthy-doca-ofed ib-umad-missing rdma-ucm-
 	openib-conf-missing-module dkms-not-built-after-upgrade symbol-version-mismatch firmware-one-hca-older
 	firmware-not-pinned memlock-64k-slurmd port-polling port-initializing-no-sm port-200-among-400 roce-mtu-1500
 	port-state-unreadable peermem-not-loaded ports-fewer-active-than-expected port-ignored-by-policy
-	kernel-log-peermem-invalid-context kernel-log-pcie-limited kernel-log-mlx5-health kernel-log-rxe-crc32)
+	kernel-log-peermem-invalid-context kernel-log-pcie-limited kernel-log-mlx5-health kernel-log-rxe-crc32
+	uverbs-mode-0600)
 [ $# -gt 0 ] || set -- "${ALL[@]}"
 for s in "$@"; do scenario "$s"; build "$s"; done

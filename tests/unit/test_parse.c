@@ -246,6 +246,29 @@ RD_TEST(limits_memlock)
 }
 
 /* Every parser on junk: an error value, never a crash (ASan runs this too). */
+RD_TEST(devnode_lines)
+{
+	char name[16];
+	unsigned mode, uid, gid;
+	CHECK_INT(rd_parse_devnode_line("uverbs0 0666 0 0\n", name, sizeof name, &mode, &uid, &gid), 0);
+	CHECK_STR(name, "uverbs0");
+	CHECK_INT(mode, 0666);
+	CHECK_INT(rd_parse_devnode_line("umad0 0600 0 992", name, sizeof name, &mode, &uid, &gid), 0);
+	CHECK_INT(mode, 0600);
+	CHECK_INT(gid, 992);
+	CHECK_INT(rd_parse_devnode_line("issm0 600 0 0", name, sizeof name, &mode, &uid, &gid), 0);
+	CHECK_INT(mode, 0600);
+	/* not octal, too many bits, missing fields, a path, a name too long, trailing junk */
+	CHECK_INT(rd_parse_devnode_line("uverbs0 0668 0 0", name, sizeof name, &mode, &uid, &gid), -RD_EPARSE);
+	CHECK_INT(rd_parse_devnode_line("uverbs0 17777 0 0", name, sizeof name, &mode, &uid, &gid), -RD_EPARSE);
+	CHECK_INT(rd_parse_devnode_line("uverbs0 0666", name, sizeof name, &mode, &uid, &gid), -RD_EPARSE);
+	CHECK_INT(rd_parse_devnode_line("../uverbs0 0666 0 0", name, sizeof name, &mode, &uid, &gid), -RD_EPARSE);
+	CHECK_INT(rd_parse_devnode_line("a_very_long_device_name 0666 0 0", name, sizeof name, &mode, &uid, &gid),
+		  -RD_EPARSE);
+	CHECK_INT(rd_parse_devnode_line("uverbs0 0666 0 0 x", name, sizeof name, &mode, &uid, &gid), -RD_EPARSE);
+	CHECK_INT(rd_parse_devnode_line("", name, sizeof name, &mode, &uid, &gid), -RD_EPARSE);
+}
+
 RD_TEST(every_parser_on_junk)
 {
 	size_t n = 1 << 20;

@@ -95,6 +95,13 @@ step memlock64-check-probe sh -c "ulimit -l 64 && exec /usr/bin/setpriv --reuid=
 step memlockinf-check sh -c "ulimit -l unlimited && exec /usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups $RD check --only memlock.limit --format json"
 step memlockinf-probe sh -c "ulimit -l unlimited && exec /usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups $RD probe --format json"
 
+# ---- 4b. uverbs0 closed to other users (a udev rule or a container runtime gone wrong) ------------
+chmod 0600 /dev/infiniband/uverbs0
+step perm-check $RD check --only devnodes.present --format json
+step perm-probe sh -c "exec /usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups $RD probe --format json"
+step perm-snap $RD snapshot -o /out/perm-snap.tar.gz
+chmod 0666 /dev/infiniband/uverbs0
+
 # ---- 5. ib_umad unloaded ------------------------------------------------------------------------
 rmmod ib_umad
 step umad-devnodes ls -ln /dev/infiniband

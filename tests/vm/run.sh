@@ -154,6 +154,21 @@ jqt memlockinf-check "memlock.limit OK when unlimited" "$(status_of memlock.limi
 expect_rc memlockinf-probe 0
 jqt memlockinf-probe "passes unprivileged with memlock unlimited" '.result == "pass" and .ports[0].verified == true'
 
+# ---- 4b. uverbs0 at 0600 -----------------------------------------------------------------------------
+jqt perm-check "devnodes.present WARNs that uverbs0 is 0600" \
+	'[.findings[] | select(.check == "devnodes.present" and .status == "WARN" and .subject == "uverbs0") | .message] | join("") | test("0600")'
+expect_rc perm-probe 2
+# libibverbs reports the node it may not open as ENOENT, not EACCES: the probe looks at the node
+jqt perm-probe "probe as another user fails at open, naming uverbs0's mode" \
+	'[.ports[0].steps[] | select(.ok == false)] | .[0] | (.name == "open" and (.detail | test("uverbs0 is mode 0600")))'
+if [ -f "$out/perm-snap.tar.gz" ]; then
+	"$bin" --root "$out/perm-snap.tar.gz" check --only devnodes.present --format json > "$work/perm.json" 2> /dev/null
+	diff <(findings "$S/perm-check.out") <(findings "$work/perm.json") > "$work/d" &&
+		ok "the snapshot keeps the node's mode: same finding here" || { bad "perm snapshot differs"; cat "$work/d"; }
+else
+	bad "no perm-snap.tar.gz came out of the VM"
+fi
+
 # ---- 5. ib_umad unloaded ---------------------------------------------------------------------------------
 hasnt umad-devnodes "umad0 gone" 'umad0'
 hasnt umad-devnodes "issm0 gone" 'issm0'
