@@ -46,7 +46,7 @@ done
 grep -q "gid_attrs/ndevs/0" "$work/h100-ofed/rdma-doctor/read-errors" && ok || bad "read errors not recorded"
 grep -q "MLNX_OFED_LINUX-24.10" "$work/h100-ofed/rdma-doctor/commands/ofed_info-s" && ok || bad "captured command output not kept"
 # counters only when asked: reading them costs a firmware command on some HCAs
-find "$work/h100-ofed" -path '*/ports/1/counters*' | grep -q . && bad "counters copied without --counters" || ok
+[ -n "$(find "$work/h100-ofed" -path '*/ports/1/counters*')" ] && bad "counters copied without --counters" || ok
 "$bin" --root "$top/examples/h100-ofed" snapshot -o "$work/with-counters" --counters 2> /dev/null
 [ -f "$(find "$work/with-counters" -path '*mlx5_0/ports/1/counters/symbol_error' | head -1)" ] && ok || bad "--counters did not copy the counters"
 # the live machine

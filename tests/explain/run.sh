@@ -47,12 +47,12 @@ done < "$top/tests/explain/cases.txt"
 # every signature in the table has a case
 table=$(grep -oE '^	\{"[a-z0-9_]+\.[a-z0-9_]+"' "$top/src/explain/signatures.c" | tr -d '\t{"')
 for s in $table; do
-	printf '%s\n' "${seen[@]}" | grep -qx "$s" && ok || bad "signature $s has no test case"
+	grep -qx "$s" < <(printf "%s\n" "${seen[@]}") && ok || bad "signature $s has no test case"
 done
 
 # nothing known: says so, suggests check, exit 0
 out=$("$bin" --root "$work/roots/healthy-inbox" explain "everything is fine" "really"); rc=$?
-[ $rc = 0 ] && echo "$out" | grep -q "rdma-doctor check" && ok || bad "no-match text: exit $rc: $out"
+[ $rc = 0 ] && grep -q "rdma-doctor check" <<< "$out" && ok || bad "no-match text: exit $rc: $out"
 
 # a long mixed log: noise, three signatures (one twice), binary junk, a 100 kB line
 {

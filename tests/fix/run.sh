@@ -103,7 +103,7 @@ for c in $cases; do
 		snap=$(cd "$R" && find etc usr run -path '*modules-load.d*' -type f -exec sha256sum {} + 2>/dev/null | sort)
 		second=$("$bin" --root "$R" fix modules --apply 2>&1)
 		[ "$snap" = "$(cd "$R" && find etc usr run -path '*modules-load.d*' -type f -exec sha256sum {} + 2>/dev/null | sort)" ] &&
-			echo "$second" | grep -q "^nothing to change" && ok || bad "$c: second --apply was not a no-op: $second"
+			grep -q "^nothing to change" <<< "$second" && ok || bad "$c: second --apply was not a no-op: $second"
 		;;
 	esac
 done

@@ -62,9 +62,9 @@ expect() {
 	local why=""
 	[ "$rc" = "$want" ] || why="exit $rc, not $want"
 	for p in "$@"; do
-		printf '%s\n' "$out" | grep -qE -- "$p" || why="${why:+$why; }no line matching '$p'"
+		grep -qE -- "$p" < <(printf "%s\n" "$out") || why="${why:+$why; }no line matching '$p'"
 	done
-	if printf '%s\n' "$err" | grep -qE 'fake_verbs: (BAD|LEAK)|ERROR: (Address|Leak)Sanitizer|runtime error|==[0-9]+=='; then
+	if grep -qE 'fake_verbs: (BAD|LEAK)|ERROR: (Address|Leak)Sanitizer|runtime error|==[0-9]+==' < <(printf "%s\n" "$err"); then
 		why="${why:+$why; }stderr: $(printf '%s\n' "$err" | head -3)"
 	fi
 	if [ -z "$why" ]; then ok; else bad "$name: $why"; printf '%s\n' "$out" | head -30; fi
@@ -75,8 +75,8 @@ jexpect() {
 }
 
 # ---- the binary ------------------------------------------------------------------------------
-if nm -u "$bin" | grep -q ' ibv_'; then bad "binary has undefined ibv_ symbols: $(nm -u "$bin" | grep ' ibv_' | tr '\n' ' ')"; else ok; fi
-if ldd "$bin" 2> /dev/null | grep -q libibverbs; then bad "binary links libibverbs"; else ok; fi
+if [ "$(nm -u "$bin" | grep -c ' ibv_')" != 0 ]; then bad "binary has undefined ibv_ symbols: $(nm -u "$bin" | grep ' ibv_' | tr '\n' ' ')"; else ok; fi
+if [ "$(ldd "$bin" 2> /dev/null | grep -c libibverbs)" != 0 ]; then bad "binary links libibverbs"; else ok; fi
 
 # ---- the real libibverbs, no RDMA device -----------------------------------------------------
 ns "$empty_sys" -- probe
@@ -102,7 +102,7 @@ jexpect garbage-lib-json '.result == "fail" and (.error | startswith("libibverbs
 # ---- usage -----------------------------------------------------------------------------------
 r -- --root "$top/examples/rxe-qemu" probe
 expect root 3
-printf '%s\n' "$err" | grep -q "it cannot run on --root" && ok || bad "root: stderr: $err"
+grep -q "it cannot run on --root" < <(printf "%s\n" "$err") && ok || bad "root: stderr: $err"
 r RDMA_DOCTOR_ROOT="$top/examples/rxe-qemu" -- check --probe
 expect root-env-check 3
 r RDMA_DOCTOR_ROOT=/ LD_LIBRARY_PATH="$garbage" -- probe
