@@ -54,25 +54,6 @@ step boot-before cat /proc/modules
 step boot-modules-load /lib/systemd/systemd-modules-load
 step boot-after cat /proc/modules
 
-# ---- 1b. Soft-RoCE before crc32_generic --------------------------------------------------------
-# with module autoloading the crypto API loads crc32_generic itself (request_module "crypto-crc32")
-step crc-auto-before cat /proc/modules
-step crc-auto-link-add sh -c "modprobe rdma_rxe && rdma link add rxe0 type rxe netdev eth0"
-step crc-auto-after cat /proc/modules
-rdma link delete rxe0 2> /dev/null
-modprobe -r rdma_rxe crc32_generic
-# without it (kernel.modprobe unusable: a minimal initramfs, a container host) rxe cannot start
-modprobe_path=$(cat /proc/sys/kernel/modprobe)
-echo /bin/false > /proc/sys/kernel/modprobe
-step crc-link-add sh -c "modprobe rdma_rxe && rdma link add rxe0 type rxe netdev eth0"
-step crc-dmesg dmesg
-step crc-check $RD check --only kernel.log --format json
-dmesg | grep rdma_rxe > /tmp/rxe.log
-step crc-explain $RD explain --format json - < /tmp/rxe.log
-echo "$modprobe_path" > /proc/sys/kernel/modprobe
-rdma link delete rxe0 2> /dev/null
-modprobe -r rdma_rxe
-
 # ---- 2. healthy: the nine modules, Soft-RoCE on eth0 -------------------------------------------
 modprobe crc32_generic
 modprobe rdma_rxe
@@ -171,4 +152,25 @@ mv $lib.away $lib
 rdma link delete rxe0
 step nodev-probe $RD probe
 step nodev-probe-json $RD probe --format json
+
+# ---- 8. Soft-RoCE before crc32_generic (last: its kernel log lines stay) --------------------------
+# with module autoloading the crypto API loads crc32_generic itself (request_module "crypto-crc32")
+modprobe -r rdma_rxe crc32_generic
+step crc-auto-before cat /proc/modules
+step crc-auto-link-add sh -c "modprobe rdma_rxe && rdma link add rxe0 type rxe netdev eth0"
+step crc-auto-after cat /proc/modules
+rdma link delete rxe0 2> /dev/null
+modprobe -r rdma_rxe crc32_generic
+# without it (kernel.modprobe unusable: a minimal initramfs, a container host) rxe cannot start
+modprobe_path=$(cat /proc/sys/kernel/modprobe)
+echo /bin/false > /proc/sys/kernel/modprobe
+step crc-link-add sh -c "modprobe rdma_rxe && rdma link add rxe0 type rxe netdev eth0"
+step crc-dmesg dmesg
+step crc-check $RD check --only kernel.log --format json
+dmesg | grep rdma_rxe > /tmp/rxe.log
+step crc-explain $RD explain --format json - < /tmp/rxe.log
+echo "$modprobe_path" > /proc/sys/kernel/modprobe
+rdma link delete rxe0 2> /dev/null
+modprobe -r rdma_rxe
+
 echo "@@guest-done" > /dev/console

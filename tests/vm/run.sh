@@ -95,20 +95,8 @@ modules_none boot-before
 expect_rc boot-modules-load 0
 modules_in boot-after
 
-# ---- 1b. rdma_rxe before crc32_generic ---------------------------------------------------------------
-hasnt crc-auto-before "crc32_generic not loaded at first" '^crc32_generic '
-expect_rc crc-auto-link-add 0       # the kernel's crypto API loads crc32_generic by itself ...
-has crc-auto-after "... and crc32_generic is loaded after rdma link add" '^crc32_generic '
-expect_rc crc-link-add 1            # ... unless it cannot run modprobe: then rxe cannot start
-has crc-link-add "rdma link add says No such file or directory" 'No such file or directory' err
-has crc-dmesg "the kernel says why" 'rdma_rxe: failed to init crc32 algorithm err:-2'
-jqt crc-check "kernel.log WARNs with the real line" \
-	'[.findings[] | select(.check == "kernel.log" and .status == "WARN") | .evidence[].value] | join(" ") | test("failed to init crc32 algorithm")'
-jqt crc-explain "explain: the rxe crc32 signature, its cause confirmed" \
-	'any(.matches[]; .signature == "kernel.rxe_crc32" and any(.causes[]; .verdict == "confirmed"))' '[.matches[] | {signature, causes}]'
-
 # ---- 2. healthy ---------------------------------------------------------------------------------------
-for c in modules.loaded modules.persistent devnodes.present ports.state stack.flavor stack.mixed memlock.limit; do
+for c in modules.loaded modules.persistent devnodes.present ports.state stack.flavor stack.mixed memlock.limit kernel.log; do
 	jqt healthy-check "$c OK" "$(status_of "$c") == [\"OK\"]" "$(status_of "$c")"
 done
 jqt healthy-check "no FAIL" '[.findings[] | select(.status == "FAIL")] == []' '[.findings[] | select(.status == "FAIL")]'
@@ -231,6 +219,18 @@ if [ -n "$asan_bin" ]; then
 else
 	echo "# no build-asan/rdma-doctor: the sanitizer steps were not run (make asan)"
 fi
+
+# ---- 8. rdma_rxe before crc32_generic ---------------------------------------------------------------
+hasnt crc-auto-before "crc32_generic not loaded at first" '^crc32_generic '
+expect_rc crc-auto-link-add 0       # the kernel's crypto API loads crc32_generic by itself ...
+has crc-auto-after "... and crc32_generic is loaded after rdma link add" '^crc32_generic '
+expect_rc crc-link-add 1            # ... unless it cannot run modprobe: then rxe cannot start
+has crc-link-add "rdma link add says No such file or directory" 'No such file or directory' err
+has crc-dmesg "the kernel says why" 'rdma_rxe: failed to init crc32 algorithm err:-2'
+jqt crc-check "kernel.log WARNs with the real line" \
+	'[.findings[] | select(.check == "kernel.log" and .status == "WARN") | .evidence[].value] | join(" ") | test("failed to init crc32 algorithm")'
+jqt crc-explain "explain: the rxe crc32 signature, its cause confirmed" \
+	'any(.matches[]; .signature == "kernel.rxe_crc32" and any(.causes[]; .verdict == "confirmed"))' '[.matches[] | {signature, causes}]'
 
 if [ $update = 1 ]; then
 	fx=$top/tests/vm/fixtures
