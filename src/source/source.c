@@ -70,14 +70,22 @@ static void set_err(char *err, size_t errlen, const char *fmt, ...)
 
 static void cache_clear(struct rd_source *src);
 
-/* ---- snapshot read errors ---------------------------------------------------------------- */
+/* ---- read errors: replayed from a snapshot, or remembered in this run ---------------------- */
+
+/* From now on, opening canonical path fails with err (without touching the file). */
+static void record_error(struct rd_source *src, const char *canonical, int err)
+{
+	size_t n = src->err_paths.n;
+	src->err_codes = rd_xrealloc(src->err_codes, (n + 1) * sizeof(int));
+	src->err_codes[n] = err;
+	rd_strv_push(&src->err_paths, canonical);
+}
 
 static void load_read_errors(struct rd_source *src)
 {
 	struct rd_text t = {0};
 	if (rd_read_file(src, READ_ERRORS_FILE, RD_CAP_FILE, &t) < 0)
 		return;
-	size_t n = 0;
 	for (char *line = t.data; line && *line;) {
 		char *nl = strchr(line, '\n');
 		if (nl)
@@ -89,11 +97,8 @@ static void load_read_errors(struct rd_source *src)
 			const char *p = tab + 1;
 			while (*p == '/')
 				p++;
-			if (code && *p) {
-				src->err_codes = rd_xrealloc(src->err_codes, (n + 1) * sizeof(int));
-				src->err_codes[n++] = code;
-				rd_strv_push(&src->err_paths, p);
-			}
+			if (code && *p)
+				record_error(src, p, code);
 		}
 		line = nl ? nl + 1 : NULL;
 	}
@@ -480,9 +485,8 @@ static int resolve(struct rd_source *src, const char *path, bool follow_last, ch
 
 /* Opens path inside the root with flags (O_NOFOLLOW added).  The common case, a last component
  * that is not a link, costs one openat; otherwise the link is resolved first.  Returns the fd
- * or -errno (a read error recorded in a snapshot counts as the error). */
-/* Opens path inside the root; *canon_out (when not NULL) gets the resolved path, also on failure
- * after resolution (else NULL). */
+ * or -errno (a recorded read error counts as the error).  *canon_out (when not NULL) gets the
+ * resolved path, also on a failure after resolution (else NULL). */
 static int open_in_root_canon(struct rd_source *src, const char *path, int flags, char **canon_out)
 {
 	char *cdir = NULL, *canon = NULL;
@@ -537,15 +541,6 @@ static bool is_counter_path(const char *canon)
 	return strstr(canon, "/counters/") || strstr(canon, "/hw_counters/");
 }
 
-static void remember_error(struct rd_source *src, const char *canon, int err)
-{
-	size_t n = src->err_paths.n;
-	src->err_codes = rd_xrealloc(src->err_codes, (n + 1) * sizeof(int));
-	src->err_codes[n] = err;
-	rd_strv_push(&src->err_paths, canon);
-	src->einval_remembered++;
-}
-
 unsigned rd_source_einval_remembered(const struct rd_source *src)
 {
 	return src->einval_remembered;
@@ -593,8 +588,10 @@ static int read_common(struct rd_source *src, const char *path, size_t cap, bool
 		int slow = src->slow_substr && strstr(path, src->slow_substr) ? src->slow_ms : 0;
 		r = rd_reader_read(&src->reader, fd, cap, prefix_ok, single, timeout, slow, out);
 	}
-	if (r == -EINVAL && fd >= 0 && canon && is_counter_path(canon))
-		remember_error(src, canon, EINVAL);
+	if (r == -EINVAL && fd >= 0 && canon && is_counter_path(canon)) {
+		record_error(src, canon, EINVAL);
+		src->einval_remembered++;
+	}
 	free(canon);
 	return r;
 }
