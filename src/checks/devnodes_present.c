@@ -151,9 +151,9 @@ void rd_check_devnodes_present(struct rd_check_ctx *ctx)
 	/* every job opens uverbsN and rdma_cm: the kernel makes them 0666 (uverbs0 crw-rw-rw- on a real
 	 * 6.1 kernel, tests/vm/fixtures); a tighter mode from a udev rule or a container runtime keeps
 	 * other users' jobs out.  umadN and issmN are 0600 by design (MAD access is for root). */
-	for (size_t i = 0; i < h->devnodes.n && h->devnode_modes; i++) {
+	for (size_t i = 0; i < h->devnodes.n && h->devnode_perms; i++) {
 		const char *n = h->devnodes.v[i];
-		unsigned mode = h->devnode_modes[i];
+		unsigned mode = h->devnode_perms[i].mode;
 		bool uverbs = strncmp(n, "uverbs", 6) == 0;
 		if (mode == RD_MODE_UNKNOWN || (!uverbs && strcmp(n, "rdma_cm") != 0) || (mode & 0006) == 0006)
 			continue;

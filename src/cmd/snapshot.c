@@ -457,33 +457,19 @@ static void run_commands(struct snap *s)
 	}
 }
 
-/* The nodes of /dev/infiniband become empty files in the snapshot: their modes and owners are kept
- * in rdma-doctor/devnodes ("NAME MODE UID GID"), or that list passes through a re-snapshot. */
-static void write_devnodes(struct snap *s)
+/* The nodes of /dev/infiniband become empty files in the snapshot: their modes and owners, as the
+ * host model read them, are kept in rdma-doctor/devnodes ("NAME MODE UID GID"). */
+static void write_devnodes(struct snap *s, const struct rd_host *h)
 {
-	struct rd_text prev;
-	if (!rd_source_is_live(s->src)) {
-		if (rd_read_file(s->src, "rdma-doctor/devnodes", RD_CAP_ATTR, &prev) == 0) {
-			write_out(s, "rdma-doctor/devnodes", prev.data, prev.len);
-			rd_text_free(&prev);
-		}
-		return;
-	}
-	struct rd_strv names = {0};
 	struct rd_buf b = {0};
-	rd_list_dir(s->src, "dev/infiniband", &names);
-	for (size_t i = 0; i < names.n; i++) {
-		struct stat st;
-		char *p = rd_xasprintf("dev/infiniband/%s", names.v[i]);
-		if (rd_stat(s->src, p, true, &st) == 0 && S_ISCHR(st.st_mode))
-			rd_buf_printf(&b, "%s %04o %u %u\n", names.v[i], (unsigned)(st.st_mode & 07777), (unsigned)st.st_uid,
-				      (unsigned)st.st_gid);
-		free(p);
+	for (size_t i = 0; i < h->devnodes.n && h->devnode_perms; i++) {
+		const struct rd_devnode_perm *pm = &h->devnode_perms[i];
+		if (pm->mode != RD_MODE_UNKNOWN)
+			rd_buf_printf(&b, "%s %04o %u %u\n", h->devnodes.v[i], pm->mode, pm->uid, pm->gid);
 	}
 	if (b.len)
 		write_out(s, "rdma-doctor/devnodes", b.data, b.len);
 	rd_buf_free(&b);
-	rd_strv_free(&names);
 }
 
 static void write_meta(struct snap *s, const struct rd_host *h)
@@ -576,7 +562,7 @@ static int collect(struct rd_source *src, int outfd, bool counters, struct snap 
 		rd_text_free(&prev);
 	}
 	write_out(s, "rdma-doctor/read-errors", s->errors.data ? s->errors.data : "", s->errors.len);
-	write_devnodes(s);
+	write_devnodes(s, &h);
 	write_meta(s, &h);
 	rd_host_free(&h);
 	rd_buf_free(&s->errors);

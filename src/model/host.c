@@ -379,31 +379,34 @@ static void load_module_sysfs(struct rd_source *src, struct rd_module *m)
 	free(dir);
 }
 
-/* The modes of the device nodes: from the node itself when it is one (the live host), else from
- * the list a snapshot keeps in rdma-doctor/devnodes (a snapshot's nodes are empty files). */
-static void load_devnode_modes(struct rd_source *src, struct rd_host *h)
+/* The modes and owners of the device nodes: from the node itself when it is one (the live host),
+ * else from the list a snapshot keeps in rdma-doctor/devnodes (its nodes are empty files). */
+static void load_devnode_perms(struct rd_source *src, struct rd_host *h)
 {
-	h->devnode_modes = rd_xcalloc(h->devnodes.n + 1, sizeof *h->devnode_modes);
-	struct rd_text rec = {0};
-	bool have_rec = !rd_source_is_live(src) && rd_read_file(src, "rdma-doctor/devnodes", RD_CAP_ATTR, &rec) == 0;
+	h->devnode_perms = rd_xcalloc(h->devnodes.n + 1, sizeof *h->devnode_perms);
 	for (size_t i = 0; i < h->devnodes.n; i++) {
-		h->devnode_modes[i] = RD_MODE_UNKNOWN;
+		struct rd_devnode_perm *pm = &h->devnode_perms[i];
+		pm->mode = RD_MODE_UNKNOWN;
 		struct stat st;
 		char *p = rd_xasprintf("dev/infiniband/%s", h->devnodes.v[i]);
 		if (rd_stat(src, p, true, &st) == 0 && S_ISCHR(st.st_mode))
-			h->devnode_modes[i] = st.st_mode & 07777;
+			*pm = (struct rd_devnode_perm){st.st_mode & 07777, st.st_uid, st.st_gid};
 		free(p);
-		for (const char *line = have_rec ? rec.data : NULL; line && *line && h->devnode_modes[i] == RD_MODE_UNKNOWN;) {
-			char name[256];
-			unsigned mode, uid, gid;
-			const char *nl = strchr(line, '\n');
-			char *one = nl ? rd_xstrndup(line, (size_t)(nl - line)) : rd_xstrdup(line);
-			if (rd_parse_devnode_line(one, name, sizeof name, &mode, &uid, &gid) == 0 &&
-			    strcmp(name, h->devnodes.v[i]) == 0)
-				h->devnode_modes[i] = mode;
-			free(one);
-			line = nl ? nl + 1 : NULL;
-		}
+	}
+	struct rd_text rec = {0};
+	if (rd_source_is_live(src) || rd_read_file(src, "rdma-doctor/devnodes", RD_CAP_ATTR, &rec) < 0)
+		return;
+	for (char *line = rec.data; line && *line;) {
+		char *nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		char name[256];
+		struct rd_devnode_perm pm;
+		if (rd_parse_devnode_line(line, name, sizeof name, &pm.mode, &pm.uid, &pm.gid) == 0)
+			for (size_t i = 0; i < h->devnodes.n; i++)
+				if (h->devnode_perms[i].mode == RD_MODE_UNKNOWN && strcmp(h->devnodes.v[i], name) == 0)
+					h->devnode_perms[i] = pm;
+		line = nl ? nl + 1 : NULL;
 	}
 	rd_text_free(&rec);
 }
@@ -482,7 +485,7 @@ int rd_host_load(struct rd_source *src, unsigned flags, struct rd_host *h)
 	h->verbs_class_err = rd_exists(src, "sys/class/infiniband_verbs") ? 0 : ENOENT;
 	h->mad_class_err = rd_exists(src, "sys/class/infiniband_mad") ? 0 : ENOENT;
 	h->devnodes_err = -rd_list_dir(src, "dev/infiniband", &h->devnodes);
-	load_devnode_modes(src, h);
+	load_devnode_perms(src, h);
 	load_modules(src, h);
 	return 0;
 }
@@ -560,7 +563,7 @@ void rd_host_free(struct rd_host *h)
 	free_class(h->umad, h->numad);
 	free_class(h->issm, h->nissm);
 	rd_strv_free(&h->devnodes);
-	free(h->devnode_modes);
+	free(h->devnode_perms);
 	rd_attr_free(&h->proc_modules);
 	for (size_t i = 0; i < h->nmodules; i++) {
 		struct rd_module *m = &h->modules[i];

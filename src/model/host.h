@@ -105,7 +105,11 @@ struct rd_module {
 	struct rd_attr version, srcversion, sys_taint, sys_refcnt, initstate;
 };
 
+/* Permission bits and owner of a /dev/infiniband node; mode is RD_MODE_UNKNOWN when not known. */
 #define RD_MODE_UNKNOWN 0xffffu
+struct rd_devnode_perm {
+	unsigned mode, uid, gid;
+};
 
 struct rd_host {
 	struct rd_attr osrelease, hostname;
@@ -116,8 +120,8 @@ struct rd_host {
 	size_t nuverbs, numad, nissm;
 	int verbs_class_err, mad_class_err;
 	struct rd_strv devnodes;   /* names in /dev/infiniband */
-	unsigned *devnode_modes;   /* parallel to devnodes: permission bits of the character device
-				    * (live, or a snapshot's rdma-doctor/devnodes), else RD_MODE_UNKNOWN */
+	struct rd_devnode_perm *devnode_perms; /* parallel to devnodes: from the character device
+						* (live) or a snapshot's rdma-doctor/devnodes */
 	int devnodes_err;
 	struct rd_attr proc_modules;
 	struct rd_module *modules; /* every module of /proc/modules, then RDMA ones only in sysfs */
