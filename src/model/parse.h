@@ -79,8 +79,6 @@ int rd_parse_limits_memlock(const char *text, uint64_t *soft, uint64_t *hard);
 int rd_parse_devnode_line(const char *line, char *name, size_t namelen, unsigned *mode, unsigned *uid,
 			  unsigned *gid);
 
-#endif
-
 /* ---- configuration files and tool outputs ----------------------------------------------- */
 
 /* modules-load.d: one module per line; '#' and ';' start comments; blanks ignored.  Module
@@ -117,3 +115,5 @@ int rd_limits_conf_memlock(const char *text, const char *user, uint64_t *soft, u
 
 /* /proc/<pid>/status "CapEff:" as a 64-bit mask. */
 int rd_parse_capeff(const char *status, uint64_t *mask);
+
+#endif
