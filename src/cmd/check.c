@@ -73,14 +73,11 @@ static void probe_findings(const struct rd_probe_result *res, struct rd_report *
 		counted += !(res->ports[i].state && !res->ports[i].active);
 	for (size_t i = 0; i < res->nports; i++) {
 		const struct rd_probe_port *p = &res->ports[i];
-		char subj[160], where[160];
-		if (p->port) {
+		char subj[160]; /* "rxe0 port 1", or the device when it did not open */
+		if (p->port)
 			snprintf(subj, sizeof subj, "%s port %u", p->device, p->port);
-			snprintf(where, sizeof where, "%s port %u", p->device, p->port);
-		} else {
+		else
 			snprintf(subj, sizeof subj, "%s", p->device);
-			snprintf(where, sizeof where, "%s", p->device);
-		}
 		const struct rd_probe_step *fs = rd_probe_failed_step(p->steps, p->nsteps);
 		struct rd_finding *f;
 		if (p->pass)
@@ -91,7 +88,7 @@ static void probe_findings(const struct rd_probe_result *res, struct rd_report *
 					  counted ? " (not probed)" : "");
 		else
 			f = rd_report_add(rep, id, RD_FAIL, subj, "%s", fs ? fs->error : "RDMA WRITE not verified");
-		probe_evidence(f, where, p->steps, p->nsteps);
+		probe_evidence(f, subj, p->steps, p->nsteps);
 	}
 	if (!res->pass && res->nports == 0)
 		rd_report_add(rep, id, RD_FAIL, "host", "%s", res->error ? res->error : "the probe failed");

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "model/parse.h"
 #include "probe/probe.h"
 #include "render/out.h"
 
@@ -35,7 +36,7 @@ int rd_probe_opt(struct rd_ctx *ctx, const char *cmd, const char *name, const ch
 	} else { /* --size or --probe-size */
 		uint64_t v;
 		char a[32], b[32];
-		if (rd_probe_parse_size(value, &v) < 0 || v < RD_PROBE_MIN_SIZE || v > RD_PROBE_MAX_SIZE) {
+		if (rd_parse_systemd_size(value, &v) < 0 /* K, M, G as systemd writes sizes */ || v < RD_PROBE_MIN_SIZE || v > RD_PROBE_MAX_SIZE) {
 			fprintf(ctx->err, "%s: %s: %s needs a size from %s to %s (bytes, or with K, M, G), not '%s'\n",
 				ctx->prog, cmd, name, rd_size_words(RD_PROBE_MIN_SIZE, a, sizeof a),
 				rd_size_words(RD_PROBE_MAX_SIZE, b, sizeof b), value);

@@ -6,7 +6,6 @@
  * by name here except ibv_post_send and ibv_poll_cq, which are static inlines going through the
  * context's ops table and need no symbol. */
 #include <arpa/inet.h>
-#include <ctype.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <infiniband/verbs.h>
@@ -65,35 +64,6 @@ static const char *errno_name(int err)
 {
 	const char *n = err > 0 ? strerrorname_np(err) : NULL;
 	return n ? n : "?";
-}
-
-int rd_probe_parse_size(const char *s, uint64_t *out)
-{
-	*out = 0;
-	if (!s || !isdigit((unsigned char)*s))
-		return -EINVAL;
-	uint64_t v = 0;
-	const char *p = s;
-	for (; isdigit((unsigned char)*p); p++) {
-		if (v > (UINT64_MAX - 9) / 10)
-			return -EINVAL;
-		v = v * 10 + (uint64_t)(*p - '0');
-	}
-	unsigned shift = 0;
-	switch (*p) {
-	case 'k': case 'K': shift = 10; p++; break;
-	case 'm': case 'M': shift = 20; p++; break;
-	case 'g': case 'G': shift = 30; p++; break;
-	default: break;
-	}
-	if (shift && *p == 'i')
-		p++;
-	if (shift && (*p == 'B' || *p == 'b'))
-		p++;
-	if (*p || (shift && v > (UINT64_MAX >> shift)))
-		return -EINVAL;
-	*out = v << shift;
-	return 0;
 }
 
 static struct rd_probe_step *step_add(struct rd_probe_step **steps, size_t *n, const char *name)

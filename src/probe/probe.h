@@ -78,8 +78,5 @@ void rd_probe_result_free(struct rd_probe_result *result);
 /* The failed step of a port (or of the host steps), or NULL. */
 const struct rd_probe_step *rd_probe_failed_step(const struct rd_probe_step *steps, size_t n);
 
-/* Parses a size option: bytes, or with K/M/G (KiB, MiB, GiB) as systemd writes them.
- * Returns 0 or -EINVAL. */
-int rd_probe_parse_size(const char *s, uint64_t *out);
 
 #endif
