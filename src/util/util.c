@@ -274,6 +274,14 @@ const char *rd_errno_name(int err)
 	return NULL;
 }
 
+int rd_errno_from_name(const char *name)
+{
+	for (size_t i = 0; i < sizeof errno_names / sizeof errno_names[0]; i++)
+		if (strcmp(errno_names[i].name, name) == 0)
+			return errno_names[i].code;
+	return 0;
+}
+
 const char *rd_size_words(uint64_t v, char *buf, size_t len)
 {
 	if (v == UINT64_MAX)
@@ -287,14 +295,6 @@ const char *rd_size_words(uint64_t v, char *buf, size_t len)
 	else
 		snprintf(buf, len, "%llu bytes", (unsigned long long)v);
 	return buf;
-}
-
-int rd_errno_from_name(const char *name)
-{
-	for (size_t i = 0; i < sizeof errno_names / sizeof errno_names[0]; i++)
-		if (strcmp(errno_names[i].name, name) == 0)
-			return errno_names[i].code;
-	return 0;
 }
 
 int rd_remove_tree(int parent, const char *name)
