@@ -220,7 +220,6 @@ static char *join(const struct rd_strv *sv)
 	return rd_buf_steal(&b);
 }
 
-/* Why libibverbs sees no device, from sysfs. */
 /* Why a device did not open: libibverbs reports a uverbs node this user may not open as ENOENT
  * (seen on a real 6.1 kernel with uverbs0 at 0600), so the node itself is looked at. */
 static void explain_open_failure(struct rd_source *src, const char *dev, struct rd_probe_step *s)
@@ -256,6 +255,7 @@ static void explain_open_failure(struct rd_source *src, const char *dev, struct 
 	rd_strv_free(&uv);
 }
 
+/* Why libibverbs sees no device, from sysfs. */
 static void explain_no_devices(struct rd_source *src, struct rd_probe_step *s)
 {
 	struct rd_strv ib = {0}, uverbs = {0};
