@@ -11,11 +11,6 @@
 #define PROBE_USAGE "probe [--device DEV] [--port N] [--size BYTES] [--format text|json]"
 #define STEP_INDENT "                                "
 
-bool rd_ctx_is_root(const struct rd_ctx *ctx)
-{
-	return ctx->root && strcmp(ctx->root, "/") != 0;
-}
-
 int rd_probe_opt(struct rd_ctx *ctx, const char *cmd, const char *name, const char *value, struct rd_probe_opts *o)
 {
 	if (strcmp(name, "--device") == 0) {
@@ -36,7 +31,8 @@ int rd_probe_opt(struct rd_ctx *ctx, const char *cmd, const char *name, const ch
 	} else { /* --size or --probe-size */
 		uint64_t v;
 		char a[32], b[32];
-		if (rd_parse_systemd_size(value, &v) < 0 /* K, M, G as systemd writes sizes */ || v < RD_PROBE_MIN_SIZE || v > RD_PROBE_MAX_SIZE) {
+		/* bytes, or K, M, G as systemd writes sizes */
+		if (rd_parse_systemd_size(value, &v) < 0 || v < RD_PROBE_MIN_SIZE || v > RD_PROBE_MAX_SIZE) {
 			fprintf(ctx->err, "%s: %s: %s needs a size from %s to %s (bytes, or with K, M, G), not '%s'\n",
 				ctx->prog, cmd, name, rd_size_words(RD_PROBE_MIN_SIZE, a, sizeof a),
 				rd_size_words(RD_PROBE_MAX_SIZE, b, sizeof b), value);

@@ -43,6 +43,11 @@ void rd_print_usage(FILE *f, const char *prog)
 	fprintf(f, "\nExit status of check: 0 OK, 1 WARN, 2 FAIL, 3 UNKNOWN or usage error.\n");
 }
 
+bool rd_ctx_is_root(const struct rd_ctx *ctx)
+{
+	return ctx->root && strcmp(ctx->root, "/") != 0;
+}
+
 int rd_ctx_open_source(struct rd_ctx *ctx, struct rd_source **src)
 {
 	char err[1024] = "";
