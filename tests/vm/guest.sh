@@ -32,9 +32,6 @@ unload_rdma() {
 	modprobe -r rdma_rxe ib_ipoib mlx5_ib mlx5_core rdma_ucm ib_umad ib_uverbs rdma_cm iw_cm ib_cm ib_core 2> /dev/null
 	true
 }
-facts() { # what the real kernel shows, kept as fixtures
-	cat /proc/modules
-}
 
 ip link set lo up
 ip link set eth0 up
@@ -79,7 +76,7 @@ step healthy-perfquery timeout 20 perfquery
 step healthy-probe $RD probe --format json
 step healthy-probe-text $RD probe
 step healthy-check-probe $RD check --probe --format json
-step facts-modules facts
+step facts-modules cat /proc/modules
 step facts-devnodes ls -ln /dev/infiniband
 step facts-limits cat /proc/self/limits
 
