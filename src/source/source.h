@@ -97,4 +97,39 @@ struct rd_command {
 extern const struct rd_command rd_commands[];
 const struct rd_command *rd_command_find(const char *name);
 
+/* ---- recording: what a run read, so that a snapshot holds exactly that -------------------------
+ *
+ * rd_source_record(src, rec) makes every later call on src append what it met to rec (owned by
+ * the caller, zero-initialised, freed with rd_recording_free): each file read (its bytes and
+ * mode), each directory listed, each symbolic link met while resolving a path (its raw target),
+ * each path stat'ed (its kind and mode: a device node is recorded as such, never opened), each
+ * read that failed (its errno), and each command run (its output, status and errno).  Entries are
+ * unique by canonical path (the first one met is kept; a later read of a listed or stat'ed path
+ * upgrades it to a file).  Replaying: a root laid out from a recording gives the same answers to
+ * the same calls.  The recording does not own src; stop it with rd_source_record(src, NULL). */
+enum rd_rec_kind { RD_REC_FILE, RD_REC_DIR, RD_REC_LINK, RD_REC_NODE, RD_REC_ERROR };
+struct rd_rec_entry {
+	char *path;            /* canonical, relative to the root, no leading '/' */
+	enum rd_rec_kind kind; /* NODE: stat'ed only (device, FIFO, socket, or a file not read) */
+	char *data;            /* FILE: the bytes read; LINK: the raw target; else NULL */
+	size_t len;
+	int err;               /* ERROR: the errno the read failed with */
+	mode_t mode;           /* type and permission bits, when known (0 otherwise) */
+	uid_t uid;
+	gid_t gid;
+};
+struct rd_rec_command {
+	char *name;            /* rd_commands[] name */
+	struct rd_text out;    /* output, err (ENOENT: absent, ETIMEDOUT ...) and status */
+};
+struct rd_recording {
+	struct rd_rec_entry *entries; /* in the order met */
+	size_t n;
+	struct rd_rec_command *commands;
+	size_t ncommands;
+	void *index;                  /* private: path -> entry */
+};
+void rd_source_record(struct rd_source *src, struct rd_recording *rec);
+void rd_recording_free(struct rd_recording *rec);
+
 #endif
