@@ -161,6 +161,7 @@ struct reader {
 	size_t headers;   /* archive entries seen */
 	const unsigned char *head; /* the input's first bytes, to say what it is when not tar */
 	size_t headlen;
+	bool head_unknown;         /* they could not be read (an fd that cannot pread) */
 	char *err;
 	size_t errlen;
 };
@@ -184,6 +185,9 @@ __attribute__((format(printf, 3, 4))) static int fail(struct reader *r, int e, c
 		va_start(ap, fmt);
 		vsnprintf(r->err, r->errlen, fmt, ap);
 		va_end(ap);
+		for (char *c = r->err; *c; c++) /* one line, whatever an entry's name holds */
+			if ((unsigned char)*c < 0x20 || *c == 0x7f)
+				*c = '?';
 	}
 	return e;
 }
@@ -209,8 +213,12 @@ static const char *la_error(const struct reader *r)
 }
 
 /* What the input is, from its first bytes, in file(1)'s words. */
-static const char *sniff(const unsigned char *b, size_t n)
+static const char *sniff(const struct reader *r)
 {
+	const unsigned char *b = r->head;
+	size_t n = r->headlen;
+	if (r->head_unknown)
+		return "data of an unknown kind";
 	static const struct {
 		const char *magic;
 		size_t len;
@@ -516,7 +524,7 @@ static int read_all(struct reader *r)
 			break;
 		if (rc < ARCHIVE_WARN || !e) {
 			if (r->headers == 0 && strstr(la_error(r), "Unrecognized archive format"))
-				return fail(r, -EINVAL, "not a tar archive: %s", sniff(r->head, r->headlen));
+				return fail(r, -EINVAL, "not a tar archive: %s", sniff(r));
 			if (r->headers == 0)
 				return fail(r, -EINVAL, "corrupt archive: %s", la_error(r));
 			return fail(r, -EINVAL, "corrupt archive after %zu entries: %s", r->headers, la_error(r));
@@ -527,7 +535,7 @@ static int read_all(struct reader *r)
 			return rc;
 	}
 	if (r->headers == 0)
-		return fail(r, -EINVAL, r->headlen ? "empty archive (no entries)" : "not a tar archive: empty");
+		return fail(r, -EINVAL, r->headlen || r->head_unknown ? "empty archive (no entries)" : "not a tar archive: empty");
 	return 0;
 }
 
@@ -552,7 +560,7 @@ static int read_common(struct reader *r, const void *mem, size_t memlen, int fd,
 	int rc = mem ? r->la->read_open_memory(r->a, mem, memlen) : r->la->read_open_fd(r->a, fd, CHUNK);
 	if (rc != ARCHIVE_OK) {
 		if (strstr(la_error(r), "Unrecognized archive format"))
-			rc = fail(r, -EINVAL, "not a tar archive: %s", sniff(r->head, r->headlen));
+			rc = fail(r, -EINVAL, "not a tar archive: %s", sniff(r));
 		else
 			rc = fail(r, -EINVAL, "cannot read: %s", la_error(r));
 		r->la->read_free(r->a);
@@ -580,7 +588,7 @@ int rd_memtree_read_fd(int fd, const struct rd_memtree_limits *lim, struct rd_me
 	off_t at = lseek(fd, 0, SEEK_CUR);
 	ssize_t n = at >= 0 ? pread(fd, head, sizeof head, at) : -1;
 	struct reader r = {.lim = lim ? lim : &rd_memtree_default_limits, .head = head,
-			   .headlen = n > 0 ? (size_t)n : 0, .err = err, .errlen = errlen};
+			   .headlen = n > 0 ? (size_t)n : 0, .head_unknown = n < 0, .err = err, .errlen = errlen};
 	return read_common(&r, NULL, 0, fd, out);
 }
 

@@ -403,6 +403,12 @@ RD_TEST(dotdot_and_absolute_entries_refused)
 	refused("/etc/cron.d/x", AE_IFREG, NULL, -EPERM, "entry /etc/cron.d/x: absolute path refused");
 }
 
+RD_TEST(errors_stay_on_one_line_whatever_the_name)
+{
+	refused("sys/a\nFAIL: forged line/../x", AE_IFREG, NULL, -EPERM,
+		"entry sys/a?FAIL: forged line/../x: \"..\" in the path refused");
+}
+
 RD_TEST(entries_are_never_written_through_a_link)
 {
 	struct writer w;
@@ -558,6 +564,8 @@ RD_TEST(what_is_not_a_tar_archive_is_named)
 	not_tar(zip, sizeof zip - 1, "not a tar archive: Zip archive data");
 	static const char bin[] = "\x01\x02\x03\x00\xff\xfe binary junk";
 	not_tar(bin, sizeof bin - 1, "not a tar archive: data");
+	static const char zeros[10240];
+	not_tar(zeros, sizeof zeros, "empty archive (no entries)");
 	CHECK_INT(sh("printf 'just some text in a gzip\\n' | gzip > $D/t.gz; printf 'xz' | xz > $D/t.xz"), 0);
 	struct rd_memtree *t = NULL;
 	char err[256] = "x";
@@ -565,6 +573,30 @@ RD_TEST(what_is_not_a_tar_archive_is_named)
 	CHECK_STR(err, "not a tar archive: gzip compressed data, but not a tar archive inside");
 	CHECK_INT(read_file_as("t.xz", NULL, &t, err, sizeof err), -EINVAL);
 	CHECK_STR(err, "not a tar archive: XZ compressed data (only gzip-compressed or plain tar is read)");
+}
+
+RD_TEST(a_pipe_is_read_too)
+{
+	int p[2];
+	CHECK(pipe(p) == 0);
+	CHECK(write(p[1], "not tar\n", 8) == 8);
+	close(p[1]);
+	struct rd_memtree *t = NULL;
+	char err[256] = "x";
+	CHECK_INT(rd_memtree_read_fd(p[0], NULL, &t, err, sizeof err), -EINVAL);
+	CHECK_STR(err, "not a tar archive: data of an unknown kind");
+	close(p[0]);
+	make_root();
+	CHECK_INT(sh("tar -czf $D/r.tar.gz -C $D/root ."), 0);
+	char cmd[256];
+	snprintf(cmd, sizeof cmd, "cat '%s/r.tar.gz'", dir);
+	FILE *f = popen(cmd, "r");
+	CHECK(f);
+	err[0] = 'x';
+	CHECK_INT(rd_memtree_read_fd(fileno(f), NULL, &t, err, sizeof err), 0);
+	pclose(f);
+	check_root_tree(t);
+	rd_memtree_free(t);
 }
 
 RD_TEST(truncated_gzip_refused)
