@@ -441,9 +441,9 @@ static int add_entry(struct reader *r, struct archive_entry *e)
 	mode_t perm = la->entry_perm(e) & 07777;
 	la_int64_t uid = la->entry_uid(e), gid = la->entry_gid(e);
 	struct rd_memnode *n;
-	if (!last) { /* "." or "./": the archive's top itself */
+	if (!last) { /* "." or "./", "sys/.": the directory the path ends in */
 		if (type != AE_IFDIR)
-			return fail_entry(r, -EINVAL, path, "names the archive's top but is not a directory");
+			return fail_entry(r, -EINVAL, path, "ends in \".\" (a directory) but is not one");
 		n = dir;
 		int rc = count_entry(r, path, 0);
 		if (rc < 0)

@@ -401,6 +401,7 @@ RD_TEST(dotdot_and_absolute_entries_refused)
 		"entry sys/../../etc/cron.d/x: \"..\" in the path refused");
 	refused("..", AE_IFDIR, NULL, -EPERM, "entry ../: \"..\" in the path refused"); /* the writer adds '/' */
 	refused("/etc/cron.d/x", AE_IFREG, NULL, -EPERM, "entry /etc/cron.d/x: absolute path refused");
+	refused("sys/.", AE_IFREG, NULL, -EINVAL, "entry sys/.: ends in \".\" (a directory) but is not one");
 }
 
 RD_TEST(errors_stay_on_one_line_whatever_the_name)
