@@ -67,7 +67,9 @@ static size_t hash_of(const struct rd_memnode *parent, const char *name, size_t 
 	uint64_t h = 1469598103934665603ull ^ (uint64_t)(uintptr_t)parent;
 	for (size_t i = 0; i < len; i++)
 		h = (h ^ (unsigned char)name[i]) * 1099511628211ull;
-	h ^= h >> 29;
+	h ^= h >> 33; /* a final mix, so that the low bits (the slot) depend on every byte */
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
 	return (size_t)h;
 }
 
