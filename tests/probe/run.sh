@@ -79,15 +79,31 @@ if [ "$(nm -u "$bin" | grep -c ' ibv_')" != 0 ]; then bad "binary has undefined 
 if [ "$(ldd "$bin" 2> /dev/null | grep -c libibverbs)" != 0 ]; then bad "binary links libibverbs"; else ok; fi
 
 # ---- the real libibverbs, no RDMA device -----------------------------------------------------
+# no Mellanox/NVIDIA PCI function either: no RDMA NIC, and no modprobe of a driver for none
 ns "$empty_sys" -- probe
 expect real-no-devices 2 '^  OK    load .*libibverbs\.so\.1' '^  FAIL  devices .*no RDMA devices found by libibverbs$' \
-	'/sys/class/infiniband does not exist: no RDMA driver module is loaded' 'fix: modprobe mlx5_ib' \
+	'/sys/class/infiniband does not exist and no PCI function in /sys/bus/pci/devices is a Mellanox/NVIDIA network controller \(vendor 0x15b3\): this host has no RDMA NIC' \
+	'fix: modprobe rdma_rxe && rdma link add rxe0 type rxe netdev eth0    # Soft-RoCE, for tests' \
 	'^probe: FAIL no RDMA devices found by libibverbs$'
+if grep -q 'mlx5_ib' "$work/out"; then bad "real-no-devices: suggests mlx5_ib on a host without a Mellanox NIC"; else ok; fi
 ns "$empty_sys" -- probe --format json
 expect real-no-devices-json 2
 jexpect real-no-devices-json '.schema == "rdma-doctor/probe/v1" and .result == "fail" and .error == "no RDMA devices found by libibverbs"
 	and .ports == [] and ([.steps[].name] == ["load", "devices"]) and .steps[0].ok and (.steps[1].ok | not)
-	and (.steps[1].usec | type) == "number" and (.steps[1].fix | length) == 2'
+	and (.steps[1].usec | type) == "number" and (.steps[1].fix | length) == 1'
+# a ConnectX function (vendor 0x15b3, class 0x02) without its RDMA driver: modprobe mlx5_ib; a
+# Mellanox function of another class (0x0c: InfiniBand-less management) is not a NIC
+nic_sys=$work/nic-sys
+mkdir -p "$nic_sys/bus/pci/devices/0000:0c:00.0" "$nic_sys/bus/pci/devices/0000:0d:00.0"
+echo 0x15b3 > "$nic_sys/bus/pci/devices/0000:0d:00.0/vendor"
+echo 0x0c0500 > "$nic_sys/bus/pci/devices/0000:0d:00.0/class"
+ns "$nic_sys" -- probe
+expect real-no-devices-other-class 2 'this host has no RDMA NIC'
+echo 0x15b3 > "$nic_sys/bus/pci/devices/0000:0c:00.0/vendor"
+echo 0x020700 > "$nic_sys/bus/pci/devices/0000:0c:00.0/class"
+ns "$nic_sys" -- probe
+expect real-no-devices-mellanox 2 '/sys/class/infiniband does not exist but 0000:0c:00\.0 is a Mellanox/NVIDIA network controller: no RDMA driver module is loaded for it' \
+	'fix: modprobe mlx5_ib    # ConnectX$' '^probe: FAIL no RDMA devices found by libibverbs$'
 
 # ---- a broken libibverbs.so.1 ----------------------------------------------------------------
 r LD_LIBRARY_PATH="$garbage" -- probe
