@@ -52,3 +52,12 @@ void rd_probe_loopback(const struct rd_probe_result *res, struct rd_report *rep)
 	if (!res->pass && res->nports == 0)
 		rd_report_add(rep, id, RD_FAIL, "host", "%s", res->error ? res->error : "the probe failed");
 }
+
+void rd_probe_loopback_not_run(struct rd_report *rep, double timeout_s, long long elapsed_ms)
+{
+	struct rd_finding *f = rd_report_add(rep, "probe.loopback", RD_UNKNOWN, "host",
+					     "not run: the checks took %.3g s of the --timeout of %g s, too little was left "
+					     "for the probe",
+					     elapsed_ms / 1000.0, timeout_s);
+	rd_fix_add(f, "rdma-doctor --timeout %g check --probe    # a longer deadline", timeout_s * 2 > 30 ? timeout_s * 2 : 30);
+}

@@ -9,5 +9,8 @@
 #include "probe/probe.h"
 
 void rd_probe_loopback(const struct rd_probe_result *res, struct rd_report *rep);
+/* The probe was not started: the checks used the run's --timeout of timeout_s (elapsed_ms so far).
+ * UNKNOWN, not FAIL: nothing is known of the verbs path. */
+void rd_probe_loopback_not_run(struct rd_report *rep, double timeout_s, long long elapsed_ms);
 
 #endif

@@ -47,14 +47,16 @@ static long long mono_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* check --probe: what is left of --timeout for the probe's watchdog (0: no deadline; 1 ms at least,
- * so a run whose checks took it all still says the probe timed out). */
+/* check --probe: what is left of --timeout for the probe's watchdog (0: no deadline), or -1 when
+ * less than RD_PROBE_MIN_BUDGET_MS is left (the probe is then not started: a probe cut short
+ * by the checks' time would be a false FAIL). */
+#define RD_PROBE_MIN_BUDGET_MS 1000
 static int probe_budget_ms(const struct rd_ctx *ctx, long long started)
 {
 	if (ctx->timeout_s <= 0)
 		return 0;
 	long long left = (long long)(ctx->timeout_s * 1000) - (mono_ms() - started);
-	return left > 1 ? (int)left : 1;
+	return left >= RD_PROBE_MIN_BUDGET_MS ? (int)left : -1;
 }
 
 #define CHECK_USAGE                                                                                   \
@@ -121,9 +123,12 @@ int rd_cmd_check(struct rd_ctx *ctx, int argc, char **argv)
 	bool live = rd_source_is_live(src);
 	rd_checks_run(h, sys, pol, live, only, skip, &report);
 	struct rd_source *psrc = NULL;
-	if (probe && rd_ctx_open_source(ctx, &psrc) == 0) { /* read only in the probe's process */
+	int budget = probe ? probe_budget_ms(ctx, started) : 0;
+	if (probe && budget < 0) {
+		rd_probe_loopback_not_run(&report, ctx->timeout_s, mono_ms() - started);
+	} else if (probe && rd_ctx_open_source(ctx, &psrc) == 0) { /* read only in the probe's process */
 		struct rd_probe_result res;
-		rd_probe_run_contained(psrc, &probe_opts, probe_budget_ms(ctx, started), &res);
+		rd_probe_run_contained(psrc, &probe_opts, budget, &res);
 		rd_probe_loopback(&res, &report);
 		rd_probe_result_free(&res);
 		rd_source_close(psrc);
