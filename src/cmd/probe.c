@@ -74,21 +74,16 @@ int rd_cmd_probe(struct rd_ctx *ctx, int argc, char **argv)
 		fprintf(ctx->err, "%s: probe talks to the running host's devices; it cannot run on --root\n", ctx->prog);
 		return 3;
 	}
-	struct rd_source *src;
-	if (rd_ctx_open_source(ctx, &src) < 0)
-		return 3;
 	struct rd_probe_result res;
 	/* in a child process: a library that crashes, exits or hangs is the probe's result */
-	int r = rd_probe_run_contained(src, &opts, (int)(ctx->timeout_s * 1000), &res);
+	int r = rd_probe_run_contained(&opts, (int)(ctx->timeout_s * 1000), &res);
 	if (r == -EINVAL) {
 		fprintf(ctx->err, "%s: probe: %s\n", ctx->prog, res.error);
 		rd_probe_result_free(&res);
-		rd_source_close(src);
 		return 3;
 	}
 	rd_probe_render(ctx->out, json, &res);
 	int rc = res.pass ? 0 : 2;
 	rd_probe_result_free(&res);
-	rd_source_close(src);
 	return rc;
 }

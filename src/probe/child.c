@@ -31,6 +31,15 @@ static long long mono_ms(void)
 	return mono_us() / 1000;
 }
 
+static struct rd_probe_step *add_step(struct rd_probe_step **steps, size_t *n, const char *name)
+{
+	*steps = rd_xrealloc(*steps, (*n + 1) * sizeof **steps);
+	struct rd_probe_step *s = &(*steps)[(*n)++];
+	memset(s, 0, sizeof *s);
+	s->name = name;
+	return s;
+}
+
 /* ---- the child ----------------------------------------------------------------------------- */
 
 struct child {
@@ -79,7 +88,7 @@ static void child_progress(void *arg, const struct rd_probe_result *r, const cha
 	child_flush(c);
 }
 
-static _Noreturn void child_main(struct rd_source *src, const struct rd_probe_opts *opts, int fd, pid_t parent)
+static _Noreturn void child_main(const struct rd_probe_opts *opts, int timeout_ms, int fd, pid_t parent)
 {
 	/* killed with the parent, whatever the library does; nothing it prints reaches the report */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -91,7 +100,23 @@ static _Noreturn void child_main(struct rd_source *src, const struct rd_probe_op
 	o.progress = child_progress;
 	o.progress_arg = &c;
 	struct rd_probe_result res;
-	rd_probe_run(src, &o, &res); /* the size is checked before the fork: no -EINVAL */
+	/* its own source of the live host: a reader thread of the parent's would not exist here */
+	struct rd_source *src = NULL;
+	char err[512] = "";
+	int e = rd_source_open(NULL, &src, err, sizeof err);
+	if (e < 0) {
+		memset(&res, 0, sizeof res);
+		res.size = opts->size ? opts->size : RD_PROBE_DEFAULT_SIZE;
+		struct rd_probe_step *s = add_step(&res.steps, &res.nsteps, "load");
+		s->error = rd_xasprintf("cannot read the live host: %s", err[0] ? err : strerror(-e));
+		s->err = -e;
+		res.error = rd_xstrdup(s->error);
+	} else {
+		if (timeout_ms > 0) /* one read may take 2 s (a wedged HCA), all of them the watchdog's time */
+			rd_source_set_deadlines(src, timeout_ms < 2000 ? timeout_ms : 2000, timeout_ms);
+		rd_probe_run(src, &o, &res); /* the size is checked before the fork: no -EINVAL */
+		rd_source_close(src);    /* its reader thread stopped: nothing left running at _exit */
+	}
 	child_send_done(&c, &res, false);
 	rd_probe_wire_end(&c.b, &res);
 	child_flush(&c);
@@ -111,15 +136,6 @@ static const char *signal_name(int sig, char *buf, size_t len)
 	else
 		snprintf(buf, len, "signal %d", sig);
 	return buf;
-}
-
-static struct rd_probe_step *add_step(struct rd_probe_step **steps, size_t *n, const char *name)
-{
-	*steps = rd_xrealloc(*steps, (*n + 1) * sizeof **steps);
-	struct rd_probe_step *s = &(*steps)[(*n)++];
-	memset(s, 0, sizeof *s);
-	s->name = name;
-	return s;
 }
 
 /* The child did not finish: what it sent, and a failed step where it stopped, saying why. */
@@ -192,13 +208,12 @@ static int feed(struct rd_probe_wire *w, struct rd_buf *b, size_t *used, long lo
 	return 0;
 }
 
-int rd_probe_run_contained(struct rd_source *src, const struct rd_probe_opts *opts, int timeout_ms,
-			   struct rd_probe_result *r)
+int rd_probe_run_contained(const struct rd_probe_opts *opts, int timeout_ms, struct rd_probe_result *r)
 {
 	memset(r, 0, sizeof *r);
 	uint64_t size = opts->size ? opts->size : RD_PROBE_DEFAULT_SIZE;
 	if (size < RD_PROBE_MIN_SIZE || size > RD_PROBE_MAX_SIZE || (uint64_t)(size_t)size != size)
-		return rd_probe_run(src, opts, r); /* the options' error, before anything is loaded */
+		return rd_probe_run(NULL, opts, r); /* the options' error, before anything is read or loaded */
 
 	int pfd[2];
 	if (pipe2(pfd, O_CLOEXEC) < 0) {
@@ -226,7 +241,7 @@ int rd_probe_run_contained(struct rd_source *src, const struct rd_probe_opts *op
 	}
 	if (pid == 0) {
 		close(pfd[0]);
-		child_main(src, opts, pfd[1], parent);
+		child_main(opts, timeout_ms, pfd[1], parent);
 	}
 	close(pfd[1]);
 

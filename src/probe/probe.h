@@ -96,15 +96,14 @@ const struct rd_probe_step *rd_probe_failed_step(const struct rd_probe_step *ste
 /* The static name of a step ("load", "gid" ...), or NULL when name is none of them. */
 const char *rd_probe_step_name(const char *name);
 
-/* rd_probe_run in a child process (fork; libibverbs is loaded only there), under a watchdog of
- * timeout_ms (0: none).  Always fills result, like rd_probe_run: when the child crashed, exited
- * without reporting, sent something malformed or ran out of time (then it is killed with SIGKILL
- * and reaped), the result keeps what the child finished and a failed step where it stopped, whose
- * error names the signal, the exit status or the timeout.  src must be the live host, and is only
- * read in the child.  Flushes every stdio stream first (the child must not write them again).
- * Returns what rd_probe_run returns, or -EIO for a failure of the child. */
-int rd_probe_run_contained(struct rd_source *src, const struct rd_probe_opts *opts, int timeout_ms,
-			   struct rd_probe_result *result);
+/* rd_probe_run in a child process (fork; libibverbs is loaded only there, and the child reads
+ * the live host through its own source), under a watchdog of timeout_ms (0: none).  Always fills
+ * result, like rd_probe_run: when the child crashed, exited without reporting, sent something
+ * malformed or ran out of time (then it is killed with SIGKILL), the result keeps what the child
+ * finished and a failed step where it stopped, whose error names the signal, the exit status or
+ * the timeout.  The child is always reaped.  Flushes every stdio stream first (the child must not
+ * write them again).  Returns what rd_probe_run returns, or -EIO for a failure of the child. */
+int rd_probe_run_contained(const struct rd_probe_opts *opts, int timeout_ms, struct rd_probe_result *result);
 
 
 #endif

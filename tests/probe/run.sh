@@ -311,6 +311,18 @@ jexpect earlier-port-kept '.result == "fail" and (.ports | length) == 2 and .por
 	and .ports[0].verified and (.ports[0].steps | length) == 12 and .ports[1].device == "rxe0" and (.ports[1].pass | not)
 	and (.error | test("^rxe0 port 1: the probe process was killed by SIGSEGV"))'
 left rd-probe-$$-two
+# the parent killed from outside (SIGKILL: no handler runs) takes its hung child with it
+env "${F[@]}" FAKE_VERBS_DEVICES=mlx5_0:ib:1 FAKE_VERBS_MODE=hang_devlist FAKE_VERBS_TAG=rd-probe-$$-orphan \
+	"$bin" --timeout 100 probe > /dev/null 2>&1 < /dev/null &
+victim=$!
+for _ in $(seq 100); do # until the child is in ibv_get_device_list (two processes with the tag)
+	[ "$(grep -l -a -- "FAKE_VERBS_TAG=rd-probe-$$-orphan\b" /proc/[0-9]*/environ 2> /dev/null | wc -l)" -ge 2 ] && break
+	sleep 0.1
+done
+kill -9 $victim
+wait $victim 2> /dev/null
+sleep 1
+left rd-probe-$$-orphan
 # less than a second of --timeout left after the checks: the probe is not started, and says so
 rt rd-probe-$$-short "${F[@]}" FAKE_VERBS_DEVICES=mlx5_0:ib:1 -- --timeout 0.5 check --probe --format json
 jexpect short-timeout '[.findings[] | select(.check == "probe.loopback")] | length == 1 and .[0].status == "UNKNOWN" and
