@@ -252,7 +252,8 @@ int rd_probe_run_contained(const struct rd_probe_opts *opts, int timeout_ms, str
 	long long at_us = mono_us(), deadline = timeout_ms > 0 ? t0 + timeout_ms : 0;
 	char perrbuf[256] = "";
 	bool timed_out = false, malformed = false, eof = false;
-	int st = 0;
+	int st = 0, io_err = 0;
+	size_t total = 0;
 	pid_t reaped = 0;
 	while (!eof) {
 		int left = -1;
@@ -268,19 +269,26 @@ int rd_probe_run_contained(const struct rd_probe_opts *opts, int timeout_ms, str
 		int pr = poll(&p, 1, left);
 		if (pr < 0 && errno == EINTR)
 			continue;
-		if (pr < 0)
+		if (pr < 0) {
+			io_err = errno;
 			break;
+		}
 		if (pr == 0)
 			continue; /* the deadline, checked above */
 		char chunk[8192];
 		ssize_t n = read(pfd[0], chunk, sizeof chunk);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0) {
+		if (n < 0) {
+			io_err = errno;
+			break;
+		}
+		if (n == 0) {
 			eof = true;
 			break;
 		}
-		if (b.len + (size_t)n > RD_PROBE_WIRE_MAX_BYTES) {
+		total += (size_t)n;
+		if (total > RD_PROBE_WIRE_MAX_BYTES) {
 			snprintf(perrbuf, sizeof perrbuf, "more than %u bytes", RD_PROBE_WIRE_MAX_BYTES);
 			malformed = true;
 			break;
@@ -292,6 +300,10 @@ int rd_probe_run_contained(const struct rd_probe_opts *opts, int timeout_ms, str
 			malformed = true;
 			break;
 		}
+		/* keep only the line not complete yet */
+		memmove(b.data, b.data + used, b.len - used);
+		b.len -= used;
+		used = 0;
 	}
 	close(pfd[0]);
 	/* the pipe is closed (the library may have closed it): the child still gets until the deadline */
@@ -334,16 +346,20 @@ int rd_probe_run_contained(const struct rd_probe_opts *opts, int timeout_ms, str
 		} else if (malformed) {
 			snprintf(why, sizeof why, "the probe process sent a malformed report");
 			snprintf(tail, sizeof tail, " (%s)", perrbuf);
+		} else if (io_err) {
+			snprintf(why, sizeof why, "the probe process could not be read");
+			snprintf(tail, sizeof tail, " (%s): it was killed", strerror(io_err));
 		} else if (reaped == pid && WIFSIGNALED(st)) {
 			snprintf(why, sizeof why, "the probe process was killed by %s",
 				 signal_name(WTERMSIG(st), sig, sizeof sig));
 			fix = "ibv_devinfo -v    # rdma-core's own tool on the same libibverbs and provider";
 		} else if (reaped == pid && WIFEXITED(st)) {
 			snprintf(why, sizeof why, "the probe process exited with status %d", WEXITSTATUS(st));
-			snprintf(tail, sizeof tail, ", before it reported a result");
+			snprintf(tail, sizeof tail, w.ended ? ", after its report (not trusted)" : ", before it reported a result");
 			fix = "ibv_devinfo -v    # rdma-core's own tool on the same libibverbs and provider";
 		} else {
-			snprintf(why, sizeof why, "the probe process was lost (%s)", strerror(errno));
+			snprintf(why, sizeof why, "the probe process was lost");
+			snprintf(tail, sizeof tail, " (%s)", strerror(ECHILD));
 		}
 		conclude_died(&w, opts, size, why, tail, fix, usec, r);
 		ret = -EIO;

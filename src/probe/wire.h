@@ -25,7 +25,7 @@
 #include "util/util.h"
 
 #define RD_PROBE_WIRE_MAX_LINE (64u * 1024)
-#define RD_PROBE_WIRE_MAX_BYTES (4u * 1024 * 1024)
+#define RD_PROBE_WIRE_MAX_BYTES (64u * 1024 * 1024) /* all lines of one run */
 #define RD_PROBE_WIRE_MAX_PORTS 1024u
 #define RD_PROBE_WIRE_MAX_STEPS 64u
 #define RD_PROBE_WIRE_MAX_FIX 64u
