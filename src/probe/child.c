@@ -44,7 +44,7 @@ static struct rd_probe_step *add_step(struct rd_probe_step **steps, size_t *n, c
 
 struct child {
 	int fd;
-	size_t hsteps_sent, ports_sent;
+	size_t hsteps_sent, ports_sent, devices_sent;
 	bool library_sent;
 	struct rd_buf b;
 };
@@ -71,6 +71,8 @@ static void child_send_done(struct child *c, const struct rd_probe_result *r, bo
 	}
 	for (; c->hsteps_sent < r->nsteps; c->hsteps_sent++)
 		rd_probe_wire_step(&c->b, "hstep", &r->steps[c->hsteps_sent]);
+	for (; c->devices_sent < r->devices.n; c->devices_sent++)
+		rd_probe_wire_device(&c->b, r->devices.v[c->devices_sent]);
 	size_t done = in_port && r->nports ? r->nports - 1 : r->nports;
 	for (; c->ports_sent < done; c->ports_sent++)
 		rd_probe_wire_port(&c->b, &r->ports[c->ports_sent], false);
@@ -185,6 +187,22 @@ static void conclude_died(struct rd_probe_wire *w, const struct rd_probe_opts *o
 					 out->library ? out->library : "");
 	else if (out->library)
 		s->detail = rd_xasprintf("libibverbs is %s", out->library);
+	/* what it did not reach */
+	struct rd_buf left = {0};
+	for (size_t i = 0; i < out->devices.n; i++) {
+		const char *d = out->devices.v[i];
+		bool seen = w->at_device && strcmp(w->at_device, d) == 0;
+		for (size_t k = 0; k < out->nports && !seen; k++)
+			seen = strcmp(out->ports[k].device, d) == 0;
+		if (!seen)
+			rd_buf_printf(&left, "%s%s", left.len ? ", " : "", d);
+	}
+	if (left.len) {
+		char *d = rd_xasprintf("%s%snot probed: %s", s->detail ? s->detail : "", s->detail ? "; " : "", left.data);
+		free(s->detail);
+		s->detail = d;
+	}
+	rd_buf_free(&left);
 	if (fix)
 		rd_strv_push(&s->fix, fix);
 	free(where);

@@ -1049,10 +1049,14 @@ int rd_probe_run(struct rd_source *src, const struct rd_probe_opts *opts, struct
 	}
 	step_time(s, t0);
 
-	if (r->steps[r->nsteps - 1].ok)
+	if (r->steps[r->nsteps - 1].ok) {
+		for (size_t i = 0; i < names.n; i++)
+			if (!opts->device || strcmp(opts->device, names.v[i]) == 0)
+				rd_strv_push(&r->devices, names.v[i]);
 		for (size_t i = 0; i < names.n; i++)
 			if (!opts->device || strcmp(opts->device, names.v[i]) == 0)
 				probe_device(&v, src, list[i], names.v[i], opts, size, r);
+	}
 
 	at(opts, r, NULL, 0, "unload", "ibv_free_device_list and dlclose (the library's destructors)");
 	if (list)
@@ -1078,5 +1082,6 @@ void rd_probe_result_free(struct rd_probe_result *r)
 		free_steps(p->steps, p->nsteps);
 	}
 	free(r->ports);
+	rd_strv_free(&r->devices);
 	memset(r, 0, sizeof *r);
 }

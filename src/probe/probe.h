@@ -83,6 +83,7 @@ struct rd_probe_result {
 	size_t nsteps;
 	struct rd_probe_port *ports;
 	size_t nports;
+	struct rd_strv devices;       /* the devices to probe, as listed by libibverbs (not rendered) */
 };
 
 /* Runs the probe on the live host.  Always fills result (free it with rd_probe_result_free);

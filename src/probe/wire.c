@@ -80,6 +80,13 @@ void rd_probe_wire_library(struct rd_buf *b, const char *library)
 	rd_buf_putc(b, '\n');
 }
 
+void rd_probe_wire_device(struct rd_buf *b, const char *device)
+{
+	rd_buf_puts(b, "device");
+	put_str(b, device);
+	rd_buf_putc(b, '\n');
+}
+
 void rd_probe_wire_at(struct rd_buf *b, const char *device, unsigned port, const char *step, const char *call)
 {
 	rd_buf_puts(b, "at");
@@ -354,6 +361,14 @@ int rd_probe_wire_line(struct rd_probe_wire *w, const char *line, size_t len, ch
 		} else {
 			free(w->r.library);
 			w->r.library = s;
+		}
+	} else if (strcmp(tag, "device") == 0) {
+		char *s = NULL;
+		if (f.n != 2 || !get_str(f.v[1], &s) || !s || w->r.devices.n >= RD_PROBE_WIRE_MAX_PORTS) {
+			free(s);
+			r = perr(err, errlen, w->lines, "a bad device line");
+		} else {
+			rd_strv_push_owned(&w->r.devices, s);
 		}
 	} else if (strcmp(tag, "at") == 0) {
 		char *dev = NULL, *call = NULL;

@@ -6,6 +6,7 @@
  *                                                with their fixes; PARTIAL 1: the port the child
  *                                                is in (replaces the previous partial one)
  *   library S                                    the loaded libibverbs
+ *   device S                                     a device the child will probe
  *   at DEVICE PORT STEP CALL                     where the child is now (before a verbs call)
  *   end PASS SIZE ERROR                          the run is over; nothing may follow
  *
@@ -33,6 +34,7 @@
 void rd_probe_wire_step(struct rd_buf *b, const char *tag, const struct rd_probe_step *s);
 void rd_probe_wire_port(struct rd_buf *b, const struct rd_probe_port *p, bool partial);
 void rd_probe_wire_library(struct rd_buf *b, const char *library);
+void rd_probe_wire_device(struct rd_buf *b, const char *device);
 void rd_probe_wire_at(struct rd_buf *b, const char *device, unsigned port, const char *step, const char *call);
 void rd_probe_wire_end(struct rd_buf *b, const struct rd_probe_result *r);
 

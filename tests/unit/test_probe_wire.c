@@ -69,6 +69,10 @@ RD_TEST(wire_round_trip)
 	rd_probe_wire_library(&b, r.library);
 	for (size_t i = 0; i < r.nsteps; i++)
 		rd_probe_wire_step(&b, "hstep", &r.steps[i]);
+	rd_strv_push(&r.devices, "rxe0");
+	rd_strv_push(&r.devices, "mlx5 0");
+	for (size_t i = 0; i < r.devices.n; i++)
+		rd_probe_wire_device(&b, r.devices.v[i]);
 	rd_probe_wire_port(&b, p, true); /* partial first, then finished */
 	rd_probe_wire_at(&b, "rxe0", 1, "reg_mr", "ibv_reg_mr");
 	rd_probe_wire_port(&b, p, false);
@@ -93,6 +97,8 @@ RD_TEST(wire_round_trip)
 	CHECK_STR(w.r.steps[1].detail, "");
 	CHECK(w.r.steps[1].error == NULL);
 	CHECK_INT(w.r.steps[0].usec, 123456789012ull);
+	CHECK_INT(w.r.devices.n, 2);
+	CHECK_STR(w.r.devices.v[1], "mlx5 0");
 	CHECK_INT(w.r.nports, 1);
 	const struct rd_probe_port *q = &w.r.ports[0];
 	CHECK_STR(q->device, "rxe0");
@@ -139,6 +145,8 @@ RD_TEST(wire_refuses_hostile_lines)
 		"end 0 5 sx\nend 0 5 sx\n",                    /* after the end */
 		"port 1 sx 1 1 1 ~ ~ 0 0 -1 ~ ~ 0 0 0\nend 0 5 sx\n", /* a partial port at the end */
 		"library ~\n",
+		"device ~\n",
+		"device sa sb\n",
 		"hstep load 1 0 5 s\x01 ~ 0\n",                /* raw control byte */
 		"hstep load 1 0 5 s a ~ 0\n",                  /* raw space */
 	};
