@@ -40,6 +40,10 @@ static bool valid_ids(struct rd_ctx *ctx, const char *list, const char *opt)
 	return ok;
 }
 
+#define CHECK_USAGE                                                                                   \
+	"check [--format text|json] [--policy FILE] [--only ID,...] [--skip ID,...] [--no-color] "    \
+	"[--probe [--probe-size BYTES]]"
+
 static long long mono_ms(void)
 {
 	struct timespec ts;
@@ -58,10 +62,6 @@ static int probe_budget_ms(const struct rd_ctx *ctx, long long started)
 	long long left = (long long)(ctx->timeout_s * 1000) - (mono_ms() - started);
 	return left >= RD_PROBE_MIN_BUDGET_MS ? (int)left : -1;
 }
-
-#define CHECK_USAGE                                                                                   \
-	"check [--format text|json] [--policy FILE] [--only ID,...] [--skip ID,...] [--no-color] "    \
-	"[--probe [--probe-size BYTES]]"
 
 int rd_cmd_check(struct rd_ctx *ctx, int argc, char **argv)
 {
