@@ -13,14 +13,14 @@ static int fix_modules(struct rd_ctx *ctx, bool apply, const char *policy_path)
 {
 	struct rd_loaded l;
 	if (rd_ctx_load(ctx, policy_path, false, &l) < 0)
-		return 2;
+		return RD_EXIT_UNKNOWN;
 	struct rd_source *src = l.src;
 	int rc = 0;
 	if (apply && strcmp(rd_source_dir(src), rd_source_root(src)) != 0) {
 		fprintf(ctx->err, "%s: fix: %s is a snapshot archive: nothing to apply it to (unpack it, or run on the host)\n",
 			ctx->prog, rd_source_root(src));
 		rd_loaded_free(&l);
-		return 2;
+		return RD_EXIT_USAGE;
 	}
 	bool live = rd_source_is_live(src);
 	struct rd_policy *pol = &l.pol;
@@ -109,26 +109,43 @@ out:
 
 int rd_cmd_fix(struct rd_ctx *ctx, int argc, char **argv)
 {
+	enum { OPT_APPLY = 256, OPT_POLICY };
+	static const struct option longopts[] = {
+		RD_LONGOPT_HELP,
+		{"apply", no_argument, NULL, OPT_APPLY},
+		{"policy", required_argument, NULL, OPT_POLICY},
+		{NULL, 0, NULL, 0},
+	};
 	bool apply = false;
 	const char *what = NULL, *policy = NULL;
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--apply") == 0)
+	struct rd_getopt g = {.argc = argc, .argv = argv, .longopts = longopts};
+	for (int c; (c = rd_getopt(ctx, &g)) != RD_OPT_END;) {
+		switch (c) {
+		case OPT_APPLY:
 			apply = true;
-		else if (strcmp(argv[i], "--policy") == 0 && i + 1 < argc)
-			policy = argv[++i];
-		else if (strncmp(argv[i], "--policy=", 9) == 0)
-			policy = argv[i] + 9;
-		else if (!what && argv[i][0] != '-')
-			what = argv[i];
-		else {
-			fprintf(ctx->err, "%s: fix: unknown argument '%s' (usage: fix modules [--apply] [--policy FILE])\n",
-				ctx->prog, argv[i]);
-			return 2;
+			break;
+		case OPT_POLICY:
+			policy = optarg;
+			break;
+		case RD_OPT_HELP:
+			return 0;
+		case RD_OPT_OPERAND:
+			if (what)
+				return rd_usage_error(ctx, "fix", "unexpected argument '%s'", optarg);
+			what = optarg;
+			break;
+		default:
+			return RD_EXIT_USAGE;
 		}
 	}
-	if (!what || strcmp(what, "modules") != 0) {
-		fprintf(ctx->err, "%s: fix: what to fix? (usage: fix modules [--apply] [--policy FILE])\n", ctx->prog);
-		return 2;
+	for (; optind < argc; optind++) { /* after "--" */
+		if (what)
+			return rd_usage_error(ctx, "fix", "unexpected argument '%s'", argv[optind]);
+		what = argv[optind];
 	}
+	if (!what)
+		return rd_usage_error(ctx, "fix", "what to fix? (fix modules)");
+	if (strcmp(what, "modules") != 0)
+		return rd_usage_error(ctx, "fix", "cannot fix '%s': only 'modules'", what);
 	return fix_modules(ctx, apply, policy);
 }
