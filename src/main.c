@@ -25,17 +25,48 @@ static void hold_std_fds(void)
 		}
 }
 
+/* Standard output through a stream that remembers the first write error's errno (stdio keeps
+ * only a flag, and errno is gone by the time the program ends). */
+struct out_sink {
+	int fd;
+	int err;
+};
+
+static ssize_t sink_write(void *cookie, const char *buf, size_t n)
+{
+	struct out_sink *s = cookie;
+	for (size_t done = 0; done < n;) {
+		ssize_t w = write(s->fd, buf + done, n - done);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			if (!s->err)
+				s->err = w < 0 ? errno : EIO;
+			return -1;
+		}
+		done += (size_t)w;
+	}
+	return (ssize_t)n;
+}
+
+static FILE *open_out(struct out_sink *sink)
+{
+	FILE *f = fopencookie(sink, "w", (cookie_io_functions_t){.write = sink_write});
+	if (!f)
+		return stdout;
+	setvbuf(f, NULL, isatty(sink->fd) ? _IOLBF : _IOFBF, BUFSIZ);
+	return f;
+}
+
 /* The output must have reached its file: a write error (a full disk, a closed stdout) is one line
  * on stderr and exit status 3; a closed pipe (`| head -1`) is quiet. */
-static int finish_output(struct rd_ctx *ctx, int rc)
+static int finish_output(struct rd_ctx *ctx, struct out_sink *sink, int rc)
 {
 	errno = 0;
-	bool failed = fflush(stdout) == EOF || ferror(stdout);
-	int e = errno;
-	if (fclose(stdout) == EOF && !failed) {
-		failed = true;
-		e = errno;
-	}
+	bool failed = fflush(ctx->out) == EOF || ferror(ctx->out) || sink->err;
+	int e = sink->err ? sink->err : errno;
+	if (ctx->out != stdout)
+		fclose(ctx->out);
 	if (!failed)
 		return rc;
 	if (e != EPIPE)
@@ -119,8 +150,9 @@ int main(int argc, char **argv)
 	hold_std_fds();
 	/* a closed pipe ends the program quietly, whatever the parent left SIGPIPE as */
 	signal(SIGPIPE, SIG_DFL);
-	struct rd_ctx ctx = {.prog = "rdma-doctor", .out = stdout, .err = stderr, .timeout_s = 10,
+	struct out_sink sink = {.fd = 1};
+	struct rd_ctx ctx = {.prog = "rdma-doctor", .out = open_out(&sink), .err = stderr, .timeout_s = 10,
 			     .ascii = !rd_env_locale_utf8()};
 	int rc = run(&ctx, argc, argv);
-	return finish_output(&ctx, rc);
+	return finish_output(&ctx, &sink, rc);
 }

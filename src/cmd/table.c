@@ -92,16 +92,31 @@ void rd_print_usage(FILE *f, const char *prog)
 	fprintf(f, "\n'%s COMMAND --help' describes a command's options.\n\n%s", prog, exit_table);
 }
 
+/* Each line of text indented by two spaces (the table's continuation indent replaced). */
+static void print_indented(FILE *f, const char *text)
+{
+	for (const char *p = text; *p;) {
+		p += strspn(p, " ");
+		size_t n = strcspn(p, "\n");
+		fprintf(f, "  %.*s\n", (int)n, p);
+		p += n;
+		if (*p)
+			p++;
+	}
+}
+
 void rd_print_cmd_usage(FILE *f, const char *prog, const char *cmd)
 {
 	for (const struct rd_cmd *c = rd_cmds; c->name; c++) {
 		if (strcmp(c->name, cmd) != 0)
 			continue;
-		fprintf(f, "Usage: %s [--root DIR|SNAPSHOT.tar.gz] [--timeout SECONDS] %s%s%s\n\n  %s\n", prog, c->name,
-			*c->args ? " " : "", c->args, c->help);
+		fprintf(f, "Usage: %s [--root DIR|SNAPSHOT.tar.gz] [--timeout SECONDS] %s%s%s\n\n", prog, c->name,
+			*c->args ? " " : "", c->args);
+		print_indented(f, c->help);
 		if (c->options)
 			fprintf(f, "\nOptions:\n%s", c->options);
-		fprintf(f, "\nExit status: %s\n", c->exits);
+		fprintf(f, "\nExit status:\n");
+		print_indented(f, c->exits);
 		return;
 	}
 }
