@@ -151,8 +151,8 @@ int main(int argc, char **argv)
 	/* a closed pipe ends the program quietly, whatever the parent left SIGPIPE as */
 	signal(SIGPIPE, SIG_DFL);
 	struct out_sink sink = {.fd = 1};
-	struct rd_ctx ctx = {.prog = "rdma-doctor", .out = open_out(&sink), .err = stderr, .timeout_s = 10,
-			     .ascii = !rd_env_locale_utf8()};
+	struct rd_ctx ctx = {.prog = "rdma-doctor", .out = open_out(&sink), .err = stderr, .out_tty = isatty(1),
+			     .timeout_s = 10, .ascii = !rd_env_locale_utf8()};
 	int rc = run(&ctx, argc, argv);
 	return finish_output(&ctx, &sink, rc);
 }

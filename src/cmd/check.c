@@ -50,7 +50,8 @@ static bool in_list(const char *id, const char *list)
 {
 	char *copy = rd_xstrdup(list);
 	bool hit = false;
-	for (char *tok = strtok(copy, ","); tok && !hit; tok = strtok(NULL, ","))
+	char *save = NULL;
+	for (char *tok = strtok_r(copy, ",", &save); tok && !hit; tok = strtok_r(NULL, ",", &save))
 		hit = id_matches(id, tok);
 	free(copy);
 	return hit;
@@ -61,15 +62,15 @@ static bool only_skip_agree(struct rd_ctx *ctx, const char *only, const char *sk
 {
 	if (!only || !skip)
 		return true;
-	char *copy = rd_xstrdup(only);
+	char *copy = rd_xstrdup(only), *save = NULL;
 	bool ok = true;
-	for (char *tok = strtok(copy, ","); tok; tok = strtok(NULL, ",")) {
+	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		bool left = false;
 		for (const struct rd_check *c = rd_checks; c->id; c++)
 			left |= id_matches(c->id, tok) && !in_list(c->id, skip);
 		if (!left) {
-			rd_usage_error(ctx, "check", "--only %s and --skip exclude each other: every check '%s' names is skipped",
-				       tok, tok);
+			rd_usage_error(ctx, "check", "--only %s asks for nothing: --skip skips every check it names",
+				       tok);
 			ok = false;
 		}
 	}
@@ -153,7 +154,7 @@ int rd_cmd_check(struct rd_ctx *ctx, int argc, char **argv)
 		{"probe-size", required_argument, NULL, OPT_PROBE_SIZE},
 		{NULL, 0, NULL, 0},
 	};
-	bool json = false, color = rd_out_want_color(ctx->out), probe = false, sized = false;
+	bool json = false, color = rd_out_want_color(ctx->out_tty), probe = false, sized = false;
 	struct rd_probe_opts probe_opts = {0};
 	struct rd_buf only_b = {0}, skip_b = {0};
 	bool has_only = false, has_skip = false;

@@ -18,6 +18,7 @@ struct rd_ctx {
 	bool ascii;        /* the locale is not UTF-8: ASCII marks (rd_env_locale_utf8) */
 	const char *root;  /* --root / RDMA_DOCTOR_ROOT, or NULL for the live host */
 	FILE *out, *err;
+	bool out_tty;      /* standard output is a terminal (out itself is a stream over it) */
 	double timeout_s;  /* --timeout: the whole run's deadline for reads (0: none) */
 	bool compat;       /* ibstat/ibstatus: read like rdma-core does, with no deadline */
 };

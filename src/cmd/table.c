@@ -17,7 +17,7 @@ const struct rd_cmd rd_cmds[] = {
 	 FORMAT_OPT
 	 "      --policy FILE       the policy (default: /etc/rdma-doctor.conf inside the root, if present)\n"
 	 "      --only ID,...       run only these checks (an id, or a prefix such as ports); repeatable\n"
-	 "      --skip ID,...       do not run these checks; repeatable; a check in both is an error\n"
+	 "      --skip ID,...       do not run these checks; repeatable (an --only it empties is an error)\n"
 	 "      --no-color          no colour (also NO_COLOR=1, TERM=dumb, or output that is not a terminal)\n"
 	 "      --probe             add the verbs loopback probe as probe.loopback (live host only)\n"
 	 "      --probe-size BYTES  the probe's memory region (with --probe; default 32 MiB)\n" HELP_OPT,

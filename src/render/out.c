@@ -18,10 +18,10 @@ void rd_out_init(struct rd_out *o, FILE *f, bool json)
 	o->ascii = !rd_env_locale_utf8();
 }
 
-bool rd_out_want_color(FILE *f)
+bool rd_out_want_color(bool tty)
 {
 	const char *nc = getenv("NO_COLOR"), *term = getenv("TERM");
-	return isatty(fileno(f)) && !(nc && *nc) && term && *term && strcmp(term, "dumb") != 0;
+	return tty && !(nc && *nc) && term && *term && strcmp(term, "dumb") != 0;
 }
 
 const char *rd_out_mark(bool ascii, const char *utf8, const char *plain)

@@ -20,8 +20,9 @@ struct rd_out {
 };
 
 void rd_out_init(struct rd_out *o, FILE *f, bool json);
-/* Colour is for a terminal that shows it: f is a tty, NO_COLOR is not set, TERM is set and not "dumb". */
-bool rd_out_want_color(FILE *f);
+/* Colour is for a terminal that shows it: the output is a tty, NO_COLOR is not set, TERM is set and
+ * not "dumb". */
+bool rd_out_want_color(bool tty);
 /* The mark to print: utf8 ("\u2714") on a UTF-8 terminal, plain ("OK") when ascii. */
 const char *rd_out_mark(bool ascii, const char *utf8, const char *plain);
 
