@@ -7,6 +7,7 @@
 
 #include "cmd/cmd.h"
 #include "fix/fix.h"
+#include "render/out.h"
 #include "source/atomic.h"
 
 static int fix_modules(struct rd_ctx *ctx, bool apply, const char *policy_path)
@@ -29,7 +30,7 @@ static int fix_modules(struct rd_ctx *ctx, bool apply, const char *policy_path)
 	FILE *o = ctx->out;
 
 	for (size_t i = 0; i < plan.errors.n; i++)
-		fprintf(ctx->err, "%s: fix: %s\n", ctx->prog, plan.errors.v[i]);
+		rd_text_printf(ctx->err, ctx->ascii, "%s: fix: %s\n", ctx->prog, plan.errors.v[i]);
 	if (plan.errors.n)
 		rc = 1;
 	if (!plan.nfiles && !plan.load.n) {
@@ -40,7 +41,7 @@ static int fix_modules(struct rd_ctx *ctx, bool apply, const char *policy_path)
 				   "nvidia_peermem, if listed, loads after ib_core\n",
 				pol->modules.n, live ? " and loaded" : "");
 		for (size_t i = 0; i < plan.notes.n && !plan.errors.n; i++)
-			fprintf(o, "note: %s\n", plan.notes.v[i]);
+			rd_text_printf(o, ctx->ascii, "note: %s\n", plan.notes.v[i]);
 		goto out;
 	}
 	if (!apply)
@@ -56,7 +57,9 @@ static int fix_modules(struct rd_ctx *ctx, bool apply, const char *policy_path)
 		char *path = rd_xasprintf("/%s/%s", c->dir, c->name);
 		if (!apply) {
 			char *d = rd_unified_diff(path, c->old, c->new);
-			fprintf(o, "%s (%s)\n%s\n", path, c->why, d);
+			rd_text_printf(o, ctx->ascii, "%s (%s)\n", path, c->why); /* values from the host: printed safe */
+			rd_text_lines(o, ctx->ascii, d);
+			fputc('\n', o);
 			free(d);
 		} else {
 			char why[512] = "";
@@ -65,7 +68,7 @@ static int fix_modules(struct rd_ctx *ctx, bool apply, const char *policy_path)
 				fprintf(ctx->err, "%s: fix: not written: %s\n", ctx->prog, why);
 				rc = 1;
 			} else {
-				fprintf(o, "wrote %s (%s)\n", path, c->why);
+				rd_text_printf(o, ctx->ascii, "wrote %s (%s)\n", path, c->why);
 			}
 		}
 		free(path);
@@ -74,7 +77,7 @@ static int fix_modules(struct rd_ctx *ctx, bool apply, const char *policy_path)
 		if (!apply) {
 			fprintf(o, "then, on this host:\n");
 			for (size_t i = 0; i < plan.load.n; i++)
-				fprintf(o, "  modprobe %s\n", plan.load.v[i]);
+				rd_text_printf(o, ctx->ascii, "  modprobe %s\n", plan.load.v[i]);
 		} else if (geteuid() != 0) {
 			fprintf(ctx->err, "%s: fix: loading modules needs root; not loaded: ", ctx->prog);
 			for (size_t i = 0; i < plan.load.n; i++)
@@ -87,7 +90,7 @@ static int fix_modules(struct rd_ctx *ctx, bool apply, const char *policy_path)
 				struct rd_text t;
 				int r = rd_run_program(src, argv, 30000, &t);
 				if (r == 0 && t.status == 0) {
-					fprintf(o, "loaded %s\n", plan.load.v[i]);
+					rd_text_printf(o, ctx->ascii, "loaded %s\n", plan.load.v[i]);
 				} else {
 					size_t n = t.data ? strcspn(t.data, "\n") : 0;
 					fprintf(ctx->err, "%s: fix: modprobe %s failed: %.*s%s\n", ctx->prog, plan.load.v[i], (int)n,
@@ -99,7 +102,7 @@ static int fix_modules(struct rd_ctx *ctx, bool apply, const char *policy_path)
 		}
 	}
 	for (size_t i = 0; i < plan.notes.n; i++)
-		fprintf(o, "note: %s\n", plan.notes.v[i]);
+		rd_text_printf(o, ctx->ascii, "note: %s\n", plan.notes.v[i]);
 out:
 	fflush(o);
 	rd_fix_plan_free(&plan);

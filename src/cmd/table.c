@@ -190,7 +190,7 @@ int rd_ctx_open_source(struct rd_ctx *ctx, struct rd_source **src)
 	char err[1024] = "";
 	int r = rd_source_open(ctx->root, src, err, sizeof err);
 	if (r < 0)
-		fprintf(ctx->err, "%s: %s\n", ctx->prog, err[0] ? err : strerror(-r));
+		rd_text_printf(ctx->err, ctx->ascii, "%s: %s\n", ctx->prog, err[0] ? err : strerror(-r));
 	else if (!ctx->compat && ctx->timeout_s > 0) {
 		/* one read may take 2 s (a wedged HCA), the whole run --timeout */
 		int run = (int)(ctx->timeout_s * 1000);
@@ -206,7 +206,7 @@ int rd_ctx_load(struct rd_ctx *ctx, const char *policy_path, bool with_services,
 		return -1;
 	char err[512] = "";
 	if (rd_policy_load(policy_path, l->src, &l->pol, err, sizeof err) < 0) {
-		fprintf(ctx->err, "%s: %s\n", ctx->prog, err);
+		rd_text_printf(ctx->err, ctx->ascii, "%s: %s\n", ctx->prog, err); /* may quote the file */
 		rd_policy_free(&l->pol);
 		rd_source_close(l->src);
 		return -1;

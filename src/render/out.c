@@ -202,6 +202,23 @@ void rd_text_vprintf(FILE *f, bool ascii, const char *fmt, va_list ap)
 	rd_buf_free(&out);
 }
 
+void rd_text_lines(FILE *f, bool ascii, const char *text)
+{
+	struct rd_buf out = {0};
+	for (const char *p = text; *p;) {
+		size_t n = strcspn(p, "\n");
+		rd_buf_put_visible(&out, p, n, ascii);
+		p += n;
+		if (*p == '\n') {
+			rd_buf_putc(&out, '\n');
+			p++;
+		}
+	}
+	if (out.len)
+		fwrite(out.data, 1, out.len, f);
+	rd_buf_free(&out);
+}
+
 void rd_text_printf(FILE *f, bool ascii, const char *fmt, ...)
 {
 	va_list ap;

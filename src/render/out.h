@@ -35,6 +35,10 @@ const char *rd_out_mark(bool ascii, const char *utf8, const char *plain);
 void rd_text_printf(FILE *f, bool ascii, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void rd_text_vprintf(FILE *f, bool ascii, const char *fmt, va_list ap) __attribute__((format(printf, 3, 0)));
 
+/* Text of several lines (a diff) printed safe line by line: its newlines are kept, everything else
+ * as rd_text_printf prints a %s argument. */
+void rd_text_lines(FILE *f, bool ascii, const char *text);
+
 /* Objects and arrays exist only in JSON; key is NULL at the top level and inside arrays. */
 void rd_out_obj_begin(struct rd_out *o, const char *key);
 void rd_out_obj_end(struct rd_out *o);
