@@ -12,10 +12,12 @@ trap 'rm -rf "$work"' EXIT
 export SOURCE_DATE_EPOCH=1764460800
 unset NO_COLOR RDMA_DOCTOR_ROOT
 pass=0 fail=0
-ok() { pass=$((pass + 1)); echo "ok $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; }
-# expect NAME CONDITION...: the condition (a command) must succeed
+exec 3>&1 # results go to fd 3, so that a condition's own output can be redirected away
+ok() { pass=$((pass + 1)); echo "ok $1" >&3; }
+bad() { fail=$((fail + 1)); echo "FAIL $1" >&3; }
+# expect NAME CONDITION...: the condition (a command) must succeed; `all 'A' 'B'` for several
 expect() { local n=$1; shift; if "$@"; then ok "$n"; else bad "$n"; fi; }
+all() { local c; for c in "$@"; do eval "$c" || return 1; done; }
 lines() { [ -s "$1" ] && wc -l < "$1" || echo 0; }
 
 # ---- write errors: one line on stderr, exit 3; a closed pipe is quiet ----
@@ -24,12 +26,12 @@ expect "dev-full-exit-3" [ $rc = 3 ]
 expect "dev-full-one-line" [ "$(lines "$work/err")" = 1 ]
 expect "dev-full-says-why" grep -q 'cannot write the output: No space left on device' "$work/err"
 "$bin" --root examples/h100-ofed stack --format json > /dev/full 2> "$work/err"; rc=$?
-expect "dev-full-stack-json" [ $rc = 3 ] && [ "$(lines "$work/err")" = 1 ]
+expect "dev-full-stack-json" all '[ $rc = 3 ]' '[ "$(lines "$work/err")" = 1 ]'
 "$bin" --root examples/h100-ofed check >&- 2> "$work/err"; rc=$?
 expect "closed-stdout-exit-3" [ $rc = 3 ]
 expect "closed-stdout-one-line" grep -qx 'rdma-doctor: cannot write the output: Bad file descriptor' "$work/err"
 "$bin" checks >&- 2> "$work/err"; rc=$?
-expect "closed-stdout-checks" [ $rc = 3 ] && [ "$(lines "$work/err")" = 1 ]
+expect "closed-stdout-checks" all '[ $rc = 3 ]' '[ "$(lines "$work/err")" = 1 ]'
 # a reader that has gone: SIGPIPE ends the program, nothing on stderr
 "$bin" --root examples/h100-ofed check --format json 2> "$work/err" | (exec 0<&-; sleep 0.3)
 expect "sigpipe-quiet" [ ! -s "$work/err" ]
@@ -59,14 +61,15 @@ expect "latin1-locale-ascii" bash -c "! LC_ALL=C grep -q '[^[:print:][:space:]]'
 LC_ALL=POSIX "$bin" --root examples/mixed-states explain 'ibwarn: [1234] umad_get_ca: can'"'"'t open UMAD port' > "$work/c.txt"
 expect "c-locale-explain-ascii" bash -c "! LC_ALL=C grep -q '[^[:print:][:space:]]' '$work/c.txt'"
 
-# ---- roots: empty values are errors, never the live host ----
+# ---- roots: empty values are errors, never the live host (dry runs: a build with the bug would
+# otherwise write the live /etc) ----
 RDMA_DOCTOR_ROOT= "$bin" check > "$work/out" 2> "$work/err"; rc=$?
-expect "env-root-empty-exit-3" [ $rc = 3 ] && [ ! -s "$work/out" ]
+expect "env-root-empty-exit-3" all '[ $rc = 3 ]' '[ ! -s "$work/out" ]'
 expect "env-root-empty-says" grep -q 'RDMA_DOCTOR_ROOT is set but empty' "$work/err"
-RDMA_DOCTOR_ROOT= "$bin" fix modules --apply > "$work/out" 2> "$work/err"; rc=$?
-expect "env-root-empty-fix" [ $rc = 3 ] && [ ! -s "$work/out" ]
-"$bin" --root "" fix modules --apply > "$work/out" 2> "$work/err"; rc=$?
-expect "root-empty-fix" [ $rc = 3 ] && [ ! -s "$work/out" ] && [ "$(lines "$work/err")" = 1 ]
+RDMA_DOCTOR_ROOT= "$bin" fix modules > "$work/out" 2> "$work/err"; rc=$?
+expect "env-root-empty-fix" all '[ $rc = 3 ]' '[ ! -s "$work/out" ]'
+"$bin" --root "" fix modules > "$work/out" 2> "$work/err"; rc=$?
+expect "root-empty-fix" all '[ $rc = 3 ]' '[ ! -s "$work/out" ]' '[ "$(lines "$work/err")" = 1 ]'
 RDMA_DOCTOR_ROOT= "$bin" --root examples/no-rdma stack > /dev/null 2>&1
 expect "root-option-beats-empty-env" [ $? = 0 ]
 RDMA_DOCTOR_ROOT=examples/no-rdma "$bin" stack > "$work/out" 2>&1
@@ -96,13 +99,13 @@ expect "explain-pipe-operand" grep -q '^    line 1: ibwarn' "$work/out"
 printf '%s\n' "$msg" | "$bin" --root examples/mixed-states explain - > "$work/out"
 expect "explain-stdin" grep -q '^    line 1: ibwarn' "$work/out"
 "$bin" explain /dev/null > "$work/out" 2> "$work/err"; rc=$?
-expect "explain-device-refused" [ $rc = 3 ] && grep -qx 'rdma-doctor: explain: cannot read /dev/null: not a regular file or a pipe' "$work/err"
+expect "explain-device-refused" all '[ $rc = 3 ]' 'grep -qx '\''rdma-doctor: explain: cannot read /dev/null: not a regular file or a pipe'\'' "$work/err"'
 "$bin" explain --file "$work/nonexistent.log" > "$work/out" 2> "$work/err"; rc=$?
-expect "explain-file-missing" [ $rc = 3 ] && grep -q "cannot read $work/nonexistent.log: No such file" "$work/err"
+expect "explain-file-missing" all '[ $rc = 3 ]' 'grep -q "cannot read $work/nonexistent.log: No such file" "$work/err"'
 if [ "$(id -u)" != 0 ]; then
 	install -m 000 /dev/null "$work/secret.log"
 	"$bin" explain "$work/secret.log" > /dev/null 2> "$work/err"; rc=$?
-	expect "explain-unreadable" [ $rc = 3 ] && grep -q "cannot read $work/secret.log: Permission denied" "$work/err"
+	expect "explain-unreadable" all '[ $rc = 3 ]' 'grep -q "cannot read $work/secret.log: Permission denied" "$work/err"'
 fi
 
 # ---- hostile bytes from a root are made visible (text), escaped (JSON) ----
