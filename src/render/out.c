@@ -254,6 +254,9 @@ void rd_json_write_string(FILE *f, const char *str)
 			if (n == 0) {
 				fputs("\\ufffd", f);
 				s++;
+			} else if (n == 2 && s[0] == 0xc2 && s[1] <= 0x9f) { /* C1 control: escaped, so `cat` is safe */
+				fprintf(f, "\\u%04x", s[1]);
+				s += 2;
 			} else {
 				fwrite(s, 1, n, f);
 				s += n;

@@ -61,7 +61,8 @@ void rd_out_text(struct rd_out *o, const char *fmt, ...) __attribute__((format(p
 void rd_out_finish(struct rd_out *o);
 
 /* Writes s as a JSON string literal (quotes included): '"' and '\\' escaped, \n \t \r as such, the
- * other C0 controls and DEL as \u00XX, C1 controls (U+0080-U+009F, valid UTF-8) kept as JSON allows,
+ * other C0 controls, DEL and the C1 controls (U+0080-U+009F) as \u00XX (so printing the document on a
+ * terminal is safe too),
  * and each byte that is not part of valid UTF-8 becomes U+FFFD ("\ufffd"), so the document is
  * always valid JSON (the original bytes of such a value are not recoverable). */
 void rd_json_write_string(FILE *f, const char *s);

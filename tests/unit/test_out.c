@@ -90,6 +90,9 @@ RD_TEST(json_escaping)
 	j = json_string("x\x9b\xffy\xc3\xa9\xe2\x9c"); /* invalid bytes are U+FFFD; é kept */
 	CHECK_STR(j, "\"x\\ufffd\\ufffdy\xc3\xa9\\ufffd\\ufffd\"");
 	free(j);
+	j = json_string("a\xc2\x9b" "b\xc2\xa0"); /* U+009B escaped, U+00A0 kept */
+	CHECK_STR(j, "\"a\\u009bb\xc2\xa0\"");
+	free(j);
 }
 
 RD_TEST(utc_without_tzdata)
