@@ -61,6 +61,24 @@ expect "latin1-locale-ascii" bash -c "! LC_ALL=C grep -q '[^[:print:][:space:]]'
 LC_ALL=POSIX "$bin" --root examples/mixed-states explain 'ibwarn: [1234] umad_get_ca: can'"'"'t open UMAD port' > "$work/c.txt"
 expect "c-locale-explain-ascii" bash -c "! LC_ALL=C grep -q '[^[:print:][:space:]]' '$work/c.txt'"
 
+# ---- the summary label agrees with the counts: check --probe on a host with no RDMA hardware (an
+# empty /sys in a private mount namespace) and a libibverbs that cannot load: FAIL, exit 2 ----
+if [ "$(id -u)" = 0 ] && command -v unshare > /dev/null; then
+	mkdir -p "$work/garbage" && echo garbage > "$work/garbage/libibverbs.so.1"
+	nohw() { unshare -m sh -c 'mount -t tmpfs none /sys && exec "$@"' sh env LD_LIBRARY_PATH="$work/garbage" "$bin" "$@"; }
+	nohw check --probe --only stack.flavor --no-color > "$work/out" 2> /dev/null; rc=$?
+	expect "no-hw-probe-fail-exit-2" [ $rc = 2 ]
+	expect "no-hw-probe-label" grep -qx 'FAIL: 1 failed, 0 warnings, 0 unknown, 0 ok, 1 skipped' "$work/out"
+	nohw check --probe --only stack.flavor --format json > "$work/out.json" 2> /dev/null
+	expect "no-hw-probe-json" jq -e '.summary.status == "FAIL" and .summary.exit_code == 2 and
+		(.summary.rdma_hardware | not) and .summary.counts.fail == 1' "$work/out.json" > /dev/null
+	nohw check --only stack.flavor --no-color > "$work/out" 2> /dev/null; rc=$?
+	expect "no-hw-label-says-why" all '[ $rc = 3 ]' \
+		"grep -qx 'UNKNOWN (no RDMA hardware): 0 failed, 0 warnings, 0 unknown, 0 ok, 1 skipped' '$work/out'"
+else
+	bad "the no-hardware label tests need root and unshare (a private mount namespace)"
+fi
+
 # ---- roots: empty values are errors, never the live host (dry runs: a build with the bug would
 # otherwise write the live /etc) ----
 RDMA_DOCTOR_ROOT= "$bin" check > "$work/out" 2> "$work/err"; rc=$?
