@@ -72,13 +72,18 @@ static int scan_fd(struct rd_explain_scan *s, int fd)
 	return 0;
 }
 
-/* A log file (or a pipe, as from <(dmesg)): opened, checked, scanned. */
+/* A log file (or a pipe, as from <(dmesg)): checked (a device is never opened), opened, checked
+ * again, scanned. */
 static int scan_file(struct rd_explain_scan *s, const char *path)
 {
+	struct stat st;
+	if (stat(path, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode))
+		return -RD_ENOTREG;
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
 		return -errno;
-	struct stat st;
 	int r = fstat(fd, &st) < 0 ? -errno : S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode) ? 0 : -RD_ENOTREG;
 	if (r == 0)
 		r = scan_fd(s, fd);
