@@ -89,7 +89,7 @@ void rd_check_devnodes_present(struct rd_check_ctx *ctx)
 		struct rd_finding *f = rd_finding_add(ctx, RD_FAIL, "uverbs",
 						      "no uverbs device for %s: jobs fail with \"could not open RDMA device\"%s",
 						      no_uverbs.data, uverbs_loaded || !modules_known ? "" : " (ib_uverbs is not loaded)");
-		rd_evidence_add(f, "/sys/class/infiniband_verbs", "%zu uverbs entries", h->nuverbs);
+		rd_evidence_add(f, "/sys/class/infiniband_verbs", "%zu uverbs entr%s", h->nuverbs, h->nuverbs == 1 ? "y" : "ies");
 		rd_fix_add(f, uverbs_loaded ? "modprobe -r ib_uverbs && modprobe ib_uverbs" : "modprobe ib_uverbs");
 		problems++;
 	}
@@ -176,6 +176,6 @@ void rd_check_devnodes_present(struct rd_check_ctx *ctx)
 		struct rd_finding *f = rd_finding_add(ctx, RD_OK, "/dev/infiniband",
 						      "%zu uverbs, %zu umad, %zu issm nodes and rdma_cm present", h->nuverbs,
 						      h->numad, h->nissm);
-		rd_evidence_add(f, "/dev/infiniband", "%zu entries", h->devnodes.n);
+		rd_evidence_add(f, "/dev/infiniband", "%zu entr%s", h->devnodes.n, h->devnodes.n == 1 ? "y" : "ies");
 	}
 }

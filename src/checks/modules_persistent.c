@@ -31,7 +31,8 @@ void rd_check_modules_persistent(struct rd_check_ctx *ctx)
 						      ctx->policy->modules.n);
 		for (size_t i = 0; i < sys->nmodload; i++)
 			if (!sys->modload[i].overridden && sys->modload[i].modules.n)
-				rd_evidence_add(f, sys->modload[i].path, "%zu modules", sys->modload[i].modules.n);
+				rd_evidence_add(f, sys->modload[i].path, "%zu module%s", sys->modload[i].modules.n,
+						sys->modload[i].modules.n == 1 ? "" : "s");
 		rd_strv_free(&missing);
 		return;
 	}

@@ -1,10 +1,14 @@
 /* `rdma-doctor explain TEXT... | -`: find known error messages in the text (a whole log can be
  * piped in), then judge each one's causes with the checks on this host (or --root), confirmed
  * causes first with their fix.  Exit 0: nothing matched or all ruled out; 1: a cause confirmed;
- * 3: could not tell. */
+ * 3: could not tell.  An operand that names an existing path is a log file (a regular file or a
+ * pipe; anything else there is an error naming it), "-" is standard input, --file FILE is always
+ * a file, and any other operand is the text itself. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmd/cmd.h"
@@ -68,6 +72,25 @@ static int scan_fd(struct rd_explain_scan *s, int fd)
 	return 0;
 }
 
+/* A log file (or a pipe, as from <(dmesg)): checked (a device is never opened), opened, checked
+ * again, scanned. */
+static int scan_file(struct rd_explain_scan *s, const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode))
+		return -RD_ENOTREG;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	int r = fstat(fd, &st) < 0 ? -errno : S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode) ? 0 : -RD_ENOTREG;
+	if (r == 0)
+		r = scan_fd(s, fd);
+	close(fd);
+	return r;
+}
+
 static void lines_text(struct rd_buf *b, const struct rd_sig_match *m)
 {
 	size_t shown = m->count < RD_EXPLAIN_MAX_LINES ? m->count : RD_EXPLAIN_MAX_LINES;
@@ -79,42 +102,86 @@ static void lines_text(struct rd_buf *b, const struct rd_sig_match *m)
 
 int rd_cmd_explain(struct rd_ctx *ctx, int argc, char **argv)
 {
-	bool json = false, from_stdin = false;
+	enum { OPT_POLICY = 256, OPT_FILE };
+	static const struct option longopts[] = {
+		RD_LONGOPT_FORMAT,
+		RD_LONGOPT_HELP,
+		{"policy", required_argument, NULL, OPT_POLICY},
+		{"file", required_argument, NULL, OPT_FILE},
+		{NULL, 0, NULL, 0},
+	};
+	bool json = false;
 	const char *policy_path = NULL;
-	struct rd_explain_scan scan;
-	rd_explain_scan_init(&scan);
-	int texts = 0;
-	for (int i = 1; i < argc; i++) {
-		int r = rd_opt_format(ctx, argc, argv, &i, &json);
-		if (r < 0) {
-			rd_explain_scan_free(&scan);
-			return 3;
-		}
-		if (r > 0)
-			continue;
-		if (strcmp(argv[i], "--policy") == 0 && i + 1 < argc) {
-			policy_path = argv[++i];
-		} else if (strcmp(argv[i], "-") == 0) {
-			from_stdin = true;
-		} else if (strcmp(argv[i], "--") == 0) {
-			for (i++; i < argc; i++, texts++)
-				scan_text(&scan, argv[i]);
-		} else {
-			scan_text(&scan, argv[i]);
-			texts++;
+	/* the inputs in order: text, "-" (standard input) or a file (--file, or an existing path) */
+	struct input {
+		const char *arg;
+		bool file;
+	} *inputs = rd_xcalloc((size_t)argc + 1, sizeof *inputs);
+	size_t ninputs = 0;
+	struct rd_getopt g = {.argc = argc, .argv = argv, .shortopts = "f:j", .longopts = longopts};
+	int bad = -1;
+	for (int c; bad < 0 && (c = rd_getopt(ctx, &g)) != RD_OPT_END;) {
+		switch (c) {
+		case 'f':
+			if (rd_opt_format(ctx, "explain", optarg, &json) < 0)
+				bad = RD_EXIT_USAGE;
+			break;
+		case 'j':
+			json = true;
+			break;
+		case OPT_POLICY:
+			policy_path = optarg;
+			break;
+		case OPT_FILE:
+			inputs[ninputs++] = (struct input){optarg, true};
+			break;
+		case RD_OPT_OPERAND:
+			inputs[ninputs++] = (struct input){optarg, false};
+			break;
+		case RD_OPT_HELP:
+			bad = 0;
+			break;
+		default:
+			bad = RD_EXIT_USAGE;
+			break;
 		}
 	}
-	if (from_stdin) {
-		int r = scan_fd(&scan, 0);
-		if (r < 0) {
-			fprintf(ctx->err, "%s: explain: cannot read standard input: %s\n", ctx->prog, strerror(-r));
-			rd_explain_scan_free(&scan);
-			return 3;
+	for (; bad < 0 && optind < argc; optind++) /* after "--": text, "-" or files, the same way */
+		inputs[ninputs++] = (struct input){argv[optind], false};
+	if (bad < 0 && !ninputs)
+		bad = rd_usage_error(ctx, "explain", "give the error text, a log file, or - to read standard input");
+	struct rd_explain_scan scan;
+	rd_explain_scan_init(&scan);
+	bool stdin_read = false;
+	for (size_t k = 0; bad < 0 && k < ninputs; k++) {
+		const char *arg = inputs[k].arg;
+		if (!inputs[k].file && strcmp(arg, "-") == 0) {
+			if (stdin_read)
+				continue; /* standard input is read once */
+			stdin_read = true;
+			int r = scan_fd(&scan, 0);
+			if (r < 0) {
+				fprintf(ctx->err, "%s: explain: cannot read standard input: %s\n", ctx->prog, strerror(-r));
+				bad = RD_EXIT_UNKNOWN;
+			}
+			continue;
 		}
-	} else if (!texts) {
-		fprintf(ctx->err, "%s: explain: give the error text, or - to read it from standard input\n", ctx->prog);
+		struct stat st;
+		if (!inputs[k].file && stat(arg, &st) < 0 && (errno == ENOENT || errno == ENOTDIR || errno == ENAMETOOLONG)) {
+			scan_text(&scan, arg); /* not a path: the text itself */
+			continue;
+		}
+		int r = scan_file(&scan, arg);
+		if (r < 0) {
+			rd_text_printf(ctx->err, ctx->ascii, "%s: explain: cannot read %s: %s\n", ctx->prog, arg,
+				       r == -RD_ENOTREG ? "not a regular file or a pipe" : strerror(-r));
+			bad = RD_EXIT_UNKNOWN;
+		}
+	}
+	free(inputs);
+	if (bad >= 0) {
 		rd_explain_scan_free(&scan);
-		return 3;
+		return bad;
 	}
 	size_t matched = 0;
 	for (size_t k = 0; k < scan.nsig; k++)
@@ -127,7 +194,7 @@ int rd_cmd_explain(struct rd_ctx *ctx, int argc, char **argv)
 	if (matched) {
 		if (rd_ctx_load(ctx, policy_path, true, &l) < 0) {
 			rd_explain_scan_free(&scan);
-			return 3;
+			return RD_EXIT_UNKNOWN;
 		}
 		rd_checks_run(&l.h, &l.sys, &l.pol, rd_source_is_live(l.src), NULL, NULL, &report);
 		loaded = true;
@@ -149,7 +216,7 @@ int rd_cmd_explain(struct rd_ctx *ctx, int argc, char **argv)
 			    rd_attr_ok(&hp->hostname) ? hp->hostname.value : "this host", rd_source_is_live(src) ? "" : " from ",
 			    rd_source_is_live(src) ? "" : rd_source_root(src));
 	} else {
-		rd_out_text(&o, "No known RDMA error message in %zu line%s.  Run 'rdma-doctor check' to examine this host.\n",
+		rd_out_text(&o, "No known RDMA error message in %zu line%s. Run 'rdma-doctor check' to examine this host.\n",
 			    scan.line, scan.line == 1 ? "" : "s");
 	}
 	rd_out_arr_begin(&o, "matches");
@@ -183,10 +250,11 @@ int rd_cmd_explain(struct rd_ctx *ctx, int argc, char **argv)
 				any_confirmed |= v == RD_CAUSE_CONFIRMED;
 				any_unknown |= v == RD_CAUSE_CANNOT_TELL;
 				static const char *const marks[] = {"\u2714 confirmed  ", "? cannot tell", "\u2716 ruled out  "};
+				static const char *const ascii_marks[] = {"+ confirmed  ", "? cannot tell", "x ruled out  "};
 				rd_out_obj_begin(&o, NULL);
 				rd_out_str(&o, "cause", NULL, cause->text);
 				rd_out_str(&o, "verdict", NULL, rd_cause_verdict_name(v));
-				rd_out_text(&o, "    %s %s", marks[v], cause->text);
+				rd_out_text(&o, "    %s %s", ctx->ascii ? ascii_marks[v] : marks[v], cause->text);
 				rd_out_arr_begin(&o, "checks");
 				for (int i = 0; i < 3 && cause->checks[i]; i++)
 					rd_out_item_str(&o, i ? ", %s" : " [%s", cause->checks[i]);

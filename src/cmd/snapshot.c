@@ -479,10 +479,8 @@ static void write_meta(struct snap *s, const struct rd_host *h)
 		int fd = openat(s->out, path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
 		FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
 		if (f) {
-			char when[64];
-			time_t now = time(NULL);
-			struct tm tm;
-			strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+			char when[64]; /* UTC computed here: gmtime reads /etc/localtime, outside any --root */
+			rd_utc_iso8601((long long)time(NULL), when, sizeof when);
 			struct rd_out o;
 			rd_out_init(&o, f, true);
 			rd_out_obj_begin(&o, NULL);
@@ -577,28 +575,41 @@ static bool is_archive(const char *p)
 
 int rd_cmd_snapshot(struct rd_ctx *ctx, int argc, char **argv)
 {
+	enum { OPT_COUNTERS = 256 };
+	static const struct option longopts[] = {
+		RD_LONGOPT_HELP,
+		{"output", required_argument, NULL, 'o'},
+		{"counters", no_argument, NULL, OPT_COUNTERS},
+		{NULL, 0, NULL, 0},
+	};
 	const char *out = NULL;
 	bool counters = false;
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--counters") == 0)
+	struct rd_getopt g = {.argc = argc, .argv = argv, .shortopts = "o:", .longopts = longopts};
+	for (int c; (c = rd_getopt(ctx, &g)) != RD_OPT_END;) {
+		switch (c) {
+		case 'o':
+			if (!*optarg)
+				return rd_usage_error(ctx, "snapshot", "-o needs a directory or FILE.tar.gz, not an empty string");
+			out = optarg;
+			break;
+		case OPT_COUNTERS:
 			counters = true;
-		else if ((strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0) && i + 1 < argc)
-			out = argv[++i];
-		else if (strncmp(argv[i], "--output=", 9) == 0)
-			out = argv[i] + 9;
-		else {
-			fprintf(ctx->err, "%s: snapshot: unknown argument '%s' (usage: snapshot -o DIR|FILE.tar.gz [--counters])\n",
-				ctx->prog, argv[i]);
-			return 2;
+			break;
+		case RD_OPT_HELP:
+			return 0;
+		case RD_OPT_OPERAND:
+			return rd_usage_error(ctx, "snapshot", "unexpected argument '%s'", optarg);
+		default:
+			return RD_EXIT_USAGE;
 		}
 	}
-	if (!out) {
-		fprintf(ctx->err, "%s: snapshot: -o DIR|FILE.tar.gz is required\n", ctx->prog);
-		return 2;
-	}
+	if (optind < argc)
+		return rd_usage_error(ctx, "snapshot", "unexpected argument '%s'", argv[optind]);
+	if (!out)
+		return rd_usage_error(ctx, "snapshot", "-o DIR|FILE.tar.gz is required");
 	struct rd_source *src;
 	if (rd_ctx_open_source(ctx, &src) < 0)
-		return 2;
+		return RD_EXIT_UNKNOWN;
 
 	int rc = 2;
 	char *dir = NULL, *tmp_archive = NULL;
