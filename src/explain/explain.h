@@ -1,9 +1,11 @@
 /* explain: from error messages to their causes.  A table of signatures (explain/signatures.c),
- * a streaming scanner over any text (one pass, linear, binary-safe), and the judgement of each
- * signature's causes against the findings of the check catalogue.
+ * a streaming scanner over any bytes (explain/scan.c: one pass, linear, binary-safe), and the
+ * judgement of each signature's causes against the findings of the check catalogue
+ * (explain/judge.c), into a finished result that render/explain.c prints.
  *
- * Ownership: a scan owns its match records; rd_explain_scan_free releases them.  Signatures are
- * static. */
+ * Ownership: a scan owns its tables and match records (rd_explain_scan_free); a result owns its
+ * arrays and borrows the scan, the report and the host it was judged on (rd_explain_result_free).
+ * Signatures are static. */
 #ifndef RD_EXPLAIN_H
 #define RD_EXPLAIN_H
 #include <stdbool.h>
@@ -39,23 +41,81 @@ struct rd_sig_match {
 	char sample[RD_EXPLAIN_SAMPLE + 1];
 };
 
+/* The scanner: every pattern of every signature in one Aho-Corasick automaton over ASCII-folded
+ * bytes (a DFA: one table load per byte, no per-line copy); a signature is judged at the end of a
+ * line only when one of its patterns was seen on it, so the cost is linear in the input whatever
+ * the line lengths. */
 struct rd_explain_scan {
 	size_t nsig;
-	struct rd_sig_match *m; /* one per signature */
-	size_t *near_seen;      /* last line where each signature's "near" text was seen (0: never) */
-	size_t line;            /* lines scanned */
-	char *low;              /* working buffer */
-	size_t lowcap;
+	struct rd_sig_match *m;    /* one per signature */
+	size_t line;               /* lines scanned (a last line without a newline counts) */
+	unsigned long long bytes;  /* bytes fed */
+	/* the automaton (built by init) */
+	unsigned char cls[256];    /* byte -> class (folded; 0: in no pattern) */
+	unsigned width;            /* classes per state */
+	unsigned *delta;           /* [state * width + class] = next state * width | RD_SCAN_FLAG */
+	unsigned *out_first, *out_n; /* patterns ending at each state: out[out_first[st] ...] */
+	unsigned *out;
+	size_t npat;
+	unsigned *sig_first, *sig_n, *sigs; /* signatures using each pattern */
+	int (*sig_pat)[4];         /* each signature's all[] pattern ids (-1 ended) and its near (index 3) */
+	/* the scan's state */
+	unsigned st;               /* automaton state (pre-multiplied by width) */
+	size_t *seen;              /* last line on which each pattern was seen (0: never) */
+	size_t *judged;            /* last line on which each signature was judged */
+	unsigned *hits;            /* patterns first seen on the current line */
+	size_t nhits;
+	char head[RD_EXPLAIN_SAMPLE]; /* the start of a line that spans feeds */
+	size_t headlen;
+	bool open;                 /* bytes of an unfinished line were fed */
 };
+#define RD_SCAN_FLAG 0x80000000u /* the state has patterns ending there, or is the end of a line */
 void rd_explain_scan_init(struct rd_explain_scan *s);
-/* Feeds one line (without its newline; may contain any bytes, NUL included). */
-void rd_explain_scan_line(struct rd_explain_scan *s, const char *line, size_t len);
+/* Feeds any bytes (NUL included); lines end at '\n' and may span calls. */
+void rd_explain_scan_feed(struct rd_explain_scan *s, const char *buf, size_t len);
+/* Ends the input: a last line without a newline is scanned. */
+void rd_explain_scan_end(struct rd_explain_scan *s);
 void rd_explain_scan_free(struct rd_explain_scan *s);
 
 enum rd_cause_verdict { RD_CAUSE_CONFIRMED, RD_CAUSE_CANNOT_TELL, RD_CAUSE_RULED_OUT };
 const char *rd_cause_verdict_name(enum rd_cause_verdict v); /* "confirmed", "cannot tell", "ruled out" */
-/* Judges one cause against a report; *evidence points at the finding that decided it (or NULL). */
+/* Judges one cause against a report; *decisive points at the finding that decided it (or NULL). */
 enum rd_cause_verdict rd_explain_judge(const struct rd_sig_cause *c, const struct rd_report *r,
 				       const struct rd_finding **decisive);
+
+/* The finished result: each matched signature with its causes judged, in print order
+ * (confirmed first, then cannot tell, then ruled out; each in table order). */
+struct rd_explain_verdict {
+	const struct rd_sig_cause *cause;
+	enum rd_cause_verdict v;
+	const struct rd_finding *finding; /* the finding that decided it, or NULL */
+};
+struct rd_explain_match {
+	const struct rd_signature *sig;
+	const struct rd_sig_match *m;
+	struct rd_explain_verdict causes[RD_SIG_MAX_CAUSES];
+	size_t ncauses;
+};
+struct rd_explain_input {                 /* how much of the input was read */
+	unsigned long long bytes_read;
+	unsigned long long bytes_total;   /* size of a regular file, 0 when unknown */
+	bool finished;                    /* false: the deadline stopped the reading */
+	double timeout_s;                 /* the deadline that stopped it */
+};
+struct rd_explain_result {
+	const struct rd_explain_scan *scan;
+	struct rd_explain_input input;
+	bool judged;                      /* the causes were judged on a host */
+	const char *host;                 /* its name, or NULL */
+	const char *root;                 /* the root it was read from, NULL for the live host */
+	struct rd_explain_match *matches;
+	size_t nmatch;
+	bool any_confirmed, any_unknown;
+	int exit_code;                    /* 0 nothing matched or all ruled out; 1 a cause confirmed; 3 could not tell */
+};
+/* Judges every matched signature of scan against report (NULL when nothing matched). */
+void rd_explain_result_build(struct rd_explain_result *res, const struct rd_explain_scan *scan,
+			     const struct rd_report *report);
+void rd_explain_result_free(struct rd_explain_result *res);
 
 #endif
