@@ -141,7 +141,7 @@ int rd_cmd_explain(struct rd_ctx *ctx, int argc, char **argv)
 		loaded = true;
 	}
 	struct rd_explain_result res = {.input = in, .judged = loaded};
-	rd_explain_result_build(&res, &scan, loaded ? &report : NULL);
+	rd_explain_result_build(&res, &scan, loaded ? &report : NULL, loaded ? &l.h : NULL, loaded ? &l.sys : NULL);
 	if (loaded) {
 		res.host = rd_attr_ok(&l.h.hostname) ? l.h.hostname.value : NULL;
 		res.root = rd_source_is_live(l.src) ? NULL : rd_source_root(l.src);

@@ -1,11 +1,15 @@
 /* The explain scanner: one Aho-Corasick DFA over every signature pattern, case folded as it goes
  * (see explain.h).  The table is small (a few hundred states of a few dozen byte classes). */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "explain/explain.h"
 
 #define NEAR_LINES 5 /* a signature's "near" text may be this many lines before */
+/* events one way can record in a block: one per byte of its segment (the last way also takes the
+ * tail, fewer than RD_SCAN_WAYS bytes; a short block is all one way) */
+#define EV_CAP (RD_SCAN_BLOCK / RD_SCAN_WAYS + RD_SCAN_WAYS)
 
 static unsigned char fold(unsigned char c)
 {
@@ -54,19 +58,20 @@ void rd_explain_scan_init(struct rd_explain_scan *s)
 	for (int c = 'A'; c <= 'Z'; c++)
 		s->cls[c] = s->cls[c + 32];
 	s->cls[0] = s->cls[' '];
-	unsigned nl = ncls++;
-	s->cls['\n'] = (unsigned char)nl;
+	s->cls['\n'] = 0; /* no pattern spans lines: a newline goes back to the root */
 	s->width = ncls;
 
-	/* the trie: state 0 is the root, state 1 the end of a line (it moves like the root) */
-	size_t maxst = chars + 2;
+	/* the trie: state 0 is the root */
+	size_t maxst = chars + 1;
 	int *go = rd_xmalloc(maxst * ncls * sizeof *go);
 	for (size_t i = 0; i < maxst * ncls; i++)
 		go[i] = -1;
 	unsigned *own = rd_xcalloc(maxst, sizeof *own); /* pattern id + 1 ending exactly here */
-	size_t nst = 2;
+	size_t nst = 1;
 	for (size_t p = 0; p < s->npat; p++) {
 		size_t st = 0;
+		if (strlen(pats[p]) > s->maxlen)
+			s->maxlen = strlen(pats[p]);
 		for (const unsigned char *c = (const unsigned char *)pats[p]; *c; c++) {
 			int *g = &go[st * ncls + s->cls[fold(*c)]];
 			if (*g < 0)
@@ -85,9 +90,7 @@ void rd_explain_scan_init(struct rd_explain_scan *s)
 	s->delta = rd_xmalloc(nst * ncls * sizeof *s->delta);
 	for (unsigned c = 0; c < ncls; c++) {
 		int g = go[c];
-		if (c == nl)
-			g = 1;
-		else if (g < 0)
+		if (g < 0)
 			g = 0;
 		else {
 			fail[g] = 0;
@@ -95,7 +98,6 @@ void rd_explain_scan_init(struct rd_explain_scan *s)
 		}
 		go[c] = g;
 	}
-	memcpy(&go[1 * ncls], &go[0], ncls * sizeof *go);
 	while (qh < qt) {
 		unsigned st = queue[qh++];
 		s->out_first[st] = (unsigned)nout;
@@ -110,7 +112,7 @@ void rd_explain_scan_init(struct rd_explain_scan *s)
 		s->out_n[st] = (unsigned)(nout - s->out_first[st]);
 		for (unsigned c = 0; c < ncls; c++) {
 			int *g = &go[st * ncls + c];
-			if (*g >= 0 && c != nl) {
+			if (*g >= 0) {
 				fail[*g] = (unsigned)go[fail[st] * ncls + c];
 				queue[qt++] = (unsigned)*g;
 			} else {
@@ -121,7 +123,7 @@ void rd_explain_scan_init(struct rd_explain_scan *s)
 	for (size_t st = 0; st < nst; st++)
 		for (unsigned c = 0; c < ncls; c++) {
 			unsigned to = (unsigned)go[st * ncls + c];
-			s->delta[st * ncls + c] = to * ncls | (to == 1 || s->out_n[to] ? RD_SCAN_FLAG : 0);
+			s->delta[st * ncls + c] = to * ncls | (s->out_n[to] ? RD_SCAN_FLAG : 0);
 		}
 	free(go);
 	free(own);
@@ -146,6 +148,8 @@ void rd_explain_scan_init(struct rd_explain_scan *s)
 	free(pats);
 	s->seen = rd_xcalloc(s->npat + 1, sizeof *s->seen);
 	s->hits = rd_xcalloc(s->npat + 1, sizeof *s->hits);
+	s->ev_pos = rd_xmalloc(RD_SCAN_WAYS * EV_CAP * sizeof *s->ev_pos);
+	s->ev_st = rd_xmalloc(RD_SCAN_WAYS * EV_CAP * sizeof *s->ev_st);
 }
 
 void rd_explain_scan_free(struct rd_explain_scan *s)
@@ -162,6 +166,8 @@ void rd_explain_scan_free(struct rd_explain_scan *s)
 	free(s->sigs);
 	free(s->seen);
 	free(s->hits);
+	free(s->ev_pos);
+	free(s->ev_st);
 	memset(s, 0, sizeof *s);
 }
 
@@ -186,7 +192,8 @@ static void record(struct rd_sig_match *m, size_t line, const char *a, size_t al
 	m->sample[n] = '\0';
 }
 
-/* The end of a line whose bytes in this feed are [b, b + blen) (after s->head). */
+/* The end of the current line, whose bytes in this block are [b, b + blen) (after s->head):
+ * the signatures its patterns take part in are judged. */
 static void end_line(struct rd_explain_scan *s, const char *b, size_t blen)
 {
 	size_t line = ++s->line;
@@ -209,7 +216,6 @@ static void end_line(struct rd_explain_scan *s, const char *b, size_t blen)
 	}
 	s->nhits = 0;
 	s->headlen = 0;
-	s->open = false;
 }
 
 static void patterns_at(struct rd_explain_scan *s, unsigned st)
@@ -224,40 +230,126 @@ static void patterns_at(struct rd_explain_scan *s, unsigned st)
 		}
 }
 
-void rd_explain_scan_feed(struct rd_explain_scan *s, const char *buf, size_t len)
+/* Newlines in [p, end), eight bytes at a time. */
+static size_t count_newlines(const unsigned char *p, const unsigned char *end)
 {
-	const unsigned char *p = (const unsigned char *)buf, *end = p + len, *start = p;
+	size_t n = 0;
+	const uint64_t ones = 0x0101010101010101ull, nl = ones * '\n', low7 = ones * 0x7f;
+	for (; end - p >= 8; p += 8) {
+		uint64_t w;
+		memcpy(&w, p, 8);
+		w ^= nl;                                   /* a newline byte is now 0 */
+		uint64_t t = ((w & low7) + low7) | w;      /* high bit set in every non-zero byte */
+		n += (size_t)__builtin_popcountll(~t & (ones << 7));
+	}
+	for (; p < end; p++)
+		n += *p == '\n';
+	return n;
+}
+
+/* The lines ending in [p, end): the current one (judged if patterns were seen on it), then any
+ * others, which had none.  *line_start moves to the start of the line after the last newline. */
+static void advance(struct rd_explain_scan *s, const unsigned char **line_start, const unsigned char *p,
+		    const unsigned char *end)
+{
+	const unsigned char *nl = memchr(p, '\n', (size_t)(end - p));
+	if (!nl)
+		return;
+	if (s->nhits)
+		end_line(s, (const char *)*line_start, (size_t)(nl - *line_start));
+	else
+		s->line++, s->headlen = 0;
+	size_t more = count_newlines(nl + 1, end);
+	s->line += more;
+	*line_start = more ? (const unsigned char *)memrchr(nl + 1, '\n', (size_t)(end - nl - 1)) + 1 : nl + 1;
+}
+
+/* One block of at most RD_SCAN_BLOCK bytes. */
+static void scan_block(struct rd_explain_scan *s, const unsigned char *b, size_t len)
+{
 	const unsigned *delta = s->delta;
 	const unsigned char *cls = s->cls;
-	unsigned st = s->st;
-	s->bytes += len;
-	while (p < end) {
-		unsigned next = delta[st + cls[*p++]];
-		st = next & ~RD_SCAN_FLAG;
-		if (!(next & RD_SCAN_FLAG))
-			continue;
-		if (st == s->width) { /* the end-of-line state */
-			end_line(s, (const char *)start, (size_t)(p - 1 - start));
-			start = p;
-			st = 0;
-		} else {
-			patterns_at(s, st);
+	unsigned *ev_pos = s->ev_pos, *ev_st = s->ev_st;
+	size_t nev[RD_SCAN_WAYS] = {0};
+	size_t ways = len >= RD_SCAN_WAYS * 4 * (s->maxlen + 1) ? RD_SCAN_WAYS : 1;
+	size_t seg = len / ways, cap = EV_CAP;
+	unsigned st[RD_SCAN_WAYS];
+	st[0] = s->st;
+	/* each later segment starts from the root the longest pattern before its start */
+	for (size_t k = 1; k < ways; k++) {
+		unsigned x = 0;
+		for (const unsigned char *q = b + k * seg - s->maxlen; q < b + k * seg; q++)
+			x = delta[x + cls[*q]] & ~RD_SCAN_FLAG;
+		st[k] = x;
+	}
+	if (ways == RD_SCAN_WAYS) {
+		for (size_t i = 0; i < seg; i++) {
+			for (size_t k = 0; k < RD_SCAN_WAYS; k++) {
+				unsigned x = delta[st[k] + cls[b[k * seg + i]]];
+				if (x & RD_SCAN_FLAG) {
+					x &= ~RD_SCAN_FLAG;
+					ev_pos[k * cap + nev[k]] = (unsigned)(k * seg + i);
+					ev_st[k * cap + nev[k]++] = x;
+				}
+				st[k] = x;
+			}
 		}
 	}
-	s->st = st;
-	if (start < end)
-		s->open = true;
+	/* the tail (or a short block, in one way) */
+	size_t k = ways - 1;
+	for (size_t i = ways == RD_SCAN_WAYS ? ways * seg : 0; i < len; i++) {
+		unsigned x = delta[st[k] + cls[b[i]]];
+		if (x & RD_SCAN_FLAG) {
+			x &= ~RD_SCAN_FLAG;
+			ev_pos[k * cap + nev[k]] = (unsigned)i;
+			ev_st[k * cap + nev[k]++] = x;
+		}
+		st[k] = x;
+	}
+	s->st = st[ways - 1];
+	/* the events in order, with the lines between them */
+	const unsigned char *line_start = b, *at = b;
+	for (size_t w = 0; w < ways; w++)
+		for (size_t e = 0; e < nev[w]; e++) {
+			const unsigned char *q = b + ev_pos[w * cap + e];
+			advance(s, &line_start, at, q);
+			at = q;
+			patterns_at(s, ev_st[w * cap + e]);
+		}
+	advance(s, &line_start, at, b + len);
 	/* keep the start of an unfinished line for its sample */
-	if (start < end && s->headlen < RD_EXPLAIN_SAMPLE) {
-		size_t n = (size_t)(end - start), room = RD_EXPLAIN_SAMPLE - s->headlen;
-		memcpy(s->head + s->headlen, start, n < room ? n : room);
-		s->headlen += n < room ? n : room;
+	if (line_start < b + len) {
+		s->open = true;
+		if (s->headlen < RD_EXPLAIN_SAMPLE) {
+			size_t n = (size_t)(b + len - line_start), room = RD_EXPLAIN_SAMPLE - s->headlen;
+			memcpy(s->head + s->headlen, line_start, n < room ? n : room);
+			s->headlen += n < room ? n : room;
+		}
+	} else {
+		s->open = false;
+	}
+}
+
+void rd_explain_scan_feed(struct rd_explain_scan *s, const char *buf, size_t len)
+{
+	s->bytes += len;
+	while (len) {
+		size_t n = len < RD_SCAN_BLOCK ? len : RD_SCAN_BLOCK;
+		scan_block(s, (const unsigned char *)buf, n);
+		buf += n;
+		len -= n;
 	}
 }
 
 void rd_explain_scan_end(struct rd_explain_scan *s)
 {
-	if (s->open)
-		end_line(s, "", 0);
+	if (s->open) {
+		if (s->nhits)
+			end_line(s, "", 0);
+		else
+			s->line++;
+	}
+	s->open = false;
+	s->headlen = 0;
 	s->st = 0;
 }

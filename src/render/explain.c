@@ -21,6 +21,7 @@ static void render_cause(struct rd_out *o, const struct rd_explain_verdict *x)
 	const struct rd_finding *f = x->finding;
 	enum rd_cause_verdict v = x->v;
 	rd_out_obj_begin(o, NULL);
+	rd_out_str(o, "id", NULL, cause->id);
 	rd_out_str(o, "cause", NULL, cause->text);
 	rd_out_str(o, "verdict", NULL, rd_cause_verdict_name(v));
 	rd_out_text(o, "    %s %s", marks[v], cause->text);
@@ -29,26 +30,41 @@ static void render_cause(struct rd_out *o, const struct rd_explain_verdict *x)
 		rd_out_item_str(o, i ? ", %s" : " [%s", cause->checks[i]);
 	rd_out_arr_end(o);
 	rd_out_text(o, "%s", cause->checks[0] ? "]" : "");
-	if (f && v != RD_CAUSE_CONFIRMED)
+	if (x->why[0])
+		rd_out_text(o, ": %s", x->why);
+	else if (f && v != RD_CAUSE_CONFIRMED)
 		rd_out_text(o, ": %s", f->message);
 	else if (!f && v == RD_CAUSE_CANNOT_TELL && cause->otherwise)
 		rd_out_text(o, ": %s", cause->otherwise);
 	rd_out_text(o, "\n");
 	rd_out_str(o, "finding", NULL, f ? f->message : NULL);
+	rd_out_str(o, "why", NULL, x->why[0] ? x->why : NULL);
 	rd_out_str(o, "note", NULL, !f && cause->otherwise ? cause->otherwise : NULL);
+	/* the evidence and fix of each finding that confirms it (a fix line once) */
+	const struct rd_finding *all[1 + RD_EXPLAIN_MORE] = {f};
+	size_t nall = f ? 1 : 0;
+	for (size_t i = 0; i < x->nmore; i++)
+		all[nall++] = x->more[i];
 	rd_out_arr_begin(o, "evidence");
-	if (f && v != RD_CAUSE_RULED_OUT)
-		for (size_t e = 0; e < f->nevidence; e++) {
+	for (size_t k = 0; k < nall && v != RD_CAUSE_RULED_OUT; k++)
+		for (size_t e = 0; e < all[k]->nevidence; e++) {
 			rd_out_obj_begin(o, NULL);
-			rd_out_str(o, "path", "                   %s", f->evidence[e].path);
-			rd_out_str(o, "value", " = %s\n", f->evidence[e].value);
+			rd_out_str(o, "path", "                   %s", all[k]->evidence[e].path);
+			rd_out_str(o, "value", " = %s\n", all[k]->evidence[e].value);
 			rd_out_obj_end(o);
 		}
 	rd_out_arr_end(o);
 	rd_out_arr_begin(o, "fix");
-	if (f && v == RD_CAUSE_CONFIRMED)
-		for (size_t i = 0; i < f->fix.n; i++)
-			rd_out_item_str(o, i ? "                        %s\n" : "                   fix: %s\n", f->fix.v[i]);
+	size_t shown = 0;
+	for (size_t k = 0; k < nall && v == RD_CAUSE_CONFIRMED; k++)
+		for (size_t i = 0; i < all[k]->fix.n; i++) {
+			bool seen = false;
+			for (size_t j = 0; j < k && !seen; j++)
+				seen = rd_strv_contains(&all[j]->fix, all[k]->fix.v[i]);
+			if (!seen)
+				rd_out_item_str(o, shown++ ? "                        %s\n" : "                   fix: %s\n",
+						all[k]->fix.v[i]);
+		}
 	rd_out_arr_end(o);
 	rd_out_obj_end(o);
 }
@@ -61,10 +77,14 @@ void rd_explain_render(FILE *f, bool json, const struct rd_explain_result *r)
 	rd_out_obj_begin(&o, NULL);
 	rd_out_str(&o, "schema", NULL, "rdma-doctor/explain/v1");
 	rd_out_uint(&o, "lines_read", NULL, scan->line);
-	if (!r->input.finished)
-		rd_out_text(&o, "rdma-doctor explain: read %llu %s%llu bytes before the deadline (--timeout %g s): the rest "
+	if (!r->input.finished && r->input.bytes_total)
+		rd_out_text(&o, "rdma-doctor explain: read %llu of %llu bytes before the deadline (--timeout %g s): the rest "
 				"was not scanned\n",
-			    r->input.bytes_read, r->input.bytes_total ? "of " : "", r->input.bytes_total, r->input.timeout_s);
+			    r->input.bytes_read, r->input.bytes_total, r->input.timeout_s);
+	else if (!r->input.finished)
+		rd_out_text(&o, "rdma-doctor explain: read %llu bytes before the deadline (--timeout %g s): the rest was not "
+				"scanned\n",
+			    r->input.bytes_read, r->input.timeout_s);
 	if (r->judged) {
 		rd_out_str(&o, "host", NULL, r->host);
 		rd_out_str(&o, "root", NULL, r->root);
