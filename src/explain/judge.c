@@ -176,13 +176,15 @@ void rd_explain_judge(const struct rd_sig_cause *c, const struct rd_report *r, c
 	if (!c->checks[0])
 		return;
 	unsigned confirm = c->confirm ? c->confirm : RD_ON(RD_FAIL) | RD_ON(RD_WARN);
-	const struct rd_finding *untold = NULL, *clear = NULL;
+	const struct rd_finding *untold = NULL, *clear = NULL, *ok = NULL; /* ok: an OK of the check on anything */
 	bool ran = false;
 	for (size_t i = 0; i < r->n; i++) {
 		const struct rd_finding *f = &r->findings[i];
 		if (!is_check_of(c, f))
 			continue;
 		ran = true;
+		if (f->status == RD_OK && !ok)
+			ok = f; /* "no known RDMA error in the kernel log", "/dev/infiniband complete" */
 		bool on = about(c, f), host = f->kind == RD_SUBJ_HOST;
 		if (on && (confirm & RD_ON(f->status))) {
 			if (!out->finding)
@@ -226,8 +228,8 @@ void rd_explain_judge(const struct rd_sig_cause *c, const struct rd_report *r, c
 		return;
 	}
 	out->v = RD_CAUSE_RULED_OUT;
-	if (clear) {
-		out->finding = clear;
+	if (clear || ok) {
+		out->finding = clear ? clear : ok;
 		return;
 	}
 	/* no OK finding on the subject: the check said nothing of it, or something else */

@@ -87,8 +87,12 @@ const struct rd_signature rd_signatures[] = {
 	{"modprobe.invalid_argument", "modprobe could not insert a module: the kernel refused it (Invalid argument)",
 	 {"could not insert", "invalid argument"}, NULL,
 	 {DKMS("OFED DKMS modules not built for the running kernel (after a kernel upgrade)"),
-	  STACK_MIXED("in-tree and OFED modules mixed"),
-	  {"peermem-on-inbox", "nvidia_peermem on an inbox ib_core (no peer-memory API)", {NULL}, ANY, {NULL}, 0,
+	  STACK_MIXED("in-tree and OFED modules mixed")}},
+	/* kmod tools/modprobe.c: ERR("could not insert '%s': %s\n", kmod_module_get_name(mod), strerror(-err)): the
+	 * module's name, with underscores */
+	{"modprobe.peermem_invalid", "modprobe could not insert nvidia_peermem: the kernel refused it (Invalid argument)",
+	 {"could not insert 'nvidia_peermem'", "invalid argument"}, NULL,
+	 {{"peermem-on-inbox", "nvidia_peermem on an inbox ib_core (no peer-memory API)", {NULL}, ANY, {NULL}, 0,
 	   rd_fact_peermem_missing_on_inbox, NULL}}},
 	{"kernel.symbol_version", "a module was built against other symbols than the loaded ones",
 	 {"disagrees about version of symbol"}, NULL,
