@@ -20,7 +20,7 @@ static void iso_time(char *buf, size_t len)
 	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
 }
 
-static bool valid_ids(struct rd_ctx *ctx, const char *list, const char *opt)
+static bool ids_valid(struct rd_ctx *ctx, const char *cmd, const char *list, const char *opt)
 {
 	if (!list)
 		return true;
@@ -32,12 +32,17 @@ static bool valid_ids(struct rd_ctx *ctx, const char *list, const char *opt)
 		for (const struct rd_check *c = rd_checks; c->id; c++)
 			found |= strcmp(c->id, tok) == 0 || (strncmp(c->id, tok, n) == 0 && c->id[n] == '.');
 		if (!found) {
-			fprintf(ctx->err, "%s: check: %s: no check '%s' (see '%s checks')\n", ctx->prog, opt, tok, ctx->prog);
+			fprintf(ctx->err, "%s: %s: %s: no check '%s' (see '%s checks')\n", ctx->prog, cmd, opt, tok, ctx->prog);
 			ok = false;
 		}
 	}
 	free(copy);
 	return ok;
+}
+
+static bool valid_ids(struct rd_ctx *ctx, const char *list, const char *opt)
+{
+	return ids_valid(ctx, "check", list, opt);
 }
 
 #define CHECK_USAGE                                                                                   \
@@ -175,5 +180,18 @@ int rd_cmd_checks(struct rd_ctx *ctx, int argc, char **argv)
 	rd_out_arr_end(&o);
 	rd_out_obj_end(&o);
 	rd_out_finish(&o);
+	return 0;
+}
+
+int rd_check_collect(struct rd_ctx *ctx, const char *cmd, const struct rd_check_sel *sel, struct rd_loaded *l,
+		     struct rd_report *report, bool *no_hardware)
+{
+	memset(report, 0, sizeof *report);
+	if (!ids_valid(ctx, cmd, sel->only, "--only") || !ids_valid(ctx, cmd, sel->skip, "--skip"))
+		return -2;
+	if (rd_ctx_load(ctx, sel->policy, true, l) < 0)
+		return -1;
+	rd_checks_run(&l->h, &l->sys, &l->pol, rd_source_is_live(l->src), sel->only, sel->skip, report);
+	*no_hardware = !rd_host_has_rdma_hardware(&l->h, &l->sys);
 	return 0;
 }
