@@ -318,7 +318,8 @@ static void help(FILE *f, const char *prog)
 		"  --policy, --only, --skip  as for check\n"
 		"  -h, --help            this help\n\n"
 		"A node is drained with Reason=\"" RD_SLURM_REASON_PREFIX " <check> <subject>: <message>\" and resumed only\n"
-		"when that reason is ours; a reason set by anyone else is never replaced.  UNKNOWN changes nothing.\n"
+		"when that reason is ours; a node out of service for anyone else's reason is left alone.\n"
+		"UNKNOWN (nothing at the drain level, something not checked) neither drains nor resumes.\n"
 		"Exit status: 0 done (or nothing to do), 1 scontrol missing or failed, 3 usage error or unreadable host.\n",
 		prog);
 }

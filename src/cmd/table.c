@@ -27,7 +27,7 @@ const struct rd_cmd rd_cmds[] = {
 	 "            query port, GID, register memory, RC QP to itself, write, compare; exit 0 pass, 2 fail"},
 	{"slurm", rd_cmd_slurm, "[--drain-on fail|warn] [--dry-run] [--node NAME] [check's --policy/--only/--skip]",
 	 "HealthCheckProgram: run the checks, drain this node on FAIL (\"rdma-doctor: ...\"), resume it when\n"
-	 "            healthy if we drained it; never touches another reason; UNKNOWN changes nothing"},
+	 "            healthy if we drained it; leaves anyone else's drain alone; UNKNOWN changes nothing"},
 	{"version", rd_cmd_version, "", "print the version"},
 	{"help", rd_cmd_help, "", "print this help"},
 	{NULL, NULL, NULL, NULL},
