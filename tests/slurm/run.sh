@@ -3,7 +3,8 @@
 # starts munged (socket in this test's directory), slurmctld and slurmd for one node `localhost`
 # on ports 16817/16818, with HealthCheckProgram = a two-line wrapper running
 # `rdma-doctor --root <scenario root> slurm` every 5 s, and shows:
-#   1. a failing root (ib-umad-missing) drains the node with our reason naming the check;
+#   1. a failing root (ib-umad-missing) drains the node with our reason naming the check (and a
+#      later run with another failure updates our reason);
 #   2. a healthy root (healthy-inbox) resumes it;
 #   3. an admin's drain ("maintenance: swap PSU") is kept and not resumed by a healthy root, and
 #      not overwritten by a failing one;
@@ -127,10 +128,10 @@ fi
 [ -z "$(reason)" ] || bad "node has an unexpected reason: $(reason)"
 
 drained() { state | grep -qE '(^|\+)DRAIN(ED|ING)?(\+|$)'; }
-# run NAME ROOT: rdma-doctor slurm on ROOT (as slurmd would, with SLURMD_NODENAME)
+# run NAME ROOT [SLURM-ARGS...]: rdma-doctor slurm on ROOT (as slurmd would, with SLURMD_NODENAME)
 run() {
-	local name=$1 root=$2
-	SLURMD_NODENAME=localhost "$bin" --root "$root" slurm > "$work/$name.out" 2>&1
+	local name=$1 root=$2; shift 2
+	SLURMD_NODENAME=localhost "$bin" --root "$root" slurm "$@" > "$work/$name.out" 2>&1
 	echo $? > "$work/$name.rc"
 }
 rc_of() { cat "$work/$1.rc"; }
@@ -151,6 +152,10 @@ len=$(reason | wc -c)
 run fail2 "$failing" # again: already drained with this reason, nothing to do
 grep -q 'nothing to do' "$work/fail2.out" && [ "$(rc_of fail2)" = 0 ] && ok "a second failing run changes nothing" ||
 	{ bad "second failing run"; cat "$work/fail2.out"; }
+run fail4 "$failing" --only devnodes.present # another failure: our own reason is updated
+if [ "$(rc_of fail4)" = 0 ] && drained && reason | grep -q '^rdma-doctor: devnodes.present ' &&
+	grep -q ': update our drain reason$' "$work/fail4.out"; then ok "our own reason is updated for another failure"
+else bad "reason update: rc $(rc_of fail4), state $(state), reason '$(reason)'"; cat "$work/fail4.out"; fi
 
 # ---- 2. a healthy root resumes our drain --------------------------------------------------------
 ln -sfn "$healthy" "$work/root"
