@@ -178,8 +178,8 @@ static long long mono_ms(void)
 }
 
 /* Runs argv (argv[0] looked up in PATH) with stdout and stderr captured together into *text.
- * Returns its exit status (-1 when killed by a signal), or -errno: ENOENT when it is not in
- * PATH, ETIMEDOUT when it was killed after timeout_ms. */
+ * Returns its exit status, 256 + the signal when a signal killed it, or -errno: ENOENT when it
+ * is not in PATH, ETIMEDOUT when it was killed after timeout_ms. */
 static int run(char *const argv[], int timeout_ms, char **text)
 {
 	*text = NULL;
@@ -231,7 +231,7 @@ static int run(char *const argv[], int timeout_ms, char **text)
 	*text = rd_buf_steal(&b);
 	if (timed_out)
 		return -ETIMEDOUT;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 256 + WTERMSIG(st);
 }
 
 /* The command line as typed in a POSIX shell: argv joined by spaces; an argument "Key=value"
@@ -283,13 +283,13 @@ static bool scontrol(struct rd_ctx *ctx, char *const argv[], char **text)
 	else if (r == -ETIMEDOUT)
 		fprintf(ctx->err, "%s: slurm: `%s` did not finish within %d s (killed)\n", ctx->prog, line,
 			SCONTROL_TIMEOUT_MS / 1000);
-	else if (r < 0 && r != -1)
+	else if (r < 0)
 		fprintf(ctx->err, "%s: slurm: cannot run scontrol: %s\n", ctx->prog, strerror(-r));
 	else {
 		char *why = first_line(*text);
-		if (r == -1)
-			fprintf(ctx->err, "%s: slurm: `%s` was killed by a signal%s%s\n", ctx->prog, line, *why ? ": " : "",
-				why);
+		if (r >= 256)
+			fprintf(ctx->err, "%s: slurm: `%s` was killed by signal %d%s%s\n", ctx->prog, line, r - 256,
+				*why ? ": " : "", why);
 		else
 			fprintf(ctx->err, "%s: slurm: `%s` failed (exit %d)%s%s\n", ctx->prog, line, r, *why ? ": " : "",
 				why);
