@@ -37,7 +37,8 @@ void rd_print_usage(FILE *f, const char *prog)
 {
 	fprintf(f, "Usage: %s [--root DIR|SNAPSHOT.tar.gz] [--timeout SECONDS] COMMAND [ARGS]\n\n", prog);
 	fprintf(f, "  --root DIR   read the host through DIR (or a snapshot archive) instead of /;\n"
-		   "               nothing on the real host is read and no command is run.\n"
+		   "               nothing on the real host is read and no command is run\n"
+		   "               (but `slurm` still calls scontrol: it acts on this machine's cluster).\n"
 		   "               RDMA_DOCTOR_ROOT means the same.\n"
 		   "  --timeout S  stop reading after S seconds (default 10; one file read may take 2 s);\n"
 		   "               what was not read is reported UNKNOWN \"timed out\".  0: no deadline.\n\nCommands:\n");
