@@ -14,14 +14,15 @@ export RD_REAL_FIXTURES=${RD_REAL_FIXTURES:-$top/../shared/fixtures/real}
 
 # ---- dependencies ------------------------------------------------------------------------
 need_cmds=(gcc clang make jq valgrind ibstat ibstatus unshare setpriv base64 md5sum fuzzer-runtime inih verbs larchive
-	qemu-system-x86_64 busybox-static kernel cpio depmod rxe-provider ibv_devinfo rdma perfquery systemd-modules-load strace script iconv)
+	qemu-system-x86_64 busybox-static kernel cpio depmod rxe-provider ibv_devinfo rdma perfquery systemd-modules-load strace script iconv
+	slurmctld slurmd scontrol munged)
 pkg_for() { case "$1" in ibstat|ibstatus) echo infiniband-diags ;; unshare|setpriv) echo util-linux ;;
 	base64|md5sum) echo coreutils ;; gcc|make) echo build-essential ;; fuzzer-runtime) echo libclang-rt-14-dev ;;
 	inih) echo libinih-dev ;; verbs) echo libibverbs-dev ;; larchive) echo libarchive-dev ;;
 	qemu-system-x86_64) echo qemu-system-x86 ;; kernel) echo linux-image-amd64 ;; depmod) echo kmod ;;
 	rxe-provider) echo ibverbs-providers ;; ibv_devinfo) echo ibverbs-utils ;; rdma) echo iproute2 ;;
 	perfquery) echo infiniband-diags ;; systemd-modules-load) echo systemd ;; script) echo bsdutils ;;
-	iconv) echo libc-bin ;; *) echo "$1" ;; esac; }
+	iconv) echo libc-bin ;; scontrol) echo slurm-client ;; munged) echo munge ;; *) echo "$1" ;; esac; }
 have() { # a command, or the libraries that are not commands
 	case "$1" in
 	fuzzer-runtime) ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a > /dev/null 2>&1 ;;
@@ -116,6 +117,7 @@ run "differential vs rdma-core ibstat/ibstatus" tests/diff/run.sh build
 run "probe against a fake libibverbs" tests/probe/run.sh build
 run "probe against a fake libibverbs (ASan+UBSan)" tests/probe/run.sh build-asan
 run "probe against a fake libibverbs (valgrind)" env RD_WRAP="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite" tests/probe/run.sh build
+run "Slurm: drain and resume by a real slurmctld/slurmd (tests/slurm)" tests/slurm/run.sh build
 run "real kernel in qemu: rxe0, modules, fix, probe, snapshot" tests/vm/run.sh build
 run "fuzz smoke (5 s per target)" tests/fuzz/run.sh 5
 echo

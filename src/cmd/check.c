@@ -27,7 +27,7 @@ static bool id_matches(const char *id, const char *tok)
 	return strcmp(id, tok) == 0 || (strncmp(id, tok, n) == 0 && id[n] == '.');
 }
 
-static bool valid_ids(struct rd_ctx *ctx, const char *list, const char *opt)
+static bool ids_valid(struct rd_ctx *ctx, const char *cmd, const char *list, const char *opt)
 {
 	if (!list)
 		return true;
@@ -38,7 +38,7 @@ static bool valid_ids(struct rd_ctx *ctx, const char *list, const char *opt)
 		for (const struct rd_check *c = rd_checks; c->id; c++)
 			found |= id_matches(c->id, tok);
 		if (!found) {
-			rd_text_printf(ctx->err, ctx->ascii, "%s: check: %s: no check '%s' (see '%s checks')\n", ctx->prog, opt,
+			rd_text_printf(ctx->err, ctx->ascii, "%s: %s: %s: no check '%s' (see '%s checks')\n", ctx->prog, cmd, opt,
 				       tok, ctx->prog);
 			ok = false;
 		}
@@ -89,6 +89,11 @@ static void add_list(struct rd_buf *b, const char *v)
 
 static int run_check(struct rd_ctx *ctx, bool json, bool color, const char *policy_path, const char *only,
 		     const char *skip, const struct rd_probe_opts *probe_opts);
+
+static bool valid_ids(struct rd_ctx *ctx, const char *list, const char *opt)
+{
+	return ids_valid(ctx, "check", list, opt);
+}
 
 static long long mono_ms(void)
 {
@@ -265,5 +270,18 @@ int rd_cmd_checks(struct rd_ctx *ctx, int argc, char **argv)
 	rd_out_arr_end(&o);
 	rd_out_obj_end(&o);
 	rd_out_finish(&o);
+	return 0;
+}
+
+int rd_check_collect(struct rd_ctx *ctx, const char *cmd, const struct rd_check_sel *sel, struct rd_loaded *l,
+		     struct rd_report *report, bool *no_hardware)
+{
+	memset(report, 0, sizeof *report);
+	if (!ids_valid(ctx, cmd, sel->only, "--only") || !ids_valid(ctx, cmd, sel->skip, "--skip"))
+		return -2;
+	if (rd_ctx_load(ctx, sel->policy, true, l) < 0)
+		return -1;
+	rd_checks_run(&l->h, &l->sys, &l->pol, rd_source_is_live(l->src), sel->only, sel->skip, report);
+	*no_hardware = !rd_host_has_rdma_hardware(&l->h, &l->sys);
 	return 0;
 }

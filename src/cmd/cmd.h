@@ -60,6 +60,18 @@ struct rd_loaded {
 int rd_ctx_load(struct rd_ctx *ctx, const char *policy_path, bool with_services, struct rd_loaded *l);
 void rd_loaded_free(struct rd_loaded *l);
 
+/* What `check` runs: --only/--skip (comma lists of ids or prefixes, or NULL) and --policy. */
+struct rd_check_sel {
+	const char *only, *skip, *policy;
+};
+struct rd_report;
+/* Runs the checks as `check` does into report, printing nothing but a one-line error naming cmd.
+ * On success *l stays loaded (the caller frees it with rd_loaded_free, and report with
+ * rd_report_free) and *no_hardware tells whether the host has no RDMA hardware at all.
+ * Returns 0; -2 for an unknown check id, -1 when the host could not be read (nothing to free). */
+int rd_check_collect(struct rd_ctx *ctx, const char *cmd, const struct rd_check_sel *sel, struct rd_loaded *l,
+		     struct rd_report *report, bool *no_hardware);
+
 /* Prints the general usage (every command) to f. */
 void rd_print_usage(FILE *f, const char *prog);
 
@@ -72,6 +84,7 @@ int rd_cmd_snapshot(struct rd_ctx *ctx, int argc, char **argv);
 int rd_cmd_fix(struct rd_ctx *ctx, int argc, char **argv);
 int rd_cmd_explain(struct rd_ctx *ctx, int argc, char **argv);
 int rd_cmd_probe(struct rd_ctx *ctx, int argc, char **argv);
+int rd_cmd_slurm(struct rd_ctx *ctx, int argc, char **argv);
 int rd_cmd_version(struct rd_ctx *ctx, int argc, char **argv);
 int rd_cmd_help(struct rd_ctx *ctx, int argc, char **argv);
 

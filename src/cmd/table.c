@@ -62,6 +62,15 @@ const struct rd_cmd rd_cmds[] = {
 	 "      --size BYTES        the memory region (bytes, or with K, M, G; default 32 MiB)\n" FORMAT_OPT HELP_OPT,
 	 "0 PASS, 2 FAIL (no libibverbs, no device, no Active port, a failed step), 3 a usage error, --root,\n"
 	 "output that cannot be written"},
+	{"slurm", rd_cmd_slurm, "[--drain-on fail|warn] [--dry-run] [--node NAME] [check's --policy/--only/--skip]",
+	 "HealthCheckProgram: run the checks, drain this node on FAIL (\"rdma-doctor: ...\"), resume it when\n"
+	 "            healthy if we drained it; leaves anyone else's drain alone; UNKNOWN changes nothing",
+	 "      --drain-on fail|warn  drain on a FAIL (default), or on a WARN too\n"
+	 "  -n, --dry-run           print the scontrol command instead of running it\n"
+	 "      --node NAME         the Slurm node (default: $SLURMD_NODENAME, else the short host name)\n"
+	 "      --policy FILE, --only ID,..., --skip ID,...  as for check\n" HELP_OPT,
+	 "0 done, or nothing to do; 1 scontrol is missing, failed, timed out or was killed; 3 a usage error\n"
+	 "or an unreadable root or policy"},
 	{"version", rd_cmd_version, "", "print the version", HELP_OPT, "0"},
 	{"help", rd_cmd_help, "[COMMAND]", "print this help, or a command's", HELP_OPT, "0, 3 an unknown command"},
 	{NULL, NULL, NULL, NULL, NULL, NULL},
@@ -70,7 +79,8 @@ const struct rd_cmd rd_cmds[] = {
 static const char exit_table[] =
 	"Exit status (every command but ibstat and ibstatus, which exit as rdma-core's do):\n"
 	"  0  success; check: OK; explain: nothing known, or every cause ruled out; probe: PASS\n"
-	"  1  check: WARN; explain: a cause is confirmed; fix: a change could not be made\n"
+	"  1  check: WARN; explain: a cause is confirmed; fix: a change could not be made; slurm: scontrol\n"
+	"     missing or failed\n"
 	"  2  check: FAIL; probe: FAIL; snapshot: the snapshot could not be written\n"
 	"  3  check: UNKNOWN (a check could not tell, or no RDMA hardware); explain: a cause cannot be told;\n"
 	"     and for every command: a usage error, a root, policy or input file that cannot be read, or\n"
@@ -80,7 +90,8 @@ void rd_print_usage(FILE *f, const char *prog)
 {
 	fprintf(f, "Usage: %s [--root DIR|SNAPSHOT.tar.gz] [--timeout SECONDS] COMMAND [ARGS]\n\n", prog);
 	fprintf(f, "  --root DIR   read the host through DIR (or a snapshot archive) instead of /;\n"
-		   "               nothing on the real host is read and no command is run.\n"
+		   "               nothing on the real host is read and no command is run\n"
+		   "               (but `slurm` still calls scontrol: it acts on this machine's cluster).\n"
 		   "               RDMA_DOCTOR_ROOT means the same (an empty value is an error).\n"
 		   "  --timeout S  stop reading after S seconds (default 10; one file read may take 2 s);\n"
 		   "               what was not read is reported UNKNOWN \"timed out\".  0: no deadline.\n\nCommands:\n");

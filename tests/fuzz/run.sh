@@ -50,6 +50,10 @@ step gid 1 0 27 ~ sgid[0]%20fe80::5054:ff:fe12:3456%20(RoCE%20v1):%20gid_attrs/t
 WIRE
 printf 'library s/usr/lib/libibverbs.so.1\nend 0 33554432 srxe0%%20port%%201:%%20no\n' > "$roots/probe-wire-end.txt"
 seed fuzz_probe_wire "$roots/probe-wire.txt" "$roots/probe-wire-end.txt"
+for n in mock-idle mock-drained-admin mock-down-not-responding; do
+	"$top/tests/cli/mock-bin/scontrol" show node -o "$n" > "$roots/show-node-$n.txt"
+done
+seed fuzz_slurm "$roots"/show-node-*.txt
 for ex in no-rdma h100-ofed; do
 	"$top/build-fuzz/../build/rdma-doctor" --root "$top/examples/$ex" snapshot -o "$roots/$ex.tar.gz" > /dev/null 2>&1 || true
 done
