@@ -62,6 +62,8 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(BUILD)/obj/tests/unit/harness.o 
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/obj/tests/unit/%.o: CPPFLAGS += -Itests/unit
+# test_source injects read faults with the shim the shell tests preload (tests/shim/faults.c)
+$(BUILD)/tests/test_source: $(BUILD)/obj/tests/shim/faults.o
 
 tests-bin: $(UNIT_BIN) $(BUILD)/rdma-doctor
 

@@ -64,7 +64,7 @@ int rd_cmd_help(struct rd_ctx *ctx, int argc, char **argv);
  * (message printed). */
 int rd_opt_format(struct rd_ctx *ctx, int argc, char **argv, int *i, bool *json);
 
-/* True when the context reads a root (--root / RDMA_DOCTOR_ROOT other than "/"), not the live host. */
+/* True when the context reads a root (--root / RDMA_DOCTOR_ROOT other than "/" as typed), not the live host. */
 bool rd_ctx_is_root(const struct rd_ctx *ctx);
 
 /* The probe's options, shared by `probe` and `check --probe` (cmd/probe.c).  name is "--device",

@@ -43,15 +43,17 @@ void rd_print_usage(FILE *f, const char *prog)
 	fprintf(f, "\nExit status of check: 0 OK, 1 WARN, 2 FAIL, 3 UNKNOWN or usage error.\n");
 }
 
+/* The one place that decides live or root: from the option as given, never from where it leads
+ * ("--root /." or a link to / is a root: nothing is run, nothing outside it read). */
 bool rd_ctx_is_root(const struct rd_ctx *ctx)
 {
-	return ctx->root && strcmp(ctx->root, "/") != 0;
+	return ctx->root && *ctx->root && strcmp(ctx->root, "/") != 0;
 }
 
 int rd_ctx_open_source(struct rd_ctx *ctx, struct rd_source **src)
 {
 	char err[1024] = "";
-	int r = rd_source_open(ctx->root, src, err, sizeof err);
+	int r = rd_source_open(rd_ctx_is_root(ctx) ? ctx->root : NULL, src, err, sizeof err);
 	if (r < 0)
 		fprintf(ctx->err, "%s: %s\n", ctx->prog, err[0] ? err : strerror(-r));
 	else if (!ctx->compat && ctx->timeout_s > 0) {

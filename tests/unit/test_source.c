@@ -192,8 +192,9 @@ RD_TEST(snapshot_read_errors_are_replayed)
 	rd_source_close(src);
 }
 
-/* RD_TEST_EINVAL fakes the firmware refusing a counter (no HCA here): the refusal is remembered,
- * so the file is not read again in the run, under either of its names. */
+/* The fault shim linked into this test (tests/shim/faults.c, RD_FAULT_EINVAL) fakes the firmware
+ * refusing a counter (no HCA here): the refusal is remembered, so the file is not read again in
+ * the run, under either of its names. */
 RD_TEST(refused_counter_is_read_once_fake_einval)
 {
 	setup();
@@ -201,9 +202,8 @@ RD_TEST(refused_counter_is_read_once_fake_einval)
 	mk("sys/devices/pci0000:00/0000:00:01.0/infiniband/mlx5_0/ports/1/counters/port_rcv_data", "12\n");
 	mk("sys/devices/pci0000:00/0000:00:01.0/infiniband/mlx5_0/ports/1/rate", "400 Gb/sec (4X NDR)\n");
 	ln("sys/class/infiniband/mlx5_0", "../../devices/pci0000:00/0000:00:01.0/infiniband/mlx5_0");
-	setenv("RD_TEST_EINVAL", "symbol_error", 1);
+	setenv("RD_FAULT_EINVAL", "symbol_error", 1);
 	struct rd_source *src = open_root();
-	unsetenv("RD_TEST_EINVAL");
 	struct rd_text t;
 	const char *cls = "sys/class/infiniband/mlx5_0/ports/1/counters/symbol_error";
 	CHECK_INT(rd_read_attr(src, cls, &t), -EINVAL);
@@ -214,6 +214,9 @@ RD_TEST(refused_counter_is_read_once_fake_einval)
 		  -EINVAL);
 	CHECK_INT(t.err, EINVAL);
 	CHECK_INT(rd_source_einval_remembered(src), 1);
+	/* the file itself reads fine: the shim alone refused it */
+	unsetenv("RD_FAULT_EINVAL");
+	CHECK_INT(rd_read_attr(src, cls, &t), -EINVAL);
 	/* other counters and attributes are read as usual */
 	CHECK_INT(rd_read_attr(src, "sys/class/infiniband/mlx5_0/ports/1/counters/port_rcv_data", &t), 0);
 	CHECK_STR(t.data, "12");
@@ -244,7 +247,7 @@ RD_TEST(live_commands_run_with_timeout)
 {
 	struct rd_source *src = NULL;
 	char err[256];
-	CHECK_INT(rd_source_open("/", &src, err, sizeof err), 0);
+	CHECK_INT(rd_source_open(NULL, &src, err, sizeof err), 0);
 	CHECK(rd_source_is_live(src));
 	struct rd_text t;
 	/* dmesg may be refused, but it runs and reports an exit status */
