@@ -106,6 +106,8 @@ run "explain" tests/explain/run.sh build 100
 run "explain (ASan+UBSan)" tests/explain/run.sh build-asan 10
 run "hostile roots" tests/hostile/run.sh build
 run "hostile roots (ASan+UBSan)" tests/hostile/run.sh build-asan
+run "hostile roots given to snapshot" tests/hostile/snapshot.sh build
+run "hostile roots given to snapshot (ASan+UBSan)" tests/hostile/snapshot.sh build-asan
 run "example roots" tests/examples.sh
 run "snapshot round trips" tests/snapshot.sh build
 run "snapshot round trips (ASan+UBSan)" tests/snapshot.sh build-asan
