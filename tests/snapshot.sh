@@ -46,6 +46,17 @@ for d in "$work"/scen/*/; do
 	"$bin" --root "$d" snapshot -o "$work/scen-$s.tar.gz" 2> /dev/null || { bad "snapshot of scenario $s"; continue; }
 	same "scenario $s" "$d" "$work/scen-$s.tar.gz" check --format json
 done
+# --policy: the services of that policy are captured, so `check --policy` agrees on the snapshot
+k=$work/scen/healthy-inbox-kubelet
+cp -a "$work/scen/healthy-inbox" "$k" && mkdir -p "$k/proc/4343" && echo kubelet > "$k/proc/4343/comm"
+sed 's/^Max locked memory .*/Max locked memory         65536                65536                bytes     /' "$k/proc/4242/limits" > "$k/proc/4343/limits"
+printf '[memlock]\nmin = unlimited\nservices = kubelet\n' > "$work/kubelet.conf"
+"$bin" --root "$k" snapshot --policy "$work/kubelet.conf" -o "$work/kubelet.tar.gz" 2> /dev/null || bad "snapshot --policy"
+same "snapshot --policy" "$k" "$work/kubelet.tar.gz" check --policy "$work/kubelet.conf" --format json
+"$bin" --root "$k" check --policy "$work/kubelet.conf" --only memlock.limit > "$work/out"
+grep -q 'kubelet (pid 4343) runs with a memlock limit of 64 KiB' "$work/out" && ok || bad "the kubelet root does not show kubelet's limit"
+"$bin" --root "$work/kubelet.tar.gz" check --policy "$work/kubelet.conf" --only memlock.limit > "$work/out"
+grep -q 'kubelet (pid 4343) runs with a memlock limit of 64 KiB' "$work/out" && ok || bad "the snapshot lost kubelet's limit"
 # device nodes become empty files; sysfs links stay links inside the snapshot
 [ -f "$work/h100-ofed/dev/infiniband/uverbs0" ] && [ ! -s "$work/h100-ofed/dev/infiniband/uverbs0" ] && ok || bad "devnode not an empty file"
 [ -L "$work/h100-ofed/sys/class/infiniband/mlx5_0" ] && ok || bad "class link not kept"

@@ -19,9 +19,9 @@ const struct rd_cmd rd_cmds[] = {
 	{"fix", rd_cmd_fix, "modules [--apply] [--policy FILE]",
 	 "show (default) or write /etc/modules-load.d/rdma.conf and fix nvidia_peermem's order; with --apply\n"
 	 "            on a live host also load the missing modules"},
-	{"snapshot", rd_cmd_snapshot, "-o DIR|FILE.tar.gz [--counters]",
-	 "collect everything the checks read, to check it elsewhere with --root (--counters: the port\n"
-	 "            counters too, which cost a firmware command each on some HCAs)"},
+	{"snapshot", rd_cmd_snapshot, "-o FILE.tar.gz|FILE.tar|DIR [--force] [--counters] [--policy FILE]",
+	 "collect everything the checks read, to check it elsewhere with --root (--force: replace an\n"
+	 "            existing file; --counters: the port counters too, a firmware command each on some HCAs)"},
 	{"probe", rd_cmd_probe, "[--device DEV] [--port N] [--size BYTES] [--format text|json]",
 	 "RDMA WRITE loopback through libibverbs (loaded at run time) on each Active port of this host:\n"
 	 "            query port, GID, register memory, RC QP to itself, write, compare; exit 0 pass, 2 fail"},
