@@ -22,6 +22,15 @@ ifneq ($(MAKECMDGOALS),check)
 $(error libibverbs-dev is missing (infiniband/verbs.h): apt-get install -y libibverbs-dev)
 endif
 endif
+# Archive roots and snapshots use libarchive (Debian: libarchive-dev to build, libarchive13 to
+# run), loaded at run time with dlopen like libibverbs: a directory root never loads it or its
+# compression libraries.  Built against its headers only; the program never links it.
+LARCHIVE_OK := $(shell printf '\043include <archive.h>\n\043include <archive_entry.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 && echo yes)
+ifneq ($(LARCHIVE_OK),yes)
+ifneq ($(MAKECMDGOALS),check)
+$(error libarchive-dev is missing (archive.h): apt-get install -y libarchive-dev)
+endif
+endif
 
 LIB_SRC  = $(sort $(wildcard src/util/*.c src/source/*.c src/model/*.c src/render/*.c src/checks/*.c src/fix/*.c src/explain/*.c src/probe/*.c src/cmd/*.c))
 MAIN_SRC = src/main.c

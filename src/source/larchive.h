@@ -41,7 +41,7 @@ struct rd_larchive {
 	/* entries */
 	struct archive_entry *(*entry_new)(void);
 	void (*entry_free)(struct archive_entry *);
-	void (*entry_clear)(struct archive_entry *);
+	struct archive_entry *(*entry_clear)(struct archive_entry *); /* returns its argument */
 	const char *(*entry_pathname)(struct archive_entry *);
 	const char *(*entry_symlink)(struct archive_entry *);
 	const char *(*entry_hardlink)(struct archive_entry *);
@@ -65,5 +65,8 @@ struct rd_larchive {
  * function, with a one-line reason in err ("libarchive.so.13: cannot open shared object file ...
  * (apt-get install libarchive13)"). */
 const struct rd_larchive *rd_larchive(char *err, size_t errlen);
+/* The same from a given file or soname (rd_larchive uses "libarchive.so.13"); for tests.  Only the
+ * first call of either loads: later calls return that table or that failure, whatever the name. */
+const struct rd_larchive *rd_larchive_load(const char *soname, char *err, size_t errlen);
 
 #endif

@@ -1,0 +1,90 @@
+/* libarchive loaded on first use: dlopen of libarchive.so.13 (RTLD_NOW | RTLD_LOCAL), then one dlsym
+ * per member of the table.  The program is compiled against <archive.h> only and never links
+ * libarchive, whose dependency chain (xml2, icu, lzma, zstd, ...) would otherwise be loaded by
+ * every run; see bench/ for the measured start-up cost.  Not thread-safe (nothing here needs it). */
+#include "source/larchive.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+
+#define RD_LARCHIVE_SONAME "libarchive.so.13"
+
+/* Every member, by the name it has in the table; its symbol is archive_<name>. */
+#define RD_LARCHIVE_MEMBERS(X)                                                                          \
+	X(error_string) X(format) X(filter_code)                                                        \
+	X(read_new) X(read_support_filter_all) X(read_support_format_all) X(read_support_format_tar)   \
+	X(read_support_filter_gzip) X(read_support_filter_none) X(read_open_fd) X(read_open_memory)    \
+	X(read_next_header) X(read_data) X(read_data_skip) X(read_free)                                \
+	X(write_new) X(write_add_filter_gzip) X(write_add_filter_none) X(write_set_format_pax_restricted) \
+	X(write_set_bytes_in_last_block) X(write_open_fd) X(write_header) X(write_data) X(write_close) \
+	X(write_free)                                                                                   \
+	X(entry_new) X(entry_free) X(entry_clear) X(entry_pathname) X(entry_symlink) X(entry_hardlink) \
+	X(entry_filetype) X(entry_perm) X(entry_size) X(entry_size_is_set) X(entry_uid) X(entry_gid)   \
+	X(entry_set_pathname) X(entry_set_symlink) X(entry_set_filetype) X(entry_set_perm)             \
+	X(entry_set_size) X(entry_set_uid) X(entry_set_gid) X(entry_set_mtime)
+
+/* Each member has exactly the type of the function <archive.h> declares (checked here, at
+ * compile time, without referring to the symbol: typeof does not evaluate its operand). */
+#define RD_LARCHIVE_TYPECHECK(name)                                                                     \
+	_Static_assert(__builtin_types_compatible_p(__typeof__(((struct rd_larchive *)0)->name),        \
+						    __typeof__(&archive_##name)),                       \
+		       "struct rd_larchive member " #name " differs from archive_" #name);
+RD_LARCHIVE_MEMBERS(RD_LARCHIVE_TYPECHECK)
+
+static struct rd_larchive table;
+static int state; /* 0: not tried, 1: loaded, -1: failed (reason kept) */
+static char reason[512];
+
+static void put_reason(char *err, size_t errlen)
+{
+	if (err && errlen)
+		snprintf(err, errlen, "%s", reason);
+}
+
+const struct rd_larchive *rd_larchive_load(const char *soname, char *err, size_t errlen)
+{
+	if (state == 0) {
+		void *h = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
+		if (!h) {
+			const char *e = dlerror();
+			snprintf(reason, sizeof reason, "%s (apt-get install libarchive13)",
+				 e ? e : "dlopen failed");
+			state = -1;
+			put_reason(err, errlen);
+			return NULL;
+		}
+		struct rd_larchive t;
+		const char *missing = NULL;
+#define RD_LARCHIVE_SYM(name)                                                                           \
+	if (!missing) {                                                                                 \
+		void *sym = dlsym(h, "archive_" #name);                                                 \
+		if (sym)                                                                                \
+			memcpy(&t.name, &sym, sizeof sym); /* POSIX: object and function pointers convert */ \
+		else                                                                                    \
+			missing = "archive_" #name;                                                     \
+	}
+		RD_LARCHIVE_MEMBERS(RD_LARCHIVE_SYM)
+#undef RD_LARCHIVE_SYM
+		if (missing) {
+			snprintf(reason, sizeof reason, "%s has no function %s (libarchive 3.x needed)", soname,
+				 missing);
+			dlclose(h);
+			state = -1;
+			put_reason(err, errlen);
+			return NULL;
+		}
+		table = t;
+		state = 1; /* the handle is kept until exit, like the table */
+	}
+	if (state < 0) {
+		put_reason(err, errlen);
+		return NULL;
+	}
+	return &table;
+}
+
+const struct rd_larchive *rd_larchive(char *err, size_t errlen)
+{
+	return rd_larchive_load(RD_LARCHIVE_SONAME, err, errlen);
+}
