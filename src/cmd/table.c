@@ -1,6 +1,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cmd/cmd.h"
 
@@ -53,13 +54,19 @@ bool rd_ctx_is_root(const struct rd_ctx *ctx)
 int rd_ctx_open_source(struct rd_ctx *ctx, struct rd_source **src)
 {
 	char err[1024] = "";
-	int r = rd_source_open(rd_ctx_is_root(ctx) ? ctx->root : NULL, src, err, sizeof err);
+	/* one read may take 2 s (a wedged HCA), the whole run --timeout, reading an archive included */
+	int run = !ctx->compat && ctx->timeout_s > 0 ? (int)(ctx->timeout_s * 1000) : 0;
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	long long start = (long long)t0.tv_sec * 1000 + t0.tv_nsec / 1000000;
+	int r = rd_source_open_until(rd_ctx_is_root(ctx) ? ctx->root : NULL, run ? start + run : 0, src, err, sizeof err);
 	if (r < 0)
 		fprintf(ctx->err, "%s: %s\n", ctx->prog, err[0] ? err : strerror(-r));
-	else if (!ctx->compat && ctx->timeout_s > 0) {
-		/* one read may take 2 s (a wedged HCA), the whole run --timeout */
-		int run = (int)(ctx->timeout_s * 1000);
-		rd_source_set_deadlines(*src, run < 2000 ? run : 2000, run);
+	else if (run) {
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		long long left = start + run - ((long long)t1.tv_sec * 1000 + t1.tv_nsec / 1000000);
+		int rest = left > 1 ? (int)left : 1;
+		rd_source_set_deadlines(*src, rest < 2000 ? rest : 2000, rest);
 	}
 	return r;
 }

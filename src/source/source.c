@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "source/archive.h"
+#include "source/memtree.h"
 #include "source/reader.h"
 
 #define MAX_LINKS 40
@@ -96,13 +96,13 @@ static void smap_free(struct smap *m, bool free_vals)
 
 /* ---- the source ---------------------------------------------------------------------------- */
 
+/* Two backends: a directory (the live host is the directory "/") read through fd, or the tree
+ * of a snapshot archive read into memory. */
 struct rd_source {
-	bool live;    /* no root was given: the running host (programs may run) */
-	int fd;       /* the directory read ("/" for the live host) */
-	char *root;   /* as given ("/" for the live host) */
-	char *dir;    /* directory read */
-	char *tmpdir; /* unpacked archive, removed on close */
-	bool archive;
+	bool live;               /* no root was given: the running host (programs may run) */
+	int fd;                  /* the directory read ("/" for the live host); -1 for an archive */
+	struct rd_memtree *tree; /* an archive's entries; NULL for a directory */
+	char *root;              /* as given ("/" for the live host) */
 	/* read errors: replayed from a snapshot's list, or EINVAL remembered; canonical path -> errno */
 	struct smap errors;
 	/* resolved directories: path as asked -> canonical (malloc'd) */
@@ -393,6 +393,17 @@ static int open_path(struct rd_source *src, const char *path, int flags)
 /* One step of a walk: the kind of canonical path (not followed) and, for a link, its target. */
 static int step(struct rd_source *src, const char *canon, struct stat *st, char *target, size_t tlen)
 {
+	if (src->tree) {
+		const struct rd_memnode *n;
+		const char *t;
+		int r = rd_memtree_lookup(src->tree, canon, false, &n, NULL);
+		if (r < 0)
+			return r;
+		rd_memnode_stat(n, st);
+		if (rd_memnode_link(n, &t) == 0)
+			snprintf(target, tlen, "%s", t);
+		return 0;
+	}
 	int fd = open_canon(src, canon, O_PATH);
 	if (fd < 0)
 		return fd;
@@ -569,76 +580,31 @@ static bool is_archive_name(const char *p)
 	       rd_str_has_suffix(p, ".tar");
 }
 
-/* An archive may hold the root itself or one top directory holding it. */
-static char *archive_root(const char *tmpdir)
+/* Reads an archive into memory, within the limits and by the deadline: nothing on disk. */
+static int read_archive(struct rd_source *src, long long deadline_ms, char *err, size_t errlen)
 {
-	static const char *const markers[] = {"sys", "proc", "rdma-doctor", "etc"};
-	struct stat st;
-	for (size_t i = 0; i < sizeof markers / sizeof markers[0]; i++) {
-		char *p = rd_path_join(tmpdir, markers[i]);
-		bool found = lstat(p, &st) == 0;
-		free(p);
-		if (found)
-			return rd_xstrdup(tmpdir);
-	}
-	DIR *d = opendir(tmpdir);
-	char *only = NULL;
-	int count = 0;
-	if (d) {
-		struct dirent *de;
-		while ((de = readdir(d)) != NULL) {
-			if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-				continue;
-			count++;
-			free(only);
-			only = rd_path_join(tmpdir, de->d_name);
-		}
-		closedir(d);
-	}
-	if (count == 1 && only && lstat(only, &st) == 0 && S_ISDIR(st.st_mode))
-		return only;
-	free(only);
-	return rd_xstrdup(tmpdir);
-}
-
-static int unpack_archive(struct rd_source *src, const char *path, char *err, size_t errlen)
-{
-	int in = open(path, O_RDONLY | O_CLOEXEC);
+	int in = open(src->root, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (in < 0) {
 		int e = errno;
-		set_err(err, errlen, "cannot open %s: %s", path, strerror(e));
+		set_err(err, errlen, "cannot open %s: %s", src->root, strerror(e));
 		return -e;
 	}
-	const char *tmp = getenv("TMPDIR");
-	char *templ = rd_xasprintf("%s/rdma-doctor-root.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(templ)) {
-		int e = errno;
-		set_err(err, errlen, "cannot make a temporary directory %s: %s", templ, strerror(e));
-		free(templ);
-		close(in);
-		return -e;
-	}
-	src->tmpdir = templ;
-	int dfd = open(templ, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0) {
-		int e = errno;
-		close(in);
-		set_err(err, errlen, "cannot open %s: %s", templ, strerror(e));
-		return -e;
-	}
+	struct rd_memtree_limits lim = rd_memtree_default_limits;
+	lim.deadline_ms = deadline_ms;
 	char why[512] = "";
-	int r = rd_archive_extract(in, dfd, why, sizeof why);
-	close(dfd);
+	int r = rd_memtree_read_fd(in, &lim, &src->tree, why, sizeof why);
 	close(in);
-	if (r < 0) {
-		set_err(err, errlen, "cannot read snapshot %s: %s", path, why);
-		return r;
-	}
-	src->dir = archive_root(templ);
-	return 0;
+	if (r < 0)
+		set_err(err, errlen, "cannot read snapshot %s: %s", src->root, why[0] ? why : strerror(-r));
+	return r;
 }
 
 int rd_source_open(const char *root, struct rd_source **out, char *err, size_t errlen)
+{
+	return rd_source_open_until(root, 0, out, err, errlen);
+}
+
+int rd_source_open_until(const char *root, long long deadline_ms, struct rd_source **out, char *err, size_t errlen)
 {
 	struct rd_source *src = rd_xcalloc(1, sizeof *src);
 	src->fd = -1;
@@ -655,21 +621,22 @@ int rd_source_open(const char *root, struct rd_source **out, char *err, size_t e
 		rd_source_close(src);
 		return -e;
 	}
-	if (S_ISDIR(st.st_mode)) {
-		src->dir = rd_xstrdup(src->root);
-	} else if (S_ISREG(st.st_mode) && is_archive_name(src->root)) {
-		src->archive = true;
-		int r = unpack_archive(src, src->root, err, errlen);
+	if (S_ISREG(st.st_mode) && is_archive_name(src->root)) {
+		int r = read_archive(src, deadline_ms, err, errlen);
 		if (r < 0) {
 			rd_source_close(src);
 			return r;
 		}
-	} else {
+		load_read_errors(src);
+		*out = src;
+		return 0;
+	}
+	if (!S_ISDIR(st.st_mode)) {
 		set_err(err, errlen, "root %s is neither a directory nor a snapshot archive (.tar.gz)", src->root);
 		rd_source_close(src);
 		return -ENOTDIR;
 	}
-	src->fd = open(src->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	src->fd = open(src->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (src->fd < 0) {
 		int e = errno;
 		set_err(err, errlen, "cannot open root %s: %s", src->root, strerror(e));
@@ -689,13 +656,10 @@ void rd_source_close(struct rd_source *src)
 		return;
 	if (src->fd >= 0)
 		close(src->fd);
-	if (src->tmpdir)
-		rd_remove_tree(AT_FDCWD, src->tmpdir);
+	rd_memtree_free(src->tree);
 	smap_free(&src->dirs, true);
 	smap_free(&src->errors, false);
 	rd_reader_stop(src->reader);
-	free(src->tmpdir);
-	free(src->dir);
 	free(src->root);
 	free(src);
 }
@@ -713,7 +677,7 @@ bool rd_source_is_live(const struct rd_source *src)
 
 bool rd_source_is_archive(const struct rd_source *src)
 {
-	return src->archive;
+	return src->tree != NULL;
 }
 
 const char *rd_source_root(const struct rd_source *src)
@@ -723,12 +687,12 @@ const char *rd_source_root(const struct rd_source *src)
 
 const char *rd_source_dir(const struct rd_source *src)
 {
-	return src->archive ? NULL : src->dir;
+	return src->tree ? NULL : src->root;
 }
 
 int rd_source_fd(const struct rd_source *src)
 {
-	return src->archive ? -1 : src->fd;
+	return src->fd;
 }
 
 int rd_resolve(struct rd_source *src, const char *path, char **canonical)
@@ -836,6 +800,113 @@ static int open_for_read(struct rd_source *src, const char *path, char **canon, 
 	return rfd >= 0 ? rfd : -e;
 }
 
+/* ---- the archive backend: the same calls on the tree in memory ------------------------------ */
+
+/* The node of path and, when canonical paths are needed, its canonical path (also when only the
+ * last component is missing).  While recording, the walk is the resolver's, which records each
+ * link met. */
+static int tree_find(struct rd_source *src, const char *path, bool follow, const struct rd_memnode **n, char **canon)
+{
+	*canon = NULL;
+	if (src->rec) {
+		int r = resolve(src, path, follow, canon);
+		return r < 0 ? r : rd_memtree_lookup(src->tree, *canon, false, n, NULL);
+	}
+	return rd_memtree_lookup(src->tree, path, follow, n, need_canon(src) ? canon : NULL);
+}
+
+static int tree_read(struct rd_source *src, const char *path, struct rd_read_req *req, struct rd_text *out,
+		     char **canon)
+{
+	const struct rd_memnode *n;
+	int r = tree_find(src, path, true, &n, canon);
+	int rec = *canon ? recorded_error(src, *canon) : 0; /* also for a file the snapshot lacks */
+	if (rec)
+		r = -rec;
+	if (r == 0) {
+		rd_memnode_stat(n, &req->st);
+		const char *data;
+		size_t len;
+		if (rd_memnode_data(n, &data, &len) < 0)
+			r = -RD_ENOTREG;
+		else if (len > req->cap && !req->prefix_ok)
+			r = -EFBIG;
+		else {
+			if (len > req->cap)
+				len = req->cap;
+			out->data = rd_xmalloc(len + 1);
+			memcpy(out->data, data, len);
+			out->data[len] = '\0';
+			out->len = len;
+		}
+	}
+	if (r < 0)
+		out->err = -r;
+	return r;
+}
+
+static void tree_record_node(struct rd_source *src, const char *canon, const struct rd_memnode *n)
+{
+	struct stat st;
+	const char *target = NULL;
+	rd_memnode_stat(n, &st);
+	rd_memnode_link(n, &target);
+	record_stat(src, canon, &st, target);
+}
+
+static int tree_list(struct rd_source *src, const char *path, struct rd_strv *names)
+{
+	const struct rd_memnode *n;
+	char *canon = NULL;
+	size_t first = names->n;
+	int r = tree_find(src, path, true, &n, &canon);
+	if (r == 0)
+		r = rd_memnode_list(n, names);
+	if (r == 0 && src->rec) {
+		tree_record_node(src, canon, n);
+		for (size_t i = first; i < names->n; i++) {
+			char *child = join(canon, names->v[i]);
+			const struct rd_memnode *c;
+			if (rd_memtree_lookup(src->tree, child, false, &c, NULL) == 0)
+				tree_record_node(src, child, c);
+			free(child);
+		}
+	}
+	free(canon);
+	if (r == 0)
+		rd_strv_sort(names);
+	return r;
+}
+
+static int tree_read_link(struct rd_source *src, const char *path, char **target)
+{
+	const struct rd_memnode *n;
+	char *canon = NULL;
+	const char *t;
+	int r = tree_find(src, path, false, &n, &canon);
+	if (r == 0)
+		r = rd_memnode_link(n, &t);
+	if (r == 0) {
+		*target = rd_xstrdup(t);
+		tree_record_node(src, canon, n);
+	}
+	free(canon);
+	return r;
+}
+
+static int tree_stat(struct rd_source *src, const char *path, bool follow, struct stat *st)
+{
+	const struct rd_memnode *n;
+	char *canon = NULL;
+	int r = tree_find(src, path, follow, &n, &canon);
+	if (r == 0) {
+		rd_memnode_stat(n, st);
+		tree_record_node(src, canon, n);
+	}
+	free(canon);
+	return r;
+}
+
 /* single: one read() of at most cap bytes (what libibumad does); otherwise read to EOF, with
  * EFBIG past cap unless prefix_ok.  With deadlines, the read runs in the worker of reader.h. */
 static int read_common(struct rd_source *src, const char *path, size_t cap, bool prefix_ok, bool single,
@@ -853,9 +924,11 @@ static int read_common(struct rd_source *src, const char *path, size_t cap, bool
 	char *canon = NULL;
 	struct rd_read_req req = {.cap = cap, .prefix_ok = prefix_ok, .single = single,
 				  .one_page = src->live && rd_str_has_prefix(rel(path), "sys/")};
-	int fd = open_for_read(src, path, &canon, &req.st);
+	int fd = src->tree ? -1 : open_for_read(src, path, &canon, &req.st);
 	int r;
-	if (fd < 0) {
+	if (src->tree) {
+		r = tree_read(src, path, &req, out, &canon);
+	} else if (fd < 0) {
 		out->err = -fd;
 		r = fd;
 	} else if (!src->read_timeout_ms) {
@@ -902,6 +975,8 @@ int rd_read_attr(struct rd_source *src, const char *path, struct rd_text *out)
 
 int rd_list_dir(struct rd_source *src, const char *path, struct rd_strv *names)
 {
+	if (src->tree)
+		return tree_list(src, path, names);
 	char *canon = NULL;
 	int fd;
 	if (src->rec) {
@@ -953,6 +1028,8 @@ int rd_list_dir(struct rd_source *src, const char *path, struct rd_strv *names)
 
 int rd_read_link(struct rd_source *src, const char *path, char **target)
 {
+	if (src->tree)
+		return tree_read_link(src, path, target);
 	char *canon = NULL;
 	int fd;
 	if (src->rec) {
@@ -982,6 +1059,8 @@ int rd_read_link(struct rd_source *src, const char *path, char **target)
 
 int rd_stat(struct rd_source *src, const char *path, bool follow, struct stat *st)
 {
+	if (src->tree)
+		return tree_stat(src, path, follow, st);
 	char *canon = NULL;
 	int fd;
 	if (src->rec) {

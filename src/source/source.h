@@ -3,8 +3,8 @@
  * host the checks look at; other code touches the file system for its own files: the policy
  * file, fix's atomic writes (atomic.c, through rd_source_fd), snapshot's output, probe's /dev.
  *
- * Ownership: an rd_source owns its root directory fd (and the temporary directory of an
- * unpacked snapshot archive); every rd_text, string and rd_strv it fills is owned by the caller.
+ * Ownership: an rd_source owns its root directory fd (or the tree of a snapshot archive read into
+ * memory); every rd_text, string and rd_strv it fills is owned by the caller.
  *
  * Every path given here is relative to the root ("sys/class/infiniband", a leading '/' is
  * ignored) and is resolved inside the root: symbolic links are followed with the root as "/",
@@ -41,9 +41,11 @@ enum {
 /* Opens the host seen through root: NULL is the live host (programs are run); any root given is
  * read as a root, also one that leads back to "/" ("/.", "//", a link to /): no program is run.
  * A directory is a root laid out like a host (or an unpacked snapshot); a .tar.gz/.tgz/.tar file
- * is a snapshot archive, unpacked into a private temporary directory removed by rd_source_close.
+ * is a snapshot archive, read into memory (memtree.h: nothing is written to disk) with the
+ * default limits, and by deadline_ms (CLOCK_MONOTONIC ms, 0: none) for rd_source_open_until.
  * Returns 0 or -errno with a one-line reason in err. */
 int rd_source_open(const char *root, struct rd_source **out, char *err, size_t errlen);
+int rd_source_open_until(const char *root, long long deadline_ms, struct rd_source **out, char *err, size_t errlen);
 void rd_source_close(struct rd_source *src);
 
 /* Deadlines (0: none): each file read may take read_timeout_ms, and after run_timeout_ms from now
