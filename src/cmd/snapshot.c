@@ -134,30 +134,35 @@ static time_t snapshot_time(void)
 	return e && *e && !*end && v >= 0 ? (time_t)v : time(NULL);
 }
 
-/* Creates, writes and puts the output in place, with the signals that end a run held off so
- * that an interrupted snapshot leaves nothing (they are delivered after the clean-up). */
+static volatile sig_atomic_t caught;
+static void on_signal(int sig)
+{
+	caught = sig;
+}
+
+/* Creates, writes and puts the output in place.  SIGINT, SIGTERM and SIGHUP only set a flag
+ * meanwhile (a handler, not a mask: the source layer may have a thread that would take the
+ * signal); once the output is written it is removed if one came, and the signal is raised again
+ * after the clean-up, so an interrupted snapshot leaves nothing. */
 static int write_output(struct rd_ctx *ctx, const char *out, enum rd_snap_format fmt, bool force,
 			struct rd_snap_plan *plan, time_t when)
 {
-	sigset_t hold, old;
-	sigemptyset(&hold);
-	sigaddset(&hold, SIGINT);
-	sigaddset(&hold, SIGTERM);
-	sigaddset(&hold, SIGHUP);
-	sigaddset(&hold, SIGPIPE);
-	sigprocmask(SIG_BLOCK, &hold, &old);
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+	struct sigaction old[3], sa = {.sa_handler = on_signal, .sa_flags = SA_RESTART};
+	bool installed[3] = {false};
+	sigemptyset(&sa.sa_mask);
+	caught = 0;
+	for (int i = 0; i < 3; i++)
+		if (sigaction(sigs[i], NULL, &old[i]) == 0 && old[i].sa_handler != SIG_IGN)
+			installed[i] = sigaction(sigs[i], &sa, NULL) == 0;
 	char err[1024] = "";
 	struct rd_snap_out *o;
 	int r = rd_snap_out_open(out, fmt, force, &o, err, sizeof err);
 	if (r == 0) {
 		r = rd_snap_out_write(o, plan, when, err, sizeof err);
-		sigset_t pending;
-		bool interrupted = sigpending(&pending) == 0 && (sigismember(&pending, SIGINT) == 1 ||
-								  sigismember(&pending, SIGTERM) == 1 ||
-								  sigismember(&pending, SIGHUP) == 1);
-		if (r == 0 && interrupted) {
+		if (r == 0 && caught) {
 			r = -EINTR;
-			snprintf(err, sizeof err, "interrupted; %s not written", out);
+			snprintf(err, sizeof err, "interrupted (%s); %s not written", strsignal(caught), out);
 		}
 		if (r < 0)
 			rd_snap_out_abort(o);
@@ -166,7 +171,11 @@ static int write_output(struct rd_ctx *ctx, const char *out, enum rd_snap_format
 	}
 	if (r < 0)
 		fprintf(ctx->err, "%s: snapshot: %s\n", ctx->prog, err[0] ? err : strerror(-r));
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	for (int i = 0; i < 3; i++)
+		if (installed[i])
+			sigaction(sigs[i], &old[i], NULL);
+	if (caught)
+		raise(caught);
 	return r;
 }
 

@@ -86,5 +86,27 @@ ln -s "$host1/through-link.tar.gz" "$work/dangling.tar.gz"
 [ ! -e "$host1/through-link.tar.gz" ] && ok || bad "written through the -o link"
 "$bin" --root "$evil" snapshot -o "$work/dangling.tar.gz" --force 2> "$work/err" && ok || bad "--force over a link: $(cat "$work/err")"
 [ ! -e "$host1/through-link.tar.gz" ] && [ -f "$work/dangling.tar.gz" ] && [ ! -L "$work/dangling.tar.gz" ] && ok || bad "--force wrote through the link instead of replacing it"
+# SIGTERM at random points: the output is there whole or not at all, and nothing else is left
+mkdir "$work/term"
+left=0 whole=0
+for i in $(seq 30); do
+	for out in x.tar.gz d; do
+		"$bin" --root "$top/examples/h100-ofed" snapshot -o "$work/term/$out" 2> /dev/null &
+		pid=$!
+		sleep "0.0$((RANDOM % 60))"
+		kill -TERM $pid 2> /dev/null
+		wait $pid 2> /dev/null
+		for f in "$work/term"/* "$work/term"/.[!.]*; do
+			[ -e "$f" ] || [ -L "$f" ] || continue
+			case ${f##*/} in
+			x.tar.gz) tar tzf "$f" > /dev/null 2>&1 && tar xzOf "$f" rdma-doctor/meta.json > /dev/null 2>&1 && whole=$((whole + 1)) || left=$((left + 1)) ;;
+			d) [ -f "$f/rdma-doctor/meta.json" ] && whole=$((whole + 1)) || left=$((left + 1)) ;;
+			*) left=$((left + 1)) ;;
+			esac
+			rm -rf "$f"
+		done
+	done
+done
+[ $left = 0 ] && ok || bad "SIGTERM left $left partial outputs or temporary files ($whole whole)"
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]
