@@ -61,7 +61,6 @@ struct item {
 	unsigned uid, gid;
 	size_t seq;       /* order added: of equal paths the first is kept ... */
 	bool extra;       /* ... except that an added file replaces */
-	bool late;        /* added after the recording: never replaces a recorded entry */
 	bool from_rec;    /* counted in the stats */
 	bool node;        /* a device node, FIFO or unread file: an empty regular file */
 	bool dead;        /* left out (a duplicate, or below a non-directory) */
@@ -128,8 +127,6 @@ static int item_cmp(const void *x, const void *y)
 		return c;
 	if (a->extra != b->extra)
 		return a->extra ? -1 : 1;
-	if (a->late != b->late)
-		return a->late ? 1 : -1;
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
@@ -258,8 +255,8 @@ static const char *errno_name(int err)
 	return n ? n : "EIO";
 }
 
-/* A recorded entry as an item (data borrowed, or copied when copy). */
-static void add_rec(struct rd_snap_plan *p, const struct rd_rec_entry *e, bool copy)
+/* A recorded entry as an item (its data borrowed from the recording). */
+static void add_rec(struct rd_snap_plan *p, const struct rd_rec_entry *e)
 {
 	if (!e->path || !clean_path(e->path) || own_path(e->path) ||
 	    (e->kind == RD_REC_LINK && (!e->data || !*e->data || strlen(e->data) != e->len || e->len > MAX_PATH)) ||
@@ -272,7 +269,6 @@ static void add_rec(struct rd_snap_plan *p, const struct rd_rec_entry *e, bool c
 											: IT_FILE;
 	struct item *it = push(p, e->path, t);
 	it->from_rec = true;
-	it->late = copy;
 	it->uid = (unsigned)e->uid;
 	it->gid = (unsigned)e->gid;
 	const char *data = NULL;
@@ -289,12 +285,6 @@ static void add_rec(struct rd_snap_plan *p, const struct rd_rec_entry *e, bool c
 		len = e->kind == RD_REC_FILE && e->data ? e->len : 0;
 		it->perm = e->mode ? ((unsigned)e->mode & 0777) | 0600 : 0644;
 	}
-	if (copy && data) {
-		it->owned = rd_xmalloc(len + 1);
-		memcpy(it->owned, data, len);
-		it->owned[len] = '\0';
-		data = it->owned;
-	}
 	it->data = data;
 	it->len = len;
 }
@@ -305,7 +295,7 @@ struct rd_snap_plan *rd_snap_plan_new(const struct rd_recording *rec)
 	p->rec = rec;
 	for (size_t i = 0; i < rec->n; i++)
 		if (rec->entries[i].kind != RD_REC_ERROR)
-			add_rec(p, &rec->entries[i], false);
+			add_rec(p, &rec->entries[i]);
 	finish(p);
 
 	/* rdma-doctor/read-errors: always present, so that an empty one says "none met" */
@@ -361,6 +351,10 @@ struct rd_snap_plan *rd_snap_plan_new(const struct rd_recording *rec)
 
 void rd_snap_plan_add(struct rd_snap_plan *p, const char *path, const char *data, size_t len)
 {
+	if (!clean_path(path)) {
+		p->unclean++;
+		return;
+	}
 	char *copy = rd_xmalloc(len + 1);
 	if (len)
 		memcpy(copy, data, len);
@@ -386,12 +380,6 @@ bool rd_snap_plan_has(struct rd_snap_plan *p, const char *path)
 		if (!p->v[i].dead)
 			return true;
 	return false;
-}
-
-void rd_snap_plan_add_entry(struct rd_snap_plan *p, const struct rd_rec_entry *e)
-{
-	if (e->kind != RD_REC_ERROR)
-		add_rec(p, e, true);
 }
 
 void rd_snap_plan_stats(struct rd_snap_plan *p, struct rd_snap_stats *st)

@@ -46,14 +46,11 @@ struct rd_snap_stats {
 struct rd_snap_plan;
 /* A plan of everything rec met, plus rdma-doctor/read-errors and rdma-doctor/commands/. */
 struct rd_snap_plan *rd_snap_plan_new(const struct rd_recording *rec);
-/* Adds a regular file (data copied) at a clean relative path; a path already planned is
- * replaced.  For the caller's rdma-doctor/ files. */
+/* Adds a regular file (data copied) at a clean relative path (else it is skipped); a path already
+ * planned is replaced.  For the caller's rdma-doctor/ files. */
 void rd_snap_plan_add(struct rd_snap_plan *p, const char *path, const char *data, size_t len);
 /* True when path is planned (as anything). */
 bool rd_snap_plan_has(struct rd_snap_plan *p, const char *path);
-/* Adds an entry met after the recording (a name a listing gave that the model never touched),
- * as if recorded: counted, and never replacing what is planned.  Data is copied. */
-void rd_snap_plan_add_entry(struct rd_snap_plan *p, const struct rd_rec_entry *e);
 void rd_snap_plan_stats(struct rd_snap_plan *p, struct rd_snap_stats *st);
 void rd_snap_plan_free(struct rd_snap_plan *p);
 
