@@ -45,6 +45,9 @@ for d in "$work"/scen/*/; do
 	s=$(basename "$d")
 	"$bin" --root "$d" snapshot -o "$work/scen-$s.tar.gz" 2> /dev/null || { bad "snapshot of scenario $s"; continue; }
 	same "scenario $s" "$d" "$work/scen-$s.tar.gz" check --format json
+	same "scenario $s fix" "$d" "$work/scen-$s.tar.gz" fix modules
+	same "scenario $s explain" "$d" "$work/scen-$s.tar.gz" explain --format json "mlx5_core 0000:1b:00.0: mlx5_cmd_out_err" \
+		"NET/IB : Got completion from peer with error 12" "nvidia_peermem: invalid context" "ibv_reg_mr failed: Cannot allocate memory"
 done
 # --policy: the services of that policy are captured, so `check --policy` agrees on the snapshot
 k=$work/scen/healthy-inbox-kubelet
