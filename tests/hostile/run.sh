@@ -167,5 +167,17 @@ for r in /. // /tmp/.. "$work/slash-link" /proc/self/root; do
 done
 RDMA_DOCTOR_ROOT=/. strace -f -qq -e trace=execve -o "$work/exec.txt" "$bin" check > /dev/null 2>&1
 [ "$(grep -c 'execve(' "$work/exec.txt")" = 1 ] && ok || bad "RDMA_DOCTOR_ROOT=/.: programs run"
+# ---- an archive root is read in memory: nothing written to disk, fix --apply refused ---------
+make_root archived
+"$bin" --root "$work/archived" snapshot -o "$work/archived.tar.gz" > /dev/null 2>&1 || bad "archived: snapshot"
+mkdir "$work/tmp-empty"
+TMPDIR=$work/tmp-empty strace -f -qq -e trace=mkdir,mkdirat,open,openat,openat2,unlink,unlinkat,rename,renameat,renameat2 \
+	-o "$work/trace.ar" "$bin" --root "$work/archived.tar.gz" check --format json > "$work/ar.json" 2> /dev/null
+jq -en 'input | (.findings | length) >= 19' "$work/ar.json" > /dev/null && ok || bad "archived: no full report"
+[ -z "$(ls -A "$work/tmp-empty")" ] && ! grep -qE 'O_CREAT|mkdir|unlink|rename' "$work/trace.ar" && ok ||
+	bad "archived: check wrote to disk: $(grep -E 'O_CREAT|mkdir|unlink|rename' "$work/trace.ar" | head -2)"
+"$bin" --root "$work/archived.tar.gz" fix modules --apply > /dev/null 2> "$work/err"; rc=$?
+[ $rc = 2 ] && grep -q "is a snapshot archive: nothing to apply it to" "$work/err" && ok || bad "archived: fix --apply (exit $rc): $(cat "$work/err")"
+
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]
