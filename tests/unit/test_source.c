@@ -86,7 +86,7 @@ RD_TEST(reads_attr_and_strips_one_newline)
 	rd_source_close(src);
 }
 
-RD_TEST(links_resolve_inside_the_root)
+static void check_links_resolve_inside_the_root(void)
 {
 	setup();
 	mk("sys/devices/pci/0000:0c:00.0/infiniband/mlx5_0/fw_ver", "28.41.1000\n");
@@ -124,7 +124,20 @@ RD_TEST(links_resolve_inside_the_root)
 	rd_source_close(src);
 }
 
-RD_TEST(link_loops_and_dangling_links)
+RD_TEST(links_resolve_inside_the_root)
+{
+	check_links_resolve_inside_the_root();
+}
+
+/* A kernel without openat2 (the shim says ENOSYS): the same answers from the O_PATH walk. */
+RD_TEST(links_resolve_inside_the_root_without_openat2)
+{
+	setenv("RD_FAULT_NO_OPENAT2", "1", 1);
+	check_links_resolve_inside_the_root();
+	unsetenv("RD_FAULT_NO_OPENAT2");
+}
+
+static void check_link_loops_and_dangling_links(void)
 {
 	setup();
 	ln("sys/loop1", "loop2");
@@ -139,6 +152,18 @@ RD_TEST(link_loops_and_dangling_links)
 	struct rd_strv names = {0};
 	CHECK_INT(rd_list_dir(src, "sys/loop1", &names), -ELOOP);
 	rd_source_close(src);
+}
+
+RD_TEST(link_loops_and_dangling_links)
+{
+	check_link_loops_and_dangling_links();
+}
+
+RD_TEST(link_loops_and_dangling_links_without_openat2)
+{
+	setenv("RD_FAULT_NO_OPENAT2", "1", 1);
+	check_link_loops_and_dangling_links();
+	unsetenv("RD_FAULT_NO_OPENAT2");
 }
 
 RD_TEST(fifo_directory_and_huge_file_are_errors_not_hangs)
