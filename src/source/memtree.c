@@ -67,7 +67,9 @@ static size_t hash_of(const struct rd_memnode *parent, const char *name, size_t 
 	uint64_t h = 1469598103934665603ull ^ (uint64_t)(uintptr_t)parent;
 	for (size_t i = 0; i < len; i++)
 		h = (h ^ (unsigned char)name[i]) * 1099511628211ull;
-	h ^= h >> 29;
+	h ^= h >> 33; /* a final mix, so that the low bits (the slot) depend on every byte */
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
 	return (size_t)h;
 }
 
@@ -290,13 +292,15 @@ static int count_entry(struct reader *r, const char *path, size_t namelen)
 }
 
 /* The contents of the current entry, read in chunks with the limits and the deadline checked. */
-static int read_contents(struct reader *r, const char *path, char **data, size_t *len)
+static int read_contents(struct reader *r, const char *path, uint64_t declared, char **data, size_t *len)
 {
 	size_t cap = 0, n = 0;
 	char *buf = NULL;
+	/* the first buffer holds what the header declares, up to 16 MiB (a header may lie) */
+	size_t first = declared < 4096 ? 4096 : declared > (16u << 20) ? (16u << 20) : (size_t)declared;
 	for (;;) {
 		if (n == cap) {
-			size_t ncap = cap ? cap * 2 : 4096;
+			size_t ncap = cap ? cap * 2 : first;
 			if (ncap > r->lim->max_file + 1)
 				ncap = (size_t)r->lim->max_file + 1;
 			if (ncap <= cap) {
@@ -463,7 +467,8 @@ static int add_entry(struct reader *r, struct archive_entry *e)
 	char *data = NULL;
 	size_t len = 0;
 	if (type == AE_IFREG) {
-		int rc = read_contents(r, path, &data, &len);
+		la_int64_t declared = la->entry_size_is_set(e) ? la->entry_size(e) : 0;
+		int rc = read_contents(r, path, declared > 0 ? (uint64_t)declared : 0, &data, &len);
 		if (rc < 0)
 			return rc;
 	} else if (type == AE_IFLNK) {

@@ -275,6 +275,31 @@ RD_TEST(gnu_plain_tar_read_from_fd_and_one_top_directory_is_the_root)
 	rd_memtree_free(t);
 }
 
+RD_TEST(gnu_tar_formats_and_long_names_read)
+{
+	/* a 118-byte path (ustar splits it into prefix and name; gnu uses ././@LongLink, posix pax)
+	 * and, except for ustar, a 129-byte link target */
+	CHECK_INT(sh("set -e; l=$D/t/sys/devices/pci0000:00/0000:17:00.0/0000:18:00.0/0000:19:00.0/0000:1a:00.0/"
+		     "infiniband/mlx5_0/ports/1/gid_attrs/ndevs; mkdir -p $l; printf 'ens1f0np0' > $l/0; mkdir -p $D/t/etc;"
+		     " tar --format=ustar -cf $D/ustar.tar -C $D/t sys;"
+		     " ln -s ../sys/devices/pci0000:00/0000:17:00.0/0000:18:00.0/0000:19:00.0/0000:1a:00.0/"
+		     "./././././././././././././././././infiniband/mlx5_0"
+		     " $D/t/etc/hca; tar --format=gnu -czf $D/gnu.tar.gz -C $D/t sys etc;"
+		     " tar --format=posix -czf $D/posix.tar.gz -C $D/t sys etc"),
+		  0);
+	static const char *const names[] = {"ustar.tar", "gnu.tar.gz", "posix.tar.gz"};
+	for (size_t i = 0; i < 3; i++) {
+		struct rd_memtree *t = NULL;
+		char err[256] = "x";
+		CHECK_INT(read_file_as(names[i], NULL, &t, err, sizeof err), 0);
+		check_cat(t, "sys/devices/pci0000:00/0000:17:00.0/0000:18:00.0/0000:19:00.0/0000:1a:00.0/"
+			     "infiniband/mlx5_0/ports/1/gid_attrs/ndevs/0", "ens1f0np0");
+		if (i > 0)
+			check_cat(t, "etc/hca/ports/1/gid_attrs/ndevs/0", "ens1f0np0");
+		rd_memtree_free(t);
+	}
+}
+
 RD_TEST(links_resolve_inside_the_tree)
 {
 	make_root();
