@@ -20,10 +20,13 @@ int rd_read_fd(int fd, struct rd_read_req *req, struct rd_text *out)
 		return -RD_ENOTREG;
 	}
 	size_t cap = req->cap;
+	/* a size of 0 says nothing (procfs): such a file is read until a read gives 0 */
+	bool sized = known && st->st_size > 0;
 	/* the first read asks for what the file should hold: its size (+1 to see the end), one
-	 * page for a sysfs attribute, else a chunk; it grows up to cap+1 to tell EFBIG */
+	 * page for a sysfs attribute, else a chunk; it grows up to cap+1 to tell EFBIG.  A regular file
+	 * of known size ends where a read comes back short. */
 	size_t alloc = req->single ? cap
-		     : known && st->st_size > 0 && (uint64_t)st->st_size < cap ? (size_t)st->st_size + 1
+		     : sized && (uint64_t)st->st_size < cap ? (size_t)st->st_size + 1
 		     : req->one_page ? 4096 : 8192;
 	if (!req->single && alloc > cap + 1)
 		alloc = cap + 1;
@@ -56,7 +59,7 @@ int rd_read_fd(int fd, struct rd_read_req *req, struct rd_text *out)
 			break;
 		/* a sysfs attribute comes whole in its first read (at most a page); a regular file
 		 * of known size ends where a read comes back short */
-		if ((first && req->one_page && len < 4096) || (known && (size_t)n < want))
+		if ((first && req->one_page && len < 4096) || (sized && (size_t)n < want))
 			break;
 		first = false;
 	}

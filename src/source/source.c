@@ -19,6 +19,7 @@
 #include "source/reader.h"
 
 #define MAX_LINKS 40
+#define PDIR_CACHE 64
 #define READ_ERRORS_FILE "rdma-doctor/read-errors"
 #define COMMANDS_DIR "rdma-doctor/commands"
 
@@ -113,6 +114,12 @@ struct rd_source {
 	struct rd_reader *reader;
 	unsigned einval_remembered; /* counter files that returned EINVAL, not read again */
 	struct rd_recording *rec;   /* when recording */
+	/* directories the resolver stepped in lately: canonical path and an O_PATH descriptor */
+	struct {
+		char *path;
+		int fd;
+	} pdir[PDIR_CACHE];
+	unsigned pdir_next;
 	bool in_command;            /* reading a captured command's files: recorded as the command */
 };
 
@@ -390,7 +397,40 @@ static int open_path(struct rd_source *src, const char *path, int flags)
 
 /* ---- path resolution inside the root (canonical paths, in user space) --------------------- */
 
-/* One step of a walk: the kind of canonical path (not followed) and, for a link, its target. */
+/* An O_PATH descriptor of canonical directory dir, kept for the next steps in it (borrowed). */
+static int pdir_fd(struct rd_source *src, const char *dir)
+{
+	if (!*dir)
+		return src->fd;
+	for (unsigned i = 0; i < PDIR_CACHE; i++)
+		if (src->pdir[i].path && strcmp(src->pdir[i].path, dir) == 0)
+			return src->pdir[i].fd;
+	int fd = open_canon(src, dir, O_PATH | O_DIRECTORY);
+	if (fd < 0)
+		return fd;
+	unsigned i = src->pdir_next++ % PDIR_CACHE;
+	if (src->pdir[i].path) {
+		free(src->pdir[i].path);
+		close(src->pdir[i].fd);
+	}
+	src->pdir[i].path = rd_xstrdup(dir);
+	src->pdir[i].fd = fd;
+	return fd;
+}
+
+static void pdir_clear(struct rd_source *src)
+{
+	for (unsigned i = 0; i < PDIR_CACHE; i++)
+		if (src->pdir[i].path) {
+			free(src->pdir[i].path);
+			close(src->pdir[i].fd);
+			src->pdir[i].path = NULL;
+		}
+}
+
+/* One step of a walk: the kind of canonical path (not followed) and, for a link, its target.
+ * The path's directory is pinned by a descriptor, and the last component is looked at relative
+ * to it (one component: no link on the way can lead out). */
 static int step(struct rd_source *src, const char *canon, struct stat *st, char *target, size_t tlen)
 {
 	if (src->tree) {
@@ -404,18 +444,23 @@ static int step(struct rd_source *src, const char *canon, struct stat *st, char 
 			snprintf(target, tlen, "%s", t);
 		return 0;
 	}
-	int fd = open_canon(src, canon, O_PATH);
-	if (fd < 0)
-		return fd;
-	int r = fstat(fd, st) < 0 ? -errno : 0;
+	const char *slash = strrchr(canon, '/');
+	char *dir = slash ? rd_xstrndup(canon, (size_t)(slash - canon)) : rd_xstrdup("");
+	const char *name = slash ? slash + 1 : canon;
+	int dfd = pdir_fd(src, dir);
+	free(dir);
+	if (dfd < 0)
+		return dfd;
+	if (!*name || strcmp(name, ".") == 0)
+		name = ".";
+	int r = fstatat(dfd, name, st, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
 	if (r == 0 && S_ISLNK(st->st_mode)) {
-		ssize_t n = readlinkat(fd, "", target, tlen - 1);
+		ssize_t n = readlinkat(dfd, name, target, tlen - 1);
 		if (n < 0)
 			r = -errno;
 		else
 			target[n] = '\0';
 	}
-	close(fd);
 	return r;
 }
 
@@ -659,6 +704,7 @@ void rd_source_close(struct rd_source *src)
 	rd_memtree_free(src->tree);
 	smap_free(&src->dirs, true);
 	smap_free(&src->errors, false);
+	pdir_clear(src);
 	rd_reader_stop(src->reader);
 	free(src->root);
 	free(src);

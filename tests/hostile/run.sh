@@ -167,5 +167,23 @@ for r in /. // /tmp/.. "$work/slash-link" /proc/self/root; do
 done
 RDMA_DOCTOR_ROOT=/. strace -f -qq -e trace=execve -o "$work/exec.txt" "$bin" check > /dev/null 2>&1
 [ "$(grep -c 'execve(' "$work/exec.txt")" = 1 ] && ok || bad "RDMA_DOCTOR_ROOT=/.: programs run"
+# ---- an archive root is read in memory: nothing written to disk, fix --apply refused ---------
+make_root archived
+"$bin" --root "$work/archived" snapshot -o "$work/archived.tar.gz" > /dev/null 2>&1 || bad "archived: snapshot"
+mkdir "$work/tmp-empty"
+TMPDIR=$work/tmp-empty strace -f -qq -e trace=mkdir,mkdirat,open,openat,openat2,unlink,unlinkat,rename,renameat,renameat2 \
+	-o "$work/trace.ar" "$bin" --root "$work/archived.tar.gz" check --format json > "$work/ar.json" 2> /dev/null
+jq -en 'input | (.findings | length) >= 19' "$work/ar.json" > /dev/null && ok || bad "archived: no full report"
+[ -z "$(ls -A "$work/tmp-empty")" ] && ! grep -qE 'O_CREAT|mkdir|unlink|rename' "$work/trace.ar" && ok ||
+	bad "archived: check wrote to disk: $(grep -E 'O_CREAT|mkdir|unlink|rename' "$work/trace.ar" | head -2)"
+# reading an archive counts toward --timeout: 60,000 entries and a 50 ms deadline stop early
+mkdir -p "$work/many-entries/sys/x" && (cd "$work/many-entries/sys/x" && seq 1 60000 | sed 's/^/f/' | xargs touch) &&
+	tar czf "$work/many-entries.tar.gz" -C "$work/many-entries" .
+timeout 120 "$bin" --root "$work/many-entries.tar.gz" --timeout 0.05 check > /dev/null 2> "$work/err"; rc=$?
+[ $rc = 3 ] && grep -q "cannot read snapshot .*many-entries.tar.gz: deadline passed" "$work/err" && ok ||
+	bad "many-entries archive: exit $rc: $(head -c 300 "$work/err")"
+"$bin" --root "$work/archived.tar.gz" fix modules --apply > /dev/null 2> "$work/err"; rc=$?
+[ $rc = 2 ] && grep -q "is a snapshot archive: nothing to apply it to" "$work/err" && ok || bad "archived: fix --apply (exit $rc): $(cat "$work/err")"
+
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]
