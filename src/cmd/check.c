@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "checks/check.h"
+#include "checks/probe_loopback.h"
 #include "cmd/cmd.h"
 #include "probe/probe.h"
 #include "render/out.h"
@@ -43,55 +44,23 @@ static bool valid_ids(struct rd_ctx *ctx, const char *list, const char *opt)
 	"check [--format text|json] [--policy FILE] [--only ID,...] [--skip ID,...] [--no-color] "    \
 	"[--probe [--probe-size BYTES]]"
 
-static void probe_evidence(struct rd_finding *f, const char *where, const struct rd_probe_step *steps, size_t n)
+static long long mono_ms(void)
 {
-	for (size_t i = 0; i < n; i++) {
-		const struct rd_probe_step *s = &steps[i];
-		char *path = rd_xasprintf("probe %s%s%s", where, *where ? " " : "", s->name);
-		if (s->ok)
-			rd_evidence_add(f, path, "%s", s->detail ? s->detail : "ok");
-		else
-			rd_evidence_add(f, path, "FAIL: %s%s%s", s->error, s->detail ? "; " : "", s->detail ? s->detail : "");
-		free(path);
-		for (size_t k = 0; k < s->fix.n; k++)
-			rd_fix_add(f, "%s", s->fix.v[k]);
-	}
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* check --probe: the probe's result as findings of "probe.loopback". */
-static void probe_findings(const struct rd_probe_result *res, struct rd_report *rep)
+/* check --probe: what is left of --timeout for the probe's watchdog (0: no deadline), or -1 when
+ * less than RD_PROBE_MIN_BUDGET_MS is left (the probe is then not started: a probe cut short
+ * by the checks' time would be a false FAIL). */
+#define RD_PROBE_MIN_BUDGET_MS 1000
+static int probe_budget_ms(const struct rd_ctx *ctx, long long started)
 {
-	static const char *const id = "probe.loopback";
-	const struct rd_probe_step *hs = rd_probe_failed_step(res->steps, res->nsteps);
-	if (hs) {
-		struct rd_finding *f = rd_report_add(rep, id, RD_FAIL, "host", "%s", hs->error);
-		probe_evidence(f, "", res->steps, res->nsteps);
-		return;
-	}
-	size_t counted = 0;
-	for (size_t i = 0; i < res->nports; i++)
-		counted += !(res->ports[i].state && !res->ports[i].active);
-	for (size_t i = 0; i < res->nports; i++) {
-		const struct rd_probe_port *p = &res->ports[i];
-		char subj[160]; /* "rxe0 port 1", or the device when it did not open */
-		if (p->port)
-			snprintf(subj, sizeof subj, "%s port %u", p->device, p->port);
-		else
-			snprintf(subj, sizeof subj, "%s", p->device);
-		const struct rd_probe_step *fs = rd_probe_failed_step(p->steps, p->nsteps);
-		struct rd_finding *f;
-		if (p->pass)
-			f = rd_report_add(rep, id, RD_OK, subj, "RDMA WRITE loopback verified on %s (active_mtu %u)", subj,
-					  p->active_mtu);
-		else if (p->state && !p->active)
-			f = rd_report_add(rep, id, counted ? RD_SKIP : RD_FAIL, subj, "%s%s", fs ? fs->error : "not Active",
-					  counted ? " (not probed)" : "");
-		else
-			f = rd_report_add(rep, id, RD_FAIL, subj, "%s", fs ? fs->error : "RDMA WRITE not verified");
-		probe_evidence(f, subj, p->steps, p->nsteps);
-	}
-	if (!res->pass && res->nports == 0)
-		rd_report_add(rep, id, RD_FAIL, "host", "%s", res->error ? res->error : "the probe failed");
+	if (ctx->timeout_s <= 0)
+		return 0;
+	long long left = (long long)(ctx->timeout_s * 1000) - (mono_ms() - started);
+	return left >= RD_PROBE_MIN_BUDGET_MS ? (int)left : -1;
 }
 
 int rd_cmd_check(struct rd_ctx *ctx, int argc, char **argv)
@@ -141,6 +110,7 @@ int rd_cmd_check(struct rd_ctx *ctx, int argc, char **argv)
 		return 3;
 	}
 
+	long long started = mono_ms(); /* --timeout is the whole run's, the probe's included */
 	struct rd_loaded l;
 	if (rd_ctx_load(ctx, policy_path, true, &l) < 0)
 		return 3;
@@ -152,17 +122,14 @@ int rd_cmd_check(struct rd_ctx *ctx, int argc, char **argv)
 	struct rd_report report = {0};
 	bool live = rd_source_is_live(src);
 	rd_checks_run(h, sys, pol, live, only, skip, &report);
-	struct rd_source *psrc = NULL;
-	if (probe && rd_ctx_open_source(ctx, &psrc) == 0) { /* its own read deadline, from now */
+	int budget = probe ? probe_budget_ms(ctx, started) : 0;
+	if (probe && budget < 0) {
+		rd_probe_loopback_not_run(&report, ctx->timeout_s, mono_ms() - started);
+	} else if (probe) { /* in a child process, which reads the live host itself */
 		struct rd_probe_result res;
-		rd_probe_run(psrc, &probe_opts, &res);
-		probe_findings(&res, &report);
+		rd_probe_run_contained(&probe_opts, budget, &res);
+		rd_probe_loopback(&res, &report);
 		rd_probe_result_free(&res);
-		rd_source_close(psrc);
-	} else if (probe) {
-		rd_report_free(&report);
-		rd_loaded_free(&l);
-		return 3;
 	}
 
 	char when[32];

@@ -70,9 +70,6 @@ bool rd_ctx_is_root(const struct rd_ctx *ctx);
 /* The probe's options, shared by `probe` and `check --probe` (cmd/probe.c).  name is "--device",
  * "--port", "--size" or "--probe-size"; on a bad value prints one line naming cmd and returns -1. */
 struct rd_probe_opts;
-struct rd_probe_result;
 int rd_probe_opt(struct rd_ctx *ctx, const char *cmd, const char *name, const char *value, struct rd_probe_opts *o);
-/* Prints a probe result as text or JSON (schema rdma-doctor/probe/v1). */
-void rd_probe_render(FILE *f, bool json, const struct rd_probe_result *r);
 
 #endif

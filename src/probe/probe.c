@@ -151,14 +151,34 @@ const struct rd_probe_step *rd_probe_failed_step(const struct rd_probe_step *ste
 	return NULL;
 }
 
+const char *rd_probe_step_name(const char *name)
+{
+	static const char *const names[] = {"load", "devices", "open", "query_port", "gid", "alloc_pd", "reg_mr",
+					    "create_cq", "create_qp", "init", "rtr", "rts", "write", "verify",
+					    "teardown", "unload"};
+	for (size_t i = 0; name && i < sizeof names / sizeof names[0]; i++)
+		if (strcmp(names[i], name) == 0)
+			return names[i];
+	return NULL;
+}
+
+/* Tells opts->progress where the run is (see probe.h). */
+static void at(const struct rd_probe_opts *o, const struct rd_probe_result *r, const char *dev, unsigned port,
+	       const char *step, const char *call)
+{
+	if (o->progress)
+		o->progress(o->progress_arg, r, dev, port, step, call);
+}
+
 /* ---- loading libibverbs -------------------------------------------------------------------- */
 
 static const char *load_fix_provider =
 	"a provider for the NIC is needed too: libmlx5 (ConnectX), librxe (Soft-RoCE) ... are in "
 	"ibverbs-providers (MLNX_OFED and DOCA-OFED bring their own)";
 
-static bool verbs_load(struct verbs *v, struct rd_probe_result *r)
+static bool verbs_load(struct verbs *v, const struct rd_probe_opts *o, struct rd_probe_result *r)
 {
+	at(o, r, NULL, 0, "load", "dlopen(\"libibverbs.so.1\")");
 	uint64_t t0 = now_us();
 	struct rd_probe_step *s = step_add(&r->steps, &r->nsteps, "load");
 	memset(v, 0, sizeof *v);
@@ -255,16 +275,54 @@ static void explain_open_failure(struct rd_source *src, const char *dev, struct 
 	rd_strv_free(&uv);
 }
 
+static unsigned hex_attr(struct rd_source *src, const char *dir, const char *name)
+{
+	struct rd_text t = {0};
+	char *p = rd_xasprintf("%s/%s", dir, name);
+	uint64_t v = 0;
+	if (rd_read_attr(src, p, &t) == 0)
+		rd_parse_u64(t.data, 0, 0xffffffffu, &v);
+	rd_text_free(&t);
+	free(p);
+	return (unsigned)v;
+}
+
+/* The first Mellanox/NVIDIA network controller (PCI vendor 0x15b3, class 0x02): its address, or
+ * NULL.  The rule of rd_host_has_rdma_hardware, read from sysfs here. */
+static char *mellanox_nic(struct rd_source *src)
+{
+	struct rd_strv fns = {0};
+	char *found = NULL;
+	rd_list_dir(src, "sys/bus/pci/devices", &fns);
+	for (size_t i = 0; i < fns.n && !found; i++) {
+		char *dir = rd_xasprintf("sys/bus/pci/devices/%s", fns.v[i]);
+		if (hex_attr(src, dir, "vendor") == 0x15b3 && (hex_attr(src, dir, "class") >> 16) == 0x02)
+			found = rd_xstrdup(fns.v[i]);
+		free(dir);
+	}
+	rd_strv_free(&fns);
+	return found;
+}
+
 /* Why libibverbs sees no device, from sysfs. */
 static void explain_no_devices(struct rd_source *src, struct rd_probe_step *s)
 {
 	struct rd_strv ib = {0}, uverbs = {0};
 	int r = rd_list_dir(src, "sys/class/infiniband", &ib);
-	if (r < 0 || ib.n == 0) {
-		step_set_detail(s, "/sys/class/infiniband %s: no RDMA driver module is loaded (no kernel RDMA device)",
-				r == -ENOENT ? "does not exist" : r < 0 ? strerror(-r) : "is empty");
-		step_fix(s, "modprobe mlx5_ib    # ConnectX; or the RDMA driver of the NIC (irdma, bnxt_re, ...)");
+	const char *why = r == -ENOENT ? "does not exist" : r < 0 ? strerror(-r) : "is empty";
+	char *nic = NULL;
+	if ((r < 0 || ib.n == 0) && !(nic = mellanox_nic(src))) {
+		/* what check calls "No RDMA hardware on this host" (rd_host_has_rdma_hardware) */
+		step_set_detail(s, "/sys/class/infiniband %s and no PCI function in /sys/bus/pci/devices is a Mellanox/NVIDIA "
+				   "network controller (vendor 0x15b3): this host has no RDMA NIC",
+				why);
 		step_fix(s, "modprobe rdma_rxe && rdma link add rxe0 type rxe netdev eth0    # Soft-RoCE, for tests");
+	} else if (r < 0 || ib.n == 0) {
+		step_set_detail(s, "/sys/class/infiniband %s but %s is a Mellanox/NVIDIA network controller: no RDMA driver "
+				   "module is loaded for it",
+				why, nic);
+		step_fix(s, "modprobe mlx5_ib    # ConnectX");
+		step_fix(s, "dmesg | grep -iE 'mlx5|ib_core' | tail -20    # if modprobe fails");
 	} else {
 		char *names = join(&ib);
 		int ru = rd_list_dir(src, "sys/class/infiniband_verbs", &uverbs);
@@ -281,6 +339,7 @@ static void explain_no_devices(struct rd_source *src, struct rd_probe_step *s)
 		}
 		free(names);
 	}
+	free(nic);
 	rd_strv_free(&ib);
 	rd_strv_free(&uverbs);
 }
@@ -331,6 +390,8 @@ static char *gid_text(const union ibv_gid *g)
 
 struct port_run {
 	const struct verbs *v;
+	const struct rd_probe_opts *o;
+	const struct rd_probe_result *r;
 	struct rd_source *src;
 	struct ibv_context *ctx;
 	uint64_t size;
@@ -344,6 +405,7 @@ static bool choose_gid(struct port_run *pr)
 {
 	struct rd_probe_port *p = pr->p;
 	const struct verbs *v = pr->v;
+	at(pr->o, pr->r, p->device, p->port, "gid", "ibv_query_gid");
 	uint64_t t0 = now_us();
 	struct rd_probe_step *s = port_step(p, "gid");
 	if (pr->pa.link_layer != IBV_LINK_LAYER_ETHERNET) {
@@ -483,6 +545,7 @@ static bool write_and_verify(struct port_run *pr, struct ibv_qp *qp, struct ibv_
 	struct rd_probe_port *p = pr->p;
 	const struct verbs *v = pr->v;
 	uint64_t half = pr->size / 2, n = half < RD_PROBE_MAX_WRITE ? half : RD_PROBE_MAX_WRITE;
+	at(pr->o, pr->r, p->device, p->port, "write", "ibv_post_send and ibv_poll_cq");
 	struct rd_probe_step *s = port_step(p, "write");
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -551,6 +614,7 @@ static bool write_and_verify(struct port_run *pr, struct ibv_qp *qp, struct ibv_
 	step_set_detail(s, "RDMA WRITE of %llu bytes from offset 0 to offset %llu (rkey 0x%x), completion after %llu us",
 			(unsigned long long)n, (unsigned long long)half, mr->rkey, (unsigned long long)s->usec);
 
+	at(pr->o, pr->r, p->device, p->port, "verify", "the comparison of the written bytes");
 	uint64_t t1 = now_us();
 	s = port_step(p, "verify");
 	if (memcmp(buf, buf + half, n) != 0) {
@@ -574,6 +638,9 @@ static bool write_and_verify(struct port_run *pr, struct ibv_qp *qp, struct ibv_
 static int modify(struct port_run *pr, struct ibv_qp *qp, struct ibv_qp_attr *a, int mask, const char *name,
 		  const char *to)
 {
+	static const char *const calls[] = {"ibv_modify_qp to INIT", "ibv_modify_qp to RTR", "ibv_modify_qp to RTS"};
+	at(pr->o, pr->r, pr->p->device, pr->p->port, name,
+	   calls[strcmp(to, "INIT") == 0 ? 0 : strcmp(to, "RTR") == 0 ? 1 : 2]);
 	uint64_t t0 = now_us();
 	struct rd_probe_step *s = port_step(pr->p, name);
 	errno = 0;
@@ -600,6 +667,7 @@ static void probe_port(struct port_run *pr)
 	struct rd_probe_step *s;
 
 	/* query_port: the full struct, through the exported (compat-typed) symbol */
+	at(pr->o, pr->r, p->device, p->port, "query_port", "ibv_query_port");
 	uint64_t t0 = now_us();
 	s = port_step(p, "query_port");
 	memset(&pr->pa, 0, sizeof pr->pa);
@@ -629,6 +697,7 @@ static void probe_port(struct port_run *pr)
 	if (!choose_gid(pr))
 		return;
 
+	at(pr->o, pr->r, p->device, p->port, "alloc_pd", "ibv_alloc_pd");
 	t0 = now_us();
 	s = port_step(p, "alloc_pd");
 	errno = 0;
@@ -642,6 +711,7 @@ static void probe_port(struct port_run *pr)
 	step_set_detail(s, "protection domain 0x%x", pd->handle);
 	step_time(s, t0);
 
+	at(pr->o, pr->r, p->device, p->port, "reg_mr", "ibv_reg_mr");
 	t0 = now_us();
 	s = port_step(p, "reg_mr");
 	rd_size_words(pr->size, words, sizeof words);
@@ -667,6 +737,7 @@ static void probe_port(struct port_run *pr)
 			(unsigned long long)pr->size, mr->lkey, mr->rkey);
 	step_time(s, t0);
 
+	at(pr->o, pr->r, p->device, p->port, "create_cq", "ibv_create_cq");
 	t0 = now_us();
 	s = port_step(p, "create_cq");
 	errno = 0;
@@ -680,6 +751,7 @@ static void probe_port(struct port_run *pr)
 	step_set_detail(s, "%d entries", cq->cqe);
 	step_time(s, t0);
 
+	at(pr->o, pr->r, p->device, p->port, "create_qp", "ibv_create_qp");
 	t0 = now_us();
 	s = port_step(p, "create_qp");
 	struct ibv_qp_init_attr ia;
@@ -768,6 +840,7 @@ static void probe_port(struct port_run *pr)
 
 out:
 	/* reverse order, whatever happened; a failed destroy is a failure of the port */
+	at(pr->o, pr->r, p->device, p->port, "teardown", "ibv_destroy_qp, ibv_destroy_cq, ibv_dereg_mr, ibv_dealloc_pd");
 	t0 = now_us();
 	struct rd_buf failed = {0};
 	int first_err = 0;
@@ -838,6 +911,7 @@ static void probe_device(const struct verbs *v, struct rd_source *src, struct ib
 			 const struct rd_probe_opts *o, uint64_t size, struct rd_probe_result *r)
 {
 	struct rd_probe_step open = {.name = "open", .ok = true};
+	at(o, r, name, 0, "open", "ibv_open_device and ibv_query_device");
 	uint64_t t0 = now_us();
 	errno = 0;
 	struct ibv_context *ctx = v->open_device(dev);
@@ -877,12 +951,14 @@ static void probe_device(const struct verbs *v, struct rd_source *src, struct ib
 				continue;
 			struct rd_probe_port *p = port_add(r, name, port);
 			copy_step(p, &open);
-			struct port_run pr = {.v = v, .src = src, .ctx = ctx, .size = size, .p = p};
+			struct port_run pr = {.v = v, .o = o, .r = r, .src = src, .ctx = ctx, .size = size, .p = p};
 			probe_port(&pr);
 		}
 	}
-	if (ctx)
+	if (ctx) {
+		at(o, r, name, 0, "unload", "ibv_close_device");
 		v->close_device(ctx);
+	}
 	free(open.error);
 	free(open.detail);
 	rd_strv_free(&open.fix);
@@ -936,11 +1012,12 @@ int rd_probe_run(struct rd_source *src, const struct rd_probe_opts *opts, struct
 		return -EINVAL;
 	}
 	struct verbs v;
-	if (!verbs_load(&v, r)) {
+	if (!verbs_load(&v, opts, r)) {
 		conclude(opts, r);
 		return -EIO;
 	}
 
+	at(opts, r, NULL, 0, "devices", "ibv_get_device_list");
 	uint64_t t0 = now_us();
 	struct rd_probe_step *s = step_add(&r->steps, &r->nsteps, "devices");
 	int num = 0;
@@ -972,11 +1049,16 @@ int rd_probe_run(struct rd_source *src, const struct rd_probe_opts *opts, struct
 	}
 	step_time(s, t0);
 
-	if (r->steps[r->nsteps - 1].ok)
+	if (r->steps[r->nsteps - 1].ok) {
+		for (size_t i = 0; i < names.n; i++)
+			if (!opts->device || strcmp(opts->device, names.v[i]) == 0)
+				rd_strv_push(&r->devices, names.v[i]);
 		for (size_t i = 0; i < names.n; i++)
 			if (!opts->device || strcmp(opts->device, names.v[i]) == 0)
 				probe_device(&v, src, list[i], names.v[i], opts, size, r);
+	}
 
+	at(opts, r, NULL, 0, "unload", "ibv_free_device_list and dlclose (the library's destructors)");
 	if (list)
 		v.free_device_list(list);
 	rd_strv_free(&names);
@@ -1000,5 +1082,6 @@ void rd_probe_result_free(struct rd_probe_result *r)
 		free_steps(p->steps, p->nsteps);
 	}
 	free(r->ports);
+	rd_strv_free(&r->devices);
 	memset(r, 0, sizeof *r);
 }

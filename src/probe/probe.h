@@ -6,7 +6,12 @@
  * Ownership: rd_probe_run fills an rd_probe_result that owns every string and array inside it;
  * rd_probe_result_free releases all of it.  The probe borrows the source (the live host: sysfs
  * GID types, /sys/class/infiniband, /proc/self/status) and keeps nothing.  Every verbs object it
- * creates is destroyed, in reverse order, before rd_probe_run returns.  Nothing here prints. */
+ * creates is destroyed, in reverse order, before rd_probe_run returns.  Nothing here prints.
+ *
+ * A libibverbs (or provider) that crashes, exits or hangs would take the caller with it, so
+ * commands use rd_probe_run_contained: the probe runs in a child process that streams what it
+ * finished to the parent (probe/wire.h), under a watchdog; the parent's result always says what
+ * happened ("killed by SIGSEGV", "exited with status 0", "timed out after 5 s"), with where. */
 #ifndef RD_PROBE_H
 #define RD_PROBE_H
 #include <stdbool.h>
@@ -22,14 +27,25 @@
 #define RD_PROBE_MAX_WRITE (1024u * 1024)          /* bytes written: min(size / 2, 1 MiB) */
 #define RD_PROBE_TIMEOUT_MS 5000                    /* wait for the completion */
 
+struct rd_probe_result;
 struct rd_probe_opts {
 	const char *device; /* only this device (NULL: all) */
 	unsigned port;      /* only this port (0: all) */
 	uint64_t size;      /* bytes of the memory region; 0 means RD_PROBE_DEFAULT_SIZE */
+	/* Called (when set) before each call into libibverbs, with where the run is: device (NULL
+	 * for the host steps), port (0 outside a port), the step about to run or running, and the
+	 * call (static text: "ibv_get_device_list", "dlopen(\"libibverbs.so.1\")").  When it is
+	 * called, every host step in r and every port but the last are finished; the last port is
+	 * finished too unless port > 0 (then its steps so far are). */
+	void (*progress)(void *arg, const struct rd_probe_result *r, const char *device, unsigned port,
+			 const char *step, const char *call);
+	void *progress_arg;
 };
 
 /* One step: "load", "devices" (host), then per port "open", "query_port", "gid", "alloc_pd",
- * "reg_mr", "create_cq", "create_qp", "init", "rtr", "rts", "write", "verify". */
+ * "reg_mr", "create_cq", "create_qp", "init", "rtr", "rts", "write", "verify", and "teardown"
+ * when a destroy failed; "unload" (host) when the probe process died closing devices or
+ * unloading the library.  Names are static: rd_probe_step_name gives the static copy. */
 struct rd_probe_step {
 	const char *name;    /* static */
 	bool ok;
@@ -67,6 +83,7 @@ struct rd_probe_result {
 	size_t nsteps;
 	struct rd_probe_port *ports;
 	size_t nports;
+	struct rd_strv devices;       /* the devices to probe, as listed by libibverbs (not rendered) */
 };
 
 /* Runs the probe on the live host.  Always fills result (free it with rd_probe_result_free);
@@ -77,6 +94,17 @@ void rd_probe_result_free(struct rd_probe_result *result);
 
 /* The failed step of a port (or of the host steps), or NULL. */
 const struct rd_probe_step *rd_probe_failed_step(const struct rd_probe_step *steps, size_t n);
+/* The static name of a step ("load", "gid" ...), or NULL when name is none of them. */
+const char *rd_probe_step_name(const char *name);
+
+/* rd_probe_run in a child process (fork; libibverbs is loaded only there, and the child reads
+ * the live host through its own source), under a watchdog of timeout_ms (0: none).  Always fills
+ * result, like rd_probe_run: when the child crashed, exited without reporting, sent something
+ * malformed or ran out of time (then it is killed with SIGKILL), the result keeps what the child
+ * finished and a failed step where it stopped, whose error names the signal, the exit status or
+ * the timeout.  The child is always reaped.  Flushes every stdio stream first (the child must not
+ * write them again).  Returns what rd_probe_run returns, or -EIO for a failure of the child. */
+int rd_probe_run_contained(const struct rd_probe_opts *opts, int timeout_ms, struct rd_probe_result *result);
 
 
 #endif

@@ -29,6 +29,27 @@ seed fuzz_policy "$top"/tests/cli/policies/*.conf "$roots"/*/etc/rdma-doctor.con
 seed fuzz_explain "$top"/tests/explain/cases.txt "$real"/gpud__dmesg.peermem.log.0.txt "$real"/gpud__ibstat.*.txt \
 	"$real"/gpud__ibstatus.*.txt "$roots"/*/rdma-doctor/commands/dmesg
 seed fuzz_diff "$top"/tests/fix/expected/*.txt
+# the probe child's report (probe/wire.h), as a run on tests/probe's stand-in library writes it
+cat > "$roots/probe-wire.txt" <<'WIRE'
+at ~ 0 load sdlopen("libibverbs.so.1")
+hstep load 1 0 3876 ~ s/usr/lib/x86_64-linux-gnu/libibverbs.so.1%20(18%20functions) 0
+at ~ 0 devices sibv_get_device_list
+hstep devices 1 0 9 ~ s2%20devices:%20rxe0,%20mlx5_0 0
+at srxe0 0 open sibv_open_device%20and%20ibv_query_device
+port 1 srxe0 1 0 0 ~ ~ 0 0 -1 ~ ~ 0 0 1
+step open 1 0 1 ~ srxe0:%201%20port 0
+at srxe0 1 query_port sibv_query_port
+port 1 srxe0 1 1 0 sACTIVE sEthernet 1024 0 -1 ~ ~ 0 0 2
+step open 1 0 1 ~ srxe0:%201%20port 0
+step query_port 1 0 4 ~ sACTIVE,%20Ethernet,%20active_mtu%201024%20(max%204096),%20lid%200,%206%20GIDs 0
+at srxe0 1 gid sibv_query_gid
+port 1 srxe0 1 1 0 sACTIVE sEthernet 1024 0 0 sfe80::5054:ff:fe12:3456 sRoCE%20v1 0 0 3
+step open 1 0 1 ~ srxe0:%201%20port 0
+step query_port 1 0 4 ~ sACTIVE,%20Ethernet,%20active_mtu%201024%20(max%204096),%20lid%200,%206%20GIDs 0
+step gid 1 0 27 ~ sgid[0]%20fe80::5054:ff:fe12:3456%20(RoCE%20v1):%20gid_attrs/types%20unreadable:%20the%20first%20non-zero%20GID,%20taken%20as%20RoCE%20v1 0
+WIRE
+printf 'library s/usr/lib/libibverbs.so.1\nend 0 33554432 srxe0%%20port%%201:%%20no\n' > "$roots/probe-wire-end.txt"
+seed fuzz_probe_wire "$roots/probe-wire.txt" "$roots/probe-wire-end.txt"
 for ex in no-rdma h100-ofed; do
 	"$top/build-fuzz/../build/rdma-doctor" --root "$top/examples/$ex" snapshot -o "$roots/$ex.tar.gz" > /dev/null 2>&1 || true
 done

@@ -12,6 +12,11 @@
  *   FAKE_VERBS_FAIL     one failure: open:ERRNO query_port:ERRNO alloc_pd reg_mr:ERRNO create_cq
  *                       create_qp init rtr rts post timeout wc corrupt destroy_qp
  *   FAKE_VERBS_MTU      active MTU enum (default 3 = 1024)
+ *   FAKE_VERBS_MODE     a library that misbehaves, for the probe's containment: segv_ctor (a
+ *                       fault in the constructor, at dlopen), segv_devlist, segv_query_gid,
+ *                       abort (in ibv_create_qp), exit0 (exit(0) in ibv_get_device_list),
+ *                       hang_devlist, hang_modify_qp (to RTR), scribble (ibv_get_device_list
+ *                       writes a forged report line to every descriptor from 3 to 63)
  * Every object still alive when the library is unloaded is reported on stderr ("fake_verbs: LEAK"),
  * and every wrong attribute given to it as "fake_verbs: BAD ...". */
 #include <arpa/inet.h>
@@ -21,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define MAXDEV 8
 #define MAXGID 8
@@ -36,6 +42,40 @@ static uint32_t next_qpn = 17, next_key = 0x1000;
 static void bad(const char *what)
 {
 	fprintf(stderr, "fake_verbs: BAD %s\n", what);
+}
+
+/* Misbehaves as FAKE_VERBS_MODE says when it is one of the modes named (a '|' list). */
+static void misbehave(const char *modes)
+{
+	const char *m = getenv("FAKE_VERBS_MODE");
+	if (!m || !*m)
+		return;
+	size_t n = strlen(m);
+	const char *p = strstr(modes, m);
+	if (!p || (p != modes && p[-1] != '|') || (p[n] && p[n] != '|'))
+		return;
+	if (strncmp(m, "segv", 4) == 0) {
+		volatile int *volatile nowhere = NULL;
+		*nowhere = 1;
+	} else if (strcmp(m, "abort") == 0) {
+		abort();
+	} else if (strcmp(m, "exit0") == 0) {
+		exit(0);
+	} else if (strncmp(m, "hang", 4) == 0) {
+		for (;;)
+			pause();
+	} else if (strcmp(m, "scribble") == 0) {
+		static const char forged[] = "end 1 0 ~\n";
+		for (int fd = 3; fd < 64; fd++)
+			if (write(fd, forged, sizeof forged - 1) < 0) {
+				/* not a descriptor it may write */
+			}
+	}
+}
+
+__attribute__((constructor)) static void fake_verbs_init(void)
+{
+	misbehave("segv_ctor");
 }
 
 /* "reg_mr:ENOMEM" -> the errno when FAKE_VERBS_FAIL names step, else 0. */
@@ -97,6 +137,7 @@ static int gid_table(union ibv_gid *gids)
 
 struct ibv_device **ibv_get_device_list(int *num)
 {
+	misbehave("segv_devlist|exit0|hang_devlist|scribble");
 	const char *env = getenv("FAKE_VERBS_DEVICES");
 	char buf[512];
 	snprintf(buf, sizeof buf, "%s", env ? env : "");
@@ -267,6 +308,7 @@ int(ibv_query_port)(struct ibv_context *c, uint8_t port, struct _compat_ibv_port
 int ibv_query_gid(struct ibv_context *c, uint8_t port, int index, union ibv_gid *gid)
 {
 	(void)port;
+	misbehave("segv_query_gid");
 	union ibv_gid g[MAXGID];
 	int n = 1;
 	if (devinfo[dev_index(c)].eth) {
@@ -358,6 +400,7 @@ int ibv_destroy_cq(struct ibv_cq *cq)
 
 struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *ia)
 {
+	misbehave("abort");
 	if (fail_of("create_qp")) {
 		errno = ENOMEM;
 		return NULL;
@@ -394,6 +437,7 @@ int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask)
 		}
 		q->port = a->port_num;
 	} else if (a->qp_state == IBV_QPS_RTR) {
+		misbehave("hang_modify_qp");
 		if (fail_of("rtr"))
 			return fail_of("rtr");
 		(ibv_query_port)(qp->context, (uint8_t)q->port, (struct _compat_ibv_port_attr *)(void *)&pa);

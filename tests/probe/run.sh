@@ -79,15 +79,31 @@ if [ "$(nm -u "$bin" | grep -c ' ibv_')" != 0 ]; then bad "binary has undefined 
 if [ "$(ldd "$bin" 2> /dev/null | grep -c libibverbs)" != 0 ]; then bad "binary links libibverbs"; else ok; fi
 
 # ---- the real libibverbs, no RDMA device -----------------------------------------------------
+# no Mellanox/NVIDIA PCI function either: no RDMA NIC, and no modprobe of a driver for none
 ns "$empty_sys" -- probe
 expect real-no-devices 2 '^  OK    load .*libibverbs\.so\.1' '^  FAIL  devices .*no RDMA devices found by libibverbs$' \
-	'/sys/class/infiniband does not exist: no RDMA driver module is loaded' 'fix: modprobe mlx5_ib' \
+	'/sys/class/infiniband does not exist and no PCI function in /sys/bus/pci/devices is a Mellanox/NVIDIA network controller \(vendor 0x15b3\): this host has no RDMA NIC' \
+	'fix: modprobe rdma_rxe && rdma link add rxe0 type rxe netdev eth0    # Soft-RoCE, for tests' \
 	'^probe: FAIL no RDMA devices found by libibverbs$'
+if grep -q 'mlx5_ib' "$work/out"; then bad "real-no-devices: suggests mlx5_ib on a host without a Mellanox NIC"; else ok; fi
 ns "$empty_sys" -- probe --format json
 expect real-no-devices-json 2
 jexpect real-no-devices-json '.schema == "rdma-doctor/probe/v1" and .result == "fail" and .error == "no RDMA devices found by libibverbs"
 	and .ports == [] and ([.steps[].name] == ["load", "devices"]) and .steps[0].ok and (.steps[1].ok | not)
-	and (.steps[1].usec | type) == "number" and (.steps[1].fix | length) == 2'
+	and (.steps[1].usec | type) == "number" and (.steps[1].fix | length) == 1'
+# a ConnectX function (vendor 0x15b3, class 0x02) without its RDMA driver: modprobe mlx5_ib; a
+# Mellanox function of another class (0x0c: InfiniBand-less management) is not a NIC
+nic_sys=$work/nic-sys
+mkdir -p "$nic_sys/bus/pci/devices/0000:0c:00.0" "$nic_sys/bus/pci/devices/0000:0d:00.0"
+echo 0x15b3 > "$nic_sys/bus/pci/devices/0000:0d:00.0/vendor"
+echo 0x0c0500 > "$nic_sys/bus/pci/devices/0000:0d:00.0/class"
+ns "$nic_sys" -- probe
+expect real-no-devices-other-class 2 'this host has no RDMA NIC'
+echo 0x15b3 > "$nic_sys/bus/pci/devices/0000:0c:00.0/vendor"
+echo 0x020700 > "$nic_sys/bus/pci/devices/0000:0c:00.0/class"
+ns "$nic_sys" -- probe
+expect real-no-devices-mellanox 2 '/sys/class/infiniband does not exist but 0000:0c:00\.0 is a Mellanox/NVIDIA network controller: no RDMA driver module is loaded for it' \
+	'fix: modprobe mlx5_ib    # ConnectX$' '^probe: FAIL no RDMA devices found by libibverbs$'
 
 # ---- a broken libibverbs.so.1 ----------------------------------------------------------------
 r LD_LIBRARY_PATH="$garbage" -- probe
@@ -223,6 +239,97 @@ expect check-probe-fail "$rc" '^✖ FAIL    probe\.loopback        mlx5_0 port 1
 r LD_LIBRARY_PATH="$garbage" -- check --probe --probe-size 64K --format json --only kernel
 jexpect check-probe-no-lib '[.findings[] | select(.check == "probe.loopback")] | length == 1 and .[0].status == "FAIL" and
 	.[0].subject == "host" and (.[0].message | test("cannot be loaded")) and .[0].fix[0] == "apt-get install -y libibverbs1 ibverbs-providers"'
+
+# ---- a libibverbs that crashes, exits or hangs (the probe runs in a child process) ------------
+# (not under RD_WRAP either: valgrind reports the fake's own fault; ASan is told to leave SIGSEGV
+# to the default action, so the child dies of the signal as it does without ASan)
+asan="${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0"
+ids=$("$bin" checks --format json | jq -c '[.checks[].id]')
+# rt TAG [VAR=VALUE]... -- ARGS: r under a 120 s guard with a tag in the environment; sets secs
+rt() {
+	local tag=$1; shift
+	local vars=()
+	while [ "$1" != -- ]; do vars+=("$1"); shift; done
+	shift
+	local t0; t0=$(date +%s%N)
+	env "${vars[@]}" ASAN_OPTIONS="$asan" FAKE_VERBS_TAG="$tag" timeout -s KILL 120 "$bin" "$@" > "$work/out" 2> "$work/err" < /dev/null
+	rc=$?
+	secs=$(( ($(date +%s%N) - t0) / 1000000000 ))
+	out=$(cat "$work/out") err=$(cat "$work/err")
+}
+# left TAG: no process of the run is left (the child is reaped, not orphaned)
+left() {
+	local pids; pids=$(grep -l -a -- "FAKE_VERBS_TAG=$1\b" /proc/[0-9]*/environ 2> /dev/null | tr -dc '0-9\n' | tr '\n' ' ')
+	if [ -n "$pids" ]; then bad "$1: processes left: $pids"; kill -9 $pids 2> /dev/null; else ok; fi
+}
+# within NAME TIMEOUT: the run ended within --timeout and a generous margin (it hung for ever before)
+within() { if [ "$secs" -le $(($2 + 20)) ]; then ok; else bad "$1: took ${secs} s with --timeout $2"; fi; }
+kills=(
+	"segv_ctor|rxe0:eth:1|load|the probe process was killed by SIGSEGV \(Segmentation fault\) in dlopen\(\"libibverbs\.so\.1\"\)"
+	"segv_devlist|rxe0:eth:1|devices|the probe process was killed by SIGSEGV \(Segmentation fault\) in ibv_get_device_list"
+	"segv_query_gid|rxe0:eth:1|gid|the probe process was killed by SIGSEGV \(Segmentation fault\) in ibv_query_gid"
+	"abort|mlx5_0:ib:1|create_qp|the probe process was killed by SIGABRT \(Aborted\) in ibv_create_qp"
+	"exit0|mlx5_0:ib:1|devices|the probe process exited with status 0 in ibv_get_device_list, before it reported a result"
+	"hang_devlist|mlx5_0:ib:1|devices|timed out after [0-9.]+ s in ibv_get_device_list: the probe process was killed"
+	"hang_modify_qp|mlx5_0:ib:1|rtr|timed out after [0-9.]+ s in ibv_modify_qp to RTR: the probe process was killed"
+	"scribble|mlx5_0:ib:1|devices|the probe process sent a malformed report in ibv_get_device_list \(line [0-9]+: "
+)
+for c in "${kills[@]}"; do
+	IFS='|' read -r mode devs step msg <<< "$c"
+	subj=
+	case $step in load|devices) ;; *) subj="${devs%%:*} port 1: " ;; esac
+	tag=rd-probe-$$-$mode
+	rt "$tag-p" "${F[@]}" FAKE_VERBS_DEVICES="$devs" FAKE_VERBS_MODE="$mode" -- --timeout 3 probe
+	expect "$mode probe" 2 "^  FAIL  $step +[0-9]+ us  $msg" "^probe: FAIL $subj$msg"
+	within "$mode probe" 3
+	left "$tag-p"
+	rt "$tag-c" "${F[@]}" FAKE_VERBS_DEVICES="$devs" FAKE_VERBS_MODE="$mode" -- --timeout 10 check --probe --format json
+	# the whole report: every check of the catalogue, and probe.loopback FAIL saying what happened
+	[ "$rc" != 0 ] && ok || bad "$mode check --probe: exit 0"
+	msg=${msg//\\/\\\\} msg=${msg//\"/\\\"} # in a jq string: a backslash twice, a quote escaped
+	jexpect "$mode check --probe" "($ids - [.findings[].check] | length) == 0 and
+		[.findings[] | select(.check == \"probe.loopback\") | .status] == [\"FAIL\"] and
+		([.findings[] | select(.check == \"probe.loopback\")][0] | (.message | test(\"^$msg\")) and
+		 .subject == \"$( [ -n "$subj" ] && echo "${subj%: }" || echo host)\")"
+	within "$mode check --probe" 10
+	left "$tag-c"
+done
+# the text report too, with its summary line, when the probe hung
+rt rd-probe-$$-text "${F[@]}" FAKE_VERBS_DEVICES=mlx5_0:ib:1 FAKE_VERBS_MODE=hang_modify_qp -- --timeout 10 check --probe --no-color
+expect hang-check-text "$rc" '^✖ FAIL    probe\.loopback        mlx5_0 port 1: timed out after [0-9.]+ s in ibv_modify_qp to RTR: the probe process was killed$' \
+	'^            probe mlx5_0 port 1 init = pkey_index 0' '^ +fix: dmesg \| tail -50 ' '^(UNKNOWN|FAIL): [0-9]+ failed'
+[ "$rc" != 0 ] && ok || bad "hang-check-text: exit 0"
+within hang-check-text 10
+left rd-probe-$$-text
+# what finished before a crash is kept, and what was not reached is named
+rt rd-probe-$$-two "${F[@]}" FAKE_VERBS_DEVICES=rxe0:eth:1,mlx5_0:ib:1 FAKE_VERBS_MODE=segv_query_gid -- probe --format json
+jexpect finished-ports-kept '.result == "fail" and (.ports | length) == 1 and .ports[0].device == "rxe0" and
+	([.ports[0].steps[].name] == ["open", "query_port", "gid"]) and .ports[0].steps[1].ok and (.ports[0].steps[2].ok | not)
+	and .library != null and (.ports[0].steps[2].detail | test("; not probed: mlx5_0$"))'
+rt rd-probe-$$-two "${F[@]}" FAKE_VERBS_DEVICES=mlx5_0:ib:1,rxe0:eth:1 FAKE_VERBS_MODE=segv_query_gid -- probe --format json
+jexpect earlier-port-kept '.result == "fail" and (.ports | length) == 2 and .ports[0].device == "mlx5_0" and .ports[0].pass
+	and .ports[0].verified and (.ports[0].steps | length) == 12 and .ports[1].device == "rxe0" and (.ports[1].pass | not)
+	and (.error | test("^rxe0 port 1: the probe process was killed by SIGSEGV"))'
+left rd-probe-$$-two
+# the parent killed from outside (SIGKILL: no handler runs) takes its hung child with it
+env "${F[@]}" FAKE_VERBS_DEVICES=mlx5_0:ib:1 FAKE_VERBS_MODE=hang_devlist FAKE_VERBS_TAG=rd-probe-$$-orphan \
+	"$bin" --timeout 100 probe > /dev/null 2>&1 < /dev/null &
+victim=$!
+for _ in $(seq 100); do # until the child is in ibv_get_device_list (two processes with the tag)
+	[ "$(grep -l -a -- "FAKE_VERBS_TAG=rd-probe-$$-orphan\b" /proc/[0-9]*/environ 2> /dev/null | wc -l)" -ge 2 ] && break
+	sleep 0.1
+done
+kill -9 $victim
+wait $victim 2> /dev/null
+sleep 1
+left rd-probe-$$-orphan
+# less than a second of --timeout left after the checks: the probe is not started, and says so
+rt rd-probe-$$-short "${F[@]}" FAKE_VERBS_DEVICES=mlx5_0:ib:1 -- --timeout 0.5 check --probe --format json
+jexpect short-timeout '[.findings[] | select(.check == "probe.loopback")] | length == 1 and .[0].status == "UNKNOWN" and
+	(.[0].message | test("^not run: the checks took [0-9.]+ s of the --timeout of 0.5 s")) and .[0].fix[0] == "rdma-doctor --timeout 30 check --probe    # a longer deadline"'
+# --timeout 0: no watchdog, and a probe that finishes is not disturbed
+rt rd-probe-$$-none "${F[@]}" FAKE_VERBS_DEVICES=mlx5_0:ib:1 -- --timeout 0 probe
+expect no-timeout 0 '^probe: PASS mlx5_0/1 '
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

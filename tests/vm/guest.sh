@@ -73,9 +73,9 @@ step ibstatus-ours-rxe0_1 $RD ibstatus rxe0:1
 step ibstatus-real-rxe0_1 ibstatus rxe0:1
 step healthy-ibv_devinfo ibv_devinfo -v
 step healthy-perfquery timeout 20 perfquery
-step healthy-probe $RD probe --format json
-step healthy-probe-text $RD probe
-step healthy-check-probe $RD check --probe --format json
+step healthy-probe $RD --timeout 120 probe --format json
+step healthy-probe-text $RD --timeout 120 probe
+step healthy-check-probe $RD --timeout 120 check --probe --format json
 step facts-modules cat /proc/modules
 step facts-devnodes ls -ln /dev/infiniband
 step facts-limits cat /proc/self/limits
@@ -86,16 +86,16 @@ step snap-live-check $RD check --format json
 
 # ---- 4. memlock: 64 KiB, then unlimited, as an unprivileged user (root has CAP_IPC_LOCK) --------
 step memlock64-check sh -c "ulimit -l 64 && exec /usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups $RD check --only memlock.limit --format json"
-step memlock64-probe sh -c "ulimit -l 64 && exec /usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups $RD probe --format json"
-step memlock64-probe-text sh -c "ulimit -l 64 && exec /usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups $RD probe"
-step memlock64-check-probe sh -c "ulimit -l 64 && exec /usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups $RD check --probe --only memlock.limit --format json"
+step memlock64-probe sh -c "ulimit -l 64 && exec /usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups $RD --timeout 120 probe --format json"
+step memlock64-probe-text sh -c "ulimit -l 64 && exec /usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups $RD --timeout 120 probe"
+step memlock64-check-probe sh -c "ulimit -l 64 && exec /usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups $RD --timeout 120 check --probe --only memlock.limit --format json"
 step memlockinf-check sh -c "ulimit -l unlimited && exec /usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups $RD check --only memlock.limit --format json"
-step memlockinf-probe sh -c "ulimit -l unlimited && exec /usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups $RD probe --format json"
+step memlockinf-probe sh -c "ulimit -l unlimited && exec /usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups $RD --timeout 120 probe --format json"
 
 # ---- 4b. uverbs0 closed to other users (a udev rule or a container runtime gone wrong) ------------
 chmod 0600 /dev/infiniband/uverbs0
 step perm-check $RD check --only devnodes.present --format json
-step perm-probe sh -c "exec /usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups $RD probe --format json"
+step perm-probe sh -c "exec /usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups $RD --timeout 120 probe --format json"
 step perm-snap $RD snapshot -o /out/perm-snap.tar.gz
 chmod 0666 /dev/infiniband/uverbs0
 
@@ -120,9 +120,9 @@ modprobe rdma_ucm
 # ---- 6b. the sanitizer build on the real stack: probe passing and failing, check, snapshot -------
 if [ -x /usr/local/bin/rdma-doctor-asan ]; then
 	export ASAN_OPTIONS=detect_leaks=1:exitcode=99 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=99
-	step asan-probe rdma-doctor-asan probe
-	step asan-check-probe rdma-doctor-asan check --probe
-	step asan-memlock64-probe sh -c "ulimit -l 64 && exec /usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups rdma-doctor-asan probe"
+	step asan-probe rdma-doctor-asan --timeout 120 probe
+	step asan-check-probe rdma-doctor-asan --timeout 120 check --probe
+	step asan-memlock64-probe sh -c "ulimit -l 64 && exec /usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups rdma-doctor-asan --timeout 120 probe"
 	step asan-snapshot rdma-doctor-asan snapshot -o /tmp/asan-snap.tar.gz
 	step asan-ibstat rdma-doctor-asan ibstat
 	step asan-fix rdma-doctor-asan fix modules
@@ -132,23 +132,23 @@ fi
 # ---- 7. probe failing cleanly: port down, no libibverbs, broken libibverbs, no device -----------
 ip link set eth0 down
 wait_state rxe0 DOWN
-step portdown-probe $RD probe --format json
-step portdown-probe-text $RD probe
-[ -x /usr/local/bin/rdma-doctor-asan ] && ASAN_OPTIONS=detect_leaks=1:exitcode=99 step asan-portdown-probe rdma-doctor-asan probe
+step portdown-probe $RD --timeout 120 probe --format json
+step portdown-probe-text $RD --timeout 120 probe
+[ -x /usr/local/bin/rdma-doctor-asan ] && ASAN_OPTIONS=detect_leaks=1:exitcode=99 step asan-portdown-probe rdma-doctor-asan --timeout 120 probe
 ip link set eth0 up
 wait_state rxe0 ACTIVE
 lib=/usr/lib/x86_64-linux-gnu/libibverbs.so.1
 mv $lib $lib.away
-step nolib-probe $RD probe
-step nolib-check-probe $RD check --probe --format json
-[ -x /usr/local/bin/rdma-doctor-asan ] && ASAN_OPTIONS=detect_leaks=1:exitcode=99 step asan-nolib-probe rdma-doctor-asan probe
+step nolib-probe $RD --timeout 120 probe
+step nolib-check-probe $RD --timeout 120 check --probe --format json
+[ -x /usr/local/bin/rdma-doctor-asan ] && ASAN_OPTIONS=detect_leaks=1:exitcode=99 step asan-nolib-probe rdma-doctor-asan --timeout 120 probe
 printf 'not a library\n' > $lib
-step badlib-probe $RD probe
+step badlib-probe $RD --timeout 120 probe
 rm -f $lib
 mv $lib.away $lib
 rdma link delete rxe0
-step nodev-probe $RD probe
-step nodev-probe-json $RD probe --format json
+step nodev-probe $RD --timeout 120 probe
+step nodev-probe-json $RD --timeout 120 probe --format json
 
 # ---- 8. Soft-RoCE before crc32_generic (last: its kernel log lines stay) --------------------------
 # with module autoloading the crypto API loads crc32_generic itself (request_module "crypto-crc32")
