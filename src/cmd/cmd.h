@@ -121,7 +121,7 @@ int rd_format_only_opts(struct rd_ctx *ctx, int argc, char **argv, bool *json);
 #define RD_LONGOPT_FORMAT {"format", required_argument, NULL, 'f'}, {"json", no_argument, NULL, 'j'}
 #define RD_LONGOPT_HELP {"help", no_argument, NULL, 'h'}
 
-/* True when the context reads a root (--root / RDMA_DOCTOR_ROOT other than "/"), not the live host. */
+/* True when the context reads a root (--root / RDMA_DOCTOR_ROOT other than "/" as typed), not the live host. */
 bool rd_ctx_is_root(const struct rd_ctx *ctx);
 
 /* The probe's options, shared by `probe` and `check --probe` (cmd/probe.c).  name is "--device",

@@ -17,7 +17,7 @@ static int fix_modules(struct rd_ctx *ctx, bool apply, const char *policy_path)
 		return RD_EXIT_UNKNOWN;
 	struct rd_source *src = l.src;
 	int rc = 0;
-	if (apply && strcmp(rd_source_dir(src), rd_source_root(src)) != 0) {
+	if (apply && rd_source_is_archive(src)) {
 		fprintf(ctx->err, "%s: fix: %s is a snapshot archive: nothing to apply it to (unpack it, or run on the host)\n",
 			ctx->prog, rd_source_root(src));
 		rd_loaded_free(&l);

@@ -2,6 +2,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cmd/cmd.h"
 #include "render/out.h"
@@ -48,12 +49,15 @@ const struct rd_cmd rd_cmds[] = {
 	 "      --policy FILE       the policy (its [modules] required list)\n" HELP_OPT,
 	 "0 done, or nothing to change; 1 a change could not be made (stderr says which); 3 a usage error,\n"
 	 "an unreadable root or policy, output that cannot be written"},
-	{"snapshot", rd_cmd_snapshot, "-o DIR|FILE.tar.gz [--counters]",
-	 "collect everything the checks read, to check it elsewhere with --root (--counters: the port\n"
-	 "            counters too, which cost a firmware command each on some HCAs)",
-	 "  -o, --output PATH       a new (or empty) directory, or FILE.tar.gz / FILE.tgz\n"
-	 "      --counters          also the port counters\n" HELP_OPT,
-	 "0 written, 2 the snapshot could not be written, 3 a usage error or an unreadable root"},
+	{"snapshot", rd_cmd_snapshot, "-o FILE.tar.gz|FILE.tar|DIR [--force] [--counters] [--policy FILE]",
+	 "collect everything the checks read, to check it elsewhere with --root (--force: replace an\n"
+	 "            existing file; --counters: the port counters too, a firmware command each on some HCAs)",
+	 "  -o, --output PATH       FILE.tar.gz / FILE.tgz, FILE.tar (not compressed), or a new (or empty) directory\n"
+	 "      --force             replace an existing file\n"
+	 "      --counters          also the port counters\n"
+	 "      --policy FILE       capture the limits of this policy's services (default: the root's policy)\n" HELP_OPT,
+	 "0 written, 2 the snapshot could not be written (an existing file without --force, a full disk ...),\n"
+	 "3 a usage error or an unreadable root"},
 	{"probe", rd_cmd_probe, "[--device DEV] [--port N] [--size BYTES] [--format text|json]",
 	 "RDMA WRITE loopback through libibverbs (loaded at run time) on each Active port of this host:\n"
 	 "            query port, GID, register memory, RC QP to itself, write, compare",
@@ -191,21 +195,29 @@ int rd_opt_format(struct rd_ctx *ctx, const char *cmd, const char *value, bool *
 	return 0;
 }
 
+/* The one place that decides live or root: from the option as given, never from where it leads
+ * ("--root /." or a link to / is a root: nothing is run, nothing outside it read). */
 bool rd_ctx_is_root(const struct rd_ctx *ctx)
 {
-	return ctx->root && strcmp(ctx->root, "/") != 0;
+	return ctx->root && *ctx->root && strcmp(ctx->root, "/") != 0;
 }
 
 int rd_ctx_open_source(struct rd_ctx *ctx, struct rd_source **src)
 {
 	char err[1024] = "";
-	int r = rd_source_open(ctx->root, src, err, sizeof err);
+	/* one read may take 2 s (a wedged HCA), the whole run --timeout, reading an archive included */
+	int run = !ctx->compat && ctx->timeout_s > 0 ? (int)(ctx->timeout_s * 1000) : 0;
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	long long start = (long long)t0.tv_sec * 1000 + t0.tv_nsec / 1000000;
+	int r = rd_source_open_until(rd_ctx_is_root(ctx) ? ctx->root : NULL, run ? start + run : 0, src, err, sizeof err);
 	if (r < 0)
 		rd_text_printf(ctx->err, ctx->ascii, "%s: %s\n", ctx->prog, err[0] ? err : strerror(-r));
-	else if (!ctx->compat && ctx->timeout_s > 0) {
-		/* one read may take 2 s (a wedged HCA), the whole run --timeout */
-		int run = (int)(ctx->timeout_s * 1000);
-		rd_source_set_deadlines(*src, run < 2000 ? run : 2000, run);
+	else if (run) {
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		long long left = start + run - ((long long)t1.tv_sec * 1000 + t1.tv_nsec / 1000000);
+		int rest = left > 1 ? (int)left : 1;
+		rd_source_set_deadlines(*src, rest < 2000 ? rest : 2000, rest);
 	}
 	return r;
 }
