@@ -58,8 +58,7 @@ void rd_check_modules_persistent(struct rd_check_ctx *ctx)
 		rd_buf_printf(&msg, "%s not listed in any modules-load.d file: rdma-core's udev rules load ", list.data);
 		for (size_t i = 0; i < via_rdma.n; i++)
 			rd_buf_printf(&msg, "%s%s", i ? " " : "", via_rdma.v[i]);
-		rd_buf_printf(&msg, " only once an RDMA device appears, so not when the driver fails to make one, and not "
-				    "before boot goes on");
+		rd_buf_printf(&msg, " only when an RDMA device appears (so not when no driver makes one)");
 		if (nothing.n) {
 			rd_buf_printf(&msg, "; ");
 			for (size_t i = 0; i < nothing.n; i++)
@@ -107,9 +106,20 @@ void rd_check_modules_persistent(struct rd_check_ctx *ctx)
 	}
 	if (!shown)
 		rd_evidence_add(f, "/etc/modules-load.d", "no .conf file in /etc, /run or /usr/lib modules-load.d");
+	/* rdma-core's files, one line each: what it loads, and when */
 	for (size_t i = 0; i < via_rdma.n; i++) {
-		const char *when, *path = rd_boot_loader(sys, via_rdma.v[i], &when);
-		rd_evidence_add(f, path, "loads %s %s", via_rdma.v[i], when);
+		const char *when, *path = rd_boot_loader(sys, via_rdma.v[i], &when), *w2;
+		bool seen = false;
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = rd_boot_loader(sys, via_rdma.v[k], &w2) == path;
+		if (seen)
+			continue;
+		struct rd_buf mods = {0};
+		for (size_t k = i; k < via_rdma.n; k++)
+			if (rd_boot_loader(sys, via_rdma.v[k], &w2) == path)
+				rd_buf_printf(&mods, "%s%s", mods.len ? " " : "", via_rdma.v[k]);
+		rd_evidence_add(f, path, "loads %s %s", mods.data, when);
+		rd_buf_free(&mods);
 	}
 	/* the fix: what `fix modules` plans, and the same change by hand */
 	struct rd_fix_plan plan;
