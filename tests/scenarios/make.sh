@@ -141,6 +141,9 @@ build() {
 	ib-uverbs-missing)
 		base; drop_module ib_uverbs; drop_module rdma_ucm; drop_module nvidia_peermem
 		rm -f "$R"/sys/class/infiniband_verbs/uverbs* "$R"/dev/infiniband/uverbs* "$R/dev/infiniband/rdma_cm" ;;
+	uverbs-device-missing-loaded)
+		# ib_uverbs is loaded but made no uverbs device for mlx5_1: its holders must go before it can be reloaded
+		base; rm -rf "$R/sys/class/infiniband_verbs/uverbs1" "$R/dev/infiniband/uverbs1" ;;
 	dev-infiniband-absent)
 		base; for m in ib_uverbs rdma_ucm ib_umad nvidia_peermem; do drop_module $m; done
 		rm -rf "$R/dev/infiniband" "$R"/sys/class/infiniband_verbs/uverbs* "$R"/sys/class/infiniband_mad/umad* "$R"/sys/class/infiniband_mad/issm* ;;
@@ -255,6 +258,6 @@ ALL=(healthy-inbox healthy-mlnx-ofed healthy-doca-ofed ib-umad-missing rdma-ucm-
 	firmware-not-pinned memlock-64k-slurmd port-polling port-initializing-no-sm port-200-among-400 roce-mtu-1500
 	port-state-unreadable peermem-not-loaded ports-fewer-active-than-expected port-ignored-by-policy
 	kernel-log-peermem-invalid-context kernel-log-pcie-limited kernel-log-mlx5-health kernel-log-rxe-crc32
-	uverbs-mode-0600)
+	uverbs-mode-0600 uverbs-device-missing-loaded)
 [ $# -gt 0 ] || set -- "${ALL[@]}"
 for s in "$@"; do scenario "$s"; build "$s"; done
