@@ -16,7 +16,9 @@
 # listed as not asserted (the live half cannot be done on a copy).  Finally `fix modules --apply`
 # runs on each copy: then
 # modules.persistent must not WARN or FAIL (OK, SKIP without hardware, or the UNKNOWN of a root
-# it cannot judge, which fix then refuses with exit 1).
+# it cannot judge, which fix then refuses with exit 1).  And check and `fix modules` give one
+# answer on each root and on the live host: the same modules to load, files changed exactly when
+# a modules-load.d check warns.
 # Usage: tests/fixes/run.sh [BUILD_DIR]      Ends with "N passed, N failed".
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -71,6 +73,22 @@ still_there() { # ROOT CHECK SUBJECT: the finding is still WARN/FAIL/UNKNOWN (or
 	jq -e --arg c "$2" --arg s "$3" 'any(.findings[]; .check == $c and .subject == $s and (.status == "WARN" or .status == "FAIL" or .status == "UNKNOWN"))' > /dev/null <<< "$j"
 }
 
+one_answer() { # NAME ARGS...: check and fix modules agree (dry run)
+	local name=$1; shift
+	local j plan want got files warned
+	j=$("$bin" "$@" check --only modules.loaded,modules.persistent,modules.peermem_order --format json 2> /dev/null)
+	plan=$("$bin" "$@" fix modules 2> /dev/null)
+	want=$(jq -r '[.findings[] | select(.check == "modules.loaded" and (.status == "FAIL" or .status == "WARN")) | .subject] | join(" ")' <<< "$j")
+	got=$(sed -n 's/^  modprobe //p' <<< "$plan" | tr '\n' ' ' | sed 's/ $//')
+	[ "$want" = "$got" ] && ok || bad "$name: check says not loaded: '$want', fix modules would load: '$got'"
+	warned=$(jq -r 'any(.findings[]; (.check == "modules.persistent" or .check == "modules.peermem_order") and .status == "WARN")' <<< "$j")
+	files=$(grep -qE '^rdma-doctor fix modules: [1-9][0-9]* files? to change' <<< "$plan" && echo true || echo false)
+	refused=$("$bin" "$@" fix modules 2>&1 > /dev/null | grep -c 'left untouched')
+	{ [ "$warned" = "$files" ] || { [ "$warned" = true ] && [ "$refused" -gt 0 ]; }; } && ok ||
+		bad "$name: modules.persistent/peermem_order warn: $warned, fix modules changes files: $files"
+}
+one_answer "the live host"
+
 notes=()
 for r in "${roots[@]}"; do
 	name=$(basename "$r")
@@ -99,6 +117,9 @@ for r in "${roots[@]}"; do
 			fi
 		done
 	done
+	# one answer: the modules `fix modules` would load are the ones modules.loaded reports, and it
+	# plans file changes exactly when modules.persistent or modules.peermem_order warns
+	one_answer "$name" --root "$r"
 	# fix modules --apply, then modules.persistent does not WARN or FAIL
 	c=$work/copy; rm -rf "$c"; cp -a "$r" "$c"
 	"$bin" --root "$c" fix modules --apply > "$work/fixmod.out" 2>&1
