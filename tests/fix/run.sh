@@ -152,6 +152,23 @@ echo "crash injection: $steps steps of the write sequence interrupted"
 # the product has no crash switch of its own
 grep -q RD_FAULT_AT "$bin" && bad "the binary still reads RD_FAULT_AT" || ok
 
+# The write path as system calls (strace, when installed): the directory reached one component at
+# a time with O_PATH|O_NOFOLLOW, an existing file replaced by RENAME_EXCHANGE, a new one created by
+# RENAME_NOREPLACE.
+if command -v strace > /dev/null; then
+	for c in partial-with-comments empty-dir; do
+		make_case $c
+		strace -f -e trace=openat,renameat,renameat2 -o "$work/strace.log" "$bin" --root "$R" fix modules --apply > /dev/null 2>&1
+		walk=$(sed -n '/O_PATH|O_DIRECTORY) = /,/O_CREAT/p' "$work/strace.log")
+		flag=$([ $c = empty-dir ] && echo RENAME_NOREPLACE || echo RENAME_EXCHANGE)
+		if grep -q 'openat([0-9]*, "etc", [^)]*O_NOFOLLOW[^)]*O_PATH' <<< "$walk" &&
+			grep -q 'openat([0-9]*, "modules-load.d", [^)]*O_NOFOLLOW[^)]*O_PATH' <<< "$walk" &&
+			! grep -q 'openat([0-9]*, "[^"]*/' <<< "$walk" && grep -q "renameat2(.*\"rdma.conf\", $flag)" "$work/strace.log" &&
+			! grep -q '^[0-9]* renameat(' "$work/strace.log"; then ok
+		else bad "$c: the write path is not a per-component O_PATH walk with renameat2 $flag: $(grep -E 'O_PATH|rename' "$work/strace.log" | head -5)"; fi
+	done
+fi
+
 # Races: while a helper swaps rdma.conf with a link to a file outside the root (and, separately,
 # the modules-load.d directory with a link to a directory outside), `fix modules --apply` runs
 # again and again.  Nothing outside may be written, and no link may be replaced (the fix either
