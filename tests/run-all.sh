@@ -109,6 +109,8 @@ run "check scenarios" tests/scenarios/run.sh build
 run "check scenarios (ASan+UBSan)" tests/scenarios/run.sh build-asan
 run "fix modules" tests/fix/run.sh build
 run "fix modules (ASan+UBSan)" tests/fix/run.sh build-asan
+run "printed fixes work" tests/fixes/run.sh build
+run "printed fixes work (ASan+UBSan)" tests/fixes/run.sh build-asan
 run "explain" tests/explain/run.sh build 100
 run "explain (ASan+UBSan)" tests/explain/run.sh build-asan 10
 run "hostile roots" tests/hostile/run.sh build

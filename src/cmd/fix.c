@@ -36,22 +36,21 @@ static int fix_modules(struct rd_ctx *ctx, bool apply, const char *policy_path)
 	if (!plan.nfiles && !plan.load.n) {
 		if (plan.errors.n)
 			fprintf(o, "nothing changed: see the errors above\n");
+		else if (!rd_host_has_rdma_hardware(&l.h, &l.sys))
+			fprintf(o, "nothing to change: no RDMA hardware on this host, so no module needs to load, now or at boot\n");
 		else
-			fprintf(o, "nothing to change: the %zu modules of the policy are listed in modules-load.d%s, and "
-				   "nvidia_peermem, if listed, loads after ib_core\n",
-				pol->modules.n, live ? " and loaded" : "");
+			fprintf(o, "nothing to change: the %zu modules of the policy are listed in modules-load.d and "
+				   "loaded (or have no hardware to drive), and nvidia_peermem, if listed, loads after ib_core\n",
+				pol->modules.n);
 		for (size_t i = 0; i < plan.notes.n && !plan.errors.n; i++)
-			rd_text_printf(o, ctx->ascii, "note: %s\n", plan.notes.v[i]);
+			if (rd_host_has_rdma_hardware(&l.h, &l.sys))
+				rd_text_printf(o, ctx->ascii, "note: %s\n", plan.notes.v[i]);
 		goto out;
 	}
 	if (!apply)
 		fprintf(o, "rdma-doctor fix modules: %zu file%s to change, %zu module%s to load (dry run: nothing is "
 			   "changed; --apply does it)\n\n",
 			plan.nfiles, plan.nfiles == 1 ? "" : "s", plan.load.n, plan.load.n == 1 ? "" : "s");
-	struct rd_write_fault fault = {0};
-	const char *inject = getenv("RD_FAULT_AT"); /* tests: simulate a crash at the n-th step of a write */
-	if (inject && *inject)
-		fault.fail_at = atoi(inject);
 	for (size_t i = 0; i < plan.nfiles; i++) {
 		const struct rd_file_change *c = &plan.files[i];
 		char *path = rd_xasprintf("/%s/%s", c->dir, c->name);
@@ -63,7 +62,7 @@ static int fix_modules(struct rd_ctx *ctx, bool apply, const char *policy_path)
 			free(d);
 		} else {
 			char why[512] = "";
-			int r = rd_atomic_write(src, c->dir, c->name, c->new, strlen(c->new), 0644, &fault, why, sizeof why);
+			int r = rd_atomic_write(src, c->dir, c->name, c->new, strlen(c->new), 0644, why, sizeof why);
 			if (r < 0) {
 				fprintf(ctx->err, "%s: fix: not written: %s\n", ctx->prog, why);
 				rc = 1;
@@ -74,8 +73,10 @@ static int fix_modules(struct rd_ctx *ctx, bool apply, const char *policy_path)
 		free(path);
 	}
 	if (plan.load.n) {
-		if (!apply) {
-			fprintf(o, "then, on this host:\n");
+		if (!apply || !live) {
+			fprintf(o, "%s:\n", live ? "then, on this host" : apply ? "not loaded (this is a root, not the running host); "
+										  "on the host it was taken from, run"
+									  : "then, on the host this root was taken from");
 			for (size_t i = 0; i < plan.load.n; i++)
 				rd_text_printf(o, ctx->ascii, "  modprobe %s\n", plan.load.v[i]);
 		} else if (geteuid() != 0) {

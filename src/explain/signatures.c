@@ -24,7 +24,7 @@
 	 N, {"uverbs[0-9]*"}, FAIL_ONLY, NULL, NULL}
 #define UVERBS_NODES_MODE                                                                                 \
 	{"uverbs-nodes-mode", "the uverbs nodes are not open to the job's user (their mode: a udev rule or the container runtime)", \
-	 {"devnodes.present"}, N, {"uverbs[0-9]*"}, WARN_ONLY, NULL, NULL}
+	 {"devnodes.present"}, N, {"uverbs[0-9]*", "uverbs"}, WARN_ONLY, NULL, NULL}
 #define MEMLOCK(text) {"memlock", text, {"memlock.limit"}, ANY, {NULL}, 0, NULL, NULL}
 #define STACK_MIXED(text) {"stack-mixed", text, {NULL}, ANY, {NULL}, 0, rd_fact_stack_mixed, NULL}
 #define DKMS(text) {"dkms", text, {"stack.dkms"}, ANY, {NULL}, 0, NULL, NULL}

@@ -107,12 +107,14 @@ static void json_modules(struct rd_out *o, const struct rd_host *h, const struct
 	for (size_t i = 0; i < names.n; i++) {
 		const struct rd_module *m = rd_host_module(h, names.v[i]);
 		const struct rd_modload_file *lf = rd_modload_find(s, names.v[i]);
+		const char *when, *boot = rd_boot_loader(s, names.v[i], &when); /* modules-load.d, else rdma-core */
+		(void)when;
 		rd_out_obj_begin(o, NULL);
 		rd_out_str(o, "name", NULL, names.v[i]);
 		rd_out_bool(o, "loaded", NULL, m && m->loaded);
 		rd_out_bool(o, "builtin", NULL, m && m->builtin);
 		rd_out_bool(o, "persistent", NULL, lf != NULL);
-		rd_out_str(o, "persistent_in", NULL, lf ? lf->path : NULL);
+		rd_out_str(o, "persistent_in", NULL, boot);
 		rd_out_str(o, "version", NULL, m && rd_attr_ok(&m->version) ? m->version.value : NULL);
 		rd_out_str(o, "srcversion", NULL, m && rd_attr_ok(&m->srcversion) ? m->srcversion.value : NULL);
 		int oot = m && m->loaded ? rd_module_out_of_tree(m) : -1;
