@@ -177,6 +177,23 @@ static int write_output(struct rd_ctx *ctx, const char *out, enum rd_snap_format
 	return r;
 }
 
+/* A regular file the model only stat'ed (its size or existence was the answer: an empty udev rules
+ * file masks the package's) is kept with its bytes, not as an empty file, so that a check of the
+ * snapshot gets the same answer; devices, FIFOs and sockets stay names only. */
+static void keep_stat_files(struct rd_source *src, struct rd_recording *rec)
+{
+	struct rd_strv paths = {0};
+	for (size_t i = 0; i < rec->n; i++)
+		if (rec->entries[i].kind == RD_REC_NODE && S_ISREG(rec->entries[i].mode))
+			rd_strv_push(&paths, rec->entries[i].path);
+	for (size_t i = 0; i < paths.n; i++) {
+		struct rd_text t;
+		rd_read_file(src, paths.v[i], RD_CAP_FILE, &t); /* recorded: the entry becomes the file */
+		rd_text_free(&t);
+	}
+	rd_strv_free(&paths);
+}
+
 int rd_cmd_snapshot(struct rd_ctx *ctx, int argc, char **argv)
 {
 	enum { OPT_COUNTERS = 256, OPT_FORCE, OPT_POLICY };
@@ -247,6 +264,7 @@ int rd_cmd_snapshot(struct rd_ctx *ctx, int argc, char **argv)
 	rd_system_load(src, &h, services, &sys);
 	free(services);
 	load_umad_view(src);
+	keep_stat_files(src, &rec);
 	rd_source_record(src, NULL);
 
 	struct rd_snap_plan *plan = rd_snap_plan_new(&rec);
