@@ -227,9 +227,12 @@ static void load_openibd(struct rd_source *src, struct rd_system *s)
 {
 	static const char *const units[] = {"etc/systemd/system/openibd.service", "usr/lib/systemd/system/openibd.service",
 					    "lib/systemd/system/openibd.service", NULL};
+	static const char *const unit_dirs[] = {"etc/systemd/system", "usr/lib/systemd/system", "lib/systemd/system", NULL};
 	for (const char *const *u = units; *u && !s->openibd_unit; u++)
 		if (rd_exists(src, *u))
 			s->openibd_unit = rd_xasprintf("/%s", *u);
+	for (const char *const *d = unit_dirs; *d && !s->unit_dirs_present; d++)
+		s->unit_dirs_present = rd_exists(src, *d);
 	struct rd_strv names = {0};
 	if (rd_list_dir(src, "etc/systemd/system", &names) == 0)
 		for (size_t i = 0; i < names.n && !s->openibd_wants; i++) {
@@ -381,6 +384,7 @@ int rd_system_load(struct rd_source *src, const struct rd_host *h, const char *c
 	load_dkms(src, s);
 	load_packages(src, s);
 	rd_run_command(src, "dmesg", &s->dmesg);
+	rd_stack_derive(h, s, &s->stack);
 	return 0;
 }
 
@@ -439,6 +443,7 @@ void rd_system_free(struct rd_system *s)
 	free(s->packages);
 	rd_text_free(&s->ofed_info);
 	rd_text_free(&s->dmesg);
+	rd_stack_free(&s->stack);
 	memset(s, 0, sizeof *s);
 }
 

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "model/host.h"
+#include "model/stack.h"
 
 /* A modules-load.d file.  Directories in systemd's order of precedence (the first wins for a
  * given file name); files are applied in file-name order whatever their directory. */
@@ -82,6 +83,7 @@ struct rd_system {
 	/* OFED's openibd */
 	char *openibd_unit;           /* path of the unit file, or NULL */
 	char *openibd_wants;          /* path of the *.wants link that enables it, or NULL */
+	bool unit_dirs_present;       /* the root has a systemd unit directory (etc, usr/lib or lib) */
 	struct rd_text openibd_active;  /* systemctl is-active openibd */
 	struct rd_text openibd_enabled; /* systemctl is-enabled openibd */
 	struct rd_attr openib_conf;
@@ -103,6 +105,8 @@ struct rd_system {
 	bool ofed_ok;
 	/* kernel log */
 	struct rd_text dmesg;
+	/* derived from all of the above and the host model, once (model/stack.h) */
+	struct rd_stack stack;
 };
 
 /* services: names whose processes and units to inspect (NULL-terminated), e.g. {"slurmd", NULL}. */
