@@ -89,6 +89,11 @@ void rd_check_ports_state(struct rd_check_ctx *ctx)
 			rd_evidence_attr(f, &p->state);
 			rd_evidence_attr(f, &p->phys_state);
 			rd_evidence_attr(f, &p->link_layer);
+			if (p->state_v == RD_PORT_INIT) {
+				/* the SM side of this one problem (ports.sm leaves this port to us) */
+				rd_evidence_attr(f, &p->lid);
+				rd_evidence_attr(f, &p->sm_lid);
+			}
 		}
 	}
 	if (ctx->policy->expect_active_ports >= 0 && (int)active < ctx->policy->expect_active_ports) {
