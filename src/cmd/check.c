@@ -142,8 +142,19 @@ int rd_cmd_check(struct rd_ctx *ctx, int argc, char **argv)
 	}
 
 	struct rd_loaded l;
-	if (rd_ctx_load(ctx, policy_path, true, &l) < 0)
+	if (rd_ctx_load(ctx, policy_path, true, &l) < 0) {
+		if (json && l.error[0]) { /* a JSON consumer gets a document, not 0 bytes */
+			struct rd_out o;
+			rd_out_init(&o, ctx->out, true);
+			rd_out_obj_begin(&o, NULL);
+			rd_out_str(&o, "schema", NULL, "rdma-doctor/error/v1");
+			rd_out_str(&o, "error", NULL, l.error);
+			rd_out_int(&o, "exit_code", NULL, 3);
+			rd_out_obj_end(&o);
+			rd_out_finish(&o);
+		}
 		return 3;
+	}
 	struct rd_source *src = l.src;
 	struct rd_policy *pol = &l.pol;
 	struct rd_host *h = &l.h;
