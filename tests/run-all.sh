@@ -99,6 +99,10 @@ run "CLI golden tests (ASan+UBSan)" tests/cli/run.sh build-asan
 run "CLI golden tests (valgrind)" env RD_WRAP="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite" tests/cli/run.sh build
 run "check scenarios" tests/scenarios/run.sh build
 run "check scenarios (ASan+UBSan)" tests/scenarios/run.sh build-asan
+run "verdict audit: no two findings contradict each other" tests/audit/run.sh build
+run "verdict audit (ASan+UBSan)" tests/audit/run.sh build-asan
+run "unprivileged runs (kernel.dmesg_restrict)" tests/unpriv/run.sh build
+run "unprivileged runs (ASan+UBSan)" tests/unpriv/run.sh build-asan
 run "fix modules" tests/fix/run.sh build
 run "fix modules (ASan+UBSan)" tests/fix/run.sh build-asan
 run "explain" tests/explain/run.sh build 100

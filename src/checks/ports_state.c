@@ -107,8 +107,11 @@ void rd_check_ports_state(struct rd_check_ctx *ctx)
 						      "%zu ports Active/LinkUp, the policy expects %d%s: the node cannot run "
 						      "jobs that need every rail",
 						      active, ctx->policy->expect_active_ports, ign);
-		rd_evidence_add(f, "/sys/class/infiniband", "%zu ports, %zu ignored by the policy, %zu Active/LinkUp",
-				total + ignored, ignored, active);
+		if (ignored)
+			rd_evidence_add(f, "/sys/class/infiniband", "%zu ports, %zu ignored by the policy, %zu Active/LinkUp",
+					total + ignored, ignored, active);
+		else
+			rd_evidence_add(f, "/sys/class/infiniband", "%zu ports, %zu Active/LinkUp", total, active);
 		rd_fix_add(f, "fix the ports above, or list spare ports under [ports] ignore in the policy");
 	}
 	if (active == total && total == 1 && rd_check_quiet(ctx))

@@ -18,7 +18,7 @@ void rd_check_stack_mixed(struct rd_check_ctx *ctx)
 	const struct rd_stack *st = &ctx->sys->stack;
 	const struct rd_strv *oot = &st->oot, *intree = &st->intree;
 	if (!oot->n && !intree->n && !st->unsure.n) {
-		if (h->proc_modules.err) {
+		if (st->running == RD_RUN_UNKNOWN) {
 			struct rd_finding *f = rd_finding_add(ctx, RD_UNKNOWN, "host", "cannot tell which RDMA modules are loaded");
 			rd_evidence_attr(f, &h->proc_modules);
 		} else {

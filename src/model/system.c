@@ -363,6 +363,23 @@ static void load_packages(struct rd_source *src, struct rd_system *s)
 		     rd_parse_ofed_info(s->ofed_info.data, &s->ofed) == 0;
 }
 
+#define CAP_SYSLOG 34
+
+/* dmesg exits 1 with nothing on stdout when kernel.dmesg_restrict=1 and the caller lacks
+ * CAP_SYSLOG (its "Operation not permitted" goes to stderr): record that as EPERM, so the kernel
+ * log is "not readable by this user", not "cannot read".  A snapshot records EPERM itself. */
+static void load_dmesg(struct rd_source *src, struct rd_system *s)
+{
+	rd_run_command(src, "dmesg", &s->dmesg);
+	rd_attr_read(src, "proc/sys/kernel/dmesg_restrict", &s->dmesg_restrict);
+	bool restricted = rd_attr_ok(&s->dmesg_restrict) && strcmp(s->dmesg_restrict.value, "1") == 0;
+	bool privileged = !s->capeff_ok || ((s->capeff >> CAP_SYSLOG) & 1);
+	if (s->dmesg.err == 0 && s->dmesg.status != 0 && s->dmesg.len == 0 && restricted && !privileged) {
+		rd_text_free(&s->dmesg);
+		s->dmesg.err = EPERM;
+	}
+}
+
 int rd_system_load(struct rd_source *src, const struct rd_host *h, const char *const *services,
 		   struct rd_system *s)
 {
@@ -383,7 +400,7 @@ int rd_system_load(struct rd_source *src, const struct rd_host *h, const char *c
 	load_kmods(src, h, s);
 	load_dkms(src, s);
 	load_packages(src, s);
-	rd_run_command(src, "dmesg", &s->dmesg);
+	load_dmesg(src, s);
 	rd_stack_derive(h, s, &s->stack);
 	return 0;
 }
@@ -443,6 +460,7 @@ void rd_system_free(struct rd_system *s)
 	free(s->packages);
 	rd_text_free(&s->ofed_info);
 	rd_text_free(&s->dmesg);
+	rd_attr_free(&s->dmesg_restrict);
 	rd_stack_free(&s->stack);
 	memset(s, 0, sizeof *s);
 }

@@ -104,7 +104,8 @@ struct rd_system {
 	struct rd_ofed_info ofed;
 	bool ofed_ok;
 	/* kernel log */
-	struct rd_text dmesg;
+	struct rd_text dmesg;           /* err EPERM: not readable by this user (kernel.dmesg_restrict) */
+	struct rd_attr dmesg_restrict;  /* /proc/sys/kernel/dmesg_restrict */
 	/* derived from all of the above and the host model, once (model/stack.h) */
 	struct rd_stack stack;
 };
