@@ -6,20 +6,6 @@
 
 #include "checks/catalogue.h"
 
-static bool ofed_ib_core(const struct rd_host *h)
-{
-	const struct rd_module *core = rd_host_module(h, "ib_core");
-	if (rd_module_loaded(h, "mlx_compat"))
-		return true;
-	if (core && rd_module_out_of_tree(core) == 1)
-		return true;
-	for (size_t i = 0; i < h->ndevices; i++)
-		for (size_t p = 0; p < h->devices[i].nports; p++)
-			if (rd_attr_ok(&h->devices[i].ports[p].has_smi))
-				return true;
-	return false;
-}
-
 void rd_check_peermem_registered(struct rd_check_ctx *ctx)
 {
 	const struct rd_host *h = ctx->host;
@@ -33,7 +19,7 @@ void rd_check_peermem_registered(struct rd_check_ctx *ctx)
 			rd_finding_add(ctx, RD_SKIP, "nvidia_peermem", "nvidia_peermem is not loaded");
 		return;
 	}
-	if (!ofed_ib_core(h)) {
+	if (!s->stack.ib_core_ofed) {
 		struct rd_finding *f = rd_finding_add(
 			ctx, RD_SKIP, "nvidia_peermem",
 			"inbox ib_core has no peer-memory API, so /sys/kernel/mm/memory_peers never exists here; NCCL "

@@ -108,6 +108,11 @@ static void running(const struct rd_host *h, struct rd_stack *st)
 	const struct rd_module *compat = rd_host_module(h, "mlx_compat");
 	st->mlx_compat = compat && compat->loaded;
 	size_t oot = st->oot.n + st->mlx_compat;
+	st->ib_core_ofed = st->mlx_compat || rd_strv_contains(&st->oot, "ib_core");
+	for (size_t i = 0; i < h->ndevices && !st->ib_core_ofed; i++)
+		for (size_t p = 0; p < h->devices[i].nports; p++)
+			if (rd_attr_ok(&h->devices[i].ports[p].has_smi))
+				st->ib_core_ofed = true;
 	if (oot && st->intree.n)
 		st->running = RD_RUN_MIXED;
 	else if (oot)

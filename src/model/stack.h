@@ -31,6 +31,8 @@ struct rd_stack {
 	struct rd_strv intree;     /* ... built in tree (inbox) */
 	struct rd_strv unsure;     /* ... loaded, origin not known */
 	bool mlx_compat;           /* OFED's compat layer is loaded */
+	bool ib_core_ofed;         /* the loaded ib_core is OFED's (compat layer, O taint, or ports with
+				    * has_smi): it has the peer-memory API */
 	enum rd_openibd openibd;
 	const char *openibd_unit;  /* borrowed from the system model, or NULL */
 	const char *openibd_wants; /* borrowed: the *.wants link that enables it, or NULL */
