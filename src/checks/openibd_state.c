@@ -41,8 +41,12 @@ void rd_check_openibd_state(struct rd_check_ctx *ctx)
 					   "systemctl answer: whether its openibd init service is installed and runs "
 					   "is not known",
 					   stack_name(st, name, sizeof name));
-		rd_evidence_add(f, st->installed_by ? st->installed_by : "ofed_info -s", "%s installed",
-				rd_stack_kind_name(st->installed));
+		const struct rd_text *oi = &ctx->sys->ofed_info;
+		if (oi->err == 0 && oi->data)
+			rd_evidence_add(f, "ofed_info -s", "%.*s", (int)strcspn(oi->data, "\n"), oi->data);
+		else
+			rd_evidence_add(f, st->installed_by ? st->installed_by : "/var/lib/dpkg/status", "%s installed",
+					rd_stack_kind_name(st->installed));
 		rd_evidence_add(f, "/usr/lib/systemd/system/openibd.service", "%s", known ? "absent" : "<not captured>");
 		return;
 	}
