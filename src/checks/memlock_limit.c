@@ -86,7 +86,7 @@ void rd_check_memlock_limit(struct rd_check_ctx *ctx)
 					rd_evidence_add(f, s->default_memlock_in, "DefaultLimitMEMLOCK=%s", s->default_memlock);
 			}
 			if (u && u->value && u->value_ok && u->bytes >= need)
-				rd_fix_add(f, "systemctl restart %s    # applies LimitMEMLOCK=%s", l->comm, u->value);
+				rd_fix_add(f, "systemctl daemon-reload && systemctl restart %s    # applies LimitMEMLOCK=%s", l->comm, u->value);
 			else
 				service_fix(f, l->comm, set_in);
 		} else {

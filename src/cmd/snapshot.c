@@ -36,6 +36,7 @@ static const struct {
 	{"proc/modules", FILE1},
 	{"proc/sys/kernel/osrelease", FILE1},
 	{"proc/sys/kernel/hostname", FILE1},
+	{"proc/sys/kernel/dmesg_restrict", FILE1}, /* kernel.log: why dmesg gave nothing */
 	{"proc/version", FILE1},
 	{"proc/cmdline", FILE1},
 	{"sys/class/infiniband", SHALLOW},

@@ -119,7 +119,7 @@ static void running(const struct rd_host *h, struct rd_stack *st)
 		st->running = RD_RUN_OFED;
 	else if (st->intree.n)
 		st->running = RD_RUN_INBOX;
-	else if (st->unsure.n || (h->proc_modules.err && !h->sys_module_present))
+	else if (st->unsure.n || !h->modules_listed)
 		/* modules loaded whose origin cannot be told, or no module list at all */
 		st->running = RD_RUN_UNKNOWN;
 	else

@@ -389,7 +389,9 @@ int rd_system_load(struct rd_source *src, const struct rd_host *h, const char *c
 	load_modload(src, s);
 	load_pci(src, s);
 	s->memory_peers_dir = rd_exists(src, "sys/kernel/mm/memory_peers");
-	s->kernel_mm_dir = s->memory_peers_dir || rd_exists(src, "sys/kernel/mm");
+	/* a snapshot holds sys/kernel/mm only when memory_peers exists; a root with /proc's kernel
+	 * state is a capture of the whole host, where its absence is real */
+	s->kernel_mm_dir = s->memory_peers_dir || rd_exists(src, "sys/kernel/mm") || rd_exists(src, "proc/sys/kernel");
 	rd_attr_read(src, "sys/kernel/mm/memory_peers/nv_mem/version", &s->memory_peers_nv_mem);
 	rd_attr_read(src, "sys/kernel/mm/memory_peers/nv_mem_nc/version", &s->memory_peers_nv_mem_nc);
 	load_limits(src, "self", &s->self);

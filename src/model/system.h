@@ -67,7 +67,7 @@ struct rd_system {
 	struct rd_attr memory_peers_nv_mem;  /* /sys/kernel/mm/memory_peers/nv_mem/version */
 	struct rd_attr memory_peers_nv_mem_nc;
 	bool memory_peers_dir;               /* /sys/kernel/mm/memory_peers exists */
-	bool kernel_mm_dir;                  /* /sys/kernel/mm exists (absent: not captured) */
+	bool kernel_mm_dir;                  /* /sys/kernel/mm exists, or the root is a whole capture */
 	/* limits of this process and of the named services */
 	struct rd_proc_limits self;
 	struct rd_attr self_status;

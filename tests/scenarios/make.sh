@@ -150,12 +150,13 @@ build() {
 		base; rm "$R/etc/modules-load.d/zz-nvidia-peermem.conf"; attr etc/modules-load.d/0-nvidia.conf nvidia_peermem ;;
 	peermem-not-registered)
 		base mlnx; rm -rf "$R/sys/kernel/mm/memory_peers" ;;
-	peermem-registration-not-captured)
-		# a partial capture without /sys/kernel/mm: the registration is not known, not missing
-		base mlnx; rm -rf "$R/sys/kernel/mm" ;;
-	modules-not-captured)
-		# a partial capture without /proc/modules and /sys/module: what is loaded is not known
-		base; rm -rf "$R/proc/modules" "$R/sys/module" ;;
+	peermem-registration-unreadable)
+		# nv_mem's entry cannot be read: the registration is not known, not missing
+		base mlnx; rm -rf "$R/sys/kernel/mm/memory_peers/nv_mem"
+		readerr EACCES sys/kernel/mm/memory_peers/nv_mem/version ;;
+	modules-unreadable)
+		# /proc/modules cannot be read and there is no /sys/module: what is loaded is not known
+		base; rm -rf "$R/proc/modules" "$R/sys/module"; readerr EACCES proc/modules ;;
 	openibd-dead)
 		base mlnx
 		attr rdma-doctor/commands/systemctl-is-active-openibd inactive
@@ -252,8 +253,8 @@ ALL=(healthy-inbox healthy-mlnx-ofed healthy-doca-ofed ib-umad-missing rdma-ucm-
 	firmware-not-pinned memlock-64k-slurmd port-polling port-initializing-no-sm port-200-among-400 roce-mtu-1500
 	port-state-unreadable peermem-not-loaded ports-fewer-active-than-expected port-ignored-by-policy
 	kernel-log-peermem-invalid-context kernel-log-pcie-limited kernel-log-mlx5-health kernel-log-rxe-crc32
-	kernel-log-unprivileged kernel-log-restricted peermem-registration-not-captured
-	modules-not-captured
+	kernel-log-unprivileged kernel-log-restricted peermem-registration-unreadable
+	modules-unreadable
 	uverbs-mode-0600)
 [ $# -gt 0 ] || set -- "${ALL[@]}"
 for s in "$@"; do scenario "$s"; build "$s"; done
