@@ -107,6 +107,10 @@ run "CLI shell tests (outputs, terminals, locales, hostile bytes, strace --root)
 run "CLI shell tests (ASan+UBSan)" tests/cli/shell.sh build-asan
 run "check scenarios" tests/scenarios/run.sh build
 run "check scenarios (ASan+UBSan)" tests/scenarios/run.sh build-asan
+run "verdict audit: no two findings contradict each other" tests/audit/run.sh build
+run "verdict audit (ASan+UBSan)" tests/audit/run.sh build-asan
+run "unprivileged runs (kernel.dmesg_restrict)" tests/unpriv/run.sh build
+run "unprivileged runs (ASan+UBSan)" tests/unpriv/run.sh build-asan
 run "fix modules" tests/fix/run.sh build
 run "fix modules (ASan+UBSan)" tests/fix/run.sh build-asan
 run "printed fixes work" tests/fixes/run.sh build

@@ -70,6 +70,16 @@ attr etc/modules-load.d/zz-nvidia-peermem.conf nvidia_peermem
 mkdir -p "$R/rdma-doctor/commands"
 attr rdma-doctor/commands/ofed_info-s "MLNX_OFED_LINUX-24.10-2.1.8.0:"
 attr rdma-doctor/commands/ofed_info-s.status 0
+# MLNX_OFED's init service, installed and enabled, as its package leaves it
+printf '%s\n' "[Unit]" "Description=openibd - configure Mellanox devices" "Documentation=file:/etc/infiniband/openib.conf" \
+	"After=wickedd.service wickedd-nanny.service local-fs.target" "Before=network.target network-pre.target" \
+	"[Service]" "Type=oneshot" "RemainAfterExit=yes" "ExecStart=/etc/init.d/openibd start bootid=%b" \
+	"ExecStop=/etc/init.d/openibd stop" "[Install]" "WantedBy=sysinit.target" > "$(mkdir -p "$R/lib/systemd/system" && echo "$R/lib/systemd/system/openibd.service")"
+lnk etc/systemd/system/sysinit.target.wants/openibd.service /lib/systemd/system/openibd.service
+attr rdma-doctor/commands/systemctl-is-active-openibd active
+attr rdma-doctor/commands/systemctl-is-active-openibd.status 0
+attr rdma-doctor/commands/systemctl-is-enabled-openibd enabled
+attr rdma-doctor/commands/systemctl-is-enabled-openibd.status 0
 printf '%s\n' "[    3.912001] mlx5_core 0000:0c:00.0: firmware version: 28.41.1000" \
 	"[    5.120433] mlx5_ib: Mellanox Connect-IB Infiniband driver v24.10-2.1.8" \
 	"[   41.502117] nvidia-peermem nv_mem_init:460 INFO loading nvidia-peermem" > "$R/rdma-doctor/commands/dmesg"

@@ -97,17 +97,6 @@ bool rd_module_loaded(const struct rd_host *h, const char *name);
 bool rd_host_has_rdma_hardware(const struct rd_host *h, const struct rd_system *sys);
 /* The modules-load.d file that loads module (not overridden), or NULL. */
 const struct rd_modload_file *rd_modload_find(const struct rd_system *sys, const char *module);
-
-
-
-/* What RDMA stack the host runs (stack.flavor; also shown by `stack`). */
-struct rd_flavor {
-	char installed[32];   /* "MLNX_OFED", "DOCA-OFED", "OFED", "inbox" */
-	char version[96];     /* OFED version, or "" */
-	char running[16];     /* modules loaded: "OFED", "inbox", "mixed", "none", "unknown" */
-	const char *advice;   /* the guide's recommendation for this host (static) */
-};
-void rd_stack_flavor(const struct rd_host *h, const struct rd_system *s, struct rd_flavor *out);
-/* The RDMA stack modules OFED replaces (for in-tree/out-of-tree comparisons), NULL-terminated. */
-extern const char *const rd_ofed_stack_modules[];
+/* The stack facts (installed/running flavour, openibd) are derived once in the model:
+ * ctx->sys->stack (model/stack.h). */
 #endif

@@ -1,5 +1,6 @@
 /* kernel.log: kernel messages that name a cause.  Each known message is one finding, with up to
  * three of its lines as evidence. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,6 +41,21 @@ static const struct {
 void rd_check_kernel_log(struct rd_check_ctx *ctx)
 {
 	const struct rd_text *log = &ctx->sys->dmesg;
+	if (log->err == EPERM || log->err == EACCES) {
+		/* an unprivileged run: nothing was checked here, which is not a problem of the host */
+		const struct rd_attr *dr = &ctx->sys->dmesg_restrict;
+		bool restrict1 = rd_attr_ok(dr) && strcmp(dr->value, "1") == 0;
+		struct rd_finding *f = rd_finding_add(ctx, RD_SKIP, "kernel log",
+						      "the kernel log is not readable by %s%s: %s as root (or with CAP_SYSLOG) "
+						      "to check it",
+						      ctx->live ? "this user" : "the user who captured this root",
+						      restrict1 || !rd_attr_ok(dr) ? " (kernel.dmesg_restrict=1)" : "",
+						      ctx->live ? "run" : "capture it");
+		rd_evidence_add(f, "dmesg", "<%s>", rd_strerror(log->err));
+		if (rd_attr_ok(dr))
+			rd_evidence_attr(f, dr);
+		return;
+	}
 	if (log->err || !log->data || (log->status != 0 && log->len == 0)) {
 		struct rd_finding *f = rd_finding_add(ctx, RD_UNKNOWN, "kernel log",
 						      log->err == RD_ENOTCAPTURED ? "the kernel log was not captured in this root"

@@ -6,8 +6,16 @@ void rd_check_openibd_conf(struct rd_check_ctx *ctx)
 {
 	const struct rd_system *s = ctx->sys;
 	const struct rd_host *h = ctx->host;
+	const struct rd_stack *st = &s->stack;
 	if (!rd_attr_ok(&s->openib_conf)) {
-		rd_finding_add(ctx, RD_SKIP, "openib.conf", "no /etc/infiniband/openib.conf (not an OFED install)");
+		/* the reason follows the one answer on what is installed (model/stack.h) */
+		if (rd_stack_is_ofed(st->installed))
+			rd_finding_add(ctx, RD_SKIP, "openib.conf", "no /etc/infiniband/openib.conf in this root (%s is "
+				       "installed: see openibd.state)", rd_stack_kind_name(st->installed));
+		else if (st->installed == RD_STACK_INBOX)
+			rd_finding_add(ctx, RD_SKIP, "openib.conf", "no /etc/infiniband/openib.conf (not an OFED install)");
+		else
+			rd_finding_add(ctx, RD_SKIP, "openib.conf", "no /etc/infiniband/openib.conf");
 		return;
 	}
 	if (!rd_attr_ok(&s->modules_dep)) {

@@ -23,6 +23,13 @@ void rd_check_peermem_loaded(struct rd_check_ctx *ctx)
 					rd_strv_contains(&core->holders, "nvidia_peermem") ? "includes" : "does not include");
 		return;
 	}
+	if (ctx->sys->stack.running == RD_RUN_UNKNOWN && ctx->host->proc_modules.err) {
+		/* no module list: "not loaded" would be a guess */
+		struct rd_finding *f = rd_finding_add(ctx, RD_UNKNOWN, "nvidia_peermem",
+						      "cannot tell whether nvidia_peermem is loaded for the %zu NVIDIA GPUs", gpus);
+		rd_evidence_attr(f, &ctx->host->proc_modules);
+		return;
+	}
 	struct rd_finding *f = rd_finding_add(ctx, RD_WARN, "nvidia_peermem",
 					      "%zu NVIDIA GPUs and RDMA devices but nvidia_peermem is not loaded: NCCL "
 					      "moves GPU data through host memory unless it can use DMA-BUF (kernel >= 5.12, "

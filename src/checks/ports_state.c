@@ -16,14 +16,16 @@ void rd_check_ports_state(struct rd_check_ctx *ctx)
 		rd_finding_add(ctx, RD_SKIP, "host", "no RDMA device");
 		return;
 	}
-	size_t active = 0, total = 0;
+	size_t active = 0, total = 0, ignored = 0;
 	char subj[128];
 	for (size_t i = 0; i < h->ndevices; i++) {
 		const struct rd_device *d = &h->devices[i];
 		for (size_t k = 0; k < d->nports; k++) {
 			const struct rd_port *p = &d->ports[k];
-			if (rd_policy_ignores(ctx->policy, d->name, p->num))
+			if (rd_policy_ignores(ctx->policy, d->name, p->num)) {
+				ignored++;
 				continue;
+			}
 			total++;
 			subject(subj, sizeof subj, d, p);
 			if (p->state_v < 0 || p->phys_v < 0) {
@@ -89,21 +91,34 @@ void rd_check_ports_state(struct rd_check_ctx *ctx)
 			rd_evidence_attr(f, &p->state);
 			rd_evidence_attr(f, &p->phys_state);
 			rd_evidence_attr(f, &p->link_layer);
+			if (p->state_v == RD_PORT_INIT) {
+				/* the SM side of this one problem (ports.sm leaves this port to us) */
+				rd_evidence_attr(f, &p->lid);
+				rd_evidence_attr(f, &p->sm_lid);
+			}
 		}
 	}
+	/* "9 ports, 2 ignored by the policy": expect_active counts only the ports not ignored */
+	char ign[96] = "";
+	if (ignored)
+		snprintf(ign, sizeof ign, " (%zu ports, %zu ignored by the policy)", total + ignored, ignored);
 	if (ctx->policy->expect_active_ports >= 0 && (int)active < ctx->policy->expect_active_ports) {
 		struct rd_finding *f = rd_finding_add(ctx, RD_FAIL, "host",
-						      "%zu port%s Active/LinkUp, the policy expects %d: the node cannot run "
+						      "%zu port%s Active/LinkUp, the policy expects %d%s: the node cannot run "
 						      "jobs that need every rail",
-						      active, active == 1 ? "" : "s", ctx->policy->expect_active_ports);
-		rd_evidence_add(f, "/sys/class/infiniband", "%zu port%s, %zu Active/LinkUp", total, total == 1 ? "" : "s",
-				active);
+						      active, active == 1 ? "" : "s", ctx->policy->expect_active_ports, ign);
+		if (ignored)
+			rd_evidence_add(f, "/sys/class/infiniband", "%zu port%s, %zu ignored by the policy, %zu Active/LinkUp",
+					total + ignored, total + ignored == 1 ? "" : "s", ignored, active);
+		else
+			rd_evidence_add(f, "/sys/class/infiniband", "%zu port%s, %zu Active/LinkUp", total, total == 1 ? "" : "s",
+					active);
 		rd_fix_add(f, "fix the ports above, or list spare ports under [ports] ignore in the policy");
 	}
 	if (active == total && total == 1 && rd_check_quiet(ctx))
-		rd_finding_add(ctx, RD_OK, "host", "the only port is Active/LinkUp");
+		rd_finding_add(ctx, RD_OK, "host", "the only port is Active/LinkUp%s", ign);
 	else if (active == total && total && rd_check_quiet(ctx))
-		rd_finding_add(ctx, RD_OK, "host", "all %zu ports Active/LinkUp", total);
+		rd_finding_add(ctx, RD_OK, "host", "all %zu ports Active/LinkUp%s", total, ign);
 	else if (!total)
-		rd_finding_add(ctx, RD_SKIP, "host", "no port to check");
+		rd_finding_add(ctx, RD_SKIP, "host", "no port to check%s", ign);
 }

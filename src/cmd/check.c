@@ -212,8 +212,19 @@ static int run_check(struct rd_ctx *ctx, bool json, bool color, const char *poli
 	bool probe = probe_opts != NULL;
 	long long started = mono_ms(); /* --timeout is the whole run's, the probe's included */
 	struct rd_loaded l;
-	if (rd_ctx_load(ctx, policy_path, true, &l) < 0)
+	if (rd_ctx_load(ctx, policy_path, true, &l) < 0) {
+		if (json && l.error[0]) { /* a JSON consumer gets a document, not 0 bytes */
+			struct rd_out o;
+			rd_out_init(&o, ctx->out, true);
+			rd_out_obj_begin(&o, NULL);
+			rd_out_str(&o, "schema", NULL, "rdma-doctor/error/v1");
+			rd_out_str(&o, "error", NULL, l.error);
+			rd_out_int(&o, "exit_code", NULL, RD_EXIT_UNKNOWN);
+			rd_out_obj_end(&o);
+			rd_out_finish(&o);
+		}
 		return RD_EXIT_UNKNOWN;
+	}
 	struct rd_source *src = l.src;
 	struct rd_policy *pol = &l.pol;
 	struct rd_host *h = &l.h;

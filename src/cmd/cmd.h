@@ -54,6 +54,7 @@ struct rd_loaded {
 	struct rd_policy pol;
 	struct rd_host h;
 	struct rd_system sys;
+	char error[1024]; /* after a failed rd_ctx_load: the line it printed ("" when the source failed) */
 };
 /* Opens ctx->root and loads everything; the system model looks at the policy's services when
  * with_services.  On failure prints one line and returns -1 (nothing to free). */

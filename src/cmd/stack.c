@@ -28,8 +28,7 @@ int rd_cmd_stack(struct rd_ctx *ctx, int argc, char **argv)
 	rd_host_load(src, 0, &h);
 	static const char *const no_services[] = {NULL};
 	rd_system_load(src, &h, no_services, &sys);
-	struct rd_flavor fl;
-	rd_stack_flavor(&h, &sys, &fl);
+	const struct rd_stack *st = &sys.stack;
 
 	struct rd_out o;
 	rd_out_init(&o, ctx->out, json);
@@ -41,9 +40,10 @@ int rd_cmd_stack(struct rd_ctx *ctx, int argc, char **argv)
 		   rd_source_is_live(src) ? NULL : rd_source_root(src)); /* null for the live host, as in every schema */
 
 	rd_out_obj_begin(&o, "stack");
-	rd_out_str(&o, "installed", "Stack:   %s", fl.installed);
-	rd_out_str(&o, "version", fl.version[0] ? " %s" : NULL, fl.version[0] ? fl.version : NULL);
-	rd_out_str(&o, "running", ", %s modules loaded\n", fl.running);
+	rd_out_str(&o, "installed", "Stack:   %s", rd_stack_kind_name(st->installed));
+	rd_out_str(&o, "version", st->version[0] ? " %s" : NULL, st->version[0] ? st->version : NULL);
+	rd_out_str(&o, "running", ", %s modules loaded\n", rd_stack_run_name(st->running));
+	rd_out_str(&o, "openibd", NULL, rd_openibd_name(st->openibd));
 	rd_out_str(&o, "ofed_info", NULL, sys.ofed_ok ? sys.ofed_info.data : NULL);
 	rd_out_arr_begin(&o, "packages");
 	for (size_t i = 0; i < sys.npackages; i++)
@@ -54,7 +54,7 @@ int rd_cmd_stack(struct rd_ctx *ctx, int argc, char **argv)
 			rd_out_obj_end(&o);
 		}
 	rd_out_arr_end(&o);
-	rd_out_str(&o, "advice", "Advice:  %s\n", fl.advice);
+	rd_out_str(&o, "advice", "Advice:  %s\n", st->advice);
 	rd_out_obj_end(&o);
 	rd_out_text(&o, "\nRDMA modules loaded:\n");
 	size_t shown = 0;

@@ -230,11 +230,17 @@ int rd_ctx_load(struct rd_ctx *ctx, const char *policy_path, bool with_services,
 	char err[512] = "";
 	if (rd_policy_load(policy_path, l->src, &l->pol, err, sizeof err) < 0) {
 		rd_text_printf(ctx->err, ctx->ascii, "%s: %s\n", ctx->prog, err); /* may quote the file */
+		snprintf(l->error, sizeof l->error, "%s", err);
 		rd_policy_free(&l->pol);
 		rd_source_close(l->src);
 		return -1;
 	}
 	rd_host_load(l->src, 0, &l->h);
+	char unmatched[512];
+	int nu = l->h.devices_err ? 0 : rd_policy_unmatched_ignores(&l->pol, &l->h, unmatched, sizeof unmatched);
+	if (nu)
+		fprintf(ctx->err, "%s: %s:%d: ignore: %s %s no RDMA device or port on this host\n", ctx->prog,
+			l->pol.origin, l->pol.ignore_line, unmatched, nu == 1 ? "names" : "name");
 	const char **services = rd_xcalloc(l->pol.services.n + 1, sizeof *services);
 	for (size_t i = 0; with_services && i < l->pol.services.n; i++)
 		services[i] = l->pol.services.v[i];

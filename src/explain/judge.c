@@ -34,27 +34,28 @@ int rd_fact_no_rdma_hardware(const struct rd_sig_cause *c, const struct rd_host 
 int rd_fact_stack_mixed(const struct rd_sig_cause *c, const struct rd_host *h, const struct rd_system *s, char *why, size_t n)
 {
 	(void)c;
-	struct rd_flavor fl;
-	rd_stack_flavor(h, s, &fl);
-	if (strcmp(fl.running, "unknown") == 0 || strcmp(fl.running, "none") == 0) {
-		snprintf(why, n, "the loaded RDMA modules do not tell which stack they come from (%s)", fl.running);
+	(void)h;
+	enum rd_stack_run run = s->stack.running;
+	const char *name = rd_stack_run_name(run);
+	if (run == RD_RUN_UNKNOWN || run == RD_RUN_NONE) {
+		snprintf(why, n, "the loaded RDMA modules do not tell which stack they come from (%s)", name);
 		return -1;
 	}
-	snprintf(why, n, "the loaded RDMA modules are %s%s", strcmp(fl.running, "mixed") == 0 ? "" : "all ", fl.running);
-	return strcmp(fl.running, "mixed") == 0;
+	snprintf(why, n, "the loaded RDMA modules are %s%s", run == RD_RUN_MIXED ? "" : "all ", name);
+	return run == RD_RUN_MIXED;
 }
 
 int rd_fact_inbox_ib_core(const struct rd_sig_cause *c, const struct rd_host *h, const struct rd_system *s, char *why, size_t n)
 {
 	(void)c;
-	struct rd_flavor fl;
-	rd_stack_flavor(h, s, &fl);
-	if (strcmp(fl.running, "inbox") == 0) {
+	(void)h;
+	enum rd_stack_run run = s->stack.running;
+	if (run == RD_RUN_INBOX) {
 		snprintf(why, n, "the in-tree (inbox) ib_core is loaded: it has no peer-memory API");
 		return 1;
 	}
-	snprintf(why, n, "the loaded RDMA modules are %s", fl.running);
-	return strcmp(fl.running, "unknown") == 0 ? -1 : 0;
+	snprintf(why, n, "the loaded RDMA modules are %s", rd_stack_run_name(run));
+	return run == RD_RUN_UNKNOWN ? -1 : 0;
 }
 
 int rd_fact_peermem_missing_on_inbox(const struct rd_sig_cause *c, const struct rd_host *h, const struct rd_system *s, char *why, size_t n)
@@ -68,6 +69,33 @@ int rd_fact_peermem_missing_on_inbox(const struct rd_sig_cause *c, const struct 
 	if (inbox == 1)
 		snprintf(why, n, "nvidia_peermem is not loaded and ib_core is the in-tree one");
 	return inbox;
+}
+
+/* An InfiniBand port whose link is up (LinkUp) but which no subnet manager has configured (INIT):
+ * ports.state reports it (ports.sm refers to that finding), so the model decides. */
+int rd_fact_port_initializing(const struct rd_sig_cause *c, const struct rd_host *h, const struct rd_system *s, char *why,
+			      size_t n)
+{
+	(void)c;
+	(void)s;
+	size_t ports = 0, unread = 0;
+	for (size_t i = 0; i < h->ndevices; i++)
+		for (size_t p = 0; p < h->devices[i].nports; p++) {
+			const struct rd_port *port = &h->devices[i].ports[p];
+			ports++;
+			if (port->state_v == 2 && port->phys_v == 5) {
+				snprintf(why, n, "%s port %u is Initializing with its link up: no subnet manager has configured it "
+					 "(see ports.state; sminfo tells which SM answers)", h->devices[i].name, port->num);
+				return 1;
+			}
+			unread += port->state_v < 0;
+		}
+	if (unread) {
+		snprintf(why, n, "the state of %zu port%s cannot be read", unread, unread == 1 ? "" : "s");
+		return -1;
+	}
+	snprintf(why, n, "no port of the %zu here is Initializing", ports);
+	return ports ? 0 : -1;
 }
 
 int rd_fact_port_polling(const struct rd_sig_cause *c, const struct rd_host *h, const struct rd_system *s, char *why, size_t n)

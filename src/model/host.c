@@ -443,6 +443,8 @@ static void load_modules(struct rd_source *src, struct rd_host *h)
 		}
 		free(t.data);
 	}
+	h->modules_listed = h->proc_modules.err == 0 || rd_exists(src, "sys/module") ||
+			    (h->proc_modules.err == ENOENT && rd_exists(src, "proc/sys/kernel"));
 	/* RDMA modules not in /proc/modules: built in (no initstate) or /proc/modules unreadable. */
 	for (const char *const *name = rd_rdma_modules; *name; name++) {
 		if (rd_host_module(h, *name))

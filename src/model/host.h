@@ -124,6 +124,9 @@ struct rd_host {
 						* (live) or a snapshot's rdma-doctor/devnodes */
 	int devnodes_err;
 	struct rd_attr proc_modules;
+	bool modules_listed;       /* the root says which modules are loaded: /proc/modules, or
+				    * /sys/module, or a /proc without modules (a kernel without
+				    * loadable modules); false in a partial capture */
 	struct rd_module *modules; /* every module of /proc/modules, then RDMA ones only in sysfs */
 	size_t nmodules;
 };

@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "model/host.h"
 #include "model/parse.h"
 
 static const char *const default_modules[] = {"mlx5_core", "mlx5_ib", "ib_core", "ib_uverbs", "ib_cm",
@@ -37,6 +39,38 @@ bool rd_policy_ignores(const struct rd_policy *p, const char *dev, unsigned port
 	return rd_strv_contains(&p->ignore, dev) || rd_strv_contains(&p->ignore, buf);
 }
 
+int rd_policy_unmatched_ignores(const struct rd_policy *p, const struct rd_host *h, char *buf, size_t len)
+{
+	int n = 0;
+	size_t used = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < p->ignore.n; i++) {
+		const char *e = p->ignore.v[i];
+		const char *slash = strchr(e, '/');
+		bool found = false;
+		for (size_t d = 0; d < h->ndevices && !found; d++) {
+			const struct rd_device *dev = &h->devices[d];
+			size_t nl = slash ? (size_t)(slash - e) : strlen(e);
+			if (strlen(dev->name) != nl || strncmp(dev->name, e, nl) != 0)
+				continue;
+			if (!slash)
+				found = true;
+			for (size_t k = 0; slash && k < dev->nports && !found; k++) {
+				char num[16];
+				snprintf(num, sizeof num, "%u", dev->ports[k].num);
+				found = strcmp(slash + 1, num) == 0;
+			}
+		}
+		if (found)
+			continue;
+		int w = snprintf(buf + used, used < len ? len - used : 0, "%s%s", n ? " " : "", e);
+		if (w > 0 && used + (size_t)w < len)
+			used += (size_t)w;
+		n++;
+	}
+	return n;
+}
+
 struct parse_state {
 	struct rd_policy *p;
 	char why[256]; /* the first rejected setting's reason */
@@ -46,7 +80,8 @@ struct parse_state {
 static int fail_key(struct parse_state *st, const char *key, const char *fmt, const char *a, const char *b)
 {
 	if (!st->why[0]) {
-		snprintf(st->why, sizeof st->why, fmt, a, b);
+		if (snprintf(st->why, sizeof st->why, fmt, a, b) >= (int)sizeof st->why)
+			strcpy(st->why + sizeof st->why - 4, "...");
 		snprintf(st->key, sizeof st->key, "%s", key);
 	}
 	return 0;
@@ -96,13 +131,34 @@ static bool number(const char *v, double *out)
 	return true;
 }
 
-static int handler(void *user, const char *section, const char *key, const char *value)
+/* Debian's libinih (55) is built with inline comments for ';' only (INI_INLINE_COMMENT_PREFIXES
+ * ";"): "9  # nine" reaches the handler whole.  The policy takes '#' and ';' comments after a
+ * value too (a prefix at the start of the value or after a blank), as the README's sample does:
+ * strip them here, whatever the library was built with. */
+static void strip_comment(const char *v, char *out, size_t len)
+{
+	size_t n = 0;
+	for (const char *c = v; *c && n + 1 < len; c++) {
+		if ((*c == '#' || *c == ';') && (c == v || c[-1] == ' ' || c[-1] == '\t'))
+			break;
+		out[n++] = *c;
+	}
+	while (n && (out[n - 1] == ' ' || out[n - 1] == '\t'))
+		n--;
+	out[n] = '\0';
+}
+
+static int handler(void *user, const char *section, const char *key, const char *raw)
 {
 	struct parse_state *st = user;
 	struct rd_policy *p = st->p;
 	double d;
 	uint64_t u;
+	char value[4096];
+	strip_comment(raw, value, sizeof value);
 	if (strcmp(section, "modules") == 0 && strcmp(key, "required") == 0) {
+		if (!value[0])
+			return fail(st, "%s: an empty list (remove the line to require the default %s modules)", key, "9");
 		words(value, &p->modules);
 	} else if (strcmp(section, "ports") == 0 && strcmp(key, "min_rate_ib") == 0) {
 		if (!number(value, &d))
@@ -155,8 +211,11 @@ int rd_policy_parse(const char *text, const char *name, struct rd_policy *p, cha
 {
 	struct parse_state st = {.p = p};
 	int line = ini_parse_string(text, handler, &st);
-	if (line == 0)
+	snprintf(p->origin, sizeof p->origin, "%s", name);
+	if (line == 0) {
+		p->ignore_line = key_line(text, "ignore");
 		return 0;
+	}
 	/* the first error is either a setting the handler rejected or a line inih could not parse */
 	bool rejected = st.why[0] && key_line(text, st.key) == line;
 	snprintf(err, errlen, "%s:%d: %s", name, line,
@@ -178,6 +237,12 @@ int rd_policy_load(const char *path, struct rd_source *src, struct rd_policy *p,
 		return r;
 	}
 	FILE *f = fopen(path, "r");
+	struct stat st;
+	if (f && fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fclose(f);
+		f = NULL;
+		errno = EISDIR;
+	}
 	if (!f) {
 		snprintf(err, errlen, "%s: cannot read the policy file: %s", path, strerror(errno));
 		return -1;
@@ -187,10 +252,12 @@ int rd_policy_load(const char *path, struct rd_source *src, struct rd_policy *p,
 	size_t n;
 	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0 && b.len < RD_CAP_ATTR)
 		rd_buf_add(&b, chunk, n);
+	int rerr = ferror(f) ? errno : 0;
 	bool bad = ferror(f) || b.len >= RD_CAP_ATTR;
 	fclose(f);
 	if (bad) {
-		snprintf(err, errlen, "%s: cannot read the policy file: %s", path, b.len >= RD_CAP_ATTR ? "too large" : "read error");
+		snprintf(err, errlen, "%s: cannot read the policy file: %s", path,
+			 b.len >= RD_CAP_ATTR ? "too large" : rerr ? strerror(rerr) : "read error");
 		rd_buf_free(&b);
 		return -1;
 	}

@@ -33,7 +33,9 @@ struct rd_policy {
 	struct rd_fw_pin pins[RD_POLICY_MAX];
 	size_t npins;
 	struct rd_strv ignore;            /* "mlx5_2" or "mlx5_2/1" */
-	int expect_active_ports;          /* -1 = every port */
+	int expect_active_ports;          /* -1 = every port; counts only ports not ignored */
+	int ignore_line;                  /* line of "ignore =" in the file, 0 when none */
+	char origin[256];                 /* the file the policy came from, "" for the defaults */
 };
 void rd_policy_defaults(struct rd_policy *p);
 /* Defaults, then the file at path (a path on this machine) if given, else /etc/rdma-doctor.conf
@@ -44,5 +46,9 @@ int rd_policy_load(const char *path, struct rd_source *src, struct rd_policy *p,
 int rd_policy_parse(const char *text, const char *name, struct rd_policy *p, char *err, size_t errlen);
 void rd_policy_free(struct rd_policy *p);
 bool rd_policy_ignores(const struct rd_policy *p, const char *dev, unsigned port);
+/* The ignore entries that name no device or port of host, space-separated in buf; returns how
+ * many (0: every entry matches). */
+struct rd_host;
+int rd_policy_unmatched_ignores(const struct rd_policy *p, const struct rd_host *h, char *buf, size_t len);
 
 #endif

@@ -363,9 +363,12 @@ static void load_openibd(struct rd_source *src, struct rd_system *s)
 {
 	static const char *const units[] = {"etc/systemd/system/openibd.service", "usr/lib/systemd/system/openibd.service",
 					    "lib/systemd/system/openibd.service", NULL};
+	static const char *const unit_dirs[] = {"etc/systemd/system", "usr/lib/systemd/system", "lib/systemd/system", NULL};
 	for (const char *const *u = units; *u && !s->openibd_unit; u++)
 		if (rd_exists(src, *u))
 			s->openibd_unit = rd_xasprintf("/%s", *u);
+	for (const char *const *d = unit_dirs; *d && !s->unit_dirs_present; d++)
+		s->unit_dirs_present = rd_exists(src, *d);
 	struct rd_strv names = {0};
 	if (rd_list_dir(src, "etc/systemd/system", &names) == 0)
 		for (size_t i = 0; i < names.n && !s->openibd_wants; i++) {
@@ -496,6 +499,23 @@ static void load_packages(struct rd_source *src, struct rd_system *s)
 		     rd_parse_ofed_info(s->ofed_info.data, &s->ofed) == 0;
 }
 
+#define CAP_SYSLOG 34
+
+/* dmesg exits 1 with nothing on stdout when kernel.dmesg_restrict=1 and the caller lacks
+ * CAP_SYSLOG (its "Operation not permitted" goes to stderr): record that as EPERM, so the kernel
+ * log is "not readable by this user", not "cannot read".  A snapshot records EPERM itself. */
+static void load_dmesg(struct rd_source *src, struct rd_system *s)
+{
+	rd_run_command(src, "dmesg", &s->dmesg);
+	rd_attr_read(src, "proc/sys/kernel/dmesg_restrict", &s->dmesg_restrict);
+	bool restricted = rd_attr_ok(&s->dmesg_restrict) && strcmp(s->dmesg_restrict.value, "1") == 0;
+	bool privileged = !s->capeff_ok || ((s->capeff >> CAP_SYSLOG) & 1);
+	if (s->dmesg.err == 0 && s->dmesg.status != 0 && s->dmesg.len == 0 && restricted && !privileged) {
+		rd_text_free(&s->dmesg);
+		s->dmesg.err = EPERM;
+	}
+}
+
 int rd_system_load(struct rd_source *src, const struct rd_host *h, const char *const *services,
 		   struct rd_system *s)
 {
@@ -506,6 +526,9 @@ int rd_system_load(struct rd_source *src, const struct rd_host *h, const char *c
 	load_pci(src, s);
 	load_rdma_boot(src, h, s);
 	s->memory_peers_dir = rd_exists(src, "sys/kernel/mm/memory_peers");
+	/* a snapshot holds sys/kernel/mm only when memory_peers exists; a root with /proc's kernel
+	 * state is a capture of the whole host, where its absence is real */
+	s->kernel_mm_dir = s->memory_peers_dir || rd_exists(src, "sys/kernel/mm") || rd_exists(src, "proc/sys/kernel");
 	rd_attr_read(src, "sys/kernel/mm/memory_peers/nv_mem/version", &s->memory_peers_nv_mem);
 	rd_attr_read(src, "sys/kernel/mm/memory_peers/nv_mem_nc/version", &s->memory_peers_nv_mem_nc);
 	load_limits(src, "self", &s->self);
@@ -517,7 +540,8 @@ int rd_system_load(struct rd_source *src, const struct rd_host *h, const char *c
 	load_kmods(src, h, s);
 	load_dkms(src, s);
 	load_packages(src, s);
-	rd_run_command(src, "dmesg", &s->dmesg);
+	load_dmesg(src, s);
+	rd_stack_derive(h, s, &s->stack);
 	return 0;
 }
 
@@ -585,6 +609,8 @@ void rd_system_free(struct rd_system *s)
 	free(s->packages);
 	rd_text_free(&s->ofed_info);
 	rd_text_free(&s->dmesg);
+	rd_attr_free(&s->dmesg_restrict);
+	rd_stack_free(&s->stack);
 	memset(s, 0, sizeof *s);
 }
 

@@ -10,6 +10,7 @@
 
 #include "model/host.h"
 #include "model/parse.h"
+#include "model/stack.h"
 
 /* A modules-load.d file.  Directories in systemd's order of precedence (the first wins for a
  * given file name); files are applied in file-name order whatever their directory. */
@@ -94,6 +95,7 @@ struct rd_system {
 	struct rd_attr memory_peers_nv_mem;  /* /sys/kernel/mm/memory_peers/nv_mem/version */
 	struct rd_attr memory_peers_nv_mem_nc;
 	bool memory_peers_dir;               /* /sys/kernel/mm/memory_peers exists */
+	bool kernel_mm_dir;                  /* /sys/kernel/mm exists, or the root is a whole capture */
 	/* limits of this process and of the named services */
 	struct rd_proc_limits self;
 	struct rd_attr self_status;
@@ -110,6 +112,7 @@ struct rd_system {
 	/* OFED's openibd */
 	char *openibd_unit;           /* path of the unit file, or NULL */
 	char *openibd_wants;          /* path of the *.wants link that enables it, or NULL */
+	bool unit_dirs_present;       /* the root has a systemd unit directory (etc, usr/lib or lib) */
 	struct rd_text openibd_active;  /* systemctl is-active openibd */
 	struct rd_text openibd_enabled; /* systemctl is-enabled openibd */
 	struct rd_attr openib_conf;
@@ -130,7 +133,10 @@ struct rd_system {
 	struct rd_ofed_info ofed;
 	bool ofed_ok;
 	/* kernel log */
-	struct rd_text dmesg;
+	struct rd_text dmesg;           /* err EPERM: not readable by this user (kernel.dmesg_restrict) */
+	struct rd_attr dmesg_restrict;  /* /proc/sys/kernel/dmesg_restrict */
+	/* derived from all of the above and the host model, once (model/stack.h) */
+	struct rd_stack stack;
 };
 
 /* services: names whose processes and units to inspect (NULL-terminated), e.g. {"slurmd", NULL}. */

@@ -162,13 +162,13 @@ void rd_report_json(FILE *f, const struct rd_report *r, const struct rd_host *h,
 	rd_out_obj_end(&o);
 	rd_out_obj_end(&o);
 
-	struct rd_flavor fl;
-	rd_stack_flavor(h, s, &fl);
+	const struct rd_stack *st = &s->stack;
 	rd_out_obj_begin(&o, "stack");
-	rd_out_str(&o, "installed", NULL, fl.installed);
-	rd_out_str(&o, "version", NULL, fl.version[0] ? fl.version : NULL);
-	rd_out_str(&o, "running", NULL, fl.running);
-	rd_out_str(&o, "advice", NULL, fl.advice);
+	rd_out_str(&o, "installed", NULL, rd_stack_kind_name(st->installed));
+	rd_out_str(&o, "version", NULL, st->version[0] ? st->version : NULL);
+	rd_out_str(&o, "running", NULL, rd_stack_run_name(st->running));
+	rd_out_str(&o, "openibd", NULL, rd_openibd_name(st->openibd));
+	rd_out_str(&o, "advice", NULL, st->advice);
 	rd_out_obj_end(&o);
 
 	rd_render_devices(&o, h);

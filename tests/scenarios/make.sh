@@ -170,6 +170,13 @@ build() {
 		base; rm "$R/etc/modules-load.d/zz-nvidia-peermem.conf"; attr etc/modules-load.d/0-nvidia.conf nvidia_peermem ;;
 	peermem-not-registered)
 		base mlnx; rm -rf "$R/sys/kernel/mm/memory_peers" ;;
+	peermem-registration-unreadable)
+		# nv_mem's entry cannot be read: the registration is not known, not missing
+		base mlnx; rm -rf "$R/sys/kernel/mm/memory_peers/nv_mem"
+		readerr EACCES sys/kernel/mm/memory_peers/nv_mem/version ;;
+	modules-unreadable)
+		# /proc/modules cannot be read and there is no /sys/module: what is loaded is not known
+		base; rm -rf "$R/proc/modules" "$R/sys/module"; readerr EACCES proc/modules ;;
 	openibd-dead)
 		base mlnx
 		attr rdma-doctor/commands/systemctl-is-active-openibd inactive
@@ -236,6 +243,15 @@ build() {
 		# the two lines a real 6.1 kernel printed (tests/vm: rdma link add with no crc32 and no autoload)
 		base; printf '%s\n' "[   12.004411] rdma_rxe: failed to init crc32 algorithm err:-2" \
 			"[   12.004790] rdma_rxe: failed to add eth0" >> "$R/rdma-doctor/commands/dmesg" ;;
+	kernel-log-unprivileged)
+		# a snapshot taken by a user kernel.dmesg_restrict=1 keeps out: dmesg failed with EPERM
+		base; rm "$R/rdma-doctor/commands/dmesg" "$R/rdma-doctor/commands/dmesg.status"
+		attr rdma-doctor/commands/dmesg.error EPERM ;;
+	kernel-log-restricted)
+		# what dmesg does for a user without CAP_SYSLOG under kernel.dmesg_restrict=1: exit 1, no output
+		base; : > "$R/rdma-doctor/commands/dmesg"; attr rdma-doctor/commands/dmesg.status 1
+		attr proc/sys/kernel/dmesg_restrict 1
+		attr proc/self/status "$(printf 'Name:\tbash\nCapInh:\t0000000000000000\nCapPrm:\t0000000000000000\nCapEff:\t0000000000000000\n')" ;;
 	port-state-unreadable)
 		# the state file fails to read (as sysfs does when the driver's query fails): UNKNOWN, never OK
 		base; readerr EIO "$PCIROOT/0000:9a:00.0/infiniband/mlx5_1/ports/1/state" ;;
@@ -258,6 +274,8 @@ ALL=(healthy-inbox healthy-mlnx-ofed healthy-doca-ofed ib-umad-missing rdma-ucm-
 	firmware-not-pinned memlock-64k-slurmd port-polling port-initializing-no-sm port-200-among-400 roce-mtu-1500
 	port-state-unreadable peermem-not-loaded ports-fewer-active-than-expected port-ignored-by-policy
 	kernel-log-peermem-invalid-context kernel-log-pcie-limited kernel-log-mlx5-health kernel-log-rxe-crc32
+	kernel-log-unprivileged kernel-log-restricted peermem-registration-unreadable
+	modules-unreadable
 	uverbs-mode-0600 uverbs-device-missing-loaded)
 [ $# -gt 0 ] || set -- "${ALL[@]}"
 for s in "$@"; do scenario "$s"; build "$s"; done

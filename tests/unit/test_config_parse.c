@@ -152,6 +152,23 @@ RD_TEST(policy_file)
 	CHECK_INT(p.services.n, 2);
 	rd_policy_free(&p);
 
+	/* inline '#' and ';' comments after a blank, as in the README's sample */
+	rd_policy_defaults(&p);
+	CHECK_INT(rd_policy_parse("[ports]\nexpect_active = 9  # rails\nignore = mlx5_4 mlx5_5/1\t; spare\n"
+				  "min_rate_ib = 400;not a comment\n", "c.conf", &p, err, sizeof err),
+		  -1);
+	CHECK_STR(err, "c.conf:4: min_rate_ib: '400;not a comment' is not a rate in Gb/s");
+	rd_policy_free(&p);
+	rd_policy_defaults(&p);
+	CHECK_INT(rd_policy_parse("[ports]\nexpect_active = 9  # rails\n\nignore = mlx5_4 mlx5_5/1\t; spare\n", "c.conf", &p,
+				  err, sizeof err),
+		  0);
+	CHECK_INT(p.expect_active_ports, 9);
+	CHECK_INT(p.ignore.n, 2);
+	CHECK_INT(p.ignore_line, 4);
+	CHECK_STR(p.ignore.v[1], "mlx5_5/1");
+	rd_policy_free(&p);
+
 	static const struct {
 		const char *text, *msg;
 	} bad[] = {
@@ -160,6 +177,8 @@ RD_TEST(policy_file)
 		{"[nosuch]\nx = 1\n", "test.conf:2: unknown setting 'x' in section [nosuch]"},
 		{"this is not ini\n", "test.conf:1: syntax error (expected [section] or key = value)"},
 		{"x = 1\n", "test.conf:1: setting 'x' is outside any [section]"},
+		{"[modules]\nrequired =   # none\n", "test.conf:2: required: an empty list (remove the line to require the default 9 modules)"},
+		{"[ports]\nexpect_active = 9#no blank before the comment\n", "test.conf:2: expect_active: '9#no blank before the comment' is not a number of ports"},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		rd_policy_defaults(&p);

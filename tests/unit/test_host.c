@@ -5,6 +5,7 @@
 
 #include "harness.h"
 #include "model/host.h"
+#include "model/system.h"
 
 static struct rd_source *open_example(const char *name)
 {
@@ -182,4 +183,41 @@ RD_TEST(real_h100_gpud_tree)
 	rd_source_close(src);
 	snprintf(cmd, sizeof cmd, "rm -rf %s", root);
 	CHECK(system(cmd) == 0);
+}
+
+/* The stack facts are derived once, in the model, from what the root holds (model/stack.h). */
+RD_TEST(stack_facts_examples)
+{
+	static const struct {
+		const char *root;
+		enum rd_stack_kind installed;
+		enum rd_stack_run running;
+		enum rd_openibd openibd;
+		bool ib_core_ofed;
+	} want[] = {
+		/* ofed_info says MLNX_OFED; openibd.service installed and enabled (sysinit.target.wants) */
+		{"h100-ofed", RD_STACK_MLNX_OFED, RD_RUN_OFED, RD_OPENIBD_ENABLED, true},
+		/* no package database and no ofed_info: not known, whatever the modules say */
+		{"mixed-states", RD_STACK_UNKNOWN, RD_RUN_INBOX, RD_OPENIBD_UNKNOWN, false},
+		{"rxe-qemu", RD_STACK_UNKNOWN, RD_RUN_INBOX, RD_OPENIBD_UNKNOWN, false},
+		{"no-rdma", RD_STACK_UNKNOWN, RD_RUN_NONE, RD_OPENIBD_UNKNOWN, false},
+	};
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+		struct rd_source *src = open_example(want[i].root);
+		struct rd_host h;
+		struct rd_system s;
+		static const char *const none[] = {NULL};
+		rd_host_load(src, 0, &h);
+		rd_system_load(src, &h, none, &s);
+		CHECK_STR(rd_stack_kind_name(s.stack.installed), rd_stack_kind_name(want[i].installed));
+		CHECK_STR(rd_stack_run_name(s.stack.running), rd_stack_run_name(want[i].running));
+		CHECK_STR(rd_openibd_name(s.stack.openibd), rd_openibd_name(want[i].openibd));
+		CHECK_INT(s.stack.ib_core_ofed, want[i].ib_core_ofed);
+		CHECK_INT(rd_stack_is_ofed(s.stack.installed), want[i].installed == RD_STACK_MLNX_OFED);
+		if (want[i].installed == RD_STACK_MLNX_OFED)
+			CHECK_STR(s.stack.version, "24.10-2.1.8.0");
+		rd_system_free(&s);
+		rd_host_free(&h);
+		rd_source_close(src);
+	}
 }

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Unprivileged runs: a user whom kernel.dmesg_restrict=1 keeps out of the kernel log gets kernel.log
+# SKIP with the reason, and the exit status of what was checked (not 3 for every run).
+#   * scenario roots whose captured dmesg is EPERM, or empty with exit 1 under dmesg_restrict=1,
+#     checked as user nobody (setpriv, when run as root) and as the caller;
+#   * the live host, as nobody: kernel.log is SKIP "not readable" when dmesg_restrict is 1 here,
+#     never UNKNOWN; as root it is read.  The machine's sysctl is never changed.
+# Usage: tests/unpriv/run.sh [BUILD_DIR]                 Ends with "N passed, N failed".
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=$(cd "${1:-$top/build}" && pwd)
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL $*"; }
+command -v jq > /dev/null || { echo "FAIL: jq is required"; echo "0 passed, 1 failed"; exit 1; }
+work=$(mktemp -d /tmp/rd-unpriv.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+chmod 755 "$work"
+cp "$build/rdma-doctor" "$work/rdma-doctor" && chmod 755 "$work/rdma-doctor"
+"$top/tests/scenarios/make.sh" "$work" kernel-log-unprivileged kernel-log-restricted healthy-inbox ||
+	{ echo "FAIL: make.sh"; echo "0 passed, 1 failed"; exit 1; }
+chmod -R a+rX "$work"
+as_nobody() {
+	if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null; then
+		setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all "$@"
+	else
+		"$@"
+	fi
+}
+kl() { jq -r '[.findings[] | select(.check == "kernel.log")][0] | .status + " " + .message' "$1"; }
+cd "$work" || exit 1
+for s in kernel-log-unprivileged kernel-log-restricted; do
+	for who in nobody caller; do
+		if [ $who = nobody ]; then as_nobody ./rdma-doctor --root "$s" check --format json > "$s.$who.json" 2> "$s.err"
+		else ./rdma-doctor --root "$s" check --format json > "$s.$who.json" 2> "$s.err"; fi
+		rc=$?
+		k=$(kl "$s.$who.json")
+		case "$k" in "SKIP the kernel log is not readable by the user who captured this root (kernel.dmesg_restrict=1)"*) ok ;;
+		*) bad "$s ($who): kernel.log says: $k" ;; esac
+		# the rest of the host is healthy: the exit status is what was checked, 0
+		[ "$rc" = 0 ] && ok || bad "$s ($who): exit $rc, want 0"
+		[ -s "$s.err" ] && bad "$s ($who): stderr: $(head -2 "$s.err")" || ok
+	done
+done
+# the same healthy root with its kernel log: as nobody it is still read (the root is a file tree)
+as_nobody ./rdma-doctor --root healthy-inbox check --format json > h.json; rc=$?
+case "$(kl h.json)" in "OK "*) ok ;; *) bad "healthy-inbox as nobody: kernel.log $(kl h.json)" ;; esac
+[ "$rc" = 0 ] && ok || bad "healthy-inbox as nobody: exit $rc"
+# the live host
+restrict=$(cat /proc/sys/kernel/dmesg_restrict 2> /dev/null || echo unknown)
+as_nobody ./rdma-doctor check --only kernel.log --format json > live-nobody.json 2> live.err
+k=$(kl live-nobody.json)
+if [ "$(id -u)" != 0 ] || [ "$restrict" = 1 ]; then
+	if [ "$restrict" = 1 ]; then
+		case "$k" in "SKIP the kernel log is not readable by this user (kernel.dmesg_restrict=1): run as root"*) ok ;;
+		*) bad "live as nobody with dmesg_restrict=1: kernel.log says: $k" ;; esac
+	else
+		case "$k" in UNKNOWN*) bad "live unprivileged: kernel.log says: $k" ;; *) ok ;; esac
+	fi
+else
+	case "$k" in UNKNOWN*|SKIP*) bad "live as nobody with dmesg_restrict=$restrict: kernel.log says: $k" ;; *) ok ;; esac
+fi
+if [ "$(id -u)" = 0 ]; then
+	./rdma-doctor check --only kernel.log --format json > live-root.json 2>> live.err
+	case "$(kl live-root.json)" in OK*|WARN*|FAIL*) ok ;; *) bad "live as root: kernel.log says: $(kl live-root.json)" ;; esac
+fi
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]
