@@ -7,6 +7,7 @@
 #include "checks/check.h"
 #include "checks/probe_loopback.h"
 #include "cmd/cmd.h"
+#include "cmd/emit.h"
 #include "probe/probe.h"
 #include "render/out.h"
 #include "render/report.h"
@@ -41,7 +42,7 @@ static bool valid_ids(struct rd_ctx *ctx, const char *list, const char *opt)
 }
 
 #define CHECK_USAGE                                                                                   \
-	"check [--format text|json] [--policy FILE] [--only ID,...] [--skip ID,...] [--no-color] "    \
+	"check [--format text|json|prometheus [--counters]] [--output FILE] [--policy FILE] [--only ID,...] [--skip ID,...] [--no-color] "    \
 	"[--probe [--probe-size BYTES]]"
 
 static long long mono_ms(void)
@@ -65,6 +66,12 @@ static int probe_budget_ms(const struct rd_ctx *ctx, long long started)
 
 int rd_cmd_check(struct rd_ctx *ctx, int argc, char **argv)
 {
+	struct rd_emit e = {.mode = RD_EMIT_CHECK};
+	return rd_check_as(ctx, argc, argv, &e);
+}
+
+int rd_check_as(struct rd_ctx *ctx, int argc, char **argv, struct rd_emit *e)
+{
 	bool json = false, color = isatty(fileno(ctx->out)), probe = false;
 	struct rd_probe_opts probe_opts = {0};
 	const char *only = NULL, *skip = NULL, *policy_path = NULL;
@@ -72,7 +79,9 @@ int rd_cmd_check(struct rd_ctx *ctx, int argc, char **argv)
 	if (nc && *nc)
 		color = false;
 	for (int i = 1; i < argc; i++) {
-		int r = rd_opt_format(ctx, argc, argv, &i, &json);
+		int r = rd_emit_opt(ctx, argc, argv, &i, e);
+		if (r == 0)
+			r = rd_opt_format(ctx, argc, argv, &i, &json);
 		if (r < 0)
 			return 3;
 		if (r > 0)
@@ -136,12 +145,8 @@ int rd_cmd_check(struct rd_ctx *ctx, int argc, char **argv)
 	iso_time(when, sizeof when);
 	struct rd_report_meta meta = {.root = live ? NULL : rd_source_root(src), .time = when, .color = color,
 				      .no_hardware = !rd_host_has_rdma_hardware(h, sys)};
-	if (json)
-		rd_report_json(ctx->out, &report, h, sys, pol, &meta);
-	else
-		rd_report_text(ctx->out, &report, h, sys, pol, &meta);
-	fflush(ctx->out);
 	int rc = meta.no_hardware ? 3 : rd_status_exit_code(rd_report_status(&report));
+	rc = rd_emit(ctx, e, json, &report, h, sys, pol, &meta, rc);
 
 	rd_report_free(&report);
 	rd_loaded_free(&l);

@@ -18,6 +18,7 @@ struct rd_ctx {
 	FILE *out, *err;
 	double timeout_s;  /* --timeout: the whole run's deadline for reads (0: none) */
 	bool compat;       /* ibstat/ibstatus: read like rdma-core does, with no deadline */
+	unsigned load_flags; /* rd_host_load's flags for rd_ctx_load (check --counters: RD_LOAD_COUNTERS) */
 };
 
 struct rd_cmd {
@@ -48,6 +49,7 @@ void rd_loaded_free(struct rd_loaded *l);
 void rd_print_usage(FILE *f, const char *prog);
 
 int rd_cmd_check(struct rd_ctx *ctx, int argc, char **argv);
+int rd_cmd_npd(struct rd_ctx *ctx, int argc, char **argv);
 int rd_cmd_checks(struct rd_ctx *ctx, int argc, char **argv);
 int rd_cmd_stack(struct rd_ctx *ctx, int argc, char **argv);
 int rd_cmd_ibstat(struct rd_ctx *ctx, int argc, char **argv);

@@ -5,9 +5,10 @@
 #include "cmd/cmd.h"
 
 const struct rd_cmd rd_cmds[] = {
-	{"check", rd_cmd_check, "[--format text|json] [--only ID,...] [--skip ID,...] [--no-color] [--probe]",
+	{"check", rd_cmd_check, "[--format text|json|prometheus [--counters]] [--output FILE] [--only ID,...] [--skip ID,...] [--no-color] [--probe]",
 	 "check this host's RDMA stack and print each finding with its evidence and fix; --probe adds\n"
 	 "            `probe` as check probe.loopback (live host only; --probe-size BYTES)"},
+	{"npd", rd_cmd_npd, "[check options]", "check, as a node-problem-detector custom plugin: one line, exit 0 OK/WARN, 1 FAIL, 3 unknown"},
 	{"checks", rd_cmd_checks, "[--format text|json]", "list the checks: id, what each detects, where it looks"},
 	{"stack", rd_cmd_stack, "[--format text|json]",
 	 "inventory: kernel, RDMA modules (in-tree or out-of-tree), devices, firmware, ports"},
@@ -74,7 +75,7 @@ int rd_ctx_load(struct rd_ctx *ctx, const char *policy_path, bool with_services,
 		rd_source_close(l->src);
 		return -1;
 	}
-	rd_host_load(l->src, 0, &l->h);
+	rd_host_load(l->src, ctx->load_flags, &l->h);
 	const char **services = rd_xcalloc(l->pol.services.n + 1, sizeof *services);
 	for (size_t i = 0; with_services && i < l->pol.services.n; i++)
 		services[i] = l->pol.services.v[i];
