@@ -15,11 +15,13 @@ export RD_REAL_FIXTURES=${RD_REAL_FIXTURES:-$top/../shared/fixtures/real}
 # ---- dependencies ------------------------------------------------------------------------
 need_cmds=(gcc clang make jq valgrind ibstat ibstatus unshare setpriv base64 md5sum fuzzer-runtime inih verbs larchive
 	qemu-system-x86_64 busybox-static kernel cpio depmod rxe-provider ibv_devinfo rdma perfquery systemd-modules-load)
+need_cmds+=(promtool prometheus-node-exporter curl timeout) # tests/prometheus, tests/npd
 pkg_for() { case "$1" in ibstat|ibstatus) echo infiniband-diags ;; unshare|setpriv) echo util-linux ;;
 	base64|md5sum) echo coreutils ;; gcc|make) echo build-essential ;; fuzzer-runtime) echo libclang-rt-14-dev ;;
 	inih) echo libinih-dev ;; verbs) echo libibverbs-dev ;; larchive) echo libarchive-dev ;;
 	qemu-system-x86_64) echo qemu-system-x86 ;; kernel) echo linux-image-amd64 ;; depmod) echo kmod ;;
 	rxe-provider) echo ibverbs-providers ;; ibv_devinfo) echo ibverbs-utils ;; rdma) echo iproute2 ;;
+	promtool) echo prometheus ;; timeout) echo coreutils ;;
 	perfquery) echo infiniband-diags ;; systemd-modules-load) echo systemd ;; *) echo "$1" ;; esac; }
 have() { # a command, or the libraries that are not commands
 	case "$1" in
@@ -113,6 +115,10 @@ run "differential vs rdma-core ibstat/ibstatus" tests/diff/run.sh build
 run "probe against a fake libibverbs" tests/probe/run.sh build
 run "probe against a fake libibverbs (ASan+UBSan)" tests/probe/run.sh build-asan
 run "probe against a fake libibverbs (valgrind)" env RD_WRAP="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite" tests/probe/run.sh build
+run "Prometheus: promtool and a real node_exporter" tests/prometheus/run.sh build
+run "Prometheus: promtool and a real node_exporter (ASan+UBSan)" tests/prometheus/run.sh build-asan
+run "node-problem-detector plugin, golden lines, mock of NPD" tests/npd/run.sh build
+run "node-problem-detector plugin, golden lines, mock of NPD (ASan+UBSan)" tests/npd/run.sh build-asan
 run "real kernel in qemu: rxe0, modules, fix, probe, snapshot" tests/vm/run.sh build
 run "fuzz smoke (5 s per target)" tests/fuzz/run.sh 5
 echo

@@ -118,6 +118,23 @@ expect "$work/hostile.prom" 'rdma_doctor_port_counters_total{device="mlx5_0",por
 expect "$work/hostile.prom" 'rdma_doctor_port_hw_counters_total{device="mlx5_0",port="1",counter="out_of_buffer"}' 5
 expect "$work/hostile.prom" 'rdma_doctor_port_hw_counters_total{device="mlx5_0",port="1",counter="evil\"} 1\\\nname"}' 11
 
+# 2b. real sysfs trees from ../shared/fixtures/real (read in place through fixture2root.sh)
+real=${RD_REAL_FIXTURES:-$top/../shared/fixtures/real}
+if [ -d "$real/gpud-h100-sys-class-infiniband" ] && [ -f "$real/prometheus-procfs__fixtures.ttar__sys-class-infiniband.tsv" ]; then
+	"$top/tests/tools/fixture2root.sh" dir "$real/gpud-h100-sys-class-infiniband" "$work/real/gpud-h100"
+	"$top/tests/tools/fixture2root.sh" ttar "$real/prometheus-procfs__fixtures.ttar__sys-class-infiniband.tsv" "$work/real/procfs"
+	for r in gpud-h100 procfs; do
+		"$bin" --root "$work/real/$r" check --format prometheus --counters > "$work/real-$r.prom" 2> /dev/null
+		lint "$work/real-$r.prom"
+		n=$(grep -c '^rdma_doctor_port_counters_total{' "$work/real-$r.prom")
+		[ "$n" -gt 0 ] && ok || bad "real $r: no port counters exported with --counters"
+	done
+	f=$(readlink -f "$work/real/gpud-h100/sys/class/infiniband/mlx5_0")/ports/1/counters/port_rcv_data
+	expect "$work/real-gpud-h100.prom" 'rdma_doctor_port_counters_total{device="mlx5_0",port="1",counter="port_rcv_data"}' "$(cat "$f")"
+else
+	bad "real fixtures missing at $real"
+fi
+
 # 3. --output: atomic replacement, nothing else left in the directory
 tf=$work/textfile
 mkdir -p "$tf"
