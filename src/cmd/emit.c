@@ -29,53 +29,68 @@ static const char *opt_value(int argc, char **argv, int *i, const char *longname
 	return NULL;
 }
 
+static int npd_refuses(struct rd_ctx *ctx, const char *opt)
+{
+	fprintf(ctx->err, "%s: npd: %s: npd prints NPD's one line (no --format, --output)\n", ctx->prog, opt);
+	return -1;
+}
+
+int rd_emit_format(struct rd_ctx *ctx, const char *opt, const char *value, struct rd_emit *e)
+{
+	if (e->mode == RD_EMIT_NPD)
+		return npd_refuses(ctx, opt);
+	if (value && strcmp(value, "prometheus") == 0) {
+		e->prometheus = true;
+		return 1;
+	}
+	if (!value || strcmp(value, "text") == 0 || strcmp(value, "json") == 0) {
+		e->prometheus = false; /* the last --format wins */
+		return 0;
+	}
+	fprintf(ctx->err, "%s: unknown format '%s' (use text, json or prometheus)\n", ctx->prog, value);
+	return -1;
+}
+
+int rd_emit_output(struct rd_ctx *ctx, const char *opt, const char *value, struct rd_emit *e)
+{
+	if (e->mode == RD_EMIT_NPD)
+		return npd_refuses(ctx, opt);
+	if (!value || !*value) {
+		fprintf(ctx->err, "%s: check: %s needs a file name\n", ctx->prog, opt);
+		return -1;
+	}
+	e->output = value;
+	return 1;
+}
+
+int rd_emit_counters(struct rd_ctx *ctx, struct rd_emit *e)
+{
+	(void)e;
+	ctx->load_flags |= RD_LOAD_COUNTERS;
+	return 1;
+}
+
 int rd_emit_opt(struct rd_ctx *ctx, int argc, char **argv, int *i, struct rd_emit *e)
 {
 	const char *a = argv[*i];
 	bool missing;
 	int at = *i;
-	if (e->mode == RD_EMIT_NPD) {
-		if (strcmp(a, "--json") == 0 || strcmp(a, "-j") == 0 || strcmp(a, "-f") == 0 || strcmp(a, "-o") == 0 ||
-		    strncmp(a, "--format", 8) == 0 || strncmp(a, "--output", 8) == 0) {
-			fprintf(ctx->err, "%s: npd: %s: npd prints NPD's one line (no --format, --output)\n",
-				ctx->prog, a);
-			return -1;
-		}
-		return 0;
-	}
-	if (strcmp(a, "--counters") == 0) { /* the port counters too, for --format prometheus */
-		ctx->load_flags |= RD_LOAD_COUNTERS;
-		return 1;
-	}
-	if (strcmp(a, "--json") == 0 || strcmp(a, "-j") == 0) {
-		e->prometheus = false;
-		return 0;
-	}
+	if (strcmp(a, "--counters") == 0)
+		return rd_emit_counters(ctx, e);
+	if (strcmp(a, "--json") == 0 || strcmp(a, "-j") == 0)
+		return rd_emit_format(ctx, a, NULL, e);
 	const char *v = opt_value(argc, argv, i, "--format", "-f", &missing);
-	if (v) {
-		if (strcmp(v, "prometheus") == 0) {
-			e->prometheus = true;
-			return 1;
-		}
-		*i = at; /* text and json are rd_opt_format's */
-		if (strcmp(v, "text") == 0 || strcmp(v, "json") == 0) {
-			e->prometheus = false;
-			return 0;
-		}
-		fprintf(ctx->err, "%s: unknown format '%s' (use text, json or prometheus)\n", ctx->prog, v);
-		return -1;
+	if (v || (missing && e->mode == RD_EMIT_NPD)) {
+		int r = rd_emit_format(ctx, a, v, e);
+		if (r == 0)
+			*i = at; /* text and json are rd_opt_format's */
+		return r;
 	}
 	if (missing)
 		return 0; /* rd_opt_format says --format needs a value */
 	v = opt_value(argc, argv, i, "--output", "-o", &missing);
-	if (missing || (v && !*v)) {
-		fprintf(ctx->err, "%s: check: %s needs a file name\n", ctx->prog, a);
-		return -1;
-	}
-	if (v) {
-		e->output = v;
-		return 1;
-	}
+	if (v || missing)
+		return rd_emit_output(ctx, a, v, e);
 	return 0;
 }
 
