@@ -62,8 +62,13 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(BUILD)/obj/tests/unit/harness.o 
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/obj/tests/unit/%.o: CPPFLAGS += -Itests/unit
+# test_source injects read faults with the shim the shell tests preload (tests/shim/faults.c)
+$(BUILD)/tests/test_source: $(BUILD)/obj/tests/shim/faults.o
+$(BUILD)/tests/libfaults.so: tests/shim/faults.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) -O1 -g -shared -fPIC -o $@ $<
 
-tests-bin: $(UNIT_BIN) $(BUILD)/rdma-doctor
+tests-bin: $(UNIT_BIN) $(BUILD)/rdma-doctor $(BUILD)/tests/libfaults.so
 
 # Unit tests only (the full suite is `make check`).
 unit: tests-bin

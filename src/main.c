@@ -1,53 +1,158 @@
 /* rdma-doctor: global options, then one command from the table in cmd/table.c. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "util/util.h"
+
+/* A closed 0, 1 or 2 would be taken by the first file opened, and output would go into it:
+ * hold each with /dev/null, opened so that a write to a closed stdout still fails (O_RDONLY). */
+static void hold_std_fds(void)
+{
+	for (int fd = 0; fd <= 2; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
+			int n = open("/dev/null", fd == 2 ? O_WRONLY : O_RDONLY);
+			if (n >= 0 && n != fd) {
+				dup2(n, fd);
+				close(n);
+			}
+		}
+}
+
+/* Standard output through a stream that remembers the first write error's errno (stdio keeps
+ * only a flag, and errno is gone by the time the program ends). */
+struct out_sink {
+	int fd;
+	int err;
+};
+
+static ssize_t sink_write(void *cookie, const char *buf, size_t n)
+{
+	struct out_sink *s = cookie;
+	for (size_t done = 0; done < n;) {
+		ssize_t w = write(s->fd, buf + done, n - done);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			if (!s->err)
+				s->err = w < 0 ? errno : EIO;
+			return -1;
+		}
+		done += (size_t)w;
+	}
+	return (ssize_t)n;
+}
+
+static FILE *open_out(struct out_sink *sink)
+{
+	FILE *f = fopencookie(sink, "w", (cookie_io_functions_t){.write = sink_write});
+	if (!f)
+		return stdout;
+	setvbuf(f, NULL, isatty(sink->fd) ? _IOLBF : _IOFBF, BUFSIZ);
+	return f;
+}
+
+/* The output must have reached its file: a write error (a full disk, a closed stdout) is one line
+ * on stderr and exit status 3; a closed pipe (`| head -1`) is quiet. */
+static int finish_output(struct rd_ctx *ctx, struct out_sink *sink, int rc)
+{
+	errno = 0;
+	bool failed = fflush(ctx->out) == EOF || ferror(ctx->out) || sink->err;
+	int e = sink->err ? sink->err : errno;
+	if (ctx->out != stdout)
+		fclose(ctx->out);
+	if (!failed)
+		return rc;
+	if (e != EPIPE)
+		fprintf(stderr, "%s: cannot write the output: %s\n", ctx->prog, e ? strerror(e) : "write error");
+	return RD_EXIT_UNKNOWN;
+}
+
+static int usage_error(struct rd_ctx *ctx, const char *fmt, const char *arg)
+{
+	fprintf(stderr, "%s: ", ctx->prog);
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, " (see '%s --help')\n", ctx->prog);
+	return RD_EXIT_USAGE;
+}
+
+static int run(struct rd_ctx *ctx, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"root", required_argument, NULL, 'r'},   {"timeout", required_argument, NULL, 't'},
+		{"version", no_argument, NULL, 'V'},      {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *env = getenv("RDMA_DOCTOR_ROOT");
+	bool root_given = false;
+	opterr = 0;
+	for (int c; (c = getopt_long(argc, argv, "+:hV", longopts, NULL)) != -1;) {
+		switch (c) {
+		case 'r':
+			if (!*optarg)
+				return usage_error(ctx, "--root needs a directory or snapshot archive, not an empty string%s", "");
+			ctx->root = optarg;
+			root_given = true;
+			break;
+		case 't': {
+			char *end;
+			ctx->timeout_s = strtod(optarg, &end);
+			if (end == optarg || *end || !(ctx->timeout_s >= 0 && ctx->timeout_s <= 86400))
+				return usage_error(ctx, "--timeout needs a number of seconds (0 for none), not '%s'", optarg);
+			break;
+		}
+		case 'V':
+			return rd_cmd_version(ctx, 0, NULL);
+		case 'h':
+			return rd_cmd_help(ctx, 0, NULL);
+		case ':':
+			return usage_error(ctx, "option '%s' needs a value", argv[optind - 1]);
+		default: {
+			const char *a = argv[optind - 1];
+			char name[64];
+			if (a[0] == '-' && a[1] == '-')
+				snprintf(name, sizeof name, "%.*s", (int)strcspn(a, "="), a);
+			else
+				snprintf(name, sizeof name, "-%c", optopt);
+			return usage_error(ctx, "unknown option '%s'", name);
+		}
+		}
+	}
+	opterr = 1; /* ibstat prints getopt's own messages, as rdma-core's does */
+	if (!root_given && env) {
+		if (!*env) {
+			fprintf(stderr, "%s: RDMA_DOCTOR_ROOT is set but empty: unset it to check the running host, or name a "
+					"directory or snapshot archive\n",
+				ctx->prog);
+			return RD_EXIT_USAGE;
+		}
+		ctx->root = env;
+	}
+	if (optind >= argc) {
+		rd_print_usage(stderr, ctx->prog);
+		return RD_EXIT_USAGE;
+	}
+	for (const struct rd_cmd *c = rd_cmds; c->name; c++)
+		if (strcmp(c->name, argv[optind]) == 0)
+			return c->run(ctx, argc - optind, argv + optind);
+	fprintf(stderr, "%s: unknown command '%s' (try '%s help')\n", ctx->prog, argv[optind], ctx->prog);
+	return RD_EXIT_USAGE;
+}
 
 int main(int argc, char **argv)
 {
-	struct rd_ctx ctx = {.prog = "rdma-doctor", .out = stdout, .err = stderr, .timeout_s = 10};
-	const char *env = getenv("RDMA_DOCTOR_ROOT");
-	if (env && *env)
-		ctx.root = env;
-
-	int i = 1;
-	for (; i < argc && argv[i][0] == '-'; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "--root") == 0) {
-			if (i + 1 >= argc) {
-				fprintf(stderr, "%s: --root needs a directory or snapshot archive\n", ctx.prog);
-				return 3;
-			}
-			ctx.root = argv[++i];
-		} else if (strncmp(a, "--root=", 7) == 0) {
-			ctx.root = a + 7;
-		} else if (strcmp(a, "--timeout") == 0 || strncmp(a, "--timeout=", 10) == 0) {
-			const char *v = a[9] == '=' ? a + 10 : i + 1 < argc ? argv[++i] : "";
-			char *end;
-			ctx.timeout_s = strtod(v, &end);
-			if (end == v || *end || ctx.timeout_s < 0 || ctx.timeout_s > 86400) {
-				fprintf(stderr, "%s: --timeout needs a number of seconds (0 for none), not '%s'\n", ctx.prog, v);
-				return 3;
-			}
-		} else if (strcmp(a, "--version") == 0 || strcmp(a, "-V") == 0) {
-			return rd_cmd_version(&ctx, 0, NULL);
-		} else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-			return rd_cmd_help(&ctx, 0, NULL);
-		} else {
-			fprintf(stderr, "%s: unknown option '%s'\n", ctx.prog, a);
-			rd_print_usage(stderr, ctx.prog);
-			return 3;
-		}
-	}
-	if (i >= argc) {
-		rd_print_usage(stderr, ctx.prog);
-		return 3;
-	}
-	for (const struct rd_cmd *c = rd_cmds; c->name; c++)
-		if (strcmp(c->name, argv[i]) == 0)
-			return c->run(&ctx, argc - i, argv + i);
-	fprintf(stderr, "%s: unknown command '%s' (try '%s help')\n", ctx.prog, argv[i], ctx.prog);
-	return 3;
+	hold_std_fds();
+	/* a closed pipe ends the program quietly, whatever the parent left SIGPIPE as */
+	signal(SIGPIPE, SIG_DFL);
+	struct out_sink sink = {.fd = 1};
+	struct rd_ctx ctx = {.prog = "rdma-doctor", .out = open_out(&sink), .err = stderr, .out_tty = isatty(1),
+			     .timeout_s = 10, .ascii = !rd_env_locale_utf8()};
+	int rc = run(&ctx, argc, argv);
+	return finish_output(&ctx, &sink, rc);
 }

@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
-# Snapshot round trips: `snapshot` of a root (directory and .tar.gz), then `--root` on the
-# snapshot gives the same stack JSON, ibstat and ibstatus output as the original root; a snapshot
-# of this live machine can be read back; RDMA_DOCTOR_ROOT works like --root.
+# Snapshot round trips: `snapshot` of a root (directory, .tar.gz and .tar), then `--root` on the
+# snapshot gives the same stack JSON, ibstat and ibstatus output as the original root (every
+# example) and the same check findings (every scenario root); a snapshot of this live machine
+# gives the live check's findings; the output is streamed (no staging tree), refused when it
+# exists (unless --force), and a full disk is an error that leaves nothing; an unprivileged
+# snapshot says what it could not capture; RDMA_DOCTOR_ROOT works like --root.
 # Usage: tests/snapshot.sh [BUILD_DIR]      Ends with "N passed, N failed".
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 bin=$(cd "${1:-$top/build}" && pwd)/rdma-doctor
 work=$(mktemp -d /tmp/rd-snap.XXXXXX)
 trap 'rm -rf "$work"' EXIT
+export SOURCE_DATE_EPOCH=1764460800 NO_COLOR=1
 pass=0 fail=0
 ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL $*"; }
@@ -17,15 +21,18 @@ same() { # description root-a root-b args...
 		<("$bin" --root "$b" "$@" 2>&1 | grep -v '"root":' | sed 's/^Root: .*//') > "$work/diff"; then ok
 	else bad "$what: $*"; head -10 "$work/diff"; fi
 }
-for ex in h100-ofed mixed-states rxe-qemu no-rdma; do
-	src=$top/examples/$ex
+for src in "$top"/examples/*/; do
+	src=${src%/} ex=$(basename "$src")
 	"$bin" --root "$src" snapshot -o "$work/$ex" 2> "$work/log" || bad "snapshot -o dir of $ex: $(cat "$work/log")"
 	"$bin" --root "$src" snapshot -o "$work/$ex.tar.gz" 2> "$work/log" || bad "snapshot -o tar.gz of $ex: $(cat "$work/log")"
-	for args in "stack --format json" "ibstat" "ibstatus" "ibstat -p"; do
+	"$bin" --root "$src" snapshot -o "$work/$ex.tar" 2> "$work/log" || bad "snapshot -o tar of $ex: $(cat "$work/log")"
+	for args in "stack --format json" "ibstat" "ibstatus" "ibstat -p" "check --format json"; do
 		# shellcheck disable=SC2086
 		same "$ex dir" "$src" "$work/$ex" $args
 		# shellcheck disable=SC2086
 		same "$ex tar.gz" "$src" "$work/$ex.tar.gz" $args
+		# shellcheck disable=SC2086
+		same "$ex tar" "$src" "$work/$ex.tar" $args
 	done
 	[ -f "$work/$ex/rdma-doctor/meta.json" ] && ok || bad "$ex: no rdma-doctor/meta.json"
 	# a snapshot of a snapshot is the same snapshot
@@ -33,13 +40,26 @@ for ex in h100-ofed mixed-states rxe-qemu no-rdma; do
 	same "$ex snapshot of snapshot" "$src" "$work/$ex-again" stack --format json
 done
 # `check` on a snapshot of each scenario root gives the same findings as on the root itself
-export SOURCE_DATE_EPOCH=1764460800 NO_COLOR=1
 "$top/tests/scenarios/make.sh" "$work/scen" > /dev/null || bad "scenarios/make.sh"
 for d in "$work"/scen/*/; do
 	s=$(basename "$d")
 	"$bin" --root "$d" snapshot -o "$work/scen-$s.tar.gz" 2> /dev/null || { bad "snapshot of scenario $s"; continue; }
 	same "scenario $s" "$d" "$work/scen-$s.tar.gz" check --format json
+	same "scenario $s fix" "$d" "$work/scen-$s.tar.gz" fix modules
+	same "scenario $s explain" "$d" "$work/scen-$s.tar.gz" explain --format json "mlx5_core 0000:1b:00.0: mlx5_cmd_out_err" \
+		"NET/IB : Got completion from peer with error 12" "nvidia_peermem: invalid context" "ibv_reg_mr failed: Cannot allocate memory"
 done
+# --policy: the services of that policy are captured, so `check --policy` agrees on the snapshot
+k=$work/scen/healthy-inbox-kubelet
+cp -a "$work/scen/healthy-inbox" "$k" && mkdir -p "$k/proc/4343" && echo kubelet > "$k/proc/4343/comm"
+sed 's/^Max locked memory .*/Max locked memory         65536                65536                bytes     /' "$k/proc/4242/limits" > "$k/proc/4343/limits"
+printf '[memlock]\nmin = unlimited\nservices = kubelet\n' > "$work/kubelet.conf"
+"$bin" --root "$k" snapshot --policy "$work/kubelet.conf" -o "$work/kubelet.tar.gz" 2> /dev/null || bad "snapshot --policy"
+same "snapshot --policy" "$k" "$work/kubelet.tar.gz" check --policy "$work/kubelet.conf" --format json
+"$bin" --root "$k" check --policy "$work/kubelet.conf" --only memlock.limit > "$work/out"
+grep -q 'kubelet (pid 4343) runs with a memlock limit of 64 KiB' "$work/out" && ok || bad "the kubelet root does not show kubelet's limit"
+"$bin" --root "$work/kubelet.tar.gz" check --policy "$work/kubelet.conf" --only memlock.limit > "$work/out"
+grep -q 'kubelet (pid 4343) runs with a memlock limit of 64 KiB' "$work/out" && ok || bad "the snapshot lost kubelet's limit"
 # device nodes become empty files; sysfs links stay links inside the snapshot
 [ -f "$work/h100-ofed/dev/infiniband/uverbs0" ] && [ ! -s "$work/h100-ofed/dev/infiniband/uverbs0" ] && ok || bad "devnode not an empty file"
 [ -L "$work/h100-ofed/sys/class/infiniband/mlx5_0" ] && ok || bad "class link not kept"
@@ -86,6 +106,52 @@ mkdir -p "$work/full" && echo keep > "$work/full/file"
 [ "$(ls "$work/full")" = file ] && ok || bad "non-empty dir was written to"
 # an archive that cannot be written leaves nothing behind
 "$bin" --root "$top/examples/no-rdma" snapshot -o /nonexistent-dir/x.tar.gz 2> /dev/null && bad "bad path accepted" || ok
+# -o x.tar is a plain tar (not gzip, not a directory); other archive names are refused
+file -b "$work/h100-ofed.tar" | grep -qi 'tar archive' && [ -f "$work/h100-ofed.tar" ] && ok || bad "-o x.tar: $(file -b "$work/h100-ofed.tar")"
+file -b "$work/h100-ofed.tar.gz" | grep -qi 'gzip' && ok || bad "-o x.tar.gz: $(file -b "$work/h100-ofed.tar.gz")"
+"$bin" --root "$top/examples/no-rdma" snapshot -o "$work/x.tar.xz" 2> "$work/log" && bad "-o x.tar.xz accepted" || ok
+[ ! -e "$work/x.tar.xz" ] && grep -q '.tar.gz, .tgz and .tar' "$work/log" && ok || bad "-o x.tar.xz: $(cat "$work/log")"
+# an existing file is refused unless --force, and is then replaced whole
+echo keep > "$work/exists.tar.gz"
+"$bin" --root "$top/examples/no-rdma" snapshot -o "$work/exists.tar.gz" 2> "$work/log" && bad "existing file replaced without --force" || ok
+[ "$(cat "$work/exists.tar.gz")" = keep ] && grep -q -- '--force' "$work/log" && ok || bad "existing file: $(cat "$work/log")"
+"$bin" --root "$top/examples/rxe-qemu" snapshot -o "$work/exists.tar.gz" --force 2> "$work/log" && ok || bad "--force: $(cat "$work/log")"
+same "--force replaced the file" "$top/examples/rxe-qemu" "$work/exists.tar.gz" stack --format json
+# an existing empty directory is filled; a directory is not an archive name
+mkdir "$work/empty"
+"$bin" --root "$top/examples/rxe-qemu" snapshot -o "$work/empty" 2> /dev/null && [ -f "$work/empty/rdma-doctor/meta.json" ] && ok || bad "existing empty directory not used"
+mkdir "$work/d.tar.gz"
+"$bin" --root "$top/examples/rxe-qemu" snapshot -o "$work/d.tar.gz" --force 2> /dev/null && bad "a directory replaced by an archive" || ok
+# streamed: no directory is made, no link created, nothing renamed but the output into place
+strace -f -qq -e trace=mkdir,mkdirat,symlink,symlinkat,rename,renameat,renameat2,linkat,unlink,unlinkat -o "$work/strace" \
+	"$bin" --root "$top/examples/h100-ofed" snapshot -o "$work/streamed.tar.gz" 2> /dev/null
+grep -vE '^[0-9]+ \+\+\+ exited' "$work/strace" > "$work/calls"
+! grep -qE 'mkdir|symlink|unlink' "$work/calls" && [ "$(grep -cE 'link|rename' "$work/calls")" = 1 ] && grep -q 'streamed.tar.gz' "$work/calls" && ok ||
+	{ bad "snapshot is not streamed: $(grep -c . "$work/calls") calls"; head -5 "$work/calls"; }
+# a full disk (a 32 KiB tmpfs in a private mount namespace) is an error naming the file, leaving nothing
+if unshare -m true 2> /dev/null; then
+	mkdir "$work/small"
+	unshare -m sh -c 'mount --make-rprivate / && mount -t tmpfs -o size=32k tmpfs "$1" && "$2" --root "$3" snapshot -o "$1/x.tar"; rc=$?; ls -A "$1" > "$1.left"; exit $rc' \
+		sh "$work/small" "$bin" "$top/examples/h100-ofed" 2> "$work/log"; rc=$?
+	[ $rc != 0 ] && grep -q 'x.tar.*No space left on device' "$work/log" && ! grep -q wrote "$work/log" && [ ! -s "$work/small.left" ] && ok ||
+		bad "full disk: rc=$rc $(cat "$work/log") left: $(cat "$work/small.left")"
+	unshare -m sh -c 'mount --make-rprivate / && mount -t tmpfs -o size=32k tmpfs "$1" && "$2" --root "$3" snapshot -o "$1/d"; rc=$?; ls -A "$1" > "$1.left"; exit $rc' \
+		sh "$work/small" "$bin" "$top/examples/h100-ofed" 2> "$work/log"; rc=$?
+	[ $rc != 0 ] && grep -q 'No space left on device' "$work/log" && [ ! -s "$work/small.left" ] && ok ||
+		bad "full disk, directory output: rc=$rc $(cat "$work/log") left: $(cat "$work/small.left")"
+else
+	bad "unshare -m is not available (run as root)"
+fi
+# an unprivileged snapshot says what it could not capture: the kernel log (kernel.dmesg_restrict)
+if [ "$(id -u)" = 0 ] && [ "$(cat /proc/sys/kernel/dmesg_restrict)" = 1 ]; then
+	chmod 711 "$work" && mkdir -m 1777 "$work/nobody"
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$bin" snapshot -o "$work/nobody/s.tar.gz" 2> "$work/log" && ok || bad "unprivileged snapshot: $(cat "$work/log")"
+	grep -q 'not captured: the kernel log' "$work/log" && ok || bad "unprivileged snapshot did not say the kernel log is missing: $(cat "$work/log")"
+	tar xzOf "$work/nobody/s.tar.gz" rdma-doctor/meta.json | jq -e '.uid == 65534 and any(.not_captured[]; test("kernel log"))' > /dev/null &&
+		ok || bad "meta.json lacks not_captured"
+else
+	bad "the unprivileged case needs root and kernel.dmesg_restrict=1"
+fi
 # RDMA_DOCTOR_ROOT means the same as --root
 diff <(RDMA_DOCTOR_ROOT=$top/examples/rxe-qemu "$bin" ibstat) <("$bin" --root "$top/examples/rxe-qemu" ibstat) > /dev/null && ok || bad "RDMA_DOCTOR_ROOT"
 # a corrupt archive is a clear error naming the file

@@ -1,74 +1,74 @@
 /* The check catalogue: one line per check (id, title, what it detects, where it looks), in the
  * order they run and print.  Ids are stable: add, never rename.  Each check lives in its own
  * file, src/checks/<id with '_'>.c, defining rd_check_<name>(); adding a check is that file plus
- * one line here. */
+ * one line here.  The column after the id is the kind of its findings' subjects (checks/check.h). */
 #ifndef RD_CATALOGUE_H
 #define RD_CATALOGUE_H
 #include "checks/check.h"
 
 #define RD_CHECKS(X)                                                                                  \
-	X(stack_flavor, "stack.flavor", "RDMA stack flavor",                                          \
+	X(stack_flavor, "stack.flavor", RD_SUBJ_HOST, "RDMA stack flavor",                          \
 	  "inbox rdma-core vs MLNX_OFED vs DOCA-OFED, its version, and the guide's advice",          \
 	  "ofed_info -s, dpkg status, /sys/module/mlx_compat, /sys/module/mlx5_core/{version,taint}, " \
 	  "ports/*/has_smi, module paths in modules.dep")                                             \
-	X(stack_mixed, "stack.mixed", "no mix of in-tree and OFED modules",                           \
+	X(stack_mixed, "stack.mixed", RD_SUBJ_HOST, "no mix of in-tree and OFED modules",           \
 	  "OFED installed but in-tree RDMA modules loaded, or in-tree and OFED modules loaded together", \
 	  "module taint and version files, ofed_info -s, dpkg status")                                \
-	X(stack_dkms, "stack.dkms", "OFED DKMS modules built for the running kernel",                 \
+	X(stack_dkms, "stack.dkms", RD_SUBJ_PACKAGE, "OFED DKMS modules built for the running kernel", \
 	  "OFED DKMS modules not built for the running kernel (after a kernel upgrade)",              \
 	  "/proc/sys/kernel/osrelease, /var/lib/dkms/*/*/<kver>, dkms status")                        \
-	X(kernel_log, "kernel.log", "no RDMA errors in the kernel log",                               \
+	X(kernel_log, "kernel.log", RD_SUBJ_LOG, "no RDMA errors in the kernel log",                \
 	  "symbol version mismatches, unknown symbols, module insert failures, nvidia-peermem errors, " \
 	  "mlx5 PCIe bandwidth limits, firmware and health errors",                                   \
 	  "dmesg (live) or the captured rdma-doctor/commands/dmesg")                                  \
-	X(modules_loaded, "modules.loaded", "RDMA kernel modules loaded",                            \
+	X(modules_loaded, "modules.loaded", RD_SUBJ_MODULE, "RDMA kernel modules loaded",           \
 	  "each of the 9 modules (policy list) loaded when RDMA hardware is present",                 \
 	  "/proc/modules, /sys/module/*")                                                             \
-	X(modules_persistent, "modules.persistent", "RDMA modules load at every boot",               \
+	X(modules_persistent, "modules.persistent", RD_SUBJ_MODULE, "RDMA modules load at every boot", \
 	  "modules of the policy list not named in any modules-load.d file",                          \
 	  "/etc/modules-load.d, /run/modules-load.d, /usr/lib/modules-load.d (same name overrides)")  \
-	X(modules_peermem_order, "modules.peermem_order", "nvidia_peermem configured after ib_core",  \
+	X(modules_peermem_order, "modules.peermem_order", RD_SUBJ_MODULE, "nvidia_peermem configured after ib_core", \
 	  "nvidia_peermem listed in a modules-load.d file that loads before the one with ib_core",    \
 	  "modules-load.d file names and contents")                                                   \
-	X(devnodes_present, "devnodes.present", "/dev/infiniband complete",                           \
+	X(devnodes_present, "devnodes.present", RD_SUBJ_DEVNODE, "/dev/infiniband complete",        \
 	  "/dev/infiniband missing, empty or partial: uverbsN per device, umadN (+ issmN on IB) per " \
 	  "port, rdma_cm",                                                                            \
 	  "/dev/infiniband/*, /sys/class/infiniband_verbs, /sys/class/infiniband_mad")                \
-	X(ports_state, "ports.state", "ports Active and LinkUp",                                     \
+	X(ports_state, "ports.state", RD_SUBJ_PORT, "ports Active and LinkUp",                      \
 	  "ports not Active/LinkUp: Initializing (no SM), Polling (no cable/link), Disabled, Down",   \
 	  "ports/N/{state,phys_state,link_layer}, netdev operstate")                                  \
-	X(ports_rate, "ports.rate", "ports at full rate",                                            \
+	X(ports_rate, "ports.rate", RD_SUBJ_PORT, "ports at full rate",                             \
 	  "a port below the policy rate or below the other ports of the same model (degraded link)",  \
 	  "ports/N/rate")                                                                             \
-	X(ports_sm, "ports.sm", "InfiniBand ports have a subnet manager",                            \
+	X(ports_sm, "ports.sm", RD_SUBJ_PORT, "InfiniBand ports have a subnet manager",             \
 	  "an IB port with no SM: lid 0 or 0xffff, sm_lid 0", "ports/N/{lid,sm_lid}")                 \
-	X(firmware_uniform, "firmware.uniform", "one firmware per HCA model",                         \
+	X(firmware_uniform, "firmware.uniform", RD_SUBJ_DEVICE, "one firmware per HCA model",       \
 	  "HCAs of one model (board_id) on different firmware versions", "fw_ver, board_id, hca_type") \
-	X(firmware_pinned, "firmware.pinned", "firmware matches the policy pin",                      \
+	X(firmware_pinned, "firmware.pinned", RD_SUBJ_DEVICE, "firmware matches the policy pin",    \
 	  "fw_ver differs from the policy's pin for that board_id", "fw_ver, board_id, policy file")  \
-	X(memlock_limit, "memlock.limit", "memory lock limit unlimited",                              \
+	X(memlock_limit, "memlock.limit", RD_SUBJ_SERVICE, "memory lock limit unlimited",           \
 	  "RLIMIT_MEMLOCK below the policy for this process or the named services (slurmd), systemd " \
 	  "defaults, limits.conf; CAP_IPC_LOCK missing",                                              \
 	  "/proc/self/limits, /proc/<pid>/limits, /proc/self/status, /etc/systemd/system.conf, "      \
 	  "unit LimitMEMLOCK=, /etc/security/limits.conf")                                            \
-	X(peermem_loaded, "peermem.loaded", "GPUDirect RDMA module loaded",                           \
+	X(peermem_loaded, "peermem.loaded", RD_SUBJ_MODULE, "GPUDirect RDMA module loaded",         \
 	  "NVIDIA GPU and RDMA present but nvidia_peermem not loaded",                                \
 	  "PCI vendor 10de, /sys/module/nvidia_peermem, /sys/module/ib_core/holders")                 \
-	X(peermem_registered, "peermem.registered", "nvidia_peermem registered with ib_core",         \
+	X(peermem_registered, "peermem.registered", RD_SUBJ_MODULE, "nvidia_peermem registered with ib_core", \
 	  "nvidia_peermem loaded but not registered with the OFED peer-memory API",                   \
 	  "/sys/kernel/mm/memory_peers/nv_mem/version, /sys/module/nvidia_peermem/version")           \
-	X(openibd_state, "openibd.state", "openibd running when enabled",                             \
+	X(openibd_state, "openibd.state", RD_SUBJ_SERVICE, "openibd running when enabled",          \
 	  "openibd.service enabled but inactive (dead)",                                              \
 	  "openibd unit file, *.wants links, systemctl is-active/is-enabled openibd")                 \
-	X(openibd_conf, "openibd.conf", "openib.conf names only existing modules",                    \
+	X(openibd_conf, "openibd.conf", RD_SUBJ_MODULE, "openib.conf names only existing modules",  \
 	  "/etc/infiniband/openib.conf loading modules the running kernel does not have",             \
 	  "/etc/infiniband/openib.conf, lib/modules/<kver>/modules.dep, modules.builtin")             \
-	X(roce_mtu, "roce.mtu", "RoCE MTU large and uniform",                                         \
+	X(roce_mtu, "roce.mtu", RD_SUBJ_PORT, "RoCE MTU large and uniform",                         \
 	  "RoCE netdev MTU giving a smaller active MTU than the policy (1500 -> 1024); MTUs differing " \
 	  "across RoCE ports",                                                                        \
 	  "/sys/class/net/<if>/mtu via ports/N/gid_attrs/ndevs")
 
-#define RD_CHECK_DECLARE(fn, id, title, detects, evidence) void rd_check_##fn(struct rd_check_ctx *ctx);
+#define RD_CHECK_DECLARE(fn, id, kind, title, detects, evidence) void rd_check_##fn(struct rd_check_ctx *ctx);
 RD_CHECKS(RD_CHECK_DECLARE)
 
 #endif

@@ -25,9 +25,17 @@ struct rd_evidence {
 	char *value; /* what was read, or "<error: ...>" */
 };
 
+/* What a finding is about: the kind is its check's (the catalogue's column), or the whole host
+ * when the subject is "host". */
+enum rd_subject_kind {
+	RD_SUBJ_HOST, RD_SUBJ_MODULE, RD_SUBJ_DEVICE, RD_SUBJ_PORT, RD_SUBJ_DEVNODE, RD_SUBJ_SERVICE,
+	RD_SUBJ_FILE, RD_SUBJ_PACKAGE, RD_SUBJ_LOG /* a kind of kernel log message */
+};
+
 struct rd_finding {
 	const char *check;      /* check id, static */
 	enum rd_status status;
+	enum rd_subject_kind kind; /* of the subject */
 	char *subject;          /* "mlx5_3 port 1", "ib_umad", "host" */
 	char *message;
 	struct rd_evidence *evidence;
@@ -54,6 +62,7 @@ struct rd_check_ctx {
 
 struct rd_check {
 	const char *id;
+	enum rd_subject_kind subject_kind; /* of its findings (those about "host" are RD_SUBJ_HOST) */
 	const char *title;
 	const char *detects;
 	const char *evidence;

@@ -89,8 +89,25 @@ void rd_check_devnodes_present(struct rd_check_ctx *ctx)
 		struct rd_finding *f = rd_finding_add(ctx, RD_FAIL, "uverbs",
 						      "no uverbs device for %s: jobs fail with \"could not open RDMA device\"%s",
 						      no_uverbs.data, uverbs_loaded || !modules_known ? "" : " (ib_uverbs is not loaded)");
-		rd_evidence_add(f, "/sys/class/infiniband_verbs", "%zu uverbs entries", h->nuverbs);
-		rd_fix_add(f, uverbs_loaded ? "modprobe -r ib_uverbs && modprobe ib_uverbs" : "modprobe ib_uverbs");
+		rd_evidence_add(f, "/sys/class/infiniband_verbs", "%zu uverbs entr%s", h->nuverbs, h->nuverbs == 1 ? "y" : "ies");
+		if (!uverbs_loaded) {
+			rd_fix_add(f, "modprobe ib_uverbs");
+		} else {
+			/* ib_uverbs makes a uverbs device for each RDMA device registered while it is
+			 * loaded; it cannot be unloaded while the drivers that use it (its holders:
+			 * mlx5_ib, mlx4_ib...) are, so they go first and come back after */
+			const struct rd_module *um = rd_host_module(h, "ib_uverbs");
+			struct rd_buf holders = {0};
+			for (size_t i = 0; um && i < um->holders.n; i++)
+				rd_buf_printf(&holders, " %s", um->holders.v[i]);
+			if (holders.len)
+				rd_fix_add(f, "modprobe -r%s ib_uverbs && modprobe -a ib_uverbs%s    # its holders first; the "
+					      "RDMA devices go away meanwhile: drain the node first",
+					   holders.data, holders.data);
+			else
+				rd_fix_add(f, "modprobe -r ib_uverbs && modprobe ib_uverbs");
+			rd_buf_free(&holders);
+		}
 		problems++;
 	}
 	if (no_umad.len) {
@@ -150,32 +167,65 @@ void rd_check_devnodes_present(struct rd_check_ctx *ctx)
 	}
 	/* every job opens uverbsN and rdma_cm: the kernel makes them 0666 (uverbs0 crw-rw-rw- on a real
 	 * 6.1 kernel, tests/vm/fixtures); a tighter mode from a udev rule or a container runtime keeps
-	 * other users' jobs out.  umadN and issmN are 0600 by design (MAD access is for root). */
-	for (size_t i = 0; i < h->devnodes.n && h->devnode_perms; i++) {
-		const char *n = h->devnodes.v[i];
-		unsigned mode = h->devnode_perms[i].mode;
-		bool uverbs = strncmp(n, "uverbs", 6) == 0;
-		if (mode == RD_MODE_UNKNOWN || (!uverbs && strcmp(n, "rdma_cm") != 0) || (mode & 0006) == 0006)
+	 * other users' jobs out.  umadN and issmN are 0600 by design (MAD access is for root).  One
+	 * finding for the uverbs nodes (one udev rule fixes them all), one for rdma_cm. */
+	for (int want_uverbs = 1; want_uverbs >= 0 && h->devnode_perms; want_uverbs--) {
+		struct rd_buf names = {0}, paths = {0};
+		size_t count = 0;
+		bool group_too = true;
+		unsigned first_mode = RD_MODE_UNKNOWN;
+		bool same_mode = true;
+		for (size_t i = 0; i < h->devnodes.n; i++) {
+			const char *n = h->devnodes.v[i];
+			unsigned mode = h->devnode_perms[i].mode;
+			bool uverbs = strncmp(n, "uverbs", 6) == 0;
+			if (mode == RD_MODE_UNKNOWN || (want_uverbs ? !uverbs : strcmp(n, "rdma_cm") != 0) || (mode & 0006) == 0006)
+				continue;
+			rd_buf_printf(&names, "%s%s", count ? ", " : "", n);
+			rd_buf_printf(&paths, " /dev/infiniband/%s", n);
+			group_too &= (mode & 0060) == 0060;
+			if (!count)
+				first_mode = mode;
+			same_mode &= mode == first_mode;
+			count++;
+		}
+		if (!count)
 			continue;
-		struct rd_finding *f = rd_finding_add(
-			ctx, RD_WARN, n,
-			"/dev/infiniband/%s is mode %04o: jobs of users other than its owner%s cannot open it (\"could not "
-			"open RDMA device\", Permission denied)",
-			n, mode, (mode & 0060) == 0060 ? " and group" : "");
-		char *p = rd_xasprintf("/dev/infiniband/%s", n);
-		rd_evidence_add(f, p, "mode %04o", mode);
-		free(p);
-		rd_fix_add(f, "chmod 0666 /dev/infiniband/%s    # now; the udev rule keeps it at the next boot", n);
+		struct rd_finding *f;
+		if (same_mode)
+			f = rd_finding_add(ctx, RD_WARN, want_uverbs ? "uverbs" : "rdma_cm",
+					   "/dev/infiniband/%s %s mode %04o: jobs of users other than %s owner%s cannot open %s "
+					   "(\"could not open RDMA device\", Permission denied)",
+					   names.data, count == 1 ? "is" : "are", first_mode, count == 1 ? "its" : "their",
+					   group_too ? " and group" : "", count == 1 ? "it" : "them");
+		else
+			f = rd_finding_add(ctx, RD_WARN, "uverbs",
+					   "/dev/infiniband/%s are not mode 0666: jobs of users other than their owner cannot "
+					   "open them (\"could not open RDMA device\", Permission denied)",
+					   names.data);
+		for (size_t i = 0; i < h->devnodes.n; i++) {
+			const char *n = h->devnodes.v[i];
+			unsigned mode = h->devnode_perms[i].mode;
+			bool uverbs = strncmp(n, "uverbs", 6) == 0;
+			if (mode == RD_MODE_UNKNOWN || (want_uverbs ? !uverbs : strcmp(n, "rdma_cm") != 0) || (mode & 0006) == 0006)
+				continue;
+			char *p = rd_xasprintf("/dev/infiniband/%s", n);
+			rd_evidence_add(f, p, "mode %04o", mode);
+			free(p);
+		}
+		rd_fix_add(f, "chmod 0666%s    # now; the udev rule keeps it at the next boot", paths.data);
 		rd_fix_add(f, "echo 'KERNEL==\"%s\", MODE=\"0666\"' > /etc/udev/rules.d/90-rdma-%s-mode.rules",
-			   uverbs ? "uverbs*" : "rdma_cm", uverbs ? "uverbs" : "rdma_cm");
+			   want_uverbs ? "uverbs*" : "rdma_cm", want_uverbs ? "uverbs" : "rdma_cm");
 		rd_fix_add(f, "udevadm control --reload && udevadm trigger --subsystem-match=%s",
-			   uverbs ? "infiniband_verbs" : "misc");
+			   want_uverbs ? "infiniband_verbs" : "misc");
+		rd_buf_free(&names);
+		rd_buf_free(&paths);
 		problems++;
 	}
 	if (!problems) {
 		struct rd_finding *f = rd_finding_add(ctx, RD_OK, "/dev/infiniband",
 						      "%zu uverbs, %zu umad, %zu issm nodes and rdma_cm present", h->nuverbs,
 						      h->numad, h->nissm);
-		rd_evidence_add(f, "/dev/infiniband", "%zu entries", h->devnodes.n);
+		rd_evidence_add(f, "/dev/infiniband", "%zu entr%s", h->devnodes.n, h->devnodes.n == 1 ? "y" : "ies");
 	}
 }

@@ -87,5 +87,6 @@ void rd_check_kernel_log(struct rd_check_ctx *ctx)
 		rd_fix_add(f, "%s", signs[k].fix);
 	}
 	if (rd_check_quiet(ctx))
-		rd_finding_add(ctx, RD_OK, "kernel log", "no known RDMA error in %zu kernel log lines", lines);
+		rd_finding_add(ctx, RD_OK, "kernel log", "no known RDMA error in %zu kernel log line%s", lines,
+			       lines == 1 ? "" : "s");
 }

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "checks/catalogue.h"
+#include "fix/fix.h"
 
 /* What breaks without each module, in the operator's words (the guide). */
 static const char *consequence(const char *m)
@@ -27,21 +28,6 @@ static const char *consequence(const char *m)
 	return "the policy requires it";
 }
 
-static bool has_mlx5(const struct rd_host *h, const struct rd_system *sys)
-{
-	for (size_t i = 0; i < h->ndevices; i++)
-		if ((h->devices[i].driver && strcmp(h->devices[i].driver, "mlx5_core") == 0) ||
-		    rd_str_has_prefix(h->devices[i].name, "mlx5_"))
-			return true;
-	for (size_t i = 0; i < sys->npci; i++) {
-		unsigned d = sys->pci[i].device;
-		if (sys->pci[i].vendor == 0x15b3 && (sys->pci[i].class_code >> 16) == 0x02 && d != 0x1003 &&
-		    d != 0x1004 && d != 0x1007)
-			return true;
-	}
-	return false;
-}
-
 static bool has_ib_port(const struct rd_host *h)
 {
 	for (size_t i = 0; i < h->ndevices; i++)
@@ -63,19 +49,12 @@ void rd_check_modules_loaded(struct rd_check_ctx *ctx)
 		rd_evidence_attr(f, &h->proc_modules);
 		return;
 	}
-	bool mlx5 = has_mlx5(h, ctx->sys), ib = has_ib_port(h);
-	size_t ok = 0, n = 0;
-	for (size_t i = 0; i < ctx->policy->modules.n; i++) {
-		const char *m = ctx->policy->modules.v[i];
-		n++;
-		if (rd_module_loaded(h, m)) {
-			ok++;
-			continue;
-		}
-		if (!mlx5 && rd_str_has_prefix(m, "mlx5_")) {
-			ok++;
-			continue; /* no mlx5 hardware: nothing for it to drive */
-		}
+	/* the planner's answer, which `fix modules` loads */
+	struct rd_strv need = {0};
+	rd_modules_to_load(h, ctx->sys, ctx->policy, &need);
+	bool ib = has_ib_port(h);
+	for (size_t i = 0; i < need.n; i++) {
+		const char *m = need.v[i];
 		enum rd_status st = (!ib && strcmp(m, "ib_ipoib") == 0) ? RD_WARN : RD_FAIL;
 		struct rd_finding *f = rd_finding_add(ctx, st, m, "%s not loaded: %s", m, consequence(m));
 		rd_evidence_add(f, "/proc/modules", "no %s line", m);
@@ -85,8 +64,10 @@ void rd_check_modules_loaded(struct rd_check_ctx *ctx)
 		rd_fix_add(f, "modprobe %s", m);
 		rd_fix_add(f, "dmesg | grep -iE 'mlx5|ib_core|%s' | tail -20    # if modprobe fails", m);
 	}
-	if (ok == n) {
+	if (!need.n) {
+		size_t n = ctx->policy->modules.n;
 		struct rd_finding *f = rd_finding_add(ctx, RD_OK, "host", "all %zu required modules loaded", n);
-		rd_evidence_add(f, "/proc/modules", "%zu of %zu present", ok, n);
+		rd_evidence_add(f, "/proc/modules", "%zu of %zu present", n, n);
 	}
+	rd_strv_free(&need);
 }

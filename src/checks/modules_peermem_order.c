@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "checks/catalogue.h"
+#include "fix/fix.h"
 
 /* Position of a module in the boot-time load order: file index * 10000 + line; -1 if absent. */
 static long position(const struct rd_system *sys, const char *module, const struct rd_modload_file **file)
@@ -52,13 +53,28 @@ void rd_check_modules_peermem_order(struct rd_check_ctx *ctx)
 		rd_evidence_add(f, pf->path, "nvidia_peermem");
 		rd_evidence_add(f, cf->path, "ib_core");
 	}
-	/* the guide suggests nvidia-peermem.conf, which only works when it sorts after ib_core's file
-	 * (it sorts before rdma.conf): name a file that does */
-	const char *after = cf ? cf->name : "rdma.conf";
-	const char *name = strcmp("nvidia-peermem.conf", after) > 0 ? "nvidia-peermem.conf" : "zz-nvidia-peermem.conf";
-	rd_fix_add(f, "remove the nvidia_peermem line from %s", pf->path);
-	if (!cf)
-		rd_fix_add(f, "echo ib_core >> /etc/modules-load.d/rdma.conf");
-	rd_fix_add(f, "echo nvidia_peermem > /etc/modules-load.d/%s    # sorts after %s", name, after);
+	/* `fix modules` moves it (keeping the operator's lines), and the same change by hand */
+	struct rd_fix_plan plan;
+	rd_fix_modules_plan(ctx->host, ctx->sys, ctx->policy, ctx->live, &plan);
+	if (plan.nfiles) {
+		rd_fix_add(f, "rdma-doctor fix modules --apply    # or by hand, the same change:");
+		struct rd_strv sh = {0};
+		rd_fix_plan_shell(&plan, &sh);
+		for (size_t i = 0; i < sh.n; i++)
+			rd_fix_add(f, "%s", sh.v[i]);
+		rd_strv_free(&sh);
+	} else {
+		/* the guide suggests nvidia-peermem.conf, which only works when it sorts after ib_core's
+		 * file (it sorts before rdma.conf): name a file that does */
+		const char *after = cf ? cf->name : "rdma.conf";
+		const char *name = strcmp("nvidia-peermem.conf", after) > 0 ? "nvidia-peermem.conf" : "zz-nvidia-peermem.conf";
+		for (size_t i = 0; i < plan.errors.n; i++)
+			rd_fix_add(f, "# %s", plan.errors.v[i]);
+		rd_fix_add(f, "remove the nvidia_peermem line from %s", pf->path);
+		if (!cf)
+			rd_fix_add(f, "echo ib_core >> /etc/modules-load.d/rdma.conf");
+		rd_fix_add(f, "echo nvidia_peermem > /etc/modules-load.d/%s    # sorts after %s", name, after);
+	}
+	rd_fix_plan_free(&plan);
 	rd_fix_add(f, "rmmod nvidia_peermem; modprobe nvidia_peermem    # now, to register it");
 }

@@ -34,6 +34,6 @@ void rd_check_openibd_conf(struct rd_check_ctx *ctx)
 	if (!missing) {
 		struct rd_finding *f = rd_finding_add(ctx, RD_OK, "openib.conf", "all %zu modules openib.conf loads exist",
 						      s->openib_modules.n);
-		rd_evidence_add(f, s->openib_conf.path, "%zu modules", s->openib_modules.n);
+		rd_evidence_add(f, s->openib_conf.path, "%zu module%s", s->openib_modules.n, s->openib_modules.n == 1 ? "" : "s");
 	}
 }

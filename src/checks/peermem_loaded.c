@@ -15,7 +15,8 @@ void rd_check_peermem_loaded(struct rd_check_ctx *ctx)
 	const struct rd_module *m = rd_host_module(ctx->host, "nvidia_peermem");
 	const struct rd_module *core = rd_host_module(ctx->host, "ib_core");
 	if (m && m->loaded) {
-		struct rd_finding *f = rd_finding_add(ctx, RD_OK, "nvidia_peermem", "nvidia_peermem loaded for %zu GPUs", gpus);
+		struct rd_finding *f = rd_finding_add(ctx, RD_OK, "nvidia_peermem", "nvidia_peermem loaded for %zu GPU%s", gpus,
+						      gpus == 1 ? "" : "s");
 		rd_evidence_attr(f, &m->version);
 		if (core)
 			rd_evidence_add(f, "/sys/module/ib_core/holders", "%s nvidia_peermem",

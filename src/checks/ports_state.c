@@ -93,10 +93,11 @@ void rd_check_ports_state(struct rd_check_ctx *ctx)
 	}
 	if (ctx->policy->expect_active_ports >= 0 && (int)active < ctx->policy->expect_active_ports) {
 		struct rd_finding *f = rd_finding_add(ctx, RD_FAIL, "host",
-						      "%zu ports Active/LinkUp, the policy expects %d: the node cannot run "
+						      "%zu port%s Active/LinkUp, the policy expects %d: the node cannot run "
 						      "jobs that need every rail",
-						      active, ctx->policy->expect_active_ports);
-		rd_evidence_add(f, "/sys/class/infiniband", "%zu ports, %zu Active/LinkUp", total, active);
+						      active, active == 1 ? "" : "s", ctx->policy->expect_active_ports);
+		rd_evidence_add(f, "/sys/class/infiniband", "%zu port%s, %zu Active/LinkUp", total, total == 1 ? "" : "s",
+				active);
 		rd_fix_add(f, "fix the ports above, or list spare ports under [ports] ignore in the policy");
 	}
 	if (active == total && total == 1 && rd_check_quiet(ctx))

@@ -69,6 +69,8 @@ static struct rd_finding *report_addv(struct rd_report *r, const char *check, en
 	f->check = check;
 	f->status = st;
 	f->subject = rd_xstrdup(subject ? subject : "host");
+	const struct rd_check *c = strcmp(f->subject, "host") ? rd_check_find(check) : NULL;
+	f->kind = c ? c->subject_kind : RD_SUBJ_HOST;
 	f->message = rd_xvasprintf(fmt, ap);
 	return f;
 }

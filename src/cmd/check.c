@@ -5,23 +5,30 @@
 #include <unistd.h>
 
 #include "checks/check.h"
-#include "checks/probe_loopback.h"
 #include "cmd/cmd.h"
 #include "cmd/emit.h"
+#include "checks/probe_loopback.h"
 #include "probe/probe.h"
 #include "render/out.h"
 #include "render/report.h"
 
 static void iso_time(char *buf, size_t len)
 {
-	/* SOURCE_DATE_EPOCH makes reports reproducible (tests, packaging) */
+	/* SOURCE_DATE_EPOCH makes reports reproducible (tests, packaging); UTC computed here, since
+	 * gmtime would read /etc/localtime, outside any --root */
 	const char *sde = getenv("SOURCE_DATE_EPOCH");
-	time_t t = sde && *sde ? (time_t)strtoll(sde, NULL, 10) : time(NULL);
-	struct tm tm;
-	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
+	long long t = sde && *sde ? strtoll(sde, NULL, 10) : (long long)time(NULL);
+	rd_utc_iso8601(t, buf, len);
 }
 
-static bool valid_ids(struct rd_ctx *ctx, const char *list, const char *opt)
+/* id is selected by tok: the same id, or tok is a prefix ending at a dot ("ports" selects ports.rate). */
+static bool id_matches(const char *id, const char *tok)
+{
+	size_t n = strlen(tok);
+	return strcmp(id, tok) == 0 || (strncmp(id, tok, n) == 0 && id[n] == '.');
+}
+
+static bool ids_valid(struct rd_ctx *ctx, const char *cmd, const char *list, const char *opt)
 {
 	if (!list)
 		return true;
@@ -29,11 +36,11 @@ static bool valid_ids(struct rd_ctx *ctx, const char *list, const char *opt)
 	bool ok = true;
 	for (char *tok = strtok(copy, ","); tok; tok = strtok(NULL, ",")) {
 		bool found = false;
-		size_t n = strlen(tok);
 		for (const struct rd_check *c = rd_checks; c->id; c++)
-			found |= strcmp(c->id, tok) == 0 || (strncmp(c->id, tok, n) == 0 && c->id[n] == '.');
+			found |= id_matches(c->id, tok);
 		if (!found) {
-			fprintf(ctx->err, "%s: check: %s: no check '%s' (see '%s checks')\n", ctx->prog, opt, tok, ctx->prog);
+			rd_text_printf(ctx->err, ctx->ascii, "%s: %s: %s: no check '%s' (see '%s checks')\n", ctx->prog, cmd, opt,
+				       tok, ctx->prog);
 			ok = false;
 		}
 	}
@@ -41,9 +48,53 @@ static bool valid_ids(struct rd_ctx *ctx, const char *list, const char *opt)
 	return ok;
 }
 
-#define CHECK_USAGE                                                                                   \
-	"check [--format text|json|prometheus [--counters]] [--output FILE] [--policy FILE] [--only ID,...] [--skip ID,...] [--no-color] "    \
-	"[--probe [--probe-size BYTES]]"
+static bool in_list(const char *id, const char *list)
+{
+	char *copy = rd_xstrdup(list);
+	bool hit = false;
+	char *save = NULL;
+	for (char *tok = strtok_r(copy, ",", &save); tok && !hit; tok = strtok_r(NULL, ",", &save))
+		hit = id_matches(id, tok);
+	free(copy);
+	return hit;
+}
+
+/* An --only item whose every check is skipped asks for nothing: "--only X --skip X" is an error. */
+static bool only_skip_agree(struct rd_ctx *ctx, const char *only, const char *skip)
+{
+	if (!only || !skip)
+		return true;
+	char *copy = rd_xstrdup(only), *save = NULL;
+	bool ok = true;
+	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		bool left = false;
+		for (const struct rd_check *c = rd_checks; c->id; c++)
+			left |= id_matches(c->id, tok) && !in_list(c->id, skip);
+		if (!left) {
+			rd_usage_error(ctx, "check", "--only %s asks for nothing: --skip skips every check it names",
+				       tok);
+			ok = false;
+		}
+	}
+	free(copy);
+	return ok;
+}
+
+/* Repeated --only / --skip add to the list. */
+static void add_list(struct rd_buf *b, const char *v)
+{
+	if (b->len && *v)
+		rd_buf_putc(b, ',');
+	rd_buf_puts(b, v);
+}
+
+static int run_check(struct rd_ctx *ctx, bool json, bool color, const char *policy_path, const char *only,
+		     const char *skip, const struct rd_probe_opts *probe_opts, struct rd_emit *e);
+
+static bool valid_ids(struct rd_ctx *ctx, const char *list, const char *opt)
+{
+	return ids_valid(ctx, "check", list, opt);
+}
 
 static long long mono_ms(void)
 {
@@ -72,57 +123,116 @@ int rd_cmd_check(struct rd_ctx *ctx, int argc, char **argv)
 
 int rd_check_as(struct rd_ctx *ctx, int argc, char **argv, struct rd_emit *e)
 {
-	bool json = false, color = isatty(fileno(ctx->out)), probe = false;
+	enum { OPT_ONLY = 256, OPT_SKIP, OPT_POLICY, OPT_NO_COLOR, OPT_PROBE, OPT_PROBE_SIZE, OPT_COUNTERS };
+	static const struct option longopts[] = {
+		RD_LONGOPT_FORMAT,
+		RD_LONGOPT_HELP,
+		{"only", required_argument, NULL, OPT_ONLY},
+		{"skip", required_argument, NULL, OPT_SKIP},
+		{"policy", required_argument, NULL, OPT_POLICY},
+		{"no-color", no_argument, NULL, OPT_NO_COLOR},
+		{"probe", no_argument, NULL, OPT_PROBE},
+		{"probe-size", required_argument, NULL, OPT_PROBE_SIZE},
+		{"output", required_argument, NULL, 'o'},
+		{"counters", no_argument, NULL, OPT_COUNTERS},
+		{NULL, 0, NULL, 0},
+	};
+	bool json = false, color = rd_out_want_color(ctx->out_tty), probe = false, sized = false;
 	struct rd_probe_opts probe_opts = {0};
-	const char *only = NULL, *skip = NULL, *policy_path = NULL;
-	const char *nc = getenv("NO_COLOR");
-	if (nc && *nc)
-		color = false;
-	for (int i = 1; i < argc; i++) {
-		int r = rd_emit_opt(ctx, argc, argv, &i, e);
-		if (r == 0)
-			r = rd_opt_format(ctx, argc, argv, &i, &json);
-		if (r < 0)
-			return 3;
-		if (r > 0)
-			continue;
-		const char *a = argv[i];
-		const char **dst = strcmp(a, "--only") == 0 ? &only : strcmp(a, "--skip") == 0 ? &skip
-				   : strcmp(a, "--policy") == 0 ? &policy_path : NULL;
-		if (dst && i + 1 < argc) {
-			*dst = argv[++i];
-		} else if (strncmp(a, "--only=", 7) == 0) {
-			only = a + 7;
-		} else if (strncmp(a, "--skip=", 7) == 0) {
-			skip = a + 7;
-		} else if (strncmp(a, "--policy=", 9) == 0) {
-			policy_path = a + 9;
-		} else if (strcmp(a, "--no-color") == 0) {
+	struct rd_buf only_b = {0}, skip_b = {0};
+	bool has_only = false, has_skip = false;
+	const char *policy_path = NULL;
+	struct rd_getopt g = {.argc = argc, .argv = argv, .shortopts = "f:jo:", .longopts = longopts};
+	int bad = -1, r;
+	for (int c; bad < 0 && (c = rd_getopt(ctx, &g)) != RD_OPT_END;) {
+		switch (c) {
+		case 'f':
+			if ((r = rd_emit_format(ctx, "--format", optarg, e)) < 0 ||
+			    (r == 0 && rd_opt_format(ctx, "check", optarg, &json) < 0))
+				bad = RD_EXIT_USAGE;
+			break;
+		case 'j':
+			if (rd_emit_format(ctx, "--json", NULL, e) < 0)
+				bad = RD_EXIT_USAGE;
+			json = true;
+			break;
+		case 'o':
+			if (rd_emit_output(ctx, "--output", optarg, e) < 0)
+				bad = RD_EXIT_USAGE;
+			break;
+		case OPT_COUNTERS:
+			rd_emit_counters(ctx, e);
+			break;
+		case OPT_ONLY:
+			add_list(&only_b, optarg);
+			has_only = true;
+			break;
+		case OPT_SKIP:
+			add_list(&skip_b, optarg);
+			has_skip = true;
+			break;
+		case OPT_POLICY:
+			policy_path = optarg;
+			break;
+		case OPT_NO_COLOR:
 			color = false;
-		} else if (strcmp(a, "--probe") == 0) {
+			break;
+		case OPT_PROBE:
 			probe = true;
-		} else if ((strcmp(a, "--probe-size") == 0 && i + 1 < argc) || strncmp(a, "--probe-size=", 13) == 0) {
-			if (rd_probe_opt(ctx, "check", "--probe-size", a[12] == '=' ? a + 13 : argv[++i], &probe_opts) < 0)
-				return 3;
-			probe = true;
-		} else {
-			fprintf(ctx->err, "%s: check: %s '%s' (usage: " CHECK_USAGE ")\n", ctx->prog,
-				dst || strcmp(a, "--probe-size") == 0 ? "missing value for" : "unknown argument", a);
-			return 3;
+			break;
+		case OPT_PROBE_SIZE:
+			if (rd_probe_opt(ctx, "check", "--probe-size", optarg, &probe_opts) < 0)
+				bad = RD_EXIT_USAGE;
+			sized = true;
+			break;
+		case RD_OPT_OPERAND:
+			bad = rd_usage_error(ctx, "check", "unexpected argument '%s'", optarg);
+			break;
+		case RD_OPT_HELP:
+			bad = 0;
+			break;
+		default:
+			bad = RD_EXIT_USAGE;
+			break;
 		}
 	}
-	if (!valid_ids(ctx, only, "--only") || !valid_ids(ctx, skip, "--skip"))
-		return 3;
-	if (probe && rd_ctx_is_root(ctx)) {
+	if (bad < 0 && optind < argc)
+		bad = rd_usage_error(ctx, "check", "unexpected argument '%s'", argv[optind]);
+	const char *only = has_only ? (only_b.data ? only_b.data : "") : NULL;
+	const char *skip = has_skip ? (skip_b.data ? skip_b.data : "") : NULL;
+	if (bad < 0 && (has_only && !*only))
+		bad = rd_usage_error(ctx, "check", "--only needs a check id");
+	if (bad < 0 && (has_skip && !*skip))
+		bad = rd_usage_error(ctx, "check", "--skip needs a check id");
+	if (bad < 0 && (!valid_ids(ctx, only, "--only") || !valid_ids(ctx, skip, "--skip") ||
+			!only_skip_agree(ctx, only, skip)))
+		bad = RD_EXIT_USAGE;
+	if (bad < 0 && sized && !probe)
+		bad = rd_usage_error(ctx, "check", "--probe-size is the size of --probe's memory region: add --probe");
+	if (bad < 0 && probe && rd_ctx_is_root(ctx)) {
 		fprintf(ctx->err, "%s: check: --probe talks to the running host's devices; it cannot run on --root\n",
 			ctx->prog);
-		return 3;
+		bad = RD_EXIT_USAGE;
 	}
+	if (bad >= 0) {
+		rd_buf_free(&only_b);
+		rd_buf_free(&skip_b);
+		return bad;
+	}
+	int rc = run_check(ctx, json, color, policy_path, only, skip, probe ? &probe_opts : NULL, e);
+	rd_buf_free(&only_b);
+	rd_buf_free(&skip_b);
+	return rc;
+}
 
+static int run_check(struct rd_ctx *ctx, bool json, bool color, const char *policy_path, const char *only,
+		     const char *skip, const struct rd_probe_opts *probe_opts, struct rd_emit *e)
+{
+	bool probe = probe_opts != NULL;
 	long long started = mono_ms(); /* --timeout is the whole run's, the probe's included */
 	struct rd_loaded l;
 	if (rd_ctx_load(ctx, policy_path, true, &l) < 0)
-		return 3;
+		return RD_EXIT_UNKNOWN;
 	struct rd_source *src = l.src;
 	struct rd_policy *pol = &l.pol;
 	struct rd_host *h = &l.h;
@@ -136,7 +246,7 @@ int rd_check_as(struct rd_ctx *ctx, int argc, char **argv, struct rd_emit *e)
 		rd_probe_loopback_not_run(&report, ctx->timeout_s, mono_ms() - started);
 	} else if (probe) { /* in a child process, which reads the live host itself */
 		struct rd_probe_result res;
-		rd_probe_run_contained(&probe_opts, budget, &res);
+		rd_probe_run_contained(probe_opts, budget, &res);
 		rd_probe_loopback(&res, &report);
 		rd_probe_result_free(&res);
 	}
@@ -144,8 +254,8 @@ int rd_check_as(struct rd_ctx *ctx, int argc, char **argv, struct rd_emit *e)
 	char when[32];
 	iso_time(when, sizeof when);
 	struct rd_report_meta meta = {.root = live ? NULL : rd_source_root(src), .time = when, .color = color,
-				      .no_hardware = !rd_host_has_rdma_hardware(h, sys)};
-	int rc = meta.no_hardware ? 3 : rd_status_exit_code(rd_report_status(&report));
+				      .ascii = ctx->ascii, .no_hardware = !rd_host_has_rdma_hardware(h, sys)};
+	int rc = rd_status_exit_code(rd_report_summary_status(&report, &meta));
 	rc = rd_emit(ctx, e, json, &report, h, sys, pol, &meta, rc);
 
 	rd_report_free(&report);
@@ -156,14 +266,9 @@ int rd_check_as(struct rd_ctx *ctx, int argc, char **argv, struct rd_emit *e)
 int rd_cmd_checks(struct rd_ctx *ctx, int argc, char **argv)
 {
 	bool json = false;
-	for (int i = 1; i < argc; i++) {
-		int r = rd_opt_format(ctx, argc, argv, &i, &json);
-		if (r <= 0) {
-			if (r == 0)
-				fprintf(ctx->err, "%s: checks: unknown argument '%s'\n", ctx->prog, argv[i]);
-			return 2;
-		}
-	}
+	int rc = rd_format_only_opts(ctx, argc, argv, &json);
+	if (rc >= 0)
+		return rc;
 	struct rd_out o;
 	rd_out_init(&o, ctx->out, json);
 	rd_out_obj_begin(&o, NULL);
@@ -180,5 +285,18 @@ int rd_cmd_checks(struct rd_ctx *ctx, int argc, char **argv)
 	rd_out_arr_end(&o);
 	rd_out_obj_end(&o);
 	rd_out_finish(&o);
+	return 0;
+}
+
+int rd_check_collect(struct rd_ctx *ctx, const char *cmd, const struct rd_check_sel *sel, struct rd_loaded *l,
+		     struct rd_report *report, bool *no_hardware)
+{
+	memset(report, 0, sizeof *report);
+	if (!ids_valid(ctx, cmd, sel->only, "--only") || !ids_valid(ctx, cmd, sel->skip, "--skip"))
+		return -2;
+	if (rd_ctx_load(ctx, sel->policy, true, l) < 0)
+		return -1;
+	rd_checks_run(&l->h, &l->sys, &l->pol, rd_source_is_live(l->src), sel->only, sel->skip, report);
+	*no_hardware = !rd_host_has_rdma_hardware(&l->h, &l->sys);
 	return 0;
 }

@@ -4,6 +4,7 @@
  * Commands are the only code besides main() that prints; they return the process exit status. */
 #ifndef RD_CMD_H
 #define RD_CMD_H
+#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -14,18 +15,33 @@
 
 struct rd_ctx {
 	const char *prog;  /* "rdma-doctor" */
+	bool ascii;        /* the locale is not UTF-8: ASCII marks (rd_env_locale_utf8) */
 	const char *root;  /* --root / RDMA_DOCTOR_ROOT, or NULL for the live host */
 	FILE *out, *err;
+	bool out_tty;      /* standard output is a terminal (out itself is a stream over it) */
 	double timeout_s;  /* --timeout: the whole run's deadline for reads (0: none) */
 	bool compat;       /* ibstat/ibstatus: read like rdma-core does, with no deadline */
 	unsigned load_flags; /* rd_host_load's flags for rd_ctx_load (check --counters: RD_LOAD_COUNTERS) */
 };
 
+/* Exit statuses, one table for every command (README "Exit status", `help`); ibstat and ibstatus
+ * exit as rdma-core's do.  check keeps the monitoring-plugin codes. */
+enum {
+	RD_EXIT_OK = 0,      /* success; check OK; explain: nothing known or all ruled out; probe PASS */
+	RD_EXIT_WARN = 1,    /* check WARN; explain: a cause confirmed; fix: a change could not be made */
+	RD_EXIT_FAIL = 2,    /* check FAIL; probe FAIL; snapshot: not written */
+	RD_EXIT_UNKNOWN = 3, /* check UNKNOWN; explain: cannot tell; and for every command: a usage
+			      * error, an unreadable root or policy, output that cannot be written */
+	RD_EXIT_USAGE = 3,
+};
+
 struct rd_cmd {
 	const char *name;
 	int (*run)(struct rd_ctx *ctx, int argc, char **argv); /* argv[0] is the command name */
-	const char *args;  /* usage after the name */
-	const char *help;  /* one line */
+	const char *args;    /* usage after the name */
+	const char *help;    /* one line */
+	const char *options; /* `COMMAND --help`: one line per option, or NULL */
+	const char *exits;   /* `COMMAND --help`: what its exit statuses mean */
 };
 
 /* Table of commands, ended by an entry with name == NULL. */
@@ -45,6 +61,18 @@ struct rd_loaded {
 int rd_ctx_load(struct rd_ctx *ctx, const char *policy_path, bool with_services, struct rd_loaded *l);
 void rd_loaded_free(struct rd_loaded *l);
 
+/* What `check` runs: --only/--skip (comma lists of ids or prefixes, or NULL) and --policy. */
+struct rd_check_sel {
+	const char *only, *skip, *policy;
+};
+struct rd_report;
+/* Runs the checks as `check` does into report, printing nothing but a one-line error naming cmd.
+ * On success *l stays loaded (the caller frees it with rd_loaded_free, and report with
+ * rd_report_free) and *no_hardware tells whether the host has no RDMA hardware at all.
+ * Returns 0; -2 for an unknown check id, -1 when the host could not be read (nothing to free). */
+int rd_check_collect(struct rd_ctx *ctx, const char *cmd, const struct rd_check_sel *sel, struct rd_loaded *l,
+		     struct rd_report *report, bool *no_hardware);
+
 /* Prints the general usage (every command) to f. */
 void rd_print_usage(FILE *f, const char *prog);
 
@@ -58,15 +86,44 @@ int rd_cmd_snapshot(struct rd_ctx *ctx, int argc, char **argv);
 int rd_cmd_fix(struct rd_ctx *ctx, int argc, char **argv);
 int rd_cmd_explain(struct rd_ctx *ctx, int argc, char **argv);
 int rd_cmd_probe(struct rd_ctx *ctx, int argc, char **argv);
+int rd_cmd_slurm(struct rd_ctx *ctx, int argc, char **argv);
 int rd_cmd_version(struct rd_ctx *ctx, int argc, char **argv);
 int rd_cmd_help(struct rd_ctx *ctx, int argc, char **argv);
 
-/* Parses "--format text|json" style options shared by several commands.  Returns 1 if argv[*i]
- * was consumed (advancing *i past a separate value), 0 if it is not --format, -1 on a bad value
- * (message printed). */
-int rd_opt_format(struct rd_ctx *ctx, int argc, char **argv, int *i, bool *json);
+/* Prints `rdma-doctor COMMAND --help` (usage, options, exit statuses) to f. */
+void rd_print_cmd_usage(FILE *f, const char *prog, const char *cmd);
 
-/* True when the context reads a root (--root / RDMA_DOCTOR_ROOT other than "/"), not the live host. */
+/* A command's option parser: getopt_long over argv (argv[0] is the command), options anywhere
+ * among the operands and "--" ending them, whatever POSIXLY_CORRECT says.  Zero-initialise with
+ * the command's argc/argv, short options (without the leading "-:") and long options. */
+struct rd_getopt {
+	int argc;
+	char **argv;
+	const char *shortopts;
+	const struct option *longopts;
+	bool started;
+	char spec[64];
+};
+enum { RD_OPT_END = -1, RD_OPT_HELP = -2, RD_OPT_BAD = -3, RD_OPT_OPERAND = 1 };
+/* The next option's value (its short letter or long option's val, with optarg set), RD_OPT_OPERAND
+ * for an operand before "--" (optarg is it), RD_OPT_END at the end (the operands after "--" are
+ * argv[optind..argc)), RD_OPT_HELP after printing the command's --help to ctx->out ("-h" and
+ * "--help" are handled here), or RD_OPT_BAD after printing one line for an unknown option or a
+ * missing value. */
+int rd_getopt(struct rd_ctx *ctx, struct rd_getopt *g);
+/* An error about the command line: "rdma-doctor: CMD: MESSAGE (see 'rdma-doctor CMD --help')",
+ * returns RD_EXIT_USAGE. */
+int rd_usage_error(struct rd_ctx *ctx, const char *cmd, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* --format's value: "text" or "json" (sets *json); anything else is a usage error (printed, -1). */
+int rd_opt_format(struct rd_ctx *ctx, const char *cmd, const char *value, bool *json);
+/* The options of a command that has only --format (and --help): returns -1 to go on, or the exit
+ * status to return now (0 after --help, RD_EXIT_USAGE after an error). */
+int rd_format_only_opts(struct rd_ctx *ctx, int argc, char **argv, bool *json);
+/* The --format/-f and --json/-j long options, to put in a command's table. */
+#define RD_LONGOPT_FORMAT {"format", required_argument, NULL, 'f'}, {"json", no_argument, NULL, 'j'}
+#define RD_LONGOPT_HELP {"help", no_argument, NULL, 'h'}
+
+/* True when the context reads a root (--root / RDMA_DOCTOR_ROOT other than "/" as typed), not the live host. */
 bool rd_ctx_is_root(const struct rd_ctx *ctx);
 
 /* The probe's options, shared by `probe` and `check --probe` (cmd/probe.c).  name is "--device",

@@ -47,7 +47,7 @@ int rd_emit_format(struct rd_ctx *ctx, const char *opt, const char *value, struc
 		e->prometheus = false; /* the last --format wins */
 		return 0;
 	}
-	fprintf(ctx->err, "%s: unknown format '%s' (use text, json or prometheus)\n", ctx->prog, value);
+	rd_usage_error(ctx, "check", "unknown format '%s' (use text, json or prometheus)", value);
 	return -1;
 }
 

@@ -7,20 +7,21 @@
 
 #include "cmd/cmd.h"
 #include "fix/fix.h"
+#include "render/out.h"
 #include "source/atomic.h"
 
 static int fix_modules(struct rd_ctx *ctx, bool apply, const char *policy_path)
 {
 	struct rd_loaded l;
 	if (rd_ctx_load(ctx, policy_path, false, &l) < 0)
-		return 2;
+		return RD_EXIT_UNKNOWN;
 	struct rd_source *src = l.src;
 	int rc = 0;
-	if (apply && strcmp(rd_source_dir(src), rd_source_root(src)) != 0) {
+	if (apply && rd_source_is_archive(src)) {
 		fprintf(ctx->err, "%s: fix: %s is a snapshot archive: nothing to apply it to (unpack it, or run on the host)\n",
 			ctx->prog, rd_source_root(src));
 		rd_loaded_free(&l);
-		return 2;
+		return RD_EXIT_USAGE;
 	}
 	bool live = rd_source_is_live(src);
 	struct rd_policy *pol = &l.pol;
@@ -29,52 +30,55 @@ static int fix_modules(struct rd_ctx *ctx, bool apply, const char *policy_path)
 	FILE *o = ctx->out;
 
 	for (size_t i = 0; i < plan.errors.n; i++)
-		fprintf(ctx->err, "%s: fix: %s\n", ctx->prog, plan.errors.v[i]);
+		rd_text_printf(ctx->err, ctx->ascii, "%s: fix: %s\n", ctx->prog, plan.errors.v[i]);
 	if (plan.errors.n)
 		rc = 1;
 	if (!plan.nfiles && !plan.load.n) {
 		if (plan.errors.n)
 			fprintf(o, "nothing changed: see the errors above\n");
+		else if (!rd_host_has_rdma_hardware(&l.h, &l.sys))
+			fprintf(o, "nothing to change: no RDMA hardware on this host, so no module needs to load, now or at boot\n");
 		else
-			fprintf(o, "nothing to change: the %zu modules of the policy are listed in modules-load.d%s, and "
-				   "nvidia_peermem, if listed, loads after ib_core\n",
-				pol->modules.n, live ? " and loaded" : "");
+			fprintf(o, "nothing to change: the %zu modules of the policy are listed in modules-load.d and "
+				   "loaded (or have no hardware to drive), and nvidia_peermem, if listed, loads after ib_core\n",
+				pol->modules.n);
 		for (size_t i = 0; i < plan.notes.n && !plan.errors.n; i++)
-			fprintf(o, "note: %s\n", plan.notes.v[i]);
+			if (rd_host_has_rdma_hardware(&l.h, &l.sys))
+				rd_text_printf(o, ctx->ascii, "note: %s\n", plan.notes.v[i]);
 		goto out;
 	}
 	if (!apply)
 		fprintf(o, "rdma-doctor fix modules: %zu file%s to change, %zu module%s to load (dry run: nothing is "
 			   "changed; --apply does it)\n\n",
 			plan.nfiles, plan.nfiles == 1 ? "" : "s", plan.load.n, plan.load.n == 1 ? "" : "s");
-	struct rd_write_fault fault = {0};
-	const char *inject = getenv("RD_FAULT_AT"); /* tests: simulate a crash at the n-th step of a write */
-	if (inject && *inject)
-		fault.fail_at = atoi(inject);
 	for (size_t i = 0; i < plan.nfiles; i++) {
 		const struct rd_file_change *c = &plan.files[i];
 		char *path = rd_xasprintf("/%s/%s", c->dir, c->name);
 		if (!apply) {
 			char *d = rd_unified_diff(path, c->old, c->new);
-			fprintf(o, "%s (%s)\n%s\n", path, c->why, d);
+			rd_text_printf(o, ctx->ascii, "%s (%s)\n", path, c->why); /* values from the host: printed safe */
+			rd_text_lines(o, ctx->ascii, d);
+			fputc('\n', o);
 			free(d);
 		} else {
 			char why[512] = "";
-			int r = rd_atomic_write(src, c->dir, c->name, c->new, strlen(c->new), 0644, &fault, why, sizeof why);
+			int r = rd_atomic_write(src, c->dir, c->name, c->new, strlen(c->new), 0644, why, sizeof why);
 			if (r < 0) {
 				fprintf(ctx->err, "%s: fix: not written: %s\n", ctx->prog, why);
 				rc = 1;
 			} else {
-				fprintf(o, "wrote %s (%s)\n", path, c->why);
+				rd_text_printf(o, ctx->ascii, "wrote %s (%s)\n", path, c->why);
 			}
 		}
 		free(path);
 	}
 	if (plan.load.n) {
-		if (!apply) {
-			fprintf(o, "then, on this host:\n");
+		if (!apply || !live) {
+			fprintf(o, "%s:\n", live ? "then, on this host" : apply ? "not loaded (this is a root, not the running host); "
+										  "on the host it was taken from, run"
+									  : "then, on the host this root was taken from");
 			for (size_t i = 0; i < plan.load.n; i++)
-				fprintf(o, "  modprobe %s\n", plan.load.v[i]);
+				rd_text_printf(o, ctx->ascii, "  modprobe %s\n", plan.load.v[i]);
 		} else if (geteuid() != 0) {
 			fprintf(ctx->err, "%s: fix: loading modules needs root; not loaded: ", ctx->prog);
 			for (size_t i = 0; i < plan.load.n; i++)
@@ -87,7 +91,7 @@ static int fix_modules(struct rd_ctx *ctx, bool apply, const char *policy_path)
 				struct rd_text t;
 				int r = rd_run_program(src, argv, 30000, &t);
 				if (r == 0 && t.status == 0) {
-					fprintf(o, "loaded %s\n", plan.load.v[i]);
+					rd_text_printf(o, ctx->ascii, "loaded %s\n", plan.load.v[i]);
 				} else {
 					size_t n = t.data ? strcspn(t.data, "\n") : 0;
 					fprintf(ctx->err, "%s: fix: modprobe %s failed: %.*s%s\n", ctx->prog, plan.load.v[i], (int)n,
@@ -99,7 +103,7 @@ static int fix_modules(struct rd_ctx *ctx, bool apply, const char *policy_path)
 		}
 	}
 	for (size_t i = 0; i < plan.notes.n; i++)
-		fprintf(o, "note: %s\n", plan.notes.v[i]);
+		rd_text_printf(o, ctx->ascii, "note: %s\n", plan.notes.v[i]);
 out:
 	fflush(o);
 	rd_fix_plan_free(&plan);
@@ -109,26 +113,43 @@ out:
 
 int rd_cmd_fix(struct rd_ctx *ctx, int argc, char **argv)
 {
+	enum { OPT_APPLY = 256, OPT_POLICY };
+	static const struct option longopts[] = {
+		RD_LONGOPT_HELP,
+		{"apply", no_argument, NULL, OPT_APPLY},
+		{"policy", required_argument, NULL, OPT_POLICY},
+		{NULL, 0, NULL, 0},
+	};
 	bool apply = false;
 	const char *what = NULL, *policy = NULL;
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--apply") == 0)
+	struct rd_getopt g = {.argc = argc, .argv = argv, .longopts = longopts};
+	for (int c; (c = rd_getopt(ctx, &g)) != RD_OPT_END;) {
+		switch (c) {
+		case OPT_APPLY:
 			apply = true;
-		else if (strcmp(argv[i], "--policy") == 0 && i + 1 < argc)
-			policy = argv[++i];
-		else if (strncmp(argv[i], "--policy=", 9) == 0)
-			policy = argv[i] + 9;
-		else if (!what && argv[i][0] != '-')
-			what = argv[i];
-		else {
-			fprintf(ctx->err, "%s: fix: unknown argument '%s' (usage: fix modules [--apply] [--policy FILE])\n",
-				ctx->prog, argv[i]);
-			return 2;
+			break;
+		case OPT_POLICY:
+			policy = optarg;
+			break;
+		case RD_OPT_HELP:
+			return 0;
+		case RD_OPT_OPERAND:
+			if (what)
+				return rd_usage_error(ctx, "fix", "unexpected argument '%s'", optarg);
+			what = optarg;
+			break;
+		default:
+			return RD_EXIT_USAGE;
 		}
 	}
-	if (!what || strcmp(what, "modules") != 0) {
-		fprintf(ctx->err, "%s: fix: what to fix? (usage: fix modules [--apply] [--policy FILE])\n", ctx->prog);
-		return 2;
+	for (; optind < argc; optind++) { /* after "--" */
+		if (what)
+			return rd_usage_error(ctx, "fix", "unexpected argument '%s'", argv[optind]);
+		what = argv[optind];
 	}
+	if (!what)
+		return rd_usage_error(ctx, "fix", "what to fix? (fix modules)");
+	if (strcmp(what, "modules") != 0)
+		return rd_usage_error(ctx, "fix", "cannot fix '%s': only 'modules'", what);
 	return fix_modules(ctx, apply, policy);
 }

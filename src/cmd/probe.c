@@ -8,8 +8,6 @@
 #include "probe/probe.h"
 #include "render/probe.h"
 
-#define PROBE_USAGE "probe [--device DEV] [--port N] [--size BYTES] [--format text|json]"
-
 int rd_probe_opt(struct rd_ctx *ctx, const char *cmd, const char *name, const char *value, struct rd_probe_opts *o)
 {
 	if (strcmp(name, "--device") == 0) {
@@ -44,32 +42,44 @@ int rd_probe_opt(struct rd_ctx *ctx, const char *cmd, const char *name, const ch
 
 int rd_cmd_probe(struct rd_ctx *ctx, int argc, char **argv)
 {
+	enum { OPT_DEVICE = 256, OPT_PORT, OPT_SIZE };
+	static const struct option longopts[] = {
+		RD_LONGOPT_FORMAT,
+		RD_LONGOPT_HELP,
+		{"device", required_argument, NULL, OPT_DEVICE},
+		{"port", required_argument, NULL, OPT_PORT},
+		{"size", required_argument, NULL, OPT_SIZE},
+		{NULL, 0, NULL, 0},
+	};
 	bool json = false;
 	struct rd_probe_opts opts = {0};
-	for (int i = 1; i < argc; i++) {
-		int r = rd_opt_format(ctx, argc, argv, &i, &json);
-		if (r < 0)
-			return 3;
-		if (r > 0)
-			continue;
-		const char *a = argv[i], *eq = strchr(a, '=');
-		size_t nl = eq ? (size_t)(eq - a) : strlen(a);
-		static const char *const opts_with_value[] = {"--device", "--port", "--size", NULL};
-		const char *name = NULL;
-		for (const char *const *n = opts_with_value; *n; n++)
-			if (strlen(*n) == nl && strncmp(a, *n, nl) == 0)
-				name = *n;
-		if (!name) {
-			fprintf(ctx->err, "%s: probe: unknown argument '%s' (usage: %s)\n", ctx->prog, a, PROBE_USAGE);
-			return 3;
+	struct rd_getopt g = {.argc = argc, .argv = argv, .shortopts = "f:j", .longopts = longopts};
+	for (int c; (c = rd_getopt(ctx, &g)) != RD_OPT_END;) {
+		const char *name = c == OPT_DEVICE ? "--device" : c == OPT_PORT ? "--port" : "--size";
+		switch (c) {
+		case 'f':
+			if (rd_opt_format(ctx, "probe", optarg, &json) < 0)
+				return RD_EXIT_USAGE;
+			break;
+		case 'j':
+			json = true;
+			break;
+		case OPT_DEVICE:
+		case OPT_PORT:
+		case OPT_SIZE:
+			if (rd_probe_opt(ctx, "probe", name, optarg, &opts) < 0)
+				return RD_EXIT_USAGE;
+			break;
+		case RD_OPT_HELP:
+			return 0;
+		case RD_OPT_OPERAND:
+			return rd_usage_error(ctx, "probe", "unexpected argument '%s'", optarg);
+		default:
+			return RD_EXIT_USAGE;
 		}
-		if (!eq && i + 1 >= argc) {
-			fprintf(ctx->err, "%s: probe: missing value for %s (usage: %s)\n", ctx->prog, a, PROBE_USAGE);
-			return 3;
-		}
-		if (rd_probe_opt(ctx, "probe", name, eq ? eq + 1 : argv[++i], &opts) < 0)
-			return 3;
 	}
+	if (optind < argc)
+		return rd_usage_error(ctx, "probe", "unexpected argument '%s'", argv[optind]);
 	if (rd_ctx_is_root(ctx)) {
 		fprintf(ctx->err, "%s: probe talks to the running host's devices; it cannot run on --root\n", ctx->prog);
 		return 3;

@@ -17,18 +17,12 @@ static const char *val(const struct rd_attr *a)
 int rd_cmd_stack(struct rd_ctx *ctx, int argc, char **argv)
 {
 	bool json = false;
-	for (int i = 1; i < argc; i++) {
-		int r = rd_opt_format(ctx, argc, argv, &i, &json);
-		if (r < 0)
-			return 2;
-		if (r == 0) {
-			fprintf(ctx->err, "%s: stack: unknown argument '%s'\n", ctx->prog, argv[i]);
-			return 2;
-		}
-	}
+	int rc = rd_format_only_opts(ctx, argc, argv, &json);
+	if (rc >= 0)
+		return rc;
 	struct rd_source *src;
 	if (rd_ctx_open_source(ctx, &src) < 0)
-		return 2;
+		return RD_EXIT_UNKNOWN;
 	struct rd_host h;
 	struct rd_system sys;
 	rd_host_load(src, 0, &h);
@@ -43,7 +37,8 @@ int rd_cmd_stack(struct rd_ctx *ctx, int argc, char **argv)
 	rd_out_str(&o, "schema", NULL, "rdma-doctor/stack/v1");
 	rd_out_str(&o, "host", "Host:    %s\n", val(&h.hostname));
 	rd_out_str(&o, "kernel", "Kernel:  %s\n", val(&h.osrelease));
-	rd_out_str(&o, "root", rd_source_is_live(src) ? NULL : "Root:    %s\n", rd_source_root(src));
+	rd_out_str(&o, "root", rd_source_is_live(src) ? NULL : "Root:    %s\n",
+		   rd_source_is_live(src) ? NULL : rd_source_root(src)); /* null for the live host, as in every schema */
 
 	rd_out_obj_begin(&o, "stack");
 	rd_out_str(&o, "installed", "Stack:   %s", fl.installed);

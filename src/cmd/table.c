@@ -1,64 +1,231 @@
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cmd/cmd.h"
+#include "render/out.h"
+
+#define FORMAT_OPT "  -f, --format text|json  text for people (default) or one JSON document; --json, -j: json\n"
+#define HELP_OPT "  -h, --help              this help\n"
 
 const struct rd_cmd rd_cmds[] = {
-	{"check", rd_cmd_check, "[--format text|json|prometheus [--counters]] [--output FILE] [--only ID,...] [--skip ID,...] [--no-color] [--probe]",
+	{"check", rd_cmd_check,
+	 "[--format text|json|prometheus [--counters]] [--output FILE] [--policy FILE] [--only ID,...] [--skip ID,...] "
+	 "[--no-color] [--probe [--probe-size BYTES]]",
 	 "check this host's RDMA stack and print each finding with its evidence and fix; --probe adds\n"
-	 "            `probe` as check probe.loopback (live host only; --probe-size BYTES)"},
-	{"npd", rd_cmd_npd, "[check options]", "check, as a node-problem-detector custom plugin: one line, exit 0 OK/WARN, 1 FAIL, 3 unknown"},
-	{"checks", rd_cmd_checks, "[--format text|json]", "list the checks: id, what each detects, where it looks"},
+	 "            `probe` as check probe.loopback (live host only; --probe-size BYTES)",
+	 FORMAT_OPT
+	 "      --policy FILE       the policy (default: /etc/rdma-doctor.conf inside the root, if present)\n"
+	 "      --only ID,...       run only these checks (an id, or a prefix such as ports); repeatable\n"
+	 "      --skip ID,...       do not run these checks; repeatable (an --only it empties is an error)\n"
+	 "      --no-color          no colour (also NO_COLOR=1, TERM=dumb, or output that is not a terminal)\n"
+	 "      --probe             add the verbs loopback probe as probe.loopback (live host only)\n"
+	 "      --probe-size BYTES  the probe's memory region (with --probe; default 32 MiB)\n"
+	 "      --format prometheus the Prometheus text format, for node_exporter's textfile collector\n"
+	 "      --counters          with it, the ports' counters/ and hw_counters/ (a firmware command each on some HCAs)\n"
+	 "  -o, --output FILE       write to a temporary file beside FILE, then rename it over FILE\n" HELP_OPT,
+	 "0 OK, 1 WARN, 2 FAIL, 3 UNKNOWN (a check could not tell, no RDMA hardware, a usage error, an unreadable\n"
+	 "root or policy, output that cannot be written): the monitoring-plugin convention"},
+	{"npd", rd_cmd_npd, "[check's options but --format and --output]",
+	 "check as a node-problem-detector custom plugin: one line of at most 80 printable characters\n"
+	 "            naming the worst finding", HELP_OPT,
+	 "0 OK or WARN, 1 FAIL, 3 UNKNOWN, no RDMA hardware, a usage error or an unreadable root (NPD: Unknown)"},
+	{"checks", rd_cmd_checks, "[--format text|json]", "list the checks: id, what each detects, where it looks",
+	 FORMAT_OPT HELP_OPT, "0 listed, 3 a usage error or output that cannot be written"},
 	{"stack", rd_cmd_stack, "[--format text|json]",
-	 "inventory: kernel, RDMA modules (in-tree or out-of-tree), devices, firmware, ports"},
-	{"ibstat", rd_cmd_ibstat, "[-l | -p | -s] [CA [PORT]]", "the same output as rdma-core's ibstat"},
-	{"ibstatus", rd_cmd_ibstatus, "[DEV[:PORT]]...", "the same output as rdma-core's ibstatus"},
-	{"explain", rd_cmd_explain, "[--format text|json] TEXT... | -",
-	 "find known error messages in the text (- reads a log from standard input) and tell which\n"
-	 "            cause is confirmed on this host, with its fix"},
+	 "inventory: kernel, RDMA modules (in-tree or out-of-tree), devices, firmware, ports", FORMAT_OPT HELP_OPT,
+	 "0 shown, 3 a usage error, an unreadable root or output that cannot be written"},
+	{"ibstat", rd_cmd_ibstat, "[-l | -p | -s] [CA [PORT]]", "the same output as rdma-core's ibstat", NULL,
+	 "as rdma-core's ibstat (0; 255 when a CA or port is not found; 2 usage, -h)"},
+	{"ibstatus", rd_cmd_ibstatus, "[DEV[:PORT]]...", "the same output as rdma-core's ibstatus", NULL,
+	 "as rdma-core's ibstatus"},
+	{"explain", rd_cmd_explain, "[--format text|json] [--policy FILE] [--] TEXT|FILE|-...",
+	 "find known error messages in the text, files or standard input (-) and tell which cause is\n"
+	 "            confirmed on this host, with its fix",
+	 FORMAT_OPT
+	 "      --policy FILE       the policy the checks use\n" HELP_OPT
+	 "  An operand that names an existing regular file is read as a log; - reads standard input;\n"
+	 "  any other operand is the error text itself.  Text that starts with - goes after --.\n",
+	 "0 nothing known, or every cause ruled out; 1 a cause is confirmed; 3 a cause cannot be told here,\n"
+	 "a usage error, a file that cannot be read, an unreadable root or policy, output that cannot be written"},
 	{"fix", rd_cmd_fix, "modules [--apply] [--policy FILE]",
 	 "show (default) or write /etc/modules-load.d/rdma.conf and fix nvidia_peermem's order; with --apply\n"
-	 "            on a live host also load the missing modules"},
-	{"snapshot", rd_cmd_snapshot, "-o DIR|FILE.tar.gz [--counters]",
-	 "collect everything the checks read, to check it elsewhere with --root (--counters: the port\n"
-	 "            counters too, which cost a firmware command each on some HCAs)"},
+	 "            on a live host also load the missing modules",
+	 "      --apply             make the changes (default: print them as a diff, change nothing)\n"
+	 "      --policy FILE       the policy (its [modules] required list)\n" HELP_OPT,
+	 "0 done, or nothing to change; 1 a change could not be made (stderr says which); 3 a usage error,\n"
+	 "an unreadable root or policy, output that cannot be written"},
+	{"snapshot", rd_cmd_snapshot, "-o FILE.tar.gz|FILE.tar|DIR [--force] [--counters] [--policy FILE]",
+	 "collect everything the checks read, to check it elsewhere with --root (--force: replace an\n"
+	 "            existing file; --counters: the port counters too, a firmware command each on some HCAs)",
+	 "  -o, --output PATH       FILE.tar.gz / FILE.tgz, FILE.tar (not compressed), or a new (or empty) directory\n"
+	 "      --force             replace an existing file\n"
+	 "      --counters          also the port counters\n"
+	 "      --policy FILE       capture the limits of this policy's services (default: the root's policy)\n" HELP_OPT,
+	 "0 written, 2 the snapshot could not be written (an existing file without --force, a full disk ...),\n"
+	 "3 a usage error or an unreadable root"},
 	{"probe", rd_cmd_probe, "[--device DEV] [--port N] [--size BYTES] [--format text|json]",
 	 "RDMA WRITE loopback through libibverbs (loaded at run time) on each Active port of this host:\n"
-	 "            query port, GID, register memory, RC QP to itself, write, compare; exit 0 pass, 2 fail"},
-	{"version", rd_cmd_version, "", "print the version"},
-	{"help", rd_cmd_help, "", "print this help"},
-	{NULL, NULL, NULL, NULL},
+	 "            query port, GID, register memory, RC QP to itself, write, compare",
+	 "      --device DEV        only this device\n"
+	 "      --port N            only this port (1..255)\n"
+	 "      --size BYTES        the memory region (bytes, or with K, M, G; default 32 MiB)\n" FORMAT_OPT HELP_OPT,
+	 "0 PASS, 2 FAIL (no libibverbs, no device, no Active port, a failed step), 3 a usage error, --root,\n"
+	 "output that cannot be written"},
+	{"slurm", rd_cmd_slurm, "[--drain-on fail|warn] [--dry-run] [--node NAME] [check's --policy/--only/--skip]",
+	 "HealthCheckProgram: run the checks, drain this node on FAIL (\"rdma-doctor: ...\"), resume it when\n"
+	 "            healthy if we drained it; leaves anyone else's drain alone; UNKNOWN changes nothing",
+	 "      --drain-on fail|warn  drain on a FAIL (default), or on a WARN too\n"
+	 "  -n, --dry-run           print the scontrol command instead of running it\n"
+	 "      --node NAME         the Slurm node (default: $SLURMD_NODENAME, else the short host name)\n"
+	 "      --policy FILE, --only ID,..., --skip ID,...  as for check\n" HELP_OPT,
+	 "0 done, or nothing to do; 1 scontrol is missing, failed, timed out or was killed; 3 a usage error\n"
+	 "or an unreadable root or policy"},
+	{"version", rd_cmd_version, "", "print the version", HELP_OPT, "0"},
+	{"help", rd_cmd_help, "[COMMAND]", "print this help, or a command's", HELP_OPT, "0, 3 an unknown command"},
+	{NULL, NULL, NULL, NULL, NULL, NULL},
 };
+
+static const char exit_table[] =
+	"Exit status (every command but ibstat and ibstatus, which exit as rdma-core's do):\n"
+	"  0  success; check: OK; explain: nothing known, or every cause ruled out; probe: PASS\n"
+	"  1  check: WARN; explain: a cause is confirmed; fix: a change could not be made; slurm: scontrol\n"
+	"     missing or failed\n"
+	"  2  check: FAIL; probe: FAIL; snapshot: the snapshot could not be written\n"
+	"  3  check: UNKNOWN (a check could not tell, or no RDMA hardware); explain: a cause cannot be told;\n"
+	"     and for every command: a usage error, a root, policy or input file that cannot be read, or\n"
+	"     output that cannot be written\n";
 
 void rd_print_usage(FILE *f, const char *prog)
 {
 	fprintf(f, "Usage: %s [--root DIR|SNAPSHOT.tar.gz] [--timeout SECONDS] COMMAND [ARGS]\n\n", prog);
 	fprintf(f, "  --root DIR   read the host through DIR (or a snapshot archive) instead of /;\n"
-		   "               nothing on the real host is read and no command is run.\n"
-		   "               RDMA_DOCTOR_ROOT means the same.\n"
+		   "               nothing on the real host is read and no command is run\n"
+		   "               (but `slurm` still calls scontrol: it acts on this machine's cluster).\n"
+		   "               RDMA_DOCTOR_ROOT means the same (an empty value is an error).\n"
 		   "  --timeout S  stop reading after S seconds (default 10; one file read may take 2 s);\n"
 		   "               what was not read is reported UNKNOWN \"timed out\".  0: no deadline.\n\nCommands:\n");
 	for (const struct rd_cmd *c = rd_cmds; c->name; c++)
-		fprintf(f, "  %-9s %s\n            %s\n", c->name, c->args, c->help);
-	fprintf(f, "\nExit status of check: 0 OK, 1 WARN, 2 FAIL, 3 UNKNOWN or usage error.\n");
+		if (*c->args)
+			fprintf(f, "  %-9s %s\n            %s\n", c->name, c->args, c->help);
+		else
+			fprintf(f, "  %s\n            %s\n", c->name, c->help);
+	fprintf(f, "\n'%s COMMAND --help' describes a command's options.\n\n%s", prog, exit_table);
 }
 
+/* Each line of text indented by two spaces (the table's continuation indent replaced). */
+static void print_indented(FILE *f, const char *text)
+{
+	for (const char *p = text; *p;) {
+		p += strspn(p, " ");
+		size_t n = strcspn(p, "\n");
+		fprintf(f, "  %.*s\n", (int)n, p);
+		p += n;
+		if (*p)
+			p++;
+	}
+}
+
+void rd_print_cmd_usage(FILE *f, const char *prog, const char *cmd)
+{
+	for (const struct rd_cmd *c = rd_cmds; c->name; c++) {
+		if (strcmp(c->name, cmd) != 0)
+			continue;
+		fprintf(f, "Usage: %s [--root DIR|SNAPSHOT.tar.gz] [--timeout SECONDS] %s%s%s\n\n", prog, c->name,
+			*c->args ? " " : "", c->args);
+		print_indented(f, c->help);
+		if (c->options)
+			fprintf(f, "\nOptions:\n%s", c->options);
+		fprintf(f, "\nExit status:\n");
+		print_indented(f, c->exits);
+		return;
+	}
+}
+
+int rd_usage_error(struct rd_ctx *ctx, const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(ctx->err, "%s: %s: ", ctx->prog, cmd);
+	rd_text_vprintf(ctx->err, ctx->ascii, fmt, ap);
+	fprintf(ctx->err, " (see '%s %s --help')\n", ctx->prog, cmd);
+	va_end(ap);
+	return RD_EXIT_USAGE;
+}
+
+int rd_getopt(struct rd_ctx *ctx, struct rd_getopt *g)
+{
+	const char *cmd = g->argv[0];
+	if (!g->started) {
+		/* "-": operands are returned in order (POSIXLY_CORRECT cannot change it);
+		 * ":": a missing value is told apart from an unknown option */
+		snprintf(g->spec, sizeof g->spec, "-:%sh", g->shortopts ? g->shortopts : "");
+		optind = 0; /* glibc: a full re-initialisation */
+		opterr = 0;
+		g->started = true;
+	}
+	int c = getopt_long(g->argc, g->argv, g->spec, g->longopts, NULL);
+	if (c == 'h') {
+		rd_print_cmd_usage(ctx->out, ctx->prog, cmd);
+		return RD_OPT_HELP;
+	}
+	if (c == '?' || c == ':') {
+		const char *a = optind > 0 && optind <= g->argc ? g->argv[optind - 1] : "";
+		bool islong = a[0] == '-' && a[1] == '-';
+		char name[64];
+		if (islong)
+			snprintf(name, sizeof name, "%.*s", (int)strcspn(a, "="), a);
+		else
+			snprintf(name, sizeof name, "-%c", optopt);
+		if (c == ':')
+			rd_usage_error(ctx, cmd, "option '%s' needs a value", name);
+		else if (islong && optopt)
+			rd_usage_error(ctx, cmd, "option '%s' takes no value", name);
+		else
+			rd_usage_error(ctx, cmd, "unknown option '%s'", name);
+		return RD_OPT_BAD;
+	}
+	return c;
+}
+
+int rd_opt_format(struct rd_ctx *ctx, const char *cmd, const char *value, bool *json)
+{
+	if (strcmp(value, "json") == 0)
+		*json = true;
+	else if (strcmp(value, "text") == 0)
+		*json = false;
+	else {
+		rd_usage_error(ctx, cmd, "unknown format '%s' (use text or json)", value);
+		return -1;
+	}
+	return 0;
+}
+
+/* The one place that decides live or root: from the option as given, never from where it leads
+ * ("--root /." or a link to / is a root: nothing is run, nothing outside it read). */
 bool rd_ctx_is_root(const struct rd_ctx *ctx)
 {
-	return ctx->root && strcmp(ctx->root, "/") != 0;
+	return ctx->root && *ctx->root && strcmp(ctx->root, "/") != 0;
 }
 
 int rd_ctx_open_source(struct rd_ctx *ctx, struct rd_source **src)
 {
 	char err[1024] = "";
-	int r = rd_source_open(ctx->root, src, err, sizeof err);
+	/* one read may take 2 s (a wedged HCA), the whole run --timeout, reading an archive included */
+	int run = !ctx->compat && ctx->timeout_s > 0 ? (int)(ctx->timeout_s * 1000) : 0;
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	long long start = (long long)t0.tv_sec * 1000 + t0.tv_nsec / 1000000;
+	int r = rd_source_open_until(rd_ctx_is_root(ctx) ? ctx->root : NULL, run ? start + run : 0, src, err, sizeof err);
 	if (r < 0)
-		fprintf(ctx->err, "%s: %s\n", ctx->prog, err[0] ? err : strerror(-r));
-	else if (!ctx->compat && ctx->timeout_s > 0) {
-		/* one read may take 2 s (a wedged HCA), the whole run --timeout */
-		int run = (int)(ctx->timeout_s * 1000);
-		rd_source_set_deadlines(*src, run < 2000 ? run : 2000, run);
+		rd_text_printf(ctx->err, ctx->ascii, "%s: %s\n", ctx->prog, err[0] ? err : strerror(-r));
+	else if (run) {
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		long long left = start + run - ((long long)t1.tv_sec * 1000 + t1.tv_nsec / 1000000);
+		int rest = left > 1 ? (int)left : 1;
+		rd_source_set_deadlines(*src, rest < 2000 ? rest : 2000, rest);
 	}
 	return r;
 }
@@ -70,7 +237,7 @@ int rd_ctx_load(struct rd_ctx *ctx, const char *policy_path, bool with_services,
 		return -1;
 	char err[512] = "";
 	if (rd_policy_load(policy_path, l->src, &l->pol, err, sizeof err) < 0) {
-		fprintf(ctx->err, "%s: %s\n", ctx->prog, err);
+		rd_text_printf(ctx->err, ctx->ascii, "%s: %s\n", ctx->prog, err); /* may quote the file */
 		rd_policy_free(&l->pol);
 		rd_source_close(l->src);
 		return -1;
@@ -93,45 +260,80 @@ void rd_loaded_free(struct rd_loaded *l)
 	memset(l, 0, sizeof *l);
 }
 
-int rd_opt_format(struct rd_ctx *ctx, int argc, char **argv, int *i, bool *json)
+int rd_format_only_opts(struct rd_ctx *ctx, int argc, char **argv, bool *json)
 {
-	const char *a = argv[*i], *v;
-	if (strcmp(a, "--format") == 0 || strcmp(a, "-f") == 0) {
-		if (*i + 1 >= argc) {
-			fprintf(ctx->err, "%s: %s needs a value: text or json\n", ctx->prog, a);
-			return -1;
+	static const struct option longopts[] = {RD_LONGOPT_FORMAT, RD_LONGOPT_HELP, {NULL, 0, NULL, 0}};
+	struct rd_getopt g = {.argc = argc, .argv = argv, .shortopts = "f:j", .longopts = longopts};
+	for (int c; (c = rd_getopt(ctx, &g)) != RD_OPT_END;) {
+		switch (c) {
+		case 'f':
+			if (rd_opt_format(ctx, argv[0], optarg, json) < 0)
+				return RD_EXIT_USAGE;
+			break;
+		case 'j':
+			*json = true;
+			break;
+		case RD_OPT_HELP:
+			return 0;
+		case RD_OPT_OPERAND:
+			return rd_usage_error(ctx, argv[0], "unexpected argument '%s'", optarg);
+		default:
+			return RD_EXIT_USAGE;
 		}
-		v = argv[++*i];
-	} else if (strncmp(a, "--format=", 9) == 0) {
-		v = a + 9;
-	} else if (strcmp(a, "--json") == 0 || strcmp(a, "-j") == 0) {
-		v = "json";
-	} else {
-		return 0;
 	}
-	if (strcmp(v, "json") == 0)
-		*json = true;
-	else if (strcmp(v, "text") == 0)
-		*json = false;
-	else {
-		fprintf(ctx->err, "%s: unknown format '%s' (use text or json)\n", ctx->prog, v);
-		return -1;
+	if (optind < argc)
+		return rd_usage_error(ctx, argv[0], "unexpected argument '%s'", argv[optind]);
+	return -1;
+}
+
+/* A command with no options: --help, or a usage error. */
+static int no_options(struct rd_ctx *ctx, int argc, char **argv, int max_operands, const char **operand)
+{
+	static const struct option longopts[] = {RD_LONGOPT_HELP, {NULL, 0, NULL, 0}};
+	struct rd_getopt g = {.argc = argc, .argv = argv, .longopts = longopts};
+	int n = 0;
+	for (int c; (c = rd_getopt(ctx, &g)) != RD_OPT_END;) {
+		if (c == RD_OPT_HELP)
+			return 0;
+		if (c != RD_OPT_OPERAND)
+			return RD_EXIT_USAGE;
+		if (n++ >= max_operands)
+			return rd_usage_error(ctx, argv[0], "unexpected argument '%s'", optarg);
+		*operand = optarg;
 	}
-	return 1;
+	for (; optind < argc; optind++) {
+		if (n++ >= max_operands)
+			return rd_usage_error(ctx, argv[0], "unexpected argument '%s'", argv[optind]);
+		*operand = argv[optind];
+	}
+	return -1;
 }
 
 int rd_cmd_version(struct rd_ctx *ctx, int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
+	const char *unused = NULL;
+	int r = argc > 0 ? no_options(ctx, argc, argv, 0, &unused) : -1;
+	if (r >= 0)
+		return r;
 	fprintf(ctx->out, "rdma-doctor %s\n", RD_VERSION);
 	return 0;
 }
 
 int rd_cmd_help(struct rd_ctx *ctx, int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	rd_print_usage(ctx->out, ctx->prog);
-	return 0;
+	const char *cmd = NULL;
+	int r = argc > 0 ? no_options(ctx, argc, argv, 1, &cmd) : -1;
+	if (r >= 0)
+		return r;
+	if (!cmd) {
+		rd_print_usage(ctx->out, ctx->prog);
+		return 0;
+	}
+	for (const struct rd_cmd *c = rd_cmds; c->name; c++)
+		if (strcmp(c->name, cmd) == 0) {
+			rd_print_cmd_usage(ctx->out, ctx->prog, cmd);
+			return 0;
+		}
+	fprintf(ctx->err, "%s: help: unknown command '%s' (try '%s help')\n", ctx->prog, cmd, ctx->prog);
+	return RD_EXIT_USAGE;
 }

@@ -20,17 +20,35 @@ struct rd_file_change {
 struct rd_fix_plan {
 	struct rd_file_change *files;
 	size_t nfiles;
-	struct rd_strv load;    /* modules to load now (live host only), in order */
+	struct rd_strv load;    /* modules to load now, in order (on a root: for the host it came from) */
+	bool live;              /* the plan is for the running host: `--apply` runs the modprobes */
 	struct rd_strv notes;   /* lines shown to the operator */
 	struct rd_strv errors;  /* what could not be planned (a file it cannot parse...) */
 };
 void rd_fix_plan_free(struct rd_fix_plan *p);
 
+/* The one answer to "which modules must be loaded now" that modules.loaded reports and `fix
+ * modules` loads: the policy's modules that are not loaded, none without RDMA hardware, no mlx5_*
+ * without mlx5 hardware.  Pushes them onto need in policy order.  Returns 0, or -1 when
+ * /proc/modules cannot be read (need is left empty). */
+int rd_modules_to_load(const struct rd_host *h, const struct rd_system *s, const struct rd_policy *p,
+		       struct rd_strv *need);
+/* True when the host has mlx5 hardware (an mlx5 device, or a ConnectX-4+ / BlueField function). */
+bool rd_host_has_mlx5(const struct rd_host *h, const struct rd_system *s);
+
 /* `fix modules`: complete /etc/modules-load.d/rdma.conf with the policy's modules that no
- * effective modules-load.d file lists, move nvidia_peermem to a file sorting after ib_core's,
- * and (live) load the policy's modules that are not loaded. */
+ * effective modules-load.d file lists (copying a /run or /usr/lib rdma.conf first: an /etc file
+ * masks it), split "module  # comment" lines that systemd would take whole as one module name,
+ * move nvidia_peermem to a file sorting after ib_core's, and load what rd_modules_to_load says.
+ * Nothing is planned on a host without RDMA hardware (modules.persistent and modules.loaded SKIP
+ * there).  A file with NUL bytes or lines that are not module names is left untouched, named in
+ * errors with the line. */
 void rd_fix_modules_plan(const struct rd_host *h, const struct rd_system *s, const struct rd_policy *p, bool live,
 			 struct rd_fix_plan *plan);
+
+/* The plan's file changes as shell lines an operator can type (mkdir -p, then cat > FILE with a
+ * quoted here-document of the whole new content), pushed onto lines. */
+void rd_fix_plan_shell(const struct rd_fix_plan *plan, struct rd_strv *lines);
 
 /* A unified diff (3 lines of context) from old to new, with ---/+++ headers naming path. */
 char *rd_unified_diff(const char *path, const char *old, const char *new);

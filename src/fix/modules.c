@@ -1,12 +1,45 @@
 /* The plan of `fix modules`: the guide's "universal fix" (all nine modules in
  * /etc/modules-load.d/rdma.conf) and nvidia_peermem after ib_core, keeping every line, comment
  * and order the operator already had. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fix/fix.h"
 
 #define ETC "etc/modules-load.d"
+
+bool rd_host_has_mlx5(const struct rd_host *h, const struct rd_system *sys)
+{
+	for (size_t i = 0; i < h->ndevices; i++)
+		if ((h->devices[i].driver && strcmp(h->devices[i].driver, "mlx5_core") == 0) ||
+		    rd_str_has_prefix(h->devices[i].name, "mlx5_"))
+			return true;
+	for (size_t i = 0; i < sys->npci; i++) {
+		unsigned d = sys->pci[i].device;
+		if (sys->pci[i].vendor == 0x15b3 && (sys->pci[i].class_code >> 16) == 0x02 && d != 0x1003 &&
+		    d != 0x1004 && d != 0x1007)
+			return true;
+	}
+	return false;
+}
+
+int rd_modules_to_load(const struct rd_host *h, const struct rd_system *s, const struct rd_policy *p,
+		       struct rd_strv *need)
+{
+	if (!rd_host_has_rdma_hardware(h, s))
+		return 0;
+	if (h->proc_modules.err && h->proc_modules.err != RD_EPARSE)
+		return -1;
+	bool mlx5 = rd_host_has_mlx5(h, s);
+	for (size_t i = 0; i < p->modules.n; i++) {
+		const char *m = p->modules.v[i];
+		if (rd_module_loaded(h, m) || (!mlx5 && rd_str_has_prefix(m, "mlx5_")))
+			continue; /* loaded, or no mlx5 hardware for it to drive */
+		rd_strv_push(need, m);
+	}
+	return 0;
+}
 
 void rd_fix_plan_free(struct rd_fix_plan *p)
 {
@@ -30,6 +63,7 @@ struct view_file {
 	int rank;             /* of the effective file; 0 = /etc */
 	const char *path;     /* host path of the effective file */
 	char *text;           /* its text (possibly changed by the plan) */
+	size_t len;           /* bytes in text (the file as read may hold NUL bytes) */
 	bool changed, in_etc, unparseable;
 	char *from;           /* lower-precedence file copied into a new /etc override, or NULL */
 	char *why;            /* what the plan does to it */
@@ -56,6 +90,7 @@ static struct view_file *view_add(struct view *v, const char *name)
 	f->name = rd_xstrdup(name);
 	f->in_etc = true;
 	f->text = rd_xstrdup("");
+	f->len = 0;
 	return f;
 }
 
@@ -71,7 +106,7 @@ static long position(struct view *v, const char *module, struct view_file **wher
 		qsort(v->f, v->n, sizeof *v->f, cmp_view);
 	for (size_t i = 0; i < v->n; i++) {
 		struct rd_strv m = {0};
-		rd_parse_modules_load(v->f[i].text, &m);
+		rd_parse_modules_load(v->f[i].text, v->f[i].len, &m, NULL, NULL);
 		for (size_t k = 0; k < m.n; k++)
 			if (strcmp(m.v[k], module) == 0) {
 				rd_strv_free(&m);
@@ -93,6 +128,7 @@ static void take_over(struct view_file *f)
 	char *t = rd_xasprintf("# overrides %s (copied from it by rdma-doctor fix modules)\n%s", from, f->text);
 	free(f->text);
 	f->text = t;
+	f->len = strlen(t);
 	f->from = rd_xstrdup(from);
 	f->in_etc = true;
 }
@@ -109,6 +145,7 @@ static void append_line(struct view_file *f, const char *line)
 	char *t = rd_xasprintf("%s%s%s\n", f->text, n && f->text[n - 1] != '\n' ? "\n" : "", line);
 	free(f->text);
 	f->text = t;
+	f->len = strlen(t);
 	f->changed = true;
 }
 
@@ -121,7 +158,7 @@ static void remove_module_lines(struct view_file *f, const char *module)
 		size_t len = nl ? (size_t)(nl - line) + 1 : strlen(line);
 		char *one = rd_xstrndup(line, len);
 		struct rd_strv m = {0};
-		rd_parse_modules_load(one, &m);
+		rd_parse_modules_load(one, len, &m, NULL, NULL);
 		if (!(m.n == 1 && strcmp(m.v[0], module) == 0))
 			rd_buf_add(&out, line, len);
 		rd_strv_free(&m);
@@ -129,14 +166,82 @@ static void remove_module_lines(struct view_file *f, const char *module)
 		line += len;
 	}
 	free(f->text);
-	f->text = rd_buf_steal(&out);
+	f->len = out.len;
+	f->text = out.len ? rd_buf_steal(&out) : rd_xstrdup("");
+	rd_buf_free(&out);
 	f->changed = true;
+}
+
+/* What the operator meant by "ib_ipoib   # storage": systemd-modules-load takes the whole line as
+ * one module name (only a line starting with '#' or ';' is a comment), so the comment goes on a
+ * line of its own before the module.  Returns the new text, or NULL (with an error naming each
+ * line) when a line is not a module followed by a comment. */
+static char *split_comment_lines(const struct rd_modload_file *m, struct rd_fix_plan *plan, unsigned *nsplit)
+{
+	struct rd_buf out = {0};
+	bool ok = true;
+	*nsplit = 0;
+	unsigned lineno = 0;
+	for (const char *line = m->text.value, *end = m->text.value + m->len; line < end;) {
+		const char *nl = memchr(line, '\n', (size_t)(end - line));
+		size_t len = nl ? (size_t)(nl - line) + 1 : (size_t)(end - line);
+		lineno++;
+		struct rd_strv mods = {0}, head_mods = {0};
+		size_t bad = rd_parse_modules_load(line, len, &mods, NULL, NULL);
+		if (!bad) {
+			rd_buf_add(&out, line, len);
+		} else {
+			const char *p = line, *q = line + len;
+			while (p < q && strchr(" \t\r\n\v\f", *p))
+				p++;
+			while (q > p && strchr(" \t\r\n\v\f", q[-1]))
+				q--;
+			const char *c = p;
+			while (c < q && *c != '#' && *c != ';')
+				c++;
+			if (c < q && rd_parse_modules_load(p, (size_t)(c - p), &head_mods, NULL, NULL) == 0 && head_mods.n == 1) {
+				rd_buf_add(&out, c, (size_t)(q - c));
+				rd_buf_add(&out, "\n", 1);
+				rd_buf_printf(&out, "%s\n", head_mods.v[0]);
+				++*nsplit;
+			} else {
+				for (size_t i = 0; i < m->nbad; i++)
+					if (m->bad[i].line == lineno)
+						rd_strv_push_owned(&plan->errors,
+								   rd_xasprintf("%s:%u: \"%s\" is not a module name: systemd-modules-load "
+										"takes the whole line as one and loads nothing for it; left "
+										"untouched (put one module on a line, a comment on a line "
+										"of its own)",
+										m->path, lineno, m->bad[i].text));
+				ok = false;
+			}
+		}
+		rd_strv_free(&mods);
+		rd_strv_free(&head_mods);
+		line += len;
+	}
+	if (!ok) {
+		rd_buf_free(&out);
+		return NULL;
+	}
+	char *t = out.len ? rd_buf_steal(&out) : rd_xstrdup("");
+	rd_buf_free(&out);
+	return t;
 }
 
 void rd_fix_modules_plan(const struct rd_host *h, const struct rd_system *s, const struct rd_policy *p, bool live,
 			 struct rd_fix_plan *plan)
 {
 	memset(plan, 0, sizeof *plan);
+	plan->live = live;
+	if (!rd_host_has_rdma_hardware(h, s)) {
+		rd_strv_push(&plan->notes, "no RDMA hardware on this host: no module needs to load, now or at boot");
+		return;
+	}
+	if (!s->etc_present) {
+		rd_strv_push(&plan->errors, "this root has no /etc at all (a partial capture): cannot tell what loads at boot");
+		return;
+	}
 	struct view v = {0};
 	/* the effective file of each name (sorted by name, then rank: the first of a name wins) */
 	for (size_t i = 0; i < s->nmodload; i++) {
@@ -148,14 +253,41 @@ void rd_fix_modules_plan(const struct rd_host *h, const struct rd_system *s, con
 		f->path = m->path;
 		f->in_etc = m->rank == 0;
 		free(f->text);
-		f->text = rd_xstrdup(rd_attr_ok(&m->text) ? m->text.value : "");
-		f->unparseable = !rd_attr_ok(&m->text) || m->bad_lines > 0;
-		if (!rd_attr_ok(&m->text))
+		bool ok = rd_attr_ok(&m->text);
+		f->len = ok ? m->len : 0;
+		f->text = rd_xmalloc(f->len + 1);
+		if (f->len)
+			memcpy(f->text, m->text.value, f->len);
+		f->text[f->len] = '\0';
+		if (!ok) {
+			f->unparseable = true;
 			rd_strv_push_owned(&plan->errors, rd_xasprintf("%s: cannot read it (%s): left untouched, its modules are not counted",
 								       m->path, rd_strerror(m->text.err)));
-		else if (m->bad_lines)
-			rd_strv_push_owned(&plan->errors, rd_xasprintf("%s: %d line%s that are not module names: left untouched",
-								       m->path, m->bad_lines, m->bad_lines == 1 ? "" : "s"));
+		} else if (m->has_nul) {
+			f->unparseable = true;
+			rd_strv_push_owned(&plan->errors,
+					   rd_xasprintf("%s: holds NUL bytes (at byte %zu; systemd-modules-load ends a line at each): "
+							"left untouched; remove them first (tr -d '\\000')",
+							m->path, (size_t)((const char *)memchr(m->text.value, '\0', m->len) - m->text.value)));
+		} else if (m->nbad) {
+			unsigned nsplit = 0;
+			char *t = split_comment_lines(m, plan, &nsplit);
+			if (!t) {
+				f->unparseable = true;
+			} else {
+				free(f->text);
+				f->text = t;
+				f->len = strlen(t);
+				f->changed = true;
+				take_over(f);
+				set_why(f, f->from ? rd_xasprintf("a copy of %s that overrides it, with %u \"module  # comment\" "
+								  "line%s split in two (systemd took each as one module name)",
+								  f->from, nsplit, nsplit == 1 ? "" : "s")
+						   : rd_xasprintf("%u \"module  # comment\" line%s split in two (systemd took "
+								  "each as one module name), everything else kept",
+								  nsplit, nsplit == 1 ? "" : "s"));
+			}
+		}
 	}
 
 	/* 1. every module of the policy in some file */
@@ -180,9 +312,11 @@ void rd_fix_modules_plan(const struct rd_host *h, const struct rd_system *s, con
 			take_over(r);
 			for (size_t i = 0; i < missing.n; i++)
 				append_line(r, missing.v[i]);
-			set_why(r, fresh ? rd_xasprintf("new: the %zu missing modules", missing.n)
+			char *why = fresh    ? rd_xasprintf("new: the %zu missing modules", missing.n)
+				    : r->why ? rd_xasprintf("%s; plus %zu missing modules", r->why, missing.n)
 				    : r->from ? rd_xasprintf("a copy of %s that overrides it, plus %zu missing modules", r->from, missing.n)
-					      : rd_xasprintf("%zu missing modules added, everything else kept", missing.n));
+					      : rd_xasprintf("%zu missing modules added, everything else kept", missing.n);
+			set_why(r, why);
 		}
 	}
 
@@ -252,11 +386,9 @@ void rd_fix_modules_plan(const struct rd_host *h, const struct rd_system *s, con
 	if (missing.n)
 		rd_strv_push(&plan->notes, "listing a module that is already loaded is harmless: modprobe is idempotent");
 
-	/* 3. load what is not loaded (live host only) */
-	if (live)
-		for (size_t i = 0; i < p->modules.n; i++)
-			if (!rd_module_loaded(h, p->modules.v[i]))
-				rd_strv_push(&plan->load, p->modules.v[i]);
+	/* 3. load what is not loaded: the same answer modules.loaded gives */
+	if (rd_modules_to_load(h, s, p, &plan->load) < 0)
+		rd_strv_push(&plan->errors, "cannot read /proc/modules: cannot tell which modules need loading now");
 
 	rd_strv_free(&missing);
 	for (size_t i = 0; i < v.n; i++) {
@@ -266,4 +398,40 @@ void rd_fix_modules_plan(const struct rd_host *h, const struct rd_system *s, con
 		free(v.f[i].why);
 	}
 	free(v.f);
+}
+
+void rd_fix_plan_shell(const struct rd_fix_plan *plan, struct rd_strv *lines)
+{
+	const char *made = NULL;
+	for (size_t i = 0; i < plan->nfiles; i++) {
+		const struct rd_file_change *c = &plan->files[i];
+		if (!made || strcmp(made, c->dir) != 0) {
+			rd_strv_push_owned(lines, rd_xasprintf("mkdir -p /%s", c->dir));
+			made = c->dir;
+		}
+		/* a delimiter that is no line of the content */
+		char delim[32] = "EOF";
+		for (unsigned n = 0;; n++) {
+			size_t dl = strlen(delim);
+			bool clash = false;
+			for (const char *p = c->new; p && *p;) {
+				const char *nl = strchr(p, '\n');
+				size_t len = nl ? (size_t)(nl - p) : strlen(p);
+				if (len == dl && memcmp(p, delim, dl) == 0)
+					clash = true;
+				p = nl ? nl + 1 : p + len;
+			}
+			if (!clash)
+				break;
+			snprintf(delim, sizeof delim, "RDMA_DOCTOR_EOF%u", n);
+		}
+		rd_strv_push_owned(lines, rd_xasprintf("cat > /%s/%s <<'%s'", c->dir, c->name, delim));
+		for (const char *p = c->new; p && *p;) {
+			const char *nl = strchr(p, '\n');
+			size_t len = nl ? (size_t)(nl - p) : strlen(p);
+			rd_strv_push_owned(lines, rd_xstrndup(p, len));
+			p = nl ? nl + 1 : p + len;
+		}
+		rd_strv_push(lines, delim);
+	}
 }

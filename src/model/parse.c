@@ -386,32 +386,76 @@ static bool module_name_ok(const char *s, size_t n)
 	return true;
 }
 
-int rd_parse_modules_load(const char *text, struct rd_strv *modules)
+/* One line as systemd-modules-load judges it: stripped of blanks; empty, or first character '#'
+ * or ';', is a comment; anything else is taken whole as one module name. */
+static void modules_load_line(const char *p, const char *end, unsigned lineno, struct rd_strv *modules,
+			      struct rd_modload_bad **bad, size_t *nbad)
 {
-	int bad = 0;
-	for (const char *line = text; line && *line;) {
-		const char *nl = strchr(line, '\n');
-		size_t len = nl ? (size_t)(nl - line) : strlen(line);
-		const char *p = line, *end = line + len;
-		while (p < end && isspace((unsigned char)*p))
-			p++;
-		const char *q = end;
-		while (q > p && isspace((unsigned char)q[-1]))
-			q--;
-		if (p < q && *p != '#' && *p != ';') {
-			if (module_name_ok(p, (size_t)(q - p))) {
-				char *m = rd_xstrndup(p, (size_t)(q - p));
-				for (char *c = m; *c; c++)
-					if (*c == '-')
-						*c = '_';
-				rd_strv_push_owned(modules, m);
-			} else {
-				bad++;
-			}
-		}
-		line = nl ? nl + 1 : NULL;
+	while (p < end && isspace((unsigned char)*p))
+		p++;
+	while (end > p && isspace((unsigned char)end[-1]))
+		end--;
+	if (p == end || *p == '#' || *p == ';')
+		return;
+	if (module_name_ok(p, (size_t)(end - p))) {
+		char *m = rd_xstrndup(p, (size_t)(end - p));
+		for (char *c = m; *c; c++)
+			if (*c == '-')
+				*c = '_';
+		rd_strv_push_owned(modules, m);
+		return;
 	}
-	return bad;
+	if (bad) {
+		struct rd_buf shown = {0};
+		size_t n = (size_t)(end - p) > 80 ? 80 : (size_t)(end - p);
+		for (size_t i = 0; i < n; i++) {
+			unsigned char c = (unsigned char)p[i];
+			if (c < 0x20 || c == 0x7f || c == '\\')
+				rd_buf_printf(&shown, "\\x%02x", c);
+			else
+				rd_buf_add(&shown, (const char *)&p[i], 1);
+		}
+		if ((size_t)(end - p) > n)
+			rd_buf_printf(&shown, "...");
+		*bad = rd_xrealloc(*bad, (*nbad + 1) * sizeof **bad);
+		(*bad)[*nbad].line = lineno;
+		(*bad)[*nbad].text = rd_buf_steal(&shown);
+	}
+	++*nbad;
+}
+
+size_t rd_parse_modules_load(const char *text, size_t len, struct rd_strv *modules, struct rd_modload_bad **bad,
+			     size_t *nbad)
+{
+	size_t count = 0;
+	if (!nbad)
+		nbad = &count;
+	*nbad = 0;
+	if (bad)
+		*bad = NULL;
+	unsigned lineno = 1;
+	const char *p = text, *end = text ? text + len : NULL;
+	while (p && p < end) {
+		/* systemd's read_line ends a line at '\n', '\r', "\r\n" or a NUL byte; the line
+		 * number is the editor's (counted in '\n') */
+		const char *e = p;
+		while (e < end && *e != '\n' && *e != '\r' && *e != '\0')
+			e++;
+		modules_load_line(p, e, lineno, modules, bad, nbad);
+		if (e < end && *e == '\r' && e + 1 < end && e[1] == '\n')
+			e++;
+		if (e < end && *e == '\n')
+			lineno++;
+		p = e + 1;
+	}
+	return *nbad;
+}
+
+void rd_modload_bad_free(struct rd_modload_bad *bad, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(bad[i].text);
+	free(bad);
 }
 
 int rd_parse_openib_conf(const char *text, struct rd_strv *modules)

@@ -81,10 +81,21 @@ int rd_parse_devnode_line(const char *line, char *name, size_t namelen, unsigned
 
 /* ---- configuration files and tool outputs ----------------------------------------------- */
 
-/* modules-load.d: one module per line; '#' and ';' start comments; blanks ignored.  Module
- * names are returned with '-' turned into '_' (how the kernel names them).  Returns the number
- * of lines that are not valid module names (they are skipped), or 0. */
-int rd_parse_modules_load(const char *text, struct rd_strv *modules);
+/* modules-load.d, read the way systemd-modules-load reads it: each line is stripped of blanks;
+ * an empty line, or one whose first character is '#' or ';', is a comment; any other line is
+ * taken whole as one module name (so "ib_ipoib  # storage" names no module and loads nothing).
+ * Lines end at '\n', '\r', "\r\n" or a NUL byte (systemd's read_line); text holds len bytes.
+ * Module names are pushed with '-' turned into '_' (how the kernel names them).  A line that is
+ * not a module name is returned in *bad (when bad is not NULL; allocated, free with
+ * rd_modload_bad_free) with its line number (counted in '\n') and its text, printable.
+ * Returns the number of such lines, also stored in *nbad (when not NULL). */
+struct rd_modload_bad {
+	unsigned line;
+	char *text;
+};
+size_t rd_parse_modules_load(const char *text, size_t len, struct rd_strv *modules, struct rd_modload_bad **bad,
+			     size_t *nbad);
+void rd_modload_bad_free(struct rd_modload_bad *bad, size_t n);
 
 /* /etc/infiniband/openib.conf: "KEY=VALUE" lines ('#' comments).  For every "<X>_LOAD=yes" key
  * pushes the module names OFED's openibd loads for it (e.g. UMAD_LOAD -> ib_umad).  Unknown

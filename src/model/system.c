@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 const char *const rd_modload_dirs[] = {"etc/modules-load.d", "run/modules-load.d",
 				       "usr/local/lib/modules-load.d", "usr/lib/modules-load.d",
@@ -46,9 +47,16 @@ static void load_modload(struct rd_source *src, struct rd_system *s)
 			f->rank = rank;
 			char *rel = rd_xasprintf("%s/%s", rd_modload_dirs[rank], names.v[i]);
 			f->path = rd_xasprintf("/%s", rel);
-			read_file_attr(src, rel, &f->text);
-			if (rd_attr_ok(&f->text))
-				f->bad_lines = rd_parse_modules_load(f->text.value, &f->modules);
+			struct rd_text t;
+			rd_read_file(src, rel, RD_CAP_FILE, &t);
+			f->text.path = rd_xasprintf("/%s", rel);
+			f->text.value = t.data;
+			f->text.err = t.err;
+			if (rd_attr_ok(&f->text)) {
+				f->len = t.len;
+				f->has_nul = memchr(t.data, '\0', t.len) != NULL;
+				rd_parse_modules_load(t.data, t.len, &f->modules, &f->bad, &f->nbad);
+			}
 			free(rel);
 		}
 		rd_strv_free(&names);
@@ -58,6 +66,134 @@ static void load_modload(struct rd_source *src, struct rd_system *s)
 	for (size_t i = 1; i < s->nmodload; i++)
 		if (strcmp(s->modload[i].name, s->modload[i - 1].name) == 0)
 			s->modload[i].overridden = true;
+}
+
+/* The effective file of name in dirs (the first directory that has it wins), NULL when absent
+ * or masked (a link to /dev/null, or an empty file). */
+static char *effective_file(struct rd_source *src, const char *const *dirs, const char *name)
+{
+	for (size_t i = 0; dirs[i]; i++) {
+		char *rel = rd_xasprintf("%s/%s", dirs[i], name), *target = NULL;
+		bool masked = false, found = false;
+		if (rd_read_link(src, rel, &target) == 0) {
+			found = true;
+			masked = strcmp(target, "/dev/null") == 0;
+		}
+		free(target);
+		if (!found) {
+			struct stat st;
+			if (rd_stat(src, rel, true, &st) == 0) {
+				found = true;
+				masked = S_ISREG(st.st_mode) && st.st_size == 0;
+			}
+		}
+		if (found) {
+			char *path = masked ? NULL : rd_xasprintf("/%s", rel);
+			free(rel);
+			return path;
+		}
+		free(rel);
+	}
+	return NULL;
+}
+
+static bool driver_in(const char *driver, const char *const *list)
+{
+	for (size_t i = 0; driver && list[i]; i++)
+		if (strcmp(driver, list[i]) == 0)
+			return true;
+	return false;
+}
+
+/* rdma-core's kernel-boot files: which of its module lists this host's hardware triggers. */
+static void load_rdma_boot(struct rd_source *src, const struct rd_host *h, struct rd_system *s)
+{
+	static const char *const rules_dirs[] = {"etc/udev/rules.d", "run/udev/rules.d", "usr/lib/udev/rules.d",
+						 "lib/udev/rules.d", NULL};
+	static const char *const unit_dirs[] = {"etc/systemd/system", "run/systemd/system", "usr/local/lib/systemd/system",
+						"usr/lib/systemd/system", "lib/systemd/system", NULL};
+	/* 75-rdma-description.rules: ID_RDMA_<kind> from the driver of the device's PCI function */
+	static const char *const ib_drivers[] = {"ib_mthca", "mlx4_core", "mlx5_core", "ib_qib", NULL};
+	static const char *const roce_drivers[] = {"be2net", "bnxt_en", "hns", "mlx4_core", "mlx5_core", "qede", "vmw_pvrdma", NULL};
+	static const char *const iwarp_drivers[] = {"cxgb4", "i40e", NULL};
+	static const char *const opa_drivers[] = {"hfi1", NULL};
+	struct rd_rdma_boot *b = &s->rdma_boot;
+	b->ulp_rules = effective_file(src, rules_dirs, "90-rdma-ulp-modules.rules");
+	b->hw_rules = effective_file(src, rules_dirs, "90-rdma-hw-modules.rules");
+	b->unit = effective_file(src, unit_dirs, "rdma-load-modules@.service");
+	/* the hardware: RDMA devices by the driver of their function, and Mellanox network functions
+	 * (mlx4: 0x1003, 0x1004, 0x1007; the others mlx5) that will make one once their driver loads */
+	bool any = h->ndevices > 0, ib = false, roce = false, iwarp = false, opa = false, mlx5 = false, mlx4 = false;
+	for (size_t i = 0; i < h->ndevices; i++) {
+		const struct rd_device *d = &h->devices[i];
+		ib |= driver_in(d->driver, ib_drivers);
+		roce |= driver_in(d->driver, roce_drivers) || (d->parent && rd_str_has_prefix(d->name, "rxe"));
+		iwarp |= driver_in(d->driver, iwarp_drivers);
+		opa |= driver_in(d->driver, opa_drivers);
+		mlx5 |= d->driver && strcmp(d->driver, "mlx5_core") == 0;
+		mlx4 |= d->driver && strcmp(d->driver, "mlx4_core") == 0;
+	}
+	for (size_t i = 0; i < s->npci; i++) {
+		const struct rd_pci_fn *f = &s->pci[i];
+		if (f->vendor != 0x15b3 || (f->class_code >> 16) != 0x02)
+			continue;
+		bool is4 = f->device == 0x1003 || f->device == 0x1004 || f->device == 0x1007;
+		any = ib = roce = true;
+		mlx5 |= !is4;
+		mlx4 |= is4;
+	}
+	b->mlx5_ib = b->hw_rules && mlx5;
+	b->mlx4_ib = b->hw_rules && mlx4;
+	if (!b->ulp_rules || !b->unit)
+		return;
+	const struct {
+		const char *kind;
+		bool applies;
+	} kinds[] = {{"rdma", any}, {"infiniband", ib}, {"roce", roce}, {"iwarp", iwarp}, {"opa", opa}};
+	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+		struct rd_rdma_modconf *c = &b->conf[b->nconf++];
+		c->kind = kinds[i].kind;
+		c->applies = kinds[i].applies;
+		char *rel = rd_xasprintf("etc/rdma/modules/%s.conf", c->kind);
+		struct rd_text t;
+		rd_read_file(src, rel, RD_CAP_FILE, &t);
+		c->path = rd_xasprintf("/%s", rel);
+		c->text.path = rd_xstrdup(c->path);
+		c->text.value = t.data;
+		c->text.err = t.err;
+		if (rd_attr_ok(&c->text))
+			rd_parse_modules_load(t.data, t.len, &c->modules, NULL, NULL);
+		free(rel);
+	}
+}
+
+static const char *rdma_boot_when(const char *kind)
+{
+	return strcmp(kind, "rdma") == 0	   ? "when any RDMA device appears (rdma-core: rdma-load-modules@rdma.service)"
+	       : strcmp(kind, "infiniband") == 0 ? "when an InfiniBand-capable RDMA device appears (rdma-core: rdma-load-modules@infiniband.service)"
+	       : strcmp(kind, "roce") == 0	   ? "when a RoCE-capable RDMA device appears (rdma-core: rdma-load-modules@roce.service)"
+	       : strcmp(kind, "iwarp") == 0	   ? "when an iWARP RDMA device appears (rdma-core: rdma-load-modules@iwarp.service)"
+						   : "when an Omni-Path device appears (rdma-core: rdma-load-modules@opa.service)";
+}
+
+const char *rd_boot_loader(const struct rd_system *sys, const char *module, const char **when)
+{
+	*when = NULL;
+	for (size_t i = 0; i < sys->nmodload; i++)
+		if (!sys->modload[i].overridden && rd_strv_contains(&sys->modload[i].modules, module))
+			return sys->modload[i].path;
+	const struct rd_rdma_boot *b = &sys->rdma_boot;
+	for (size_t i = 0; i < b->nconf; i++)
+		if (b->conf[i].applies && rd_strv_contains(&b->conf[i].modules, module)) {
+			*when = rdma_boot_when(b->conf[i].kind);
+			return b->conf[i].path;
+		}
+	if ((b->mlx5_ib && strcmp(module, "mlx5_ib") == 0) || (b->mlx4_ib && strcmp(module, "mlx4_ib") == 0)) {
+		*when = module[3] == '5' ? "when a mlx5_core PCI function or netdev appears (rdma-core's udev rule)"
+					 : "when a mlx4_core PCI function or netdev appears (rdma-core's udev rule)";
+		return b->hw_rules;
+	}
+	return NULL;
 }
 
 static unsigned hex_attr(struct rd_source *src, const char *dir, const char *name)
@@ -368,6 +504,7 @@ int rd_system_load(struct rd_source *src, const struct rd_host *h, const char *c
 	s->dev_present = rd_exists(src, "dev");
 	load_modload(src, s);
 	load_pci(src, s);
+	load_rdma_boot(src, h, s);
 	s->memory_peers_dir = rd_exists(src, "sys/kernel/mm/memory_peers");
 	rd_attr_read(src, "sys/kernel/mm/memory_peers/nv_mem/version", &s->memory_peers_nv_mem);
 	rd_attr_read(src, "sys/kernel/mm/memory_peers/nv_mem_nc/version", &s->memory_peers_nv_mem_nc);
@@ -397,8 +534,17 @@ void rd_system_free(struct rd_system *s)
 		free(s->modload[i].path);
 		rd_attr_free(&s->modload[i].text);
 		rd_strv_free(&s->modload[i].modules);
+		rd_modload_bad_free(s->modload[i].bad, s->modload[i].nbad);
 	}
 	free(s->modload);
+	free(s->rdma_boot.ulp_rules);
+	free(s->rdma_boot.hw_rules);
+	free(s->rdma_boot.unit);
+	for (size_t i = 0; i < s->rdma_boot.nconf; i++) {
+		free(s->rdma_boot.conf[i].path);
+		rd_attr_free(&s->rdma_boot.conf[i].text);
+		rd_strv_free(&s->rdma_boot.conf[i].modules);
+	}
 	for (size_t i = 0; i < s->npci; i++) {
 		free(s->pci[i].addr);
 		free(s->pci[i].driver);

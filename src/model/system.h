@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "model/host.h"
+#include "model/parse.h"
 
 /* A modules-load.d file.  Directories in systemd's order of precedence (the first wins for a
  * given file name); files are applied in file-name order whatever their directory. */
@@ -17,11 +18,37 @@ struct rd_modload_file {
 	char *path;        /* "/etc/modules-load.d/rdma.conf" */
 	int rank;          /* 0 /etc, 1 /run, 2 /usr/local/lib, 3 /usr/lib, 4 /lib */
 	bool overridden;   /* a file of the same name in a directory of higher precedence wins */
-	struct rd_attr text;
+	struct rd_attr text;   /* value holds len bytes (NUL bytes included) */
+	size_t len;
+	bool has_nul;          /* systemd ends a line at a NUL byte; `fix` refuses to edit such a file */
 	struct rd_strv modules;
-	int bad_lines;
+	struct rd_modload_bad *bad; /* lines systemd-modules-load takes as a module name that is none */
+	size_t nbad;
 };
 extern const char *const rd_modload_dirs[]; /* the 5 directories, by rank, NULL-terminated */
+
+/* rdma-core's own module loading (kernel-boot/ in rdma-core): when an RDMA device appears, its
+ * udev rules (90-rdma-ulp-modules.rules) start rdma-load-modules@<kind>.service, which runs
+ * systemd-modules-load on /etc/rdma/modules/<kind>.conf: rdma.conf for any RDMA device (through
+ * rdma-hw.target), infiniband.conf / roce.conf / iwarp.conf / opa.conf when
+ * 75-rdma-description.rules marks the device as such (by its driver: mlx5_core and mlx4_core
+ * devices are both InfiniBand and RoCE).  90-rdma-hw-modules.rules loads mlx5_ib (mlx4_ib) when a
+ * mlx5_core (mlx4_core) PCI function or netdev appears. */
+struct rd_rdma_modconf {
+	const char *kind;      /* "rdma", "infiniband", "roce", "iwarp", "opa" (static) */
+	char *path;            /* "/etc/rdma/modules/infiniband.conf" */
+	bool applies;          /* this host has a device that triggers it */
+	struct rd_attr text;
+	struct rd_strv modules;
+};
+struct rd_rdma_boot {
+	char *ulp_rules;       /* effective 90-rdma-ulp-modules.rules, NULL when absent or masked */
+	char *hw_rules;        /* effective 90-rdma-hw-modules.rules, NULL when absent or masked */
+	char *unit;            /* rdma-load-modules@.service, NULL when absent or masked */
+	bool mlx5_ib, mlx4_ib;  /* hw_rules loads it on this host (a mlx5_core / mlx4_core function) */
+	struct rd_rdma_modconf conf[5];
+	size_t nconf;          /* conf[] is filled only when ulp_rules and unit are both there */
+};
 
 struct rd_pci_fn {
 	char *addr;        /* 0000:0c:00.0 */
@@ -59,6 +86,7 @@ struct rd_system {
 	bool etc_present, dev_present;
 	struct rd_modload_file *modload; /* sorted by name, then rank */
 	size_t nmodload;
+	struct rd_rdma_boot rdma_boot;   /* rdma-core's udev-triggered loading */
 	struct rd_pci_fn *pci;
 	size_t npci;
 	int pci_err;
@@ -110,5 +138,9 @@ int rd_system_load(struct rd_source *src, const struct rd_host *host, const char
 		   struct rd_system *sys);
 void rd_system_free(struct rd_system *sys);
 const struct rd_package *rd_system_package(const struct rd_system *sys, const char *name);
+/* What loads module at boot from a file: the effective modules-load.d file (at every boot, *when
+ * set to NULL), else rdma-core's conf (or udev rule) whose trigger this host has (*when set to
+ * the trigger, in words).  NULL when no file does. */
+const char *rd_boot_loader(const struct rd_system *sys, const char *module, const char **when);
 
 #endif

@@ -136,7 +136,8 @@ void rd_render_modules(struct rd_out *o, const struct rd_host *h)
 		rd_out_str(o, "name", "  %-15s", m->name);
 		rd_out_bool(o, "loaded", NULL, true);
 		rd_out_bool(o, "builtin", NULL, m->builtin);
-		rd_out_str(o, "origin", "%-12s", m->builtin ? "built-in" : oot > 0 ? "out-of-tree" : oot == 0 ? "in-tree" : "unknown");
+		bool more = rd_attr_ok(&m->version) || (m->taint && *m->taint) || m->holders.n; /* no trailing blanks */
+		rd_out_str(o, "origin", more ? "%-12s" : "%s", m->builtin ? "built-in" : oot > 0 ? "out-of-tree" : oot == 0 ? "in-tree" : "unknown");
 		if (oot >= 0)
 			rd_out_bool(o, "out_of_tree", NULL, oot > 0);
 		else

@@ -5,6 +5,7 @@
  * Ownership: an rd_out borrows its FILE* and owns nothing else. */
 #ifndef RD_OUT_H
 #define RD_OUT_H
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -13,11 +14,31 @@
 struct rd_out {
 	FILE *f;
 	bool json;
+	bool ascii;  /* text: the terminal is not UTF-8 (set by rd_out_init from the locale) */
 	int depth;
 	bool has_items[RD_OUT_MAX_DEPTH];
 };
 
 void rd_out_init(struct rd_out *o, FILE *f, bool json);
+/* Colour is for a terminal that shows it: the output is a tty, NO_COLOR is not set, TERM is set and
+ * not "dumb". */
+bool rd_out_want_color(bool tty);
+/* The mark to print: utf8 ("\u2714") on a UTF-8 terminal, plain ("OK") when ascii. */
+const char *rd_out_mark(bool ascii, const char *utf8, const char *plain);
+
+/* Text for people: printf(fmt, ...), but every %s (and %c) argument is printed with control
+ * characters, C1 controls and invalid UTF-8 made visible (rd_buf_put_visible: "\x1b"), so a
+ * value read from a host or a file cannot move the cursor, recolour the terminal or forge lines.
+ * The format itself is the program's own (its newlines and colour codes are printed as they are).
+ * Every text renderer prints through this (rd_out_str, rd_out_text, the check report); the compat
+ * views ibstat and ibstatus do not (they print names as the kernel gives them, like rdma-core). */
+void rd_text_printf(FILE *f, bool ascii, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void rd_text_vprintf(FILE *f, bool ascii, const char *fmt, va_list ap) __attribute__((format(printf, 3, 0)));
+
+/* Text of several lines (a diff) printed safe line by line: its newlines are kept, everything else
+ * as rd_text_printf prints a %s argument. */
+void rd_text_lines(FILE *f, bool ascii, const char *text);
+
 /* Objects and arrays exist only in JSON; key is NULL at the top level and inside arrays. */
 void rd_out_obj_begin(struct rd_out *o, const char *key);
 void rd_out_obj_end(struct rd_out *o);
@@ -39,7 +60,11 @@ void rd_out_text(struct rd_out *o, const char *fmt, ...) __attribute__((format(p
 /* Ends the document (a newline after the JSON value). */
 void rd_out_finish(struct rd_out *o);
 
-/* Writes s as a JSON string literal (quotes included); invalid UTF-8 becomes U+FFFD. */
+/* Writes s as a JSON string literal (quotes included): '"' and '\\' escaped, \n \t \r as such, the
+ * other C0 controls, DEL and the C1 controls (U+0080-U+009F) as \u00XX (so printing the document on a
+ * terminal is safe too),
+ * and each byte that is not part of valid UTF-8 becomes U+FFFD ("\ufffd"), so the document is
+ * always valid JSON (the original bytes of such a value are not recoverable). */
 void rd_json_write_string(FILE *f, const char *s);
 
 #endif

@@ -5,11 +5,11 @@
 #include "render/inventory.h"
 #include "render/out.h"
 
-static const char *mark(enum rd_status s)
+static const char *mark(enum rd_status s, bool ascii)
 {
 	switch (s) {
-	case RD_OK: return "\u2714";
-	case RD_FAIL: return "\u2716";
+	case RD_OK: return rd_out_mark(ascii, "\u2714", "+");
+	case RD_FAIL: return rd_out_mark(ascii, "\u2716", "x");
 	case RD_WARN: return "!";
 	case RD_UNKNOWN: return "?";
 	case RD_SKIP: return "-";
@@ -34,19 +34,31 @@ static const char *val(const struct rd_attr *a)
 	return rd_attr_ok(a) ? a->value : NULL;
 }
 
-static void text_finding(FILE *f, const struct rd_finding *x, bool details, bool col)
+static void text_finding(FILE *f, const struct rd_finding *x, bool details, bool col, bool ascii)
 {
 	/* "mlx5_0 port 1: Initializing: ..." unless the message already starts with its subject */
 	bool say_subject = strcmp(x->subject, "host") != 0 && strncmp(x->message, x->subject, strlen(x->subject)) != 0 &&
 			   !strstr(x->message, x->subject);
-	fprintf(f, "%s%s %-7s%s %-21s %s%s%s\n", col ? color(x->status) : "", mark(x->status), rd_status_name(x->status),
-		col ? "\033[0m" : "", x->check, say_subject ? x->subject : "", say_subject ? ": " : "", x->message);
+	/* colour and mark are the program's own; everything else is printed safe (rd_text_printf) */
+	fprintf(f, "%s%s %-7s%s ", col ? color(x->status) : "", mark(x->status, ascii), rd_status_name(x->status),
+		col ? "\033[0m" : "");
+	rd_text_printf(f, ascii, "%-21s %s%s%s\n", x->check, say_subject ? x->subject : "", say_subject ? ": " : "",
+		       x->message);
 	if (!details)
 		return;
 	for (size_t e = 0; e < x->nevidence; e++)
-		fprintf(f, "            %s = %s\n", x->evidence[e].path, x->evidence[e].value);
+		rd_text_printf(f, ascii, "            %s = %s\n", x->evidence[e].path, x->evidence[e].value);
 	for (size_t i = 0; i < x->fix.n; i++)
-		fprintf(f, "            %s %s\n", i ? "    " : "fix:", x->fix.v[i]);
+		rd_text_printf(f, ascii, "            %s %s\n", i ? "    " : "fix:", x->fix.v[i]);
+}
+
+enum rd_status rd_report_summary_status(const struct rd_report *r, const struct rd_report_meta *m)
+{
+	enum rd_status worst = rd_report_status(r);
+	/* no RDMA hardware: nothing was checked, so at least UNKNOWN; a finding that is worse stays */
+	if (m->no_hardware && rd_status_worse(RD_UNKNOWN, worst))
+		worst = RD_UNKNOWN;
+	return worst;
 }
 
 void rd_report_text(FILE *f, const struct rd_report *r, const struct rd_host *h, const struct rd_system *s,
@@ -54,10 +66,11 @@ void rd_report_text(FILE *f, const struct rd_report *r, const struct rd_host *h,
 {
 	(void)s;
 	(void)p;
-	fprintf(f, "rdma-doctor check: %s, kernel %s", val(&h->hostname) ? val(&h->hostname) : "(unknown host)",
-		val(&h->osrelease) ? val(&h->osrelease) : "(unknown)");
+	rd_text_printf(f, m->ascii, "rdma-doctor check: %s, kernel %s",
+		       val(&h->hostname) ? val(&h->hostname) : "(unknown host)",
+		       val(&h->osrelease) ? val(&h->osrelease) : "(unknown)");
 	if (m->root)
-		fprintf(f, " (root %s)", m->root);
+		rd_text_printf(f, m->ascii, " (root %s)", m->root);
 	fputs("\n", f);
 	if (m->no_hardware)
 		fprintf(f, "No RDMA hardware on this host: /sys/class/infiniband %s and no Mellanox/NVIDIA network PCI "
@@ -70,11 +83,15 @@ void rd_report_text(FILE *f, const struct rd_report *r, const struct rd_host *h,
 		for (size_t i = 0; i < r->n; i++)
 			if (r->findings[i].status == order[o]) {
 				counts[o]++;
-				text_finding(f, &r->findings[i], o < 3, m->color);
+				text_finding(f, &r->findings[i], o < 3, m->color, m->ascii);
 			}
-	enum rd_status worst = m->no_hardware ? RD_UNKNOWN : rd_report_status(r);
-	fprintf(f, "\n%s%s%s: %zu failed, %zu warnings, %zu unknown, %zu ok, %zu skipped\n", m->color ? color(worst) : "",
-		rd_status_name(worst), m->color ? "\033[0m" : "", counts[0], counts[1], counts[2], counts[3], counts[4]);
+	enum rd_status worst = rd_report_summary_status(r, m);
+	/* the label is the worst count; when it is UNKNOWN only because there is no RDMA hardware, say so */
+	bool hw_label = m->no_hardware && worst == RD_UNKNOWN && counts[2] == 0;
+	fprintf(f, "\n%s%s%s%s: %zu failed, %zu warning%s, %zu unknown, %zu ok, %zu skipped\n",
+		m->color ? color(worst) : "", rd_status_name(worst), m->color ? "\033[0m" : "",
+		hw_label ? " (no RDMA hardware)" : "", counts[0], counts[1], counts[1] == 1 ? "" : "s", counts[2], counts[3],
+		counts[4]);
 }
 
 static void json_modules(struct rd_out *o, const struct rd_host *h, const struct rd_system *s,
@@ -90,12 +107,14 @@ static void json_modules(struct rd_out *o, const struct rd_host *h, const struct
 	for (size_t i = 0; i < names.n; i++) {
 		const struct rd_module *m = rd_host_module(h, names.v[i]);
 		const struct rd_modload_file *lf = rd_modload_find(s, names.v[i]);
+		const char *when, *boot = rd_boot_loader(s, names.v[i], &when); /* modules-load.d, else rdma-core */
+		(void)when;
 		rd_out_obj_begin(o, NULL);
 		rd_out_str(o, "name", NULL, names.v[i]);
 		rd_out_bool(o, "loaded", NULL, m && m->loaded);
 		rd_out_bool(o, "builtin", NULL, m && m->builtin);
 		rd_out_bool(o, "persistent", NULL, lf != NULL);
-		rd_out_str(o, "persistent_in", NULL, lf ? lf->path : NULL);
+		rd_out_str(o, "persistent_in", NULL, boot);
 		rd_out_str(o, "version", NULL, m && rd_attr_ok(&m->version) ? m->version.value : NULL);
 		rd_out_str(o, "srcversion", NULL, m && rd_attr_ok(&m->srcversion) ? m->srcversion.value : NULL);
 		int oot = m && m->loaded ? rd_module_out_of_tree(m) : -1;
@@ -123,7 +142,7 @@ void rd_report_json(FILE *f, const struct rd_report *r, const struct rd_host *h,
 	rd_out_str(&o, "root", NULL, m->root);
 	rd_out_str(&o, "kernel", NULL, val(&h->osrelease));
 
-	enum rd_status worst = m->no_hardware ? RD_UNKNOWN : rd_report_status(r);
+	enum rd_status worst = rd_report_summary_status(r, m);
 	rd_out_obj_begin(&o, "summary");
 	rd_out_str(&o, "status", NULL, rd_status_name(worst));
 	rd_out_int(&o, "exit_code", NULL, rd_status_exit_code(worst));

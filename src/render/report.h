@@ -13,8 +13,13 @@ struct rd_report_meta {
 	const char *root;        /* NULL for the live host */
 	const char *time;        /* ISO 8601 UTC */
 	bool color;
+	bool ascii;              /* the terminal is not UTF-8: ASCII marks, non-ASCII bytes escaped */
 	bool no_hardware;        /* the host has no RDMA hardware at all */
 };
+
+/* The report's status: the worst finding (SKIP counts as OK), and at least UNKNOWN on a host with
+ * no RDMA hardware.  The text summary label, the JSON summary.status and check's exit status. */
+enum rd_status rd_report_summary_status(const struct rd_report *r, const struct rd_report_meta *meta);
 
 void rd_report_text(FILE *f, const struct rd_report *r, const struct rd_host *h, const struct rd_system *s,
 		    const struct rd_policy *p, const struct rd_report_meta *meta);

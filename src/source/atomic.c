@@ -2,80 +2,171 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
-/* Counts a step of the write sequence; simulates a crash at the chosen one. */
-static void step(struct rd_write_fault *f)
-{
-	if (f && f->fail_at > 0 && ++f->step == f->fail_at)
-		_exit(99);
-}
+#ifndef RENAME_NOREPLACE
+#define RENAME_NOREPLACE (1 << 0)
+#endif
+#ifndef RENAME_EXCHANGE
+#define RENAME_EXCHANGE (1 << 1)
+#endif
 
-static int fail(char *err, size_t errlen, int e, const char *fmt, const char *a, const char *b)
+static int fail(char *err, size_t errlen, int e, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int fail(char *err, size_t errlen, int e, const char *fmt, ...)
 {
-	snprintf(err, errlen, fmt, a, b);
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
 	return -e;
 }
 
-/* Opens (creating when missing) each directory of dir below the root, never through a link. */
-static int open_dir(struct rd_source *src, const char *dir, struct rd_write_fault *fault, char *err, size_t errlen)
+/* Pins the directory dir below the root: walks it one component at a time from the root's
+ * descriptor with O_PATH|O_NOFOLLOW|O_DIRECTORY (creating what is missing), so a link anywhere
+ * on the way is refused, never followed.  Returns the O_PATH descriptor or -errno. */
+static int pin_dir(struct rd_source *src, const char *dir, char *err, size_t errlen)
 {
-	int fd = dup(rd_source_fd(src));
+	int fd = openat(rd_source_fd(src), ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
-		return fail(err, errlen, errno, "cannot open the root: %s%s", strerror(errno), "");
+		return fail(err, errlen, errno, "cannot open the root: %s", strerror(errno));
+	int r = 0;
 	char *copy = rd_xstrdup(dir), *save = NULL;
 	struct rd_buf shown = {0};
 	for (char *c = strtok_r(copy, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
 		rd_buf_printf(&shown, "/%s", c);
 		if (strcmp(c, "..") == 0 || strcmp(c, ".") == 0) {
-			close(fd);
-			int r = fail(err, errlen, EINVAL, "%s: not a plain directory path%s", shown.data, "");
-			free(copy);
-			rd_buf_free(&shown);
-			return r;
+			r = fail(err, errlen, EINVAL, "%s: not a plain directory path", shown.data);
+			break;
 		}
-		step(fault);
-		int next = openat(fd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		int next = openat(fd, c, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
 		if (next < 0 && errno == ENOENT) {
-			step(fault);
 			if (mkdirat(fd, c, 0755) < 0 && errno != EEXIST) {
 				int e = errno;
-				close(fd);
-				int r = fail(err, errlen, e, "cannot create directory %s: %s", shown.data, strerror(e));
-				free(copy);
-				rd_buf_free(&shown);
-				return r;
+				r = fail(err, errlen, e, "cannot create directory %s: %s", shown.data, strerror(e));
+				break;
 			}
-			step(fault);
-			next = openat(fd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			next = openat(fd, c, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+		}
+		struct stat st;
+		if (next >= 0 && (fstat(next, &st) < 0 || !S_ISDIR(st.st_mode))) {
+			close(next);
+			next = -1;
+			errno = ENOTDIR;
 		}
 		if (next < 0) {
 			int e = errno;
-			close(fd);
-			int r = (e == ELOOP || e == ENOTDIR)
-					? fail(err, errlen, e, "%s is a symbolic link or not a directory: refusing to write through it%s", shown.data, "")
-					: fail(err, errlen, e, "cannot open %s: %s", shown.data, strerror(e));
-			free(copy);
-			rd_buf_free(&shown);
-			return r;
+			r = (e == ELOOP || e == ENOTDIR)
+				    ? fail(err, errlen, e, "%s is a symbolic link or not a directory: refusing to write through it",
+					   shown.data)
+				    : fail(err, errlen, e, "cannot open %s: %s", shown.data, strerror(e));
+			break;
 		}
 		close(fd);
 		fd = next;
 	}
 	free(copy);
 	rd_buf_free(&shown);
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
 	return fd;
 }
 
+/* What is at name now: 0 and *st, or -errno (-ENOENT when nothing). */
+static int look(int dfd, const char *name, struct stat *st)
+{
+	return fstatat(dfd, name, st, AT_SYMLINK_NOFOLLOW) == 0 ? 0 : -errno;
+}
+
+/* The entry at name may be replaced: a regular file (the same one as before, when there was one). */
+static int still_ours(int dfd, const char *name, bool existed, const struct stat *before, const char *shown, char *err,
+		      size_t errlen)
+{
+	struct stat st;
+	int r = look(dfd, name, &st);
+	if (!existed) {
+		if (r == -ENOENT)
+			return 0;
+		return r == 0 ? fail(err, errlen, EEXIST, "%s appeared while it was being written: not touching it", shown)
+			      : fail(err, errlen, -r, "cannot stat %s: %s", shown, strerror(-r));
+	}
+	if (r < 0)
+		return fail(err, errlen, -r, "%s changed while it was being written (%s): not touching it", shown, strerror(-r));
+	if (S_ISLNK(st.st_mode))
+		return fail(err, errlen, ELOOP, "%s became a symbolic link while it was being written: not touching it", shown);
+	if (!S_ISREG(st.st_mode) || st.st_dev != before->st_dev || st.st_ino != before->st_ino)
+		return fail(err, errlen, EBUSY, "%s was replaced while it was being written: not touching it", shown);
+	return 0;
+}
+
+/* Puts tmp in place of name.  A new file: renameat2(RENAME_NOREPLACE), so nothing that appeared
+ * meanwhile is replaced.  An existing one: renameat2(RENAME_EXCHANGE), then the entry swapped out
+ * must be the file checked before; if something else was swapped in meanwhile (a link), it is
+ * swapped back and the write refused.  Where the file system lacks these (EINVAL), a plain
+ * renameat after the last check. */
+static int put_in_place(int dfd, const char *tmp, const char *name, bool existed, const struct stat *before,
+			const struct stat *ours, const char *shown, char *err, size_t errlen, bool *tmp_gone)
+{
+	*tmp_gone = false;
+	if (!existed) {
+		if (renameat2(dfd, tmp, dfd, name, RENAME_NOREPLACE) == 0) {
+			*tmp_gone = true;
+			return 0;
+		}
+		if (errno == EEXIST)
+			return fail(err, errlen, EEXIST, "%s appeared while it was being written: not touching it", shown);
+		if (errno != EINVAL && errno != ENOSYS)
+			return fail(err, errlen, errno, "cannot create %s: %s", shown, strerror(errno));
+	} else {
+		if (renameat2(dfd, tmp, dfd, name, RENAME_EXCHANGE) == 0) {
+			struct stat st;
+			if (look(dfd, tmp, &st) == 0 && S_ISREG(st.st_mode) && st.st_dev == before->st_dev &&
+			    st.st_ino == before->st_ino) {
+				/* tmp now holds the old file, which only this process touches: remove it */
+				if (unlinkat(dfd, tmp, 0) == 0)
+					*tmp_gone = true;
+				return 0;
+			}
+			/* something was swapped in: put it back where it was; the caller removes our file
+			 * only if it is what comes back */
+			int e = renameat2(dfd, tmp, dfd, name, RENAME_EXCHANGE) < 0 ? errno : 0;
+			if (e || look(dfd, tmp, &st) < 0 || st.st_dev != ours->st_dev || st.st_ino != ours->st_ino) {
+				*tmp_gone = true; /* not ours to remove */
+				return fail(err, errlen, EBUSY, "%s was replaced while it was being written and could not be put "
+								"back as it was (%s): check that directory for %s",
+					    shown, e ? strerror(e) : "it changed again", tmp);
+			}
+			return fail(err, errlen, EBUSY, "%s was replaced while it was being written: not touching it", shown);
+		}
+		if (errno != EINVAL && errno != ENOSYS)
+			return fail(err, errlen, errno, "cannot replace %s: %s", shown, strerror(errno));
+	}
+	int r = still_ours(dfd, name, existed, before, shown, err, errlen);
+	if (r < 0)
+		return r;
+	if (renameat(dfd, tmp, dfd, name) < 0)
+		return fail(err, errlen, errno, "cannot replace %s: %s", shown, strerror(errno));
+	*tmp_gone = true;
+	return 0;
+}
+
 int rd_atomic_write(struct rd_source *src, const char *dir, const char *name, const char *data, size_t len,
-		    mode_t mode, struct rd_write_fault *fault, char *err, size_t errlen)
+		    mode_t mode, char *err, size_t errlen)
 {
 	char *shown = rd_xasprintf("/%s/%s", dir, name);
-	int dfd = open_dir(src, dir, fault, err, errlen);
+	if (!*name || strchr(name, '/') || strcmp(name, ".") == 0 || strcmp(name, "..") == 0) {
+		int r = fail(err, errlen, EINVAL, "%s: not a plain file name", shown);
+		free(shown);
+		return r;
+	}
+	int dfd = pin_dir(src, dir, err, errlen);
 	if (dfd < 0) {
 		free(shown);
 		return dfd;
@@ -83,86 +174,94 @@ int rd_atomic_write(struct rd_source *src, const char *dir, const char *name, co
 	int r = 0, fd = -1;
 	char tmp[300] = "";
 	struct stat st;
+	bool existed = false, tmp_gone = true;
 	uid_t uid = (uid_t)-1;
 	gid_t gid = (gid_t)-1;
-	step(fault);
-	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+	int l = look(dfd, name, &st);
+	if (l == 0) {
 		if (S_ISLNK(st.st_mode)) {
-			r = fail(err, errlen, ELOOP, "%s is a symbolic link: refusing to write through it (edit its target, or replace the link by a file)%s", shown, "");
+			r = fail(err, errlen, ELOOP, "%s is a symbolic link: refusing to write through it (edit its target, "
+						     "or replace the link by a file)",
+				 shown);
 			goto out;
 		}
 		if (!S_ISREG(st.st_mode)) {
-			r = fail(err, errlen, EINVAL, "%s is not a regular file: not touching it%s", shown, "");
+			r = fail(err, errlen, EINVAL, "%s is not a regular file: not touching it", shown);
 			goto out;
 		}
+		existed = true;
 		mode = st.st_mode & 07777;
 		uid = st.st_uid;
 		gid = st.st_gid;
-	} else if (errno != ENOENT) {
-		r = fail(err, errlen, errno, "cannot stat %s: %s", shown, strerror(errno));
+	} else if (l != -ENOENT) {
+		r = fail(err, errlen, -l, "cannot stat %s: %s", shown, strerror(-l));
 		goto out;
 	}
-	/* the temporary file, in the same directory so that rename() is atomic */
+	/* the temporary file, in the same directory so that the rename is atomic */
 	unsigned seed = (unsigned)getpid() ^ (unsigned)time(NULL);
 	for (int attempt = 0; attempt < 100 && fd < 0; attempt++) {
 		seed = seed * 1103515245u + 12345u;
 		snprintf(tmp, sizeof tmp, ".%.200s.rdma-doctor.%06x", name, seed & 0xffffff);
-		step(fault);
 		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (fd < 0 && errno != EEXIST) {
 			r = fail(err, errlen, errno, "cannot create a temporary file beside %s: %s", shown, strerror(errno));
+			tmp[0] = '\0';
 			goto out;
 		}
 	}
 	if (fd < 0) {
-		r = fail(err, errlen, EEXIST, "cannot create a temporary file beside %s%s", shown, "");
+		r = fail(err, errlen, EEXIST, "cannot create a temporary file beside %s", shown);
+		tmp[0] = '\0';
+		goto out;
+	}
+	tmp_gone = false;
+	struct stat ours;
+	if (fstat(fd, &ours) < 0) {
+		r = fail(err, errlen, errno, "cannot stat the temporary file beside %s: %s", shown, strerror(errno));
 		goto out;
 	}
 	for (size_t off = 0; off < len;) {
-		step(fault);
 		ssize_t n = write(fd, data + off, len - off);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
-			r = fail(err, errlen, n < 0 ? errno : EIO, "cannot write %s: %s", shown, strerror(n < 0 ? errno : EIO));
+			int e = n < 0 ? errno : EIO;
+			r = fail(err, errlen, e, "cannot write %s: %s", shown, strerror(e));
 			goto out;
 		}
 		off += (size_t)n;
 	}
-	step(fault);
 	if (fchmod(fd, mode) < 0) {
 		r = fail(err, errlen, errno, "cannot set the mode of %s: %s", shown, strerror(errno));
 		goto out;
 	}
-	if (uid != (uid_t)-1 && (uid != geteuid() || gid != getegid())) {
-		step(fault);
-		if (fchown(fd, uid, gid) < 0) {
-			r = fail(err, errlen, errno, "cannot keep the owner of %s: %s", shown, strerror(errno));
-			goto out;
-		}
+	if (uid != (uid_t)-1 && (uid != geteuid() || gid != getegid()) && fchown(fd, uid, gid) < 0) {
+		r = fail(err, errlen, errno, "cannot keep the owner of %s: %s", shown, strerror(errno));
+		goto out;
 	}
-	step(fault);
 	if (fsync(fd) < 0) {
 		r = fail(err, errlen, errno, "cannot sync %s: %s", shown, strerror(errno));
 		goto out;
 	}
-	step(fault);
 	close(fd);
 	fd = -1;
-	step(fault);
-	if (renameat(dfd, tmp, dfd, name) < 0) {
-		r = fail(err, errlen, errno, "cannot replace %s: %s", shown, strerror(errno));
+	/* what was checked before writing is checked again: the entry may have been swapped meanwhile */
+	r = still_ours(dfd, name, existed, &st, shown, err, errlen);
+	if (r < 0)
 		goto out;
-	}
-	tmp[0] = '\0';
-	step(fault);
-	if (fsync(dfd) < 0)
+	r = put_in_place(dfd, tmp, name, existed, &st, &ours, shown, err, errlen, &tmp_gone);
+	if (r < 0)
+		goto out;
+	int sync_fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (sync_fd < 0 || fsync(sync_fd) < 0)
 		r = fail(err, errlen, errno, "cannot sync the directory of %s: %s", shown, strerror(errno));
+	if (sync_fd >= 0)
+		close(sync_fd);
 out:
 	if (fd >= 0)
 		close(fd);
-	if (tmp[0])
-		unlinkat(dfd, tmp, 0);
+	if (!tmp_gone && tmp[0])
+		unlinkat(dfd, tmp, 0); /* our temporary file (only this process uses its name) */
 	close(dfd);
 	free(shown);
 	return r;

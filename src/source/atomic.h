@@ -2,9 +2,14 @@
  *
  * rd_atomic_write replaces (or creates) DIR/NAME under the source's root with a temporary file in
  * the same directory, fsync, rename and fsync of the directory, so the file is always either the
- * old content or the new; it keeps the old file's mode and owner, creates missing directories,
- * and refuses to write through a symbolic link or into anything but a directory.
- * Ownership: borrows everything; the caller owns the data and the fault counter. */
+ * old content or the new; it keeps the old file's mode and owner and creates missing directories.
+ * Links are refused, never followed, and a link swapped in meanwhile is never replaced: the
+ * directory is pinned by an O_PATH descriptor reached one component at a time from the root
+ * (O_PATH|O_NOFOLLOW|O_DIRECTORY, never a multi-component path); the file is checked before
+ * writing and again after; a new file goes in with renameat2(RENAME_NOREPLACE), an existing one
+ * with renameat2(RENAME_EXCHANGE), the swapped-out entry verified to be the file checked (else
+ * swapped back and refused).
+ * Ownership: borrows everything; the caller owns the data.  data may hold any bytes (len of them). */
 #ifndef RD_ATOMIC_H
 #define RD_ATOMIC_H
 #include <stddef.h>
@@ -12,16 +17,9 @@
 
 #include "source/source.h"
 
-/* Crash injection for tests: when fail_at > 0 the process exits (status 99, no clean-up) just
- * before the fail_at-th system call of the write sequence, as if killed there. */
-struct rd_write_fault {
-	int fail_at;
-	int step;
-};
-
 /* dir: relative to the root ("etc/modules-load.d"); mode: for a new file.
  * Returns 0, or -errno with a one-line reason (naming the host path) in err. */
 int rd_atomic_write(struct rd_source *src, const char *dir, const char *name, const char *data, size_t len,
-		    mode_t mode, struct rd_write_fault *fault, char *err, size_t errlen);
+		    mode_t mode, char *err, size_t errlen);
 
 #endif

@@ -2,26 +2,48 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
-int rd_read_fd(int fd, size_t cap, bool prefix_ok, bool single, struct rd_text *out)
+int rd_read_fd(int fd, struct rd_read_req *req, struct rd_text *out)
 {
 	memset(out, 0, sizeof *out);
-	struct stat st;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+	struct stat *st = &req->st;
+	bool known = st->st_mode != 0;
+	if (known && !S_ISREG(st->st_mode)) {
 		out->err = RD_ENOTREG;
 		close(fd);
 		return -RD_ENOTREG;
 	}
-	struct rd_buf b = {0};
-	char chunk[8192];
+	size_t cap = req->cap;
+	/* a size of 0 says nothing (procfs): such a file is read until a read gives 0 */
+	bool sized = known && st->st_size > 0;
+	/* the first read asks for what the file should hold: its size (+1 to see the end), one
+	 * page for a sysfs attribute, else a chunk; it grows up to cap+1 to tell EFBIG.  A regular file
+	 * of known size ends where a read comes back short. */
+	size_t alloc = req->single ? cap
+		     : sized && (uint64_t)st->st_size < cap ? (size_t)st->st_size + 1
+		     : req->one_page ? 4096 : 8192;
+	if (!req->single && alloc > cap + 1)
+		alloc = cap + 1;
+	if (alloc == 0)
+		alloc = 1;
+	char *buf = rd_xmalloc(alloc + 1);
+	size_t len = 0;
+	bool first = true;
 	for (;;) {
-		size_t want = single && cap < sizeof chunk ? cap : sizeof chunk;
-		ssize_t n = read(fd, chunk, want);
+		if (len == alloc) {
+			if (len > cap)
+				break;
+			alloc = alloc * 2 > cap + 1 ? cap + 1 : alloc * 2;
+			buf = rd_xrealloc(buf, alloc + 1);
+		}
+		size_t want = alloc - len;
+		ssize_t n = read(fd, buf + len, want);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -30,25 +52,38 @@ int rd_read_fd(int fd, size_t cap, bool prefix_ok, bool single, struct rd_text *
 		}
 		if (n == 0)
 			break;
-		if (b.len + (size_t)n > cap) {
-			if (prefix_ok) {
-				rd_buf_add(&b, chunk, cap - b.len);
-				break;
-			}
+		len += (size_t)n;
+		if (req->single)
+			break;
+		if (len > cap)
+			break;
+		/* a sysfs attribute comes whole in its first read (at most a page); a regular file
+		 * of known size ends where a read comes back short */
+		if ((first && req->one_page && len < 4096) || (sized && (size_t)n < want))
+			break;
+		first = false;
+	}
+	if (len > cap) {
+		if (req->prefix_ok)
+			len = cap;
+		else if (!out->err)
 			out->err = EFBIG;
-			break;
-		}
-		rd_buf_add(&b, chunk, (size_t)n);
-		if (single)
-			break;
+	}
+	/* nothing or an error: only now is the kind worth a fstat (a directory, a FIFO...) */
+	if (!known && (out->err || len == 0)) {
+		if (fstat(fd, st) < 0)
+			memset(st, 0, sizeof *st);
+		if (!S_ISREG(st->st_mode))
+			out->err = RD_ENOTREG;
 	}
 	close(fd);
 	if (out->err) {
-		rd_buf_free(&b);
+		free(buf);
 		return -out->err;
 	}
-	out->len = b.len;
-	out->data = rd_buf_steal(&b);
+	buf[len] = '\0';
+	out->len = len;
+	out->data = buf;
 	return 0;
 }
 
@@ -60,9 +95,8 @@ struct rd_reader {
 	bool abandoned, quit;
 	/* the job */
 	bool has_job, done;
-	int fd, slow_ms;
-	size_t cap;
-	bool prefix_ok, single;
+	int fd;
+	struct rd_read_req req;
 	struct rd_text out;
 	int ret;
 	pthread_t thread;
@@ -90,17 +124,11 @@ static void *worker(void *arg)
 			pthread_cond_wait(&r->cv, &r->mu);
 		if (r->quit || (r->abandoned && !r->has_job))
 			break;
-		int fd = r->fd, slow = r->slow_ms;
-		size_t cap = r->cap;
-		bool prefix_ok = r->prefix_ok, single = r->single;
+		int fd = r->fd;
+		struct rd_read_req req = r->req;
 		pthread_mutex_unlock(&r->mu);
-		if (slow > 0) {
-			struct timespec ts = {slow / 1000, (long)(slow % 1000) * 1000000L};
-			while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-				;
-		}
 		struct rd_text out;
-		int ret = rd_read_fd(fd, cap, prefix_ok, single, &out);
+		int ret = rd_read_fd(fd, &req, &out);
 		pthread_mutex_lock(&r->mu);
 		r->has_job = false;
 		if (r->abandoned) {
@@ -108,6 +136,7 @@ static void *worker(void *arg)
 			break; /* nobody waits for it any more */
 		}
 		r->out = out;
+		r->req = req;
 		r->ret = ret;
 		r->done = true;
 		pthread_cond_broadcast(&r->cv);
@@ -138,15 +167,14 @@ static struct rd_reader *start(void)
 	return r;
 }
 
-int rd_reader_read(struct rd_reader **rp, int fd, size_t cap, bool prefix_ok, bool single, int timeout_ms,
-		   int slow_ms, struct rd_text *out)
+int rd_reader_read(struct rd_reader **rp, int fd, struct rd_read_req *req, int timeout_ms, struct rd_text *out)
 {
 	memset(out, 0, sizeof *out);
 	if (!*rp)
 		*rp = start();
 	struct rd_reader *r = *rp;
 	if (!r) /* no thread: read here, without a deadline */
-		return rd_read_fd(fd, cap, prefix_ok, single, out);
+		return rd_read_fd(fd, req, out);
 	struct timespec until;
 	clock_gettime(CLOCK_MONOTONIC, &until);
 	until.tv_sec += timeout_ms / 1000;
@@ -157,10 +185,7 @@ int rd_reader_read(struct rd_reader **rp, int fd, size_t cap, bool prefix_ok, bo
 	}
 	pthread_mutex_lock(&r->mu);
 	r->fd = fd;
-	r->cap = cap;
-	r->prefix_ok = prefix_ok;
-	r->single = single;
-	r->slow_ms = slow_ms;
+	r->req = *req;
 	r->done = false;
 	r->has_job = true;
 	pthread_cond_broadcast(&r->cv);
@@ -177,6 +202,7 @@ int rd_reader_read(struct rd_reader **rp, int fd, size_t cap, bool prefix_ok, bo
 		return -ETIMEDOUT;
 	}
 	*out = r->out;
+	*req = r->req;
 	memset(&r->out, 0, sizeof r->out);
 	int ret = r->ret;
 	pthread_mutex_unlock(&r->mu);

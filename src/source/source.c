@@ -3,44 +3,124 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "source/archive.h"
+#include "source/memtree.h"
 #include "source/reader.h"
 
 #define MAX_LINKS 40
-#define DIR_CACHE 1024 /* power of two */
+#define PDIR_CACHE 64
 #define READ_ERRORS_FILE "rdma-doctor/read-errors"
 #define COMMANDS_DIR "rdma-doctor/commands"
 
+/* ---- a string map (open addressing, grown when 3/4 full) ---------------------------------- */
+
+struct smap {
+	char **keys;
+	void **vals;
+	size_t cap, used; /* cap: 0 or a power of two */
+};
+
+static size_t str_hash(const char *k)
+{
+	uint64_t h = 1469598103934665603ull; /* FNV-1a */
+	for (; *k; k++)
+		h = (h ^ (unsigned char)*k) * 1099511628211ull;
+	return (size_t)(h ^ (h >> 29));
+}
+
+/* The slot holding k, or the empty slot where it would go (cap > 0). */
+static size_t smap_slot(const struct smap *m, const char *k)
+{
+	size_t i = str_hash(k) & (m->cap - 1);
+	while (m->keys[i] && strcmp(m->keys[i], k) != 0)
+		i = (i + 1) & (m->cap - 1);
+	return i;
+}
+
+static void **smap_get(const struct smap *m, const char *k)
+{
+	if (!m->used)
+		return NULL;
+	size_t i = smap_slot(m, k);
+	return m->keys[i] ? &m->vals[i] : NULL;
+}
+
+/* The value slot of k, inserted (a copy of k, value NULL) when absent; *isnew says which. */
+static void **smap_put(struct smap *m, const char *k, bool *isnew)
+{
+	if ((m->used + 1) * 4 > m->cap * 3) {
+		size_t ncap = m->cap ? m->cap * 2 : 64;
+		struct smap n = {rd_xcalloc(ncap, sizeof *n.keys), rd_xcalloc(ncap, sizeof *n.vals), ncap, m->used};
+		for (size_t i = 0; i < m->cap; i++)
+			if (m->keys[i]) {
+				size_t j = smap_slot(&n, m->keys[i]);
+				n.keys[j] = m->keys[i];
+				n.vals[j] = m->vals[i];
+			}
+		free(m->keys);
+		free(m->vals);
+		*m = n;
+	}
+	size_t i = smap_slot(m, k);
+	if (isnew)
+		*isnew = !m->keys[i];
+	if (!m->keys[i]) {
+		m->keys[i] = rd_xstrdup(k);
+		m->vals[i] = NULL;
+		m->used++;
+	}
+	return &m->vals[i];
+}
+
+static void smap_free(struct smap *m, bool free_vals)
+{
+	for (size_t i = 0; i < m->cap; i++) {
+		free(m->keys[i]);
+		if (free_vals)
+			free(m->vals[i]);
+	}
+	free(m->keys);
+	free(m->vals);
+	memset(m, 0, sizeof *m);
+}
+
+/* ---- the source ---------------------------------------------------------------------------- */
+
+/* Two backends: a directory (the live host is the directory "/") read through fd, or the tree
+ * of a snapshot archive read into memory. */
 struct rd_source {
-	int fd;
-	bool live;
-	char *root;   /* as given */
-	char *dir;    /* directory read */
-	char *tmpdir; /* unpacked archive, removed on close */
-	/* read errors recorded in a snapshot: path -> errno */
-	struct rd_strv err_paths;
-	int *err_codes;
-	/* resolved directories: path as asked -> canonical; open addressing, cleared when 3/4 full */
-	char *cache_key[DIR_CACHE];
-	char *cache_val[DIR_CACHE];
-	unsigned cache_used;
+	bool live;               /* no root was given: the running host (programs may run) */
+	int fd;                  /* the directory read ("/" for the live host); -1 for an archive */
+	struct rd_memtree *tree; /* an archive's entries; NULL for a directory */
+	char *root;              /* as given ("/" for the live host) */
+	/* read errors: replayed from a snapshot's list, or EINVAL remembered; canonical path -> errno */
+	struct smap errors;
+	/* resolved directories: path as asked -> canonical (malloc'd) */
+	struct smap dirs;
 	/* deadlines (0: none): each read, and the whole run (monotonic ms) */
 	int read_timeout_ms;
 	long long run_deadline_ms;
 	struct rd_reader *reader;
-	char *slow_substr; /* tests: RD_TEST_SLOW_READ="substring:ms" delays matching reads */
-	char *einval_substr; /* tests: RD_TEST_EINVAL="substring": matching reads fail with EINVAL */
 	unsigned einval_remembered; /* counter files that returned EINVAL, not read again */
-	int slow_ms;
+	struct rd_recording *rec;   /* when recording */
+	/* directories the resolver stepped in lately: canonical path and an O_PATH descriptor */
+	struct {
+		char *path;
+		int fd;
+	} pdir[PDIR_CACHE];
+	unsigned pdir_next;
+	bool in_command;            /* reading a captured command's files: recorded as the command */
 };
 
 static long long mono_ms(void)
@@ -68,17 +148,150 @@ static void set_err(char *err, size_t errlen, const char *fmt, ...)
 	va_end(ap);
 }
 
-static void cache_clear(struct rd_source *src);
+/* A path relative to the root: no leading '/', "." for the root itself. */
+static const char *rel(const char *p)
+{
+	while (*p == '/')
+		p++;
+	return *p ? p : ".";
+}
+
+static char *join(const char *dir, const char *base)
+{
+	return *dir ? rd_xasprintf("%s/%s", dir, base) : rd_xstrdup(base);
+}
+
+/* ---- recording ------------------------------------------------------------------------------ */
+
+static struct smap *rec_index(struct rd_recording *rec)
+{
+	if (!rec->index)
+		rec->index = rd_xcalloc(1, sizeof(struct smap));
+	return rec->index;
+}
+
+/* The entry of canonical path, made (of kind NODE, nothing known) when new. */
+static struct rd_rec_entry *rec_entry(struct rd_recording *rec, const char *path, bool *isnew)
+{
+	path = rel(path);
+	if (strcmp(path, ".") == 0)
+		path = "";
+	void **slot = smap_put(rec_index(rec), path, isnew);
+	if (!*isnew)
+		return &rec->entries[(uintptr_t)*slot - 1];
+	rec->entries = rd_xrealloc(rec->entries, (rec->n + 1) * sizeof *rec->entries);
+	struct rd_rec_entry *e = &rec->entries[rec->n++];
+	memset(e, 0, sizeof *e);
+	e->path = rd_xstrdup(path);
+	e->kind = RD_REC_NODE;
+	*slot = (void *)(uintptr_t)rec->n;
+	return e;
+}
+
+static void rec_stat(struct rd_rec_entry *e, const struct stat *st)
+{
+	if (st && st->st_mode) {
+		e->mode = st->st_mode;
+		e->uid = st->st_uid;
+		e->gid = st->st_gid;
+	}
+}
+
+/* kind: what was met.  A FILE read replaces a NODE or DIR met before (a later read of a listed or
+ * stat'ed path); a DIR listed replaces a NODE; an ERROR replaces a NODE; else the first is kept. */
+static void record(struct rd_source *src, const char *canon, enum rd_rec_kind kind, const char *data, size_t len,
+		   int err, const struct stat *st)
+{
+	if (!src->rec || src->in_command || !canon)
+		return;
+	bool isnew;
+	struct rd_rec_entry *e = rec_entry(src->rec, canon, &isnew);
+	bool take = isnew || (e->kind == RD_REC_NODE && kind != RD_REC_NODE) ||
+		    (kind == RD_REC_FILE && e->kind == RD_REC_DIR);
+	if (!take) {
+		if (!e->mode)
+			rec_stat(e, st);
+		return;
+	}
+	free(e->data);
+	e->data = NULL;
+	e->len = 0;
+	e->kind = kind;
+	e->err = err;
+	if (data) {
+		e->data = rd_xmalloc(len + 1);
+		memcpy(e->data, data, len);
+		e->data[len] = '\0';
+		e->len = len;
+	}
+	rec_stat(e, st);
+}
+
+static void record_stat(struct rd_source *src, const char *canon, const struct stat *st, const char *link_target)
+{
+	if (S_ISLNK(st->st_mode))
+		record(src, canon, RD_REC_LINK, link_target, link_target ? strlen(link_target) : 0, 0, st);
+	else
+		record(src, canon, S_ISDIR(st->st_mode) ? RD_REC_DIR : RD_REC_NODE, NULL, 0, 0, st);
+}
+
+static void record_command(struct rd_source *src, const char *name, const struct rd_text *t)
+{
+	struct rd_recording *rec = src->rec;
+	if (!rec)
+		return;
+	rec->commands = rd_xrealloc(rec->commands, (rec->ncommands + 1) * sizeof *rec->commands);
+	struct rd_rec_command *c = &rec->commands[rec->ncommands++];
+	c->name = rd_xstrdup(name);
+	c->out = *t;
+	c->out.data = NULL;
+	if (t->data) {
+		c->out.data = rd_xmalloc(t->len + 1);
+		memcpy(c->out.data, t->data, t->len);
+		c->out.data[t->len] = '\0';
+	}
+}
+
+void rd_source_record(struct rd_source *src, struct rd_recording *rec)
+{
+	src->rec = rec;
+	/* directories resolved before were walked unrecorded: walk them again for their links */
+	smap_free(&src->dirs, true);
+}
+
+void rd_recording_free(struct rd_recording *rec)
+{
+	if (!rec)
+		return;
+	for (size_t i = 0; i < rec->n; i++) {
+		free(rec->entries[i].path);
+		free(rec->entries[i].data);
+	}
+	for (size_t i = 0; i < rec->ncommands; i++) {
+		free(rec->commands[i].name);
+		rd_text_free(&rec->commands[i].out);
+	}
+	free(rec->entries);
+	free(rec->commands);
+	if (rec->index) {
+		smap_free(rec->index, false);
+		free(rec->index);
+	}
+	memset(rec, 0, sizeof *rec);
+}
 
 /* ---- read errors: replayed from a snapshot, or remembered in this run ---------------------- */
 
 /* From now on, opening canonical path fails with err (without touching the file). */
 static void record_error(struct rd_source *src, const char *canonical, int err)
 {
-	size_t n = src->err_paths.n;
-	src->err_codes = rd_xrealloc(src->err_codes, (n + 1) * sizeof(int));
-	src->err_codes[n] = err;
-	rd_strv_push(&src->err_paths, canonical);
+	*smap_put(&src->errors, rel(canonical), NULL) = (void *)(intptr_t)err;
+}
+
+static int recorded_error(const struct rd_source *src, const char *canonical)
+{
+	void **v = smap_get(&src->errors, rel(canonical));
+	return v ? (int)(intptr_t)*v : 0;
 }
 
 static void load_read_errors(struct rd_source *src)
@@ -105,193 +318,151 @@ static void load_read_errors(struct rd_source *src)
 	rd_text_free(&t);
 }
 
-static int recorded_error(const struct rd_source *src, const char *canonical)
+/* ---- opening inside the root ------------------------------------------------------------- */
+
+/* openat2 (Linux 5.6): 0 not tried yet, 1 the kernel has it, -1 it does not (then every path
+ * is walked one component at a time with O_PATH|O_NOFOLLOW descriptors). */
+static int openat2_ok;
+
+/* One open resolved by the kernel inside the root: links are followed with dirfd as "/", ".."
+ * stops there, /proc magic links are refused.  flags get O_CLOEXEC. */
+static int sys_openat2(int dirfd, const char *path, int flags)
 {
-	for (size_t i = 0; i < src->err_paths.n; i++)
-		if (strcmp(src->err_paths.v[i], canonical) == 0)
-			return src->err_codes[i];
-	return 0;
+	struct open_how how = {.flags = (uint64_t)(flags | O_CLOEXEC),
+			       .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS};
+	for (int i = 0; i < 16; i++) { /* EAGAIN: a rename raced with ".."; the kernel asks to retry */
+		long r = syscall(SYS_openat2, dirfd, path, &how, sizeof how);
+		if (r >= 0)
+			return (int)r;
+		if (errno != EAGAIN && errno != EINTR)
+			return -errno;
+	}
+	return -EAGAIN;
 }
 
-/* ---- open / close ------------------------------------------------------------------------ */
-
-static bool is_archive_name(const char *p)
+static void probe_openat2(int dirfd)
 {
-	return rd_str_has_suffix(p, ".tar.gz") || rd_str_has_suffix(p, ".tgz") ||
-	       rd_str_has_suffix(p, ".tar");
-}
-
-/* An archive may hold the root itself or one top directory holding it. */
-static char *archive_root(const char *tmpdir)
-{
-	static const char *const markers[] = {"sys", "proc", "rdma-doctor", "etc"};
-	struct stat st;
-	for (size_t i = 0; i < sizeof markers / sizeof markers[0]; i++) {
-		char *p = rd_path_join(tmpdir, markers[i]);
-		bool found = lstat(p, &st) == 0;
-		free(p);
-		if (found)
-			return rd_xstrdup(tmpdir);
-	}
-	DIR *d = opendir(tmpdir);
-	char *only = NULL;
-	int count = 0;
-	if (d) {
-		struct dirent *de;
-		while ((de = readdir(d)) != NULL) {
-			if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-				continue;
-			count++;
-			free(only);
-			only = rd_path_join(tmpdir, de->d_name);
-		}
-		closedir(d);
-	}
-	if (count == 1 && only && lstat(only, &st) == 0 && S_ISDIR(st.st_mode))
-		return only;
-	free(only);
-	return rd_xstrdup(tmpdir);
-}
-
-static int unpack_archive(struct rd_source *src, const char *path, char *err, size_t errlen)
-{
-	int in = open(path, O_RDONLY | O_CLOEXEC);
-	if (in < 0) {
-		int e = errno;
-		set_err(err, errlen, "cannot open %s: %s", path, strerror(e));
-		return -e;
-	}
-	const char *tmp = getenv("TMPDIR");
-	char *templ = rd_xasprintf("%s/rdma-doctor-root.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(templ)) {
-		int e = errno;
-		set_err(err, errlen, "cannot make a temporary directory %s: %s", templ, strerror(e));
-		free(templ);
-		close(in);
-		return -e;
-	}
-	src->tmpdir = templ;
-	int dfd = open(templ, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0) {
-		int e = errno;
-		close(in);
-		set_err(err, errlen, "cannot open %s: %s", templ, strerror(e));
-		return -e;
-	}
-	char why[512] = "";
-	int r = rd_archive_extract(in, dfd, why, sizeof why);
-	close(dfd);
-	close(in);
-	if (r < 0) {
-		set_err(err, errlen, "cannot read snapshot %s: %s", path, why);
-		return r;
-	}
-	src->dir = archive_root(templ);
-	return 0;
-}
-
-int rd_source_open(const char *root, struct rd_source **out, char *err, size_t errlen)
-{
-	struct rd_source *src = rd_xcalloc(1, sizeof *src);
-	src->fd = -1;
-	*out = NULL;
-	if (!root || !*root)
-		root = "/";
-	src->root = rd_xstrdup(root);
-
-	struct stat st;
-	if (stat(root, &st) < 0) {
-		int e = errno;
-		set_err(err, errlen, "cannot read root %s: %s", root, strerror(e));
-		rd_source_close(src);
-		return -e;
-	}
-	if (S_ISDIR(st.st_mode)) {
-		char *real = realpath(root, NULL);
-		src->live = real && strcmp(real, "/") == 0;
-		free(real);
-		src->dir = rd_xstrdup(root);
-	} else if (S_ISREG(st.st_mode) && is_archive_name(root)) {
-		int r = unpack_archive(src, root, err, errlen);
-		if (r < 0) {
-			rd_source_close(src);
-			return r;
-		}
-	} else {
-		set_err(err, errlen, "root %s is neither a directory nor a snapshot archive (.tar.gz)", root);
-		rd_source_close(src);
-		return -ENOTDIR;
-	}
-	src->fd = open(src->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (src->fd < 0) {
-		int e = errno;
-		set_err(err, errlen, "cannot open root %s: %s", root, strerror(e));
-		rd_source_close(src);
-		return -e;
-	}
-	if (!src->live)
-		load_read_errors(src);
-	const char *einval = getenv("RD_TEST_EINVAL");
-	if (einval && *einval)
-		src->einval_substr = rd_xstrdup(einval);
-	*out = src;
-	return 0;
-}
-
-void rd_source_close(struct rd_source *src)
-{
-	if (!src)
+	if (openat2_ok)
 		return;
-	if (src->fd >= 0)
-		close(src->fd);
-	if (src->tmpdir)
-		rd_remove_tree(AT_FDCWD, src->tmpdir);
-	cache_clear(src);
-	rd_reader_stop(src->reader);
-	free(src->slow_substr);
-	free(src->einval_substr);
-	rd_strv_free(&src->err_paths);
-	free(src->err_codes);
-	free(src->tmpdir);
-	free(src->dir);
-	free(src->root);
-	free(src);
+	int fd = sys_openat2(dirfd, ".", O_PATH);
+	if (fd >= 0)
+		close(fd);
+	/* absent (ENOSYS), a kernel that does not know a flag (EINVAL), a seccomp filter (EPERM) */
+	openat2_ok = fd == -ENOSYS || fd == -EINVAL || fd == -EPERM || fd == -E2BIG ? -1 : 1;
 }
 
-void rd_source_set_deadlines(struct rd_source *src, int read_timeout_ms, int run_timeout_ms)
+/* Opens a canonical path: no link in it but perhaps its last component, which is not followed
+ * (O_PATH gives the link itself, other flags ELOOP).  Returns the fd or -errno. */
+static int open_canon(struct rd_source *src, const char *canon, int flags)
 {
-	src->read_timeout_ms = read_timeout_ms > 0 ? read_timeout_ms : 0;
-	src->run_deadline_ms = run_timeout_ms > 0 ? mono_ms() + run_timeout_ms : 0;
-	const char *slow = getenv("RD_TEST_SLOW_READ");
-	const char *colon = slow ? strrchr(slow, ':') : NULL;
-	if (colon && colon > slow) {
-		free(src->slow_substr);
-		src->slow_substr = rd_xstrndup(slow, (size_t)(colon - slow));
-		src->slow_ms = atoi(colon + 1);
+	const char *p = rel(canon);
+	if (openat2_ok > 0)
+		return sys_openat2(src->fd, p, flags | O_NOFOLLOW);
+	/* one component at a time, each directory pinned by a descriptor, no link followed */
+	int cur = src->fd;
+	for (const char *slash; (slash = strchr(p, '/')) != NULL;) {
+		char *name = rd_xstrndup(p, (size_t)(slash - p));
+		int nfd = openat(cur, name, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+		int e = errno;
+		free(name);
+		if (cur != src->fd)
+			close(cur);
+		if (nfd < 0)
+			return -e;
+		cur = nfd;
+		for (p = slash + 1; *p == '/'; p++)
+			;
 	}
+	int fd = openat(cur, *p ? p : ".", flags | O_NOFOLLOW | O_CLOEXEC);
+	int e = errno;
+	if (cur != src->fd)
+		close(cur);
+	return fd >= 0 ? fd : -e;
 }
 
-bool rd_source_is_live(const struct rd_source *src)
+static int resolve(struct rd_source *src, const char *path, bool follow_last, char **out);
+
+/* Opens any path inside the root, a final link followed unless flags has O_NOFOLLOW. */
+static int open_path(struct rd_source *src, const char *path, int flags)
 {
-	return src->live;
+	if (openat2_ok > 0)
+		return sys_openat2(src->fd, rel(path), flags);
+	char *canon = NULL;
+	int r = resolve(src, path, !(flags & O_NOFOLLOW), &canon);
+	if (r == 0)
+		r = open_canon(src, canon, flags);
+	free(canon);
+	return r;
 }
 
-const char *rd_source_root(const struct rd_source *src)
+/* ---- path resolution inside the root (canonical paths, in user space) --------------------- */
+
+/* An O_PATH descriptor of canonical directory dir, kept for the next steps in it (borrowed). */
+static int pdir_fd(struct rd_source *src, const char *dir)
 {
-	return src->root;
+	if (!*dir)
+		return src->fd;
+	for (unsigned i = 0; i < PDIR_CACHE; i++)
+		if (src->pdir[i].path && strcmp(src->pdir[i].path, dir) == 0)
+			return src->pdir[i].fd;
+	int fd = open_canon(src, dir, O_PATH | O_DIRECTORY);
+	if (fd < 0)
+		return fd;
+	unsigned i = src->pdir_next++ % PDIR_CACHE;
+	if (src->pdir[i].path) {
+		free(src->pdir[i].path);
+		close(src->pdir[i].fd);
+	}
+	src->pdir[i].path = rd_xstrdup(dir);
+	src->pdir[i].fd = fd;
+	return fd;
 }
 
-const char *rd_source_dir(const struct rd_source *src)
+static void pdir_clear(struct rd_source *src)
 {
-	return src->dir;
+	for (unsigned i = 0; i < PDIR_CACHE; i++)
+		if (src->pdir[i].path) {
+			free(src->pdir[i].path);
+			close(src->pdir[i].fd);
+			src->pdir[i].path = NULL;
+		}
 }
 
-int rd_source_fd(const struct rd_source *src)
+/* One step of a walk: the kind of canonical path (not followed) and, for a link, its target.
+ * The path's directory is pinned by a descriptor, and the last component is looked at relative
+ * to it (one component: no link on the way can lead out). */
+static int step(struct rd_source *src, const char *canon, struct stat *st, char *target, size_t tlen)
 {
-	return src->fd;
+	if (src->tree) {
+		const struct rd_memnode *n;
+		const char *t;
+		int r = rd_memtree_lookup(src->tree, canon, false, &n, NULL);
+		if (r < 0)
+			return r;
+		rd_memnode_stat(n, st);
+		if (rd_memnode_link(n, &t) == 0)
+			snprintf(target, tlen, "%s", t);
+		return 0;
+	}
+	const char *slash = strrchr(canon, '/');
+	char *dir = slash ? rd_xstrndup(canon, (size_t)(slash - canon)) : rd_xstrdup("");
+	const char *name = slash ? slash + 1 : canon;
+	int dfd = pdir_fd(src, dir);
+	free(dir);
+	if (dfd < 0)
+		return dfd;
+	if (!*name || strcmp(name, ".") == 0)
+		name = ".";
+	int r = fstatat(dfd, name, st, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
+	if (r == 0 && S_ISLNK(st->st_mode)) {
+		ssize_t n = readlinkat(dfd, name, target, tlen - 1);
+		if (n < 0)
+			r = -errno;
+		else
+			target[n] = '\0';
+	}
+	return r;
 }
-
-/* ---- path resolution inside the root ------------------------------------------------------ */
 
 /* A resolved path being built: components joined by '/', no leading slash. */
 static void pop_component(struct rd_buf *b)
@@ -343,10 +514,12 @@ static int resolve_from(struct rd_source *src, const char *base, const char *res
 		if (last && !follow_last)
 			break;
 		struct stat st;
-		if (fstatat(src->fd, cur.data, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-			if (errno == ENOENT && last)
+		char target[4096];
+		int r = step(src, cur.data, &st, target, sizeof target);
+		if (r < 0) {
+			if (r == -ENOENT && last)
 				break; /* a missing final component is the caller's ENOENT */
-			ret = -errno;
+			ret = r;
 			break;
 		}
 		if (!S_ISLNK(st.st_mode)) {
@@ -356,17 +529,11 @@ static int resolve_from(struct rd_source *src, const char *base, const char *res
 			}
 			continue;
 		}
+		record(src, cur.data, RD_REC_LINK, target, strlen(target), 0, &st);
 		if (++links > MAX_LINKS) {
 			ret = -ELOOP;
 			break;
 		}
-		char target[4096];
-		ssize_t tl = readlinkat(src->fd, cur.data, target, sizeof target - 1);
-		if (tl < 0) {
-			ret = -errno;
-			break;
-		}
-		target[tl] = '\0';
 		/* replace the link by its target, then continue with what followed it */
 		cur.len = saved;
 		cur.data[cur.len] = '\0';
@@ -383,31 +550,8 @@ static int resolve_from(struct rd_source *src, const char *base, const char *res
 		rd_buf_free(&cur);
 		return ret;
 	}
-	*out = rd_buf_steal(&cur);
+	*out = cur.data ? rd_buf_steal(&cur) : rd_xstrdup("");
 	return 0;
-}
-
-static const char *fd_path(const char *canonical)
-{
-	return *canonical ? canonical : ".";
-}
-
-static unsigned cache_slot(const char *key)
-{
-	unsigned h = 2166136261u; /* FNV-1a */
-	for (; *key; key++)
-		h = (h ^ (unsigned char)*key) * 16777619u;
-	return h & (DIR_CACHE - 1);
-}
-
-static void cache_clear(struct rd_source *src)
-{
-	for (unsigned i = 0; i < DIR_CACHE; i++) {
-		free(src->cache_key[i]);
-		free(src->cache_val[i]);
-		src->cache_key[i] = src->cache_val[i] = NULL;
-	}
-	src->cache_used = 0;
 }
 
 /* Canonical form of a directory path, each new directory costing one step from its parent. */
@@ -419,13 +563,10 @@ static int resolve_dir(struct rd_source *src, const char *dir, char **out)
 		*out = rd_xstrdup("");
 		return 0;
 	}
-	unsigned slot = cache_slot(dir);
-	while (src->cache_key[slot]) {
-		if (strcmp(src->cache_key[slot], dir) == 0) {
-			*out = rd_xstrdup(src->cache_val[slot]);
-			return 0;
-		}
-		slot = (slot + 1) & (DIR_CACHE - 1);
+	void **hit = smap_get(&src->dirs, dir);
+	if (hit) {
+		*out = rd_xstrdup(*hit);
+		return 0;
 	}
 	const char *slash = strrchr(dir, '/');
 	char *cparent = NULL;
@@ -443,14 +584,7 @@ static int resolve_dir(struct rd_source *src, const char *dir, char **out)
 	free(cparent);
 	if (r < 0)
 		return r;
-	if (src->cache_used >= DIR_CACHE * 3 / 4)
-		cache_clear(src);
-	slot = cache_slot(dir);
-	while (src->cache_key[slot])
-		slot = (slot + 1) & (DIR_CACHE - 1);
-	src->cache_key[slot] = rd_xstrdup(dir);
-	src->cache_val[slot] = rd_xstrdup(*out);
-	src->cache_used++;
+	*smap_put(&src->dirs, dir, NULL) = rd_xstrdup(*out);
 	return 0;
 }
 
@@ -483,55 +617,133 @@ static int resolve(struct rd_source *src, const char *path, bool follow_last, ch
 	return r;
 }
 
-/* Opens path inside the root with flags (O_NOFOLLOW added).  The common case, a last component
- * that is not a link, costs one openat; otherwise the link is resolved first.  Returns the fd
- * or -errno (a recorded read error counts as the error).  *canon_out (when not NULL) gets the
- * resolved path, also on a failure after resolution (else NULL). */
-static int open_in_root_canon(struct rd_source *src, const char *path, int flags, char **canon_out)
+/* ---- open / close ------------------------------------------------------------------------ */
+
+static bool is_archive_name(const char *p)
 {
-	char *cdir = NULL, *canon = NULL;
-	if (canon_out)
-		*canon_out = NULL;
-	const char *base;
-	int r = resolve_parent(src, path, &cdir, &base);
+	return rd_str_has_suffix(p, ".tar.gz") || rd_str_has_suffix(p, ".tgz") ||
+	       rd_str_has_suffix(p, ".tar");
+}
+
+/* Reads an archive into memory, within the limits and by the deadline: nothing on disk. */
+static int read_archive(struct rd_source *src, long long deadline_ms, char *err, size_t errlen)
+{
+	int in = open(src->root, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (in < 0) {
+		int e = errno;
+		set_err(err, errlen, "cannot open %s: %s", src->root, strerror(e));
+		return -e;
+	}
+	struct rd_memtree_limits lim = rd_memtree_default_limits;
+	lim.deadline_ms = deadline_ms;
+	char why[512] = "";
+	int r = rd_memtree_read_fd(in, &lim, &src->tree, why, sizeof why);
+	close(in);
 	if (r < 0)
-		return r;
-	bool simple = *base && strcmp(base, ".") != 0 && strcmp(base, "..") != 0;
-	if (simple)
-		canon = *cdir ? rd_xasprintf("%s/%s", cdir, base) : rd_xstrdup(base);
-	else if ((r = resolve_from(src, cdir, base, true, &canon)) < 0) {
-		free(cdir);
-		return r;
-	}
-	for (int attempt = 0; attempt < 2; attempt++) {
-		int rec = recorded_error(src, canon);
-		if (rec) {
-			r = -rec;
-			break;
-		}
-		int fd = openat(src->fd, fd_path(canon), flags | O_NOFOLLOW | O_CLOEXEC);
-		if (fd >= 0 || attempt == 1 || (errno != ELOOP && errno != ENOTDIR)) {
-			r = fd >= 0 ? fd : -errno;
-			break;
-		}
-		/* the last component is a symbolic link: resolve it and open its target */
-		char *full = NULL;
-		if ((r = resolve_from(src, cdir, base, true, &full)) < 0)
-			break;
-		free(canon);
-		canon = full;
-	}
-	free(cdir);
-	if (canon_out)
-		*canon_out = canon;
-	else
-		free(canon);
+		set_err(err, errlen, "cannot read snapshot %s: %s", src->root, why[0] ? why : strerror(-r));
 	return r;
 }
 
-static int open_in_root(struct rd_source *src, const char *path, int flags)
+int rd_source_open(const char *root, struct rd_source **out, char *err, size_t errlen)
 {
-	return open_in_root_canon(src, path, flags, NULL);
+	return rd_source_open_until(root, 0, out, err, errlen);
+}
+
+int rd_source_open_until(const char *root, long long deadline_ms, struct rd_source **out, char *err, size_t errlen)
+{
+	struct rd_source *src = rd_xcalloc(1, sizeof *src);
+	src->fd = -1;
+	*out = NULL;
+	/* live or not is what the caller was given, never where the root leads: "/.", "//" or a
+	 * link to / are roots like any other (nothing run, nothing outside them read) */
+	src->live = root == NULL;
+	src->root = rd_xstrdup(root ? root : "/");
+
+	struct stat st;
+	if (stat(src->root, &st) < 0) {
+		int e = errno;
+		set_err(err, errlen, "cannot read root %s: %s", src->root, strerror(e));
+		rd_source_close(src);
+		return -e;
+	}
+	if (S_ISREG(st.st_mode) && is_archive_name(src->root)) {
+		int r = read_archive(src, deadline_ms, err, errlen);
+		if (r < 0) {
+			rd_source_close(src);
+			return r;
+		}
+		load_read_errors(src);
+		*out = src;
+		return 0;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		set_err(err, errlen, "root %s is neither a directory nor a snapshot archive (.tar.gz)", src->root);
+		rd_source_close(src);
+		return -ENOTDIR;
+	}
+	src->fd = open(src->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (src->fd < 0) {
+		int e = errno;
+		set_err(err, errlen, "cannot open root %s: %s", src->root, strerror(e));
+		rd_source_close(src);
+		return -e;
+	}
+	probe_openat2(src->fd);
+	if (!src->live)
+		load_read_errors(src);
+	*out = src;
+	return 0;
+}
+
+void rd_source_close(struct rd_source *src)
+{
+	if (!src)
+		return;
+	if (src->fd >= 0)
+		close(src->fd);
+	rd_memtree_free(src->tree);
+	smap_free(&src->dirs, true);
+	smap_free(&src->errors, false);
+	pdir_clear(src);
+	rd_reader_stop(src->reader);
+	free(src->root);
+	free(src);
+}
+
+void rd_source_set_deadlines(struct rd_source *src, int read_timeout_ms, int run_timeout_ms)
+{
+	src->read_timeout_ms = read_timeout_ms > 0 ? read_timeout_ms : 0;
+	src->run_deadline_ms = run_timeout_ms > 0 ? mono_ms() + run_timeout_ms : 0;
+}
+
+bool rd_source_is_live(const struct rd_source *src)
+{
+	return src->live;
+}
+
+bool rd_source_is_archive(const struct rd_source *src)
+{
+	return src->tree != NULL;
+}
+
+const char *rd_source_root(const struct rd_source *src)
+{
+	return src->root;
+}
+
+const char *rd_source_dir(const struct rd_source *src)
+{
+	return src->tree ? NULL : src->root;
+}
+
+int rd_source_fd(const struct rd_source *src)
+{
+	return src->fd;
+}
+
+int rd_resolve(struct rd_source *src, const char *path, char **canonical)
+{
+	return resolve(src, path, true, canonical);
 }
 
 /* Port counters: reading one makes the firmware answer a MAD on some HCAs, and one it refuses
@@ -546,14 +758,200 @@ unsigned rd_source_einval_remembered(const struct rd_source *src)
 	return src->einval_remembered;
 }
 
-int rd_resolve(struct rd_source *src, const char *path, char **canonical)
-{
-	return resolve(src, path, true, canonical);
-}
-
 /* ---- reading ------------------------------------------------------------------------------ */
 
-static long long mono_ms(void);
+/* Canonical paths are needed when a read error may be replayed or remembered, and to record. */
+static bool need_canon(const struct rd_source *src)
+{
+	return src->errors.used || src->rec;
+}
+
+/* Opens path for reading.  The live host: one open of the attribute.  A root: an O_PATH open, its
+ * fstat in *st, and only a regular file is opened for reading (through /proc/self/fd, the same
+ * inode, not resolved again), so that no device node or FIFO in a root is ever opened.  *canon
+ * gets the canonical path when need_canon (also on failure after it was known).  Returns the fd
+ * or -errno (a read error replayed counts as that error). */
+static int open_for_read(struct rd_source *src, const char *path, char **canon, struct stat *st)
+{
+	int flags = src->live ? O_RDONLY | O_NONBLOCK | O_NOCTTY : O_PATH;
+	int fd;
+	memset(st, 0, sizeof *st);
+	*canon = NULL;
+	if (need_canon(src)) {
+		char *cdir = NULL;
+		const char *base;
+		int r = resolve_parent(src, path, &cdir, &base);
+		if (r < 0)
+			return r;
+		bool simple = *base && strcmp(base, ".") != 0 && strcmp(base, "..") != 0;
+		if (simple)
+			*canon = join(cdir, base);
+		else if ((r = resolve_from(src, cdir, base, true, canon)) < 0) {
+			free(cdir);
+			return r;
+		}
+		for (int attempt = 0;; attempt++) {
+			int rec = recorded_error(src, *canon);
+			if (rec) {
+				free(cdir);
+				return -rec;
+			}
+			fd = open_canon(src, *canon, flags);
+			bool link = src->live ? fd == -ELOOP : fd >= 0 && fstat(fd, st) == 0 && S_ISLNK(st->st_mode);
+			if (!link || attempt == 1)
+				break;
+			/* the last component is a link: resolve it, and open its target */
+			if (fd >= 0)
+				close(fd);
+			char *full = NULL;
+			if ((r = resolve_from(src, cdir, base, true, &full)) < 0) {
+				free(cdir);
+				return r;
+			}
+			free(*canon);
+			*canon = full;
+		}
+		free(cdir);
+	} else {
+		fd = open_path(src, path, flags);
+	}
+	if (fd < 0 || src->live)
+		return fd;
+	if (!st->st_mode && fstat(fd, st) < 0) {
+		int e = errno;
+		close(fd);
+		return -e;
+	}
+	if (!S_ISREG(st->st_mode)) {
+		close(fd);
+		return -RD_ENOTREG;
+	}
+	char proc[64];
+	snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+	int rfd = open(proc, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (rfd < 0 && errno == ENOENT) {
+		/* no /proc: open the path again, and read it only if it is still the same file */
+		const int f = O_RDONLY | O_NONBLOCK | O_NOCTTY;
+		rfd = *canon ? open_canon(src, *canon, f) : open_path(src, path, f);
+		struct stat again;
+		if (rfd >= 0 && (fstat(rfd, &again) < 0 || again.st_ino != st->st_ino || again.st_dev != st->st_dev)) {
+			close(rfd);
+			rfd = -EAGAIN;
+		}
+		if (rfd < 0)
+			errno = -rfd;
+	}
+	int e = errno;
+	close(fd);
+	return rfd >= 0 ? rfd : -e;
+}
+
+/* ---- the archive backend: the same calls on the tree in memory ------------------------------ */
+
+/* The node of path and, when canonical paths are needed, its canonical path (also when only the
+ * last component is missing).  While recording, the walk is the resolver's, which records each
+ * link met. */
+static int tree_find(struct rd_source *src, const char *path, bool follow, const struct rd_memnode **n, char **canon)
+{
+	*canon = NULL;
+	if (src->rec) {
+		int r = resolve(src, path, follow, canon);
+		return r < 0 ? r : rd_memtree_lookup(src->tree, *canon, false, n, NULL);
+	}
+	return rd_memtree_lookup(src->tree, path, follow, n, need_canon(src) ? canon : NULL);
+}
+
+static int tree_read(struct rd_source *src, const char *path, struct rd_read_req *req, struct rd_text *out,
+		     char **canon)
+{
+	const struct rd_memnode *n;
+	int r = tree_find(src, path, true, &n, canon);
+	int rec = *canon ? recorded_error(src, *canon) : 0; /* also for a file the snapshot lacks */
+	if (rec)
+		r = -rec;
+	if (r == 0) {
+		rd_memnode_stat(n, &req->st);
+		const char *data;
+		size_t len;
+		if (rd_memnode_data(n, &data, &len) < 0)
+			r = -RD_ENOTREG;
+		else if (len > req->cap && !req->prefix_ok)
+			r = -EFBIG;
+		else {
+			if (len > req->cap)
+				len = req->cap;
+			out->data = rd_xmalloc(len + 1);
+			memcpy(out->data, data, len);
+			out->data[len] = '\0';
+			out->len = len;
+		}
+	}
+	if (r < 0)
+		out->err = -r;
+	return r;
+}
+
+static void tree_record_node(struct rd_source *src, const char *canon, const struct rd_memnode *n)
+{
+	struct stat st;
+	const char *target = NULL;
+	rd_memnode_stat(n, &st);
+	rd_memnode_link(n, &target);
+	record_stat(src, canon, &st, target);
+}
+
+static int tree_list(struct rd_source *src, const char *path, struct rd_strv *names)
+{
+	const struct rd_memnode *n;
+	char *canon = NULL;
+	size_t first = names->n;
+	int r = tree_find(src, path, true, &n, &canon);
+	if (r == 0)
+		r = rd_memnode_list(n, names);
+	if (r == 0 && src->rec) {
+		tree_record_node(src, canon, n);
+		for (size_t i = first; i < names->n; i++) {
+			char *child = join(canon, names->v[i]);
+			const struct rd_memnode *c;
+			if (rd_memtree_lookup(src->tree, child, false, &c, NULL) == 0)
+				tree_record_node(src, child, c);
+			free(child);
+		}
+	}
+	free(canon);
+	if (r == 0)
+		rd_strv_sort(names);
+	return r;
+}
+
+static int tree_read_link(struct rd_source *src, const char *path, char **target)
+{
+	const struct rd_memnode *n;
+	char *canon = NULL;
+	const char *t;
+	int r = tree_find(src, path, false, &n, &canon);
+	if (r == 0)
+		r = rd_memnode_link(n, &t);
+	if (r == 0) {
+		*target = rd_xstrdup(t);
+		tree_record_node(src, canon, n);
+	}
+	free(canon);
+	return r;
+}
+
+static int tree_stat(struct rd_source *src, const char *path, bool follow, struct stat *st)
+{
+	const struct rd_memnode *n;
+	char *canon = NULL;
+	int r = tree_find(src, path, follow, &n, &canon);
+	if (r == 0) {
+		rd_memnode_stat(n, st);
+		tree_record_node(src, canon, n);
+	}
+	free(canon);
+	return r;
+}
 
 /* single: one read() of at most cap bytes (what libibumad does); otherwise read to EOF, with
  * EFBIG past cap unless prefix_ok.  With deadlines, the read runs in the worker of reader.h. */
@@ -570,28 +968,35 @@ static int read_common(struct rd_source *src, const char *path, size_t cap, bool
 		}
 	}
 	char *canon = NULL;
-	int fd = open_in_root_canon(src, path, O_RDONLY | O_NONBLOCK | O_NOCTTY, &canon);
+	struct rd_read_req req = {.cap = cap, .prefix_ok = prefix_ok, .single = single,
+				  .one_page = src->live && rd_str_has_prefix(rel(path), "sys/")};
+	int fd = src->tree ? -1 : open_for_read(src, path, &canon, &req.st);
 	int r;
-	if (fd < 0) {
+	if (src->tree) {
+		r = tree_read(src, path, &req, out, &canon);
+	} else if (fd < 0) {
 		out->err = -fd;
 		r = fd;
-	} else if (src->einval_substr && strstr(path, src->einval_substr)) {
-		close(fd); /* tests: the firmware refusing this counter */
-		out->err = EINVAL;
-		r = -EINVAL;
 	} else if (!src->read_timeout_ms) {
-		r = rd_read_fd(fd, cap, prefix_ok, single, out);
+		r = rd_read_fd(fd, &req, out);
 	} else {
 		int timeout = src->read_timeout_ms;
 		if (left && left < timeout)
 			timeout = (int)left;
-		int slow = src->slow_substr && strstr(path, src->slow_substr) ? src->slow_ms : 0;
-		r = rd_reader_read(&src->reader, fd, cap, prefix_ok, single, timeout, slow, out);
+		r = rd_reader_read(&src->reader, fd, &req, timeout, out);
 	}
-	if (r == -EINVAL && fd >= 0 && canon && is_counter_path(canon)) {
-		record_error(src, canon, EINVAL);
-		src->einval_remembered++;
+	if (r == -EINVAL && fd >= 0 && is_counter_path(canon ? canon : path)) {
+		if (canon || resolve(src, path, true, &canon) == 0) {
+			record_error(src, canon, EINVAL);
+			src->einval_remembered++;
+		}
 	}
+	if (r == 0)
+		record(src, canon, RD_REC_FILE, out->data, out->len, 0, &req.st);
+	else if (r == -RD_ENOTREG && req.st.st_mode)
+		record_stat(src, canon, &req.st, NULL);
+	else if (r != -ENOENT && r != -ENOTDIR)
+		record(src, canon, RD_REC_ERROR, NULL, 0, -r, &req.st);
 	free(canon);
 	return r;
 }
@@ -616,49 +1021,114 @@ int rd_read_attr(struct rd_source *src, const char *path, struct rd_text *out)
 
 int rd_list_dir(struct rd_source *src, const char *path, struct rd_strv *names)
 {
-	int fd = open_in_root(src, path, O_RDONLY | O_DIRECTORY);
-	if (fd < 0)
+	if (src->tree)
+		return tree_list(src, path, names);
+	char *canon = NULL;
+	int fd;
+	if (src->rec) {
+		int r = resolve(src, path, true, &canon);
+		fd = r < 0 ? r : open_canon(src, canon, O_RDONLY | O_DIRECTORY);
+	} else {
+		/* O_DIRECTORY: the kernel refuses anything else before opening it */
+		fd = open_path(src, path, O_RDONLY | O_DIRECTORY);
+	}
+	if (fd < 0) {
+		free(canon);
 		return fd;
+	}
 	DIR *d = fdopendir(fd);
 	if (!d) {
 		int e = errno;
 		close(fd);
+		free(canon);
 		return -e;
 	}
+	struct stat st;
+	if (canon && fstat(fd, &st) == 0)
+		record(src, canon, RD_REC_DIR, NULL, 0, 0, &st);
 	struct dirent *de;
 	errno = 0;
 	while ((de = readdir(d)) != NULL) {
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
 		rd_strv_push(names, de->d_name);
+		if (!canon)
+			continue;
+		/* each name listed is recorded by its kind, so that a replay lists the same names */
+		char *child = join(canon, de->d_name);
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+			char target[4096];
+			ssize_t n = S_ISLNK(st.st_mode) ? readlinkat(dirfd(d), de->d_name, target, sizeof target - 1) : -1;
+			if (n >= 0)
+				target[n] = '\0';
+			if (!S_ISLNK(st.st_mode) || n >= 0)
+				record_stat(src, child, &st, n >= 0 ? target : NULL);
+		}
+		free(child);
 	}
 	closedir(d);
+	free(canon);
 	rd_strv_sort(names);
 	return 0;
 }
 
 int rd_read_link(struct rd_source *src, const char *path, char **target)
 {
+	if (src->tree)
+		return tree_read_link(src, path, target);
 	char *canon = NULL;
-	int r = resolve(src, path, false, &canon);
-	if (r < 0)
-		return r;
+	int fd;
+	if (src->rec) {
+		int r = resolve(src, path, false, &canon);
+		fd = r < 0 ? r : open_canon(src, canon, O_PATH);
+	} else {
+		fd = open_path(src, path, O_PATH | O_NOFOLLOW);
+	}
+	if (fd < 0) {
+		free(canon);
+		return fd;
+	}
 	char buf[4096];
-	ssize_t n = readlinkat(src->fd, fd_path(canon), buf, sizeof buf - 1);
+	struct stat st;
+	int r = fstat(fd, &st) < 0 ? -errno : S_ISLNK(st.st_mode) ? 0 : -EINVAL;
+	ssize_t n = r == 0 ? readlinkat(fd, "", buf, sizeof buf - 1) : -1;
+	if (r == 0 && n < 0)
+		r = -errno;
+	close(fd);
+	if (r == 0) {
+		*target = rd_xstrndup(buf, (size_t)n);
+		record(src, canon, RD_REC_LINK, *target, (size_t)n, 0, &st);
+	}
 	free(canon);
-	if (n < 0)
-		return -errno;
-	*target = rd_xstrndup(buf, (size_t)n);
-	return 0;
+	return r;
 }
 
 int rd_stat(struct rd_source *src, const char *path, bool follow, struct stat *st)
 {
+	if (src->tree)
+		return tree_stat(src, path, follow, st);
 	char *canon = NULL;
-	int r = resolve(src, path, follow, &canon);
-	if (r < 0)
-		return r;
-	r = fstatat(src->fd, fd_path(canon), st, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
+	int fd;
+	if (src->rec) {
+		int r = resolve(src, path, follow, &canon);
+		fd = r < 0 ? r : open_canon(src, canon, O_PATH);
+	} else {
+		fd = open_path(src, path, O_PATH | (follow ? 0 : O_NOFOLLOW));
+	}
+	if (fd < 0) {
+		free(canon);
+		return fd;
+	}
+	int r = fstat(fd, st) < 0 ? -errno : 0;
+	if (r == 0 && canon) {
+		char target[4096];
+		ssize_t n = S_ISLNK(st->st_mode) ? readlinkat(fd, "", target, sizeof target - 1) : -1;
+		if (n >= 0)
+			target[n] = '\0';
+		if (!S_ISLNK(st->st_mode) || n >= 0)
+			record_stat(src, canon, st, n >= 0 ? target : NULL);
+	}
+	close(fd);
 	free(canon);
 	return r;
 }
@@ -796,17 +1266,8 @@ static int run_live(const struct rd_command *c, bool merge_stderr, struct rd_tex
 	return 0;
 }
 
-int rd_run_command(struct rd_source *src, const char *name, struct rd_text *out)
+static int command_from_root(struct rd_source *src, const char *name, struct rd_text *out)
 {
-	memset(out, 0, sizeof *out);
-	out->status = -1;
-	const struct rd_command *c = rd_command_find(name);
-	if (!c) {
-		out->err = EINVAL;
-		return -EINVAL;
-	}
-	if (src->live)
-		return run_live(c, false, out);
 	char *path = rd_xasprintf("%s/%s", COMMANDS_DIR, name);
 	int r = rd_read_file(src, path, RD_CAP_FILE, out);
 	free(path);
@@ -830,6 +1291,28 @@ int rd_run_command(struct rd_source *src, const char *name, struct rd_text *out)
 		rd_text_free(&st);
 		free(sp);
 	}
+	return r;
+}
+
+int rd_run_command(struct rd_source *src, const char *name, struct rd_text *out)
+{
+	memset(out, 0, sizeof *out);
+	out->status = -1;
+	const struct rd_command *c = rd_command_find(name);
+	if (!c) {
+		out->err = EINVAL;
+		return -EINVAL;
+	}
+	int r;
+	if (src->live) {
+		r = run_live(c, false, out);
+	} else {
+		src->in_command = true; /* its files are recorded as the command, not as files */
+		r = command_from_root(src, name, out);
+		src->in_command = false;
+	}
+	if (r != -RD_ENOTCAPTURED)
+		record_command(src, name, out);
 	return r;
 }
 

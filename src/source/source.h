@@ -1,12 +1,19 @@
-/* The source layer: the only code that touches the file system or runs a program.
+/* The source layer: how the model reads a host (the live one, a root directory or a snapshot
+ * archive) and runs the few programs whose output the checks use.  It is the only reader of the
+ * host the checks look at; other code touches the file system for its own files: the policy
+ * file, fix's atomic writes (atomic.c, through rd_source_fd), snapshot's output, probe's /dev.
  *
- * Ownership: an rd_source owns its root directory fd (and the temporary directory of an
- * unpacked snapshot archive); every rd_text, string and rd_strv it fills is owned by the caller.
+ * Ownership: an rd_source owns its root directory fd (or the tree of a snapshot archive read into
+ * memory); every rd_text, string and rd_strv it fills is owned by the caller.
  *
  * Every path given here is relative to the root ("sys/class/infiniband", a leading '/' is
  * ignored) and is resolved inside the root: symbolic links are followed with the root as "/",
- * and ".." never climbs above it, so in root mode nothing outside the root is read.  Failures
- * are returned as values (a negative errno, also kept in rd_text.err); nothing here prints. */
+ * and ".." never climbs above it, so in root mode nothing outside the root is read.  The kernel
+ * does the confinement (openat2 RESOLVE_IN_ROOT, Linux 5.6+); without it every path is walked one
+ * component at a time with O_PATH|O_NOFOLLOW descriptors, never by a multi-component openat.  In
+ * a root only regular files are opened for reading (a device node or FIFO is fstat'ed through an
+ * O_PATH descriptor and refused, never opened).  Failures are returned as values (a negative
+ * errno, also kept in rd_text.err); nothing here prints. */
 #ifndef RD_SOURCE_H
 #define RD_SOURCE_H
 #include <stdbool.h>
@@ -31,11 +38,14 @@ enum {
 	RD_CAP_FILE = 16 * 1024 * 1024, /* /proc/modules, dpkg status, logs */
 };
 
-/* Opens the host seen through root: NULL or "/" is the live host; a directory is a root laid
- * out like a host (or an unpacked snapshot); a .tar.gz/.tgz/.tar file is a snapshot archive,
- * unpacked into a private temporary directory removed by rd_source_close.
+/* Opens the host seen through root: NULL is the live host (programs are run); any root given is
+ * read as a root, also one that leads back to "/" ("/.", "//", a link to /): no program is run.
+ * A directory is a root laid out like a host (or an unpacked snapshot); a .tar.gz/.tgz/.tar file
+ * is a snapshot archive, read into memory (memtree.h: nothing is written to disk) with the
+ * default limits, and by deadline_ms (CLOCK_MONOTONIC ms, 0: none) for rd_source_open_until.
  * Returns 0 or -errno with a one-line reason in err. */
 int rd_source_open(const char *root, struct rd_source **out, char *err, size_t errlen);
+int rd_source_open_until(const char *root, long long deadline_ms, struct rd_source **out, char *err, size_t errlen);
 void rd_source_close(struct rd_source *src);
 
 /* Deadlines (0: none): each file read may take read_timeout_ms, and after run_timeout_ms from now
@@ -45,17 +55,18 @@ void rd_source_set_deadlines(struct rd_source *src, int read_timeout_ms, int run
 
 /* Port counter files (ports/N/counters, hw_counters) that failed with EINVAL so far: each is
  * remembered and fails at once when asked again, without a new read (a refused counter read is a
- * firmware command and a kernel log line each time on some HCAs).  Tests: RD_TEST_EINVAL="substr"
- * makes reads of matching paths fail with EINVAL. */
+ * firmware command and a kernel log line each time on some HCAs). */
 unsigned rd_source_einval_remembered(const struct rd_source *src);
 
-/* True when reading the running host (commands may be run); false for a root or snapshot. */
+/* True when reading the running host (commands may be run): rd_source_open was given no root. */
 bool rd_source_is_live(const struct rd_source *src);
+/* True when the root is a snapshot archive (nothing on disk to apply a fix to). */
+bool rd_source_is_archive(const struct rd_source *src);
 /* The root as the user gave it ("/" for the live host). */
 const char *rd_source_root(const struct rd_source *src);
-/* The directory actually read (differs from rd_source_root for an unpacked archive). */
+/* The directory read ("/" for the live host); NULL for an archive. */
 const char *rd_source_dir(const struct rd_source *src);
-/* Descriptor of the root directory, for code that must walk a whole tree (snapshot). */
+/* Descriptor of the root directory (fix's atomic writes); -1 for an archive. */
 int rd_source_fd(const struct rd_source *src);
 
 /* Reads a whole regular file of at most cap bytes.  Errors: ENOENT..., RD_ENOTREG for a

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 const char *rd_strerror(int err)
 {
@@ -318,4 +319,119 @@ int rd_remove_tree(int parent, const char *name)
 		}
 	closedir(d);
 	return unlinkat(parent, name, AT_REMOVEDIR) < 0 ? -errno : r;
+}
+
+const char *rd_plural(unsigned long long n, const char *one, const char *many, char *buf, size_t len)
+{
+	snprintf(buf, len, "%llu %s", n, n == 1 ? one : many);
+	return buf;
+}
+
+size_t rd_utf8_len(const unsigned char *s, size_t n)
+{
+	unsigned char c = s[0];
+	size_t k;
+	uint32_t cp;
+	if (n == 0)
+		return 0;
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf) {
+		k = 2;
+		cp = c & 0x1f;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		k = 3;
+		cp = c & 0x0f;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		k = 4;
+		cp = c & 0x07;
+	} else {
+		return 0;
+	}
+	if (k > n)
+		return 0;
+	for (size_t i = 1; i < k; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if ((k == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) || (k == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return k;
+}
+
+static uint32_t utf8_cp(const unsigned char *s, size_t k)
+{
+	static const unsigned char first_mask[] = {0, 0x7f, 0x1f, 0x0f, 0x07};
+	uint32_t cp = s[0] & first_mask[k];
+	for (size_t i = 1; i < k; i++)
+		cp = (cp << 6) | (s[i] & 0x3f);
+	return cp;
+}
+
+void rd_buf_put_visible(struct rd_buf *b, const char *str, size_t n, bool ascii)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i = 0;
+	while (i < n) {
+		unsigned char c = s[i];
+		if (c >= 0x20 && c < 0x7f) {
+			size_t j = i;
+			while (j < n && s[j] >= 0x20 && s[j] < 0x7f)
+				j++;
+			rd_buf_add(b, str + i, j - i);
+			i = j;
+			continue;
+		}
+		size_t k = c >= 0x80 && !ascii ? rd_utf8_len(s + i, n - i) : 0;
+		uint32_t cp = k ? utf8_cp(s + i, k) : 0;
+		if (k && (cp < 0x80 || cp > 0x9f) && !(cp >= 0x202a && cp <= 0x202e) && !(cp >= 0x2066 && cp <= 0x2069)) {
+			rd_buf_add(b, str + i, k);
+			i += k;
+		} else if (k > 1 && cp >= 0x2000) {
+			rd_buf_printf(b, "\\u%04x", (unsigned)cp);
+			i += k;
+		} else {
+			size_t m = k ? k : 1; /* a C1 control in UTF-8: both bytes */
+			for (size_t x = 0; x < m; x++)
+				rd_buf_printf(b, "\\x%02x", s[i + x]);
+			i += m;
+		}
+	}
+}
+
+const char *rd_utc_iso8601(long long t, char *buf, size_t len)
+{
+	/* days since 1970-01-01 to a proleptic Gregorian date (H. Hinnant's civil_from_days) */
+	long long days = t / 86400, secs = t % 86400;
+	if (secs < 0) {
+		secs += 86400;
+		days--;
+	}
+	days += 719468;
+	long long era = (days >= 0 ? days : days - 146096) / 146097;
+	long long doe = days - era * 146097;
+	long long yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	long long y = yoe + era * 400, doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	long long mp = (5 * doy + 2) / 153, d = doy - (153 * mp + 2) / 5 + 1, m = mp < 10 ? mp + 3 : mp - 9;
+	y += m <= 2;
+	snprintf(buf, len, "%04lld-%02lld-%02lldT%02lld:%02lld:%02lldZ", y, m, d, secs / 3600, secs / 60 % 60, secs % 60);
+	return buf;
+}
+
+bool rd_env_locale_utf8(void)
+{
+	static const char *const vars[] = {"LC_ALL", "LC_CTYPE", "LANG"};
+	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+		const char *v = getenv(vars[i]);
+		if (!v || !*v)
+			continue;
+		const char *dot = strchr(v, '.');
+		if (!dot)
+			return false; /* C, POSIX, or a language with its legacy charset (en_US: ISO-8859-1) */
+		dot++;
+		size_t n = strcspn(dot, "@");
+		return (n == 5 && strncasecmp(dot, "utf-8", 5) == 0) || (n == 4 && strncasecmp(dot, "utf8", 4) == 0);
+	}
+	return true;
 }

@@ -72,4 +72,26 @@ int rd_errno_from_name(const char *name);
 /* A byte count as people write limits: "64 KiB", "8 MiB", "2 GiB", "1000 bytes", and
  * "unlimited" for UINT64_MAX.  Writes into buf and returns it. */
 const char *rd_size_words(uint64_t v, char *buf, size_t len);
+
+/* "1 module", "2 modules": n, a space and the singular or the plural; writes into buf, returns it. */
+const char *rd_plural(unsigned long long n, const char *one, const char *many, char *buf, size_t len);
+
+/* Appends s (n bytes) to b in a form that is safe to print on a terminal: the C0 controls
+ * (newline and tab included), DEL, the C1 controls (as bytes 0x80-0x9f or as UTF-8 U+0080-U+009F),
+ * the bidirectional overrides U+202A-U+202E and U+2066-U+2069, and bytes that are not valid UTF-8
+ * are written as \xHH (each byte; \u202e for the overrides).  With ascii (a terminal that is not
+ * UTF-8) every byte above 0x7e is written as \xHH.  A backslash is kept as it is, so printed
+ * commands stay typeable. */
+void rd_buf_put_visible(struct rd_buf *b, const char *s, size_t n, bool ascii);
+/* Length of the valid UTF-8 sequence at s (at most n bytes), or 0 when it is not valid. */
+size_t rd_utf8_len(const unsigned char *s, size_t n);
+
+/* t as "2025-11-30T00:00:00Z", computed here (no time-zone database is read: gmtime reads
+ * /etc/localtime, which is outside any --root). */
+const char *rd_utc_iso8601(long long t, char *buf, size_t len);
+
+/* True when the locale the environment names (LC_ALL, else LC_CTYPE, else LANG: the first that is
+ * set and not empty) is UTF-8, or when none is set; false for C, POSIX and other charsets.  Read
+ * from the environment only: setlocale would read the locale files outside any --root. */
+bool rd_env_locale_utf8(void);
 #endif

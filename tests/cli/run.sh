@@ -11,6 +11,7 @@ for a in "$@"; do case "$a" in --update) update=1 ;; *) build=$a ;; esac; done
 bin=$build/rdma-doctor
 cd "$top" || exit 1
 export SOURCE_DATE_EPOCH=1764460800 NO_COLOR=1
+export PATH="$top/tests/cli/mock-bin:$PATH" # a mock scontrol for the slurm cases (tests/cli/mock-bin/scontrol)
 pass=0 fail=0
 render() { # NAME ARGS -> the golden form on stdout
 	local out err rc

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # explain tests.  For every signature (tests/explain/cases.txt): its real message finds it, on a
 # scenario root where its first cause is present that cause is confirmed (exit 1), and where it
-# is absent it is ruled out; every signature of the table has a case.  Then: text with no known
+# is absent it is ruled out; every signature of the table has a case.  Each scenario root's own
+# error line confirms that scenario's cause and no other (tests/explain/scenarios.txt).  Then:
+# causes judged by their subject (uverbs 0600, no RDMA device), the deadline, text with no known
 # message, a long mixed log (thousands of lines of noise, several signatures, each reported once
-# with its line numbers), binary junk, and a 100 MB input.
+# with its line numbers), binary junk, and a 100 MB input, of text and of empty lines.
 # Usage: tests/explain/run.sh [BUILD_DIR] [BIG_MB]      Ends with "N passed, N failed".
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -29,6 +31,13 @@ while IFS=$'\t' read -r sig msg present absent; do
 		printf '%b\n' "$msg" > "$work/msg"
 	fi
 	for kind in present absent; do
+		if [ "${!kind}" = - ]; then # nothing here can tell: recognised, every cause "cannot tell" with a note, exit 3
+			"$bin" --root "$work/roots/healthy-inbox" explain --format json - < "$work/msg" > "$work/out.json"; rc=$?
+			jq -en --arg s "$sig" 'input | .matches[] | select(.signature == $s) | .causes | length > 0 and
+				all(.verdict == "cannot tell" and .note != null)' "$work/out.json" > /dev/null && [ $rc = 3 ] &&
+				ok || bad "$sig: a cause told on a host that cannot tell it (exit $rc)"
+			continue
+		fi
 		root=$work/roots/${!kind}
 		"$bin" --root "$root" explain --format json - < "$work/msg" > "$work/out.json"; rc=$?
 		if ! jq -en --arg s "$sig" 'input | any(.matches[]; .signature == $s)' "$work/out.json" > /dev/null; then
@@ -49,6 +58,42 @@ table=$(grep -oE '^	\{"[a-z0-9_]+\.[a-z0-9_]+"' "$top/src/explain/signatures.c" 
 for s in $table; do
 	grep -qx "$s" < <(printf "%s\n" "${seen[@]}") && ok || bad "signature $s has no test case"
 done
+
+# each scenario's own error line confirms that scenario's cause and no other (tests/explain/scenarios.txt)
+while IFS=$'\t' read -r sc msg want; do
+	case "$sc" in ''|'#'*) continue ;; esac
+	[ -d "$work/roots/$sc" ] || { bad "scenarios.txt: no scenario root $sc"; continue; }
+	printf '%b\n' "$msg" > "$work/msg"
+	"$bin" --root "$work/roots/$sc" explain --format json - < "$work/msg" > "$work/out.json"; rc=$?
+	got=$(jq -r '[.matches[].causes[] | select(.verdict == "confirmed") | .id] | unique | join(",")' "$work/out.json")
+	[ "$got" = "$want" ] && [ $rc = 1 ] && ok || bad "scenario $sc: confirmed '$got', expected only '$want' (exit $rc)"
+done < "$top/tests/explain/scenarios.txt"
+
+# judged by what a cause is about: uverbs nodes at 0600 are not "ib_uverbs is not loaded" nor
+# "/dev/infiniband is missing", and the message is matched whatever its case
+"$bin" --root "$work/roots/uverbs-mode-0600" explain --format json "NCCL WARN NET/IB : UNABLE TO OPEN DEVICE mlx5_0" > "$work/out.json"
+jq -en 'input | [.matches[].causes[] | {(.id): .verdict}] | add | ."uverbs-not-loaded" == "ruled out" and
+	."uverbs-nodes-missing" == "ruled out" and ."uverbs-nodes-mode" == "confirmed"' "$work/out.json" > /dev/null &&
+	ok || bad "uverbs 0600: $(jq -c '[.matches[].causes[] | [.id, .verdict]]' "$work/out.json")"
+# a SKIP is not "ruled out": on a host with no RDMA device, that is the confirmed cause of "No device found"
+"$bin" --root "$top/examples/no-rdma" explain --format json "NCCL WARN NET/IB : No device found." > "$work/out.json"; rc=$?
+jq -en 'input | [.matches[].causes[] | {(.id): .verdict}] | add | ."no-rdma-device" == "confirmed" and
+	."uverbs-not-loaded" == "cannot tell" and ."mlx5-not-loaded" == "cannot tell"' "$work/out.json" > /dev/null && [ $rc = 1 ] &&
+	ok || bad "no-rdma: exit $rc: $(jq -c '[.matches[].causes[] | [.id, .verdict]]' "$work/out.json")"
+# a heading never asserts a cause: umad on a healthy host, both causes ruled out
+out=$("$bin" --root "$work/roots/healthy-inbox" explain "ibwarn: [3721] mad_rpc_open_port: can't open UMAD port ((null):0)"); rc=$?
+[ $rc = 0 ] && ! grep -q "is not loaded$" <<< "$(grep '^umad' <<< "$out")" && [ "$(grep -c 'ruled out' <<< "$out")" = 4 ] &&
+	ok || bad "umad heading on a healthy host (exit $rc): $out"
+
+# the deadline: a writer that stops writing; explain ends by --timeout with what it read, saying so
+{ printf '%s\n' "NCCL WARN Call to ibv_reg_mr failed with error Cannot allocate memory"; sleep 3; } |
+	"$bin" --timeout 1 --root "$work/roots/memlock-64k-slurmd" explain --format json - > "$work/out.json"; rc=$?
+jq -en 'input | .input.finished == false and .input.bytes_read == 70 and .input.bytes_total == null and
+	any(.matches[].causes[]; .id == "memlock" and .verdict == "confirmed")' "$work/out.json" > /dev/null && [ $rc = 1 ] &&
+	ok || bad "deadline: exit $rc: $(jq -c .input "$work/out.json")"
+{ echo "nothing known"; sleep 3; } | "$bin" --timeout 1 explain - > "$work/out.txt"; rc=$?
+[ $rc = 3 ] && grep -q "^rdma-doctor explain: read 14 bytes before the deadline (--timeout 1 s)" "$work/out.txt" &&
+	ok || bad "deadline, nothing matched: exit $rc: $(cat "$work/out.txt")"
 
 # nothing known: says so, suggests check, exit 0
 out=$("$bin" --root "$work/roots/healthy-inbox" explain "everything is fine" "really"); rc=$?
@@ -86,5 +131,10 @@ start=$(date +%s%N)
 ms=$((($(date +%s%N) - start) / 1000000))
 jq -en 'input | any(.matches[]; .signature == "modprobe.invalid_argument")' "$work/big.json" > /dev/null && ok || bad "big input: exit $rc, the final line not found"
 echo "explain: ${big} MB scanned in ${ms} ms"
+# as many empty lines (once 25 s: a line's cost must not depend on the signature table), read from a file
+head -c $((big * 1024 * 1024)) /dev/zero | tr '\0' '\n' > "$work/empty.log"
+"$bin" --timeout 0 explain --format json - < "$work/empty.log" > "$work/empty.json"; rc=$?
+jq -en --argjson n $((big * 1024 * 1024)) 'input | .lines_read == $n and .input.bytes_total == $n and .input.finished' \
+	"$work/empty.json" > /dev/null && [ $rc = 0 ] && ok || bad "empty lines: exit $rc: $(jq -c '{lines_read, input}' "$work/empty.json")"
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

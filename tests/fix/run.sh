@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Tests of `fix modules` on roots: for each case, the dry run (diffs), the files after --apply
 # (goldens in tests/fix/expected/), that `check` then finds modules.persistent and
-# modules.peermem_order OK, that a second --apply changes nothing (byte-identical files), and
-# that a crash at every step of a write leaves each file either old or new, never partial or
-# missing.  Usage: tests/fix/run.sh [BUILD_DIR] [--update]      Ends with "N passed, N failed".
+# modules.peermem_order OK, that a second --apply changes nothing (byte-identical files), that
+# a file with NUL bytes is refused unchanged, that a crash at every step of a write leaves each
+# file either old or new, never partial or missing, and that a link swapped in while the fix runs
+# is neither written through nor replaced.  Usage: tests/fix/run.sh [BUILD_DIR] [--update]      Ends with "N passed, N failed".
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=$top/build update=0
@@ -59,6 +60,12 @@ make_case() { # NAME: builds $work/NAME, sets R
 	mode-and-owner)
 		raw etc/modules-load.d/rdma.conf 'mlx5_core\nmlx5_ib\n'
 		chmod 0600 "$R/etc/modules-load.d/rdma.conf"; chown 65534:65534 "$R/etc/modules-load.d/rdma.conf" ;;
+	comment-after-module) # systemd takes "ib_ipoib   # storage" whole as one module name: loads nothing
+		attr usr/lib/modules-load.d/rdma.conf "$(printf '%s\n' mlx5_core mlx5_ib ib_core ib_uverbs ib_cm rdma_cm rdma_ucm ib_umad 'ib_ipoib   # storage')" ;;
+	nul-bytes) # everything after the NUL would be lost by a C-string edit
+		raw etc/modules-load.d/rdma.conf 'mlx5_core\n\0ib_core\nib_uverbs\n# kept\n' ;;
+	only-nuls)
+		raw etc/modules-load.d/rdma.conf '\0\0\0\0\0\0\0\0' ;;
 	esac
 }
 dump() { # the modules-load.d files of a root, as text
@@ -66,14 +73,15 @@ dump() { # the modules-load.d files of a root, as text
 		[ -d "$1/$d" ] || continue
 		for f in $(cd "$1/$d" && LC_ALL=C ls -A); do
 			if [ -L "$1/$d/$f" ]; then echo "== /$d/$f -> $(readlink "$1/$d/$f")"
-			else echo "== /$d/$f ($(stat -c '%a %U' "$1/$d/$f"))"; cat "$1/$d/$f"; fi
+			else echo "== /$d/$f ($(stat -c '%a %U' "$1/$d/$f"))"; cat -v "$1/$d/$f"; fi
 		done
 	done
 }
 as_user() { if [ "$1" = unwritable-dir ]; then shift; setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; else shift; "$@"; fi; }
 
 cases="empty-dir no-dir partial-with-comments split-across-dirs etc-overrides-usr-lib usr-lib-only peermem-in-0-nvidia
-	peermem-in-usr-lib symlinked-rdma-conf dir-is-a-file unparseable-rdma-conf unwritable-dir mode-and-owner"
+	peermem-in-usr-lib symlinked-rdma-conf dir-is-a-file unparseable-rdma-conf unwritable-dir mode-and-owner
+	comment-after-module nul-bytes only-nuls"
 for c in $cases; do
 	make_case "$c"
 	before=$(dump "$R")
@@ -90,10 +98,15 @@ for c in $cases; do
 	if cmp -s "$work/$c.out" "$exp/$c.txt"; then ok; else bad "$c: differs from the golden"; diff "$exp/$c.txt" "$work/$c.out" | head -20; fi
 	grep -q "files unchanged by the dry run: yes" "$work/$c.out" && ok || bad "$c: the dry run changed files"
 	case "$c" in
-	symlinked-rdma-conf|dir-is-a-file|unparseable-rdma-conf|unwritable-dir)
+	symlinked-rdma-conf|dir-is-a-file|unparseable-rdma-conf|unwritable-dir|nul-bytes|only-nuls)
 		# refused: nothing changed, a clear reason, a failing exit status
 		[ "$(dump "$R")" = "$before" ] && ok || bad "$c: files changed although the fix was refused"
 		grep -q -- "--- exit 1" "$work/$c.out" && ok || bad "$c: refusal did not exit 1"
+		case "$c" in nul-bytes|only-nuls) # byte for byte, and the error names the file
+			cmp -s "$R/etc/modules-load.d/rdma.conf" <(printf '%b' "$([ $c = nul-bytes ] && echo 'mlx5_core\n\0ib_core\nib_uverbs\n# kept\n' || echo '\0\0\0\0\0\0\0\0')") &&
+				ok || bad "$c: the file changed"
+			grep -q "fix: /etc/modules-load.d/rdma.conf: holds NUL bytes" "$work/$c.out" && ok || bad "$c: no error naming the file" ;;
+		esac
 		;;
 	*)
 		out=$("$bin" --root "$R" check --only modules.persistent,modules.peermem_order --format json)
@@ -109,7 +122,13 @@ for c in $cases; do
 done
 
 # Crash safety: kill the process at every step of the write sequence; each file is then old or
-# new (never partial or missing), and a later run completes the fix.
+# new (never partial or missing), and a later run completes the fix.  The crash is injected from
+# outside the product: an LD_PRELOAD shim (tests/fix/crash.c) _exits at the n-th file-changing call.
+cc -O2 -shared -fPIC -o "$work/crash.so" "$top/tests/fix/crash.c" -ldl || bad "cannot build the crash shim"
+cc -O2 -o "$work/swap" "$top/tests/fix/swap.c" || bad "cannot build the swap helper"
+preload() { # the shim first, as an ASan build wants its runtime first otherwise
+	LD_PRELOAD="$work/crash.so${LD_PRELOAD:+:$LD_PRELOAD}" ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" "$@"
+}
 make_case partial-with-comments; mv "$R" "$work/crash-base"
 cp -a "$work/crash-base" "$work/crash-ref"
 "$bin" --root "$work/crash-ref" fix modules --apply > /dev/null 2>&1
@@ -117,7 +136,7 @@ old=$(cat "$work/crash-base/etc/modules-load.d/rdma.conf"); new=$(cat "$work/cra
 steps=0
 for n in $(seq 1 40); do
 	rm -rf "$work/crash"; cp -a "$work/crash-base" "$work/crash"
-	RD_FAULT_AT=$n "$bin" --root "$work/crash" fix modules --apply > /dev/null 2>&1
+	RD_CRASH_AT=$n preload "$bin" --root "$work/crash" fix modules --apply > /dev/null 2>&1
 	rc=$?
 	f=$work/crash/etc/modules-load.d/rdma.conf
 	if [ ! -f "$f" ]; then bad "crash at step $n: rdma.conf missing"; continue; fi
@@ -128,7 +147,55 @@ for n in $(seq 1 40); do
 	[ "$(cat "$f")" = "$new" ] && ok || bad "crash at step $n: a later run did not complete the fix"
 	[ $rc != 99 ] && break
 done
-[ "$steps" -ge 8 ] && ok || bad "crash injection reached only $steps steps"
+[ "$steps" -ge 7 ] && ok || bad "crash injection reached only $steps steps"
 echo "crash injection: $steps steps of the write sequence interrupted"
+# the product has no crash switch of its own
+grep -q RD_FAULT_AT "$bin" && bad "the binary still reads RD_FAULT_AT" || ok
+
+# The write path as system calls (strace, when installed): the directory reached one component at
+# a time with O_PATH|O_NOFOLLOW, an existing file replaced by RENAME_EXCHANGE, a new one created by
+# RENAME_NOREPLACE.
+if command -v strace > /dev/null; then
+	for c in partial-with-comments empty-dir; do
+		make_case $c
+		strace -f -e trace=openat,renameat,renameat2 -o "$work/strace.log" "$bin" --root "$R" fix modules --apply > /dev/null 2>&1
+		walk=$(sed -n '/O_PATH|O_DIRECTORY) = /,/O_CREAT/p' "$work/strace.log")
+		flag=$([ $c = empty-dir ] && echo RENAME_NOREPLACE || echo RENAME_EXCHANGE)
+		if grep -q 'openat([0-9]*, "etc", [^)]*O_NOFOLLOW[^)]*O_PATH' <<< "$walk" &&
+			grep -q 'openat([0-9]*, "modules-load.d", [^)]*O_NOFOLLOW[^)]*O_PATH' <<< "$walk" &&
+			! grep -q 'openat([0-9]*, "[^"]*/' <<< "$walk" && grep -q "renameat2(.*\"rdma.conf\", $flag)" "$work/strace.log" &&
+			! grep -q '^[0-9]* renameat(' "$work/strace.log"; then ok
+		else bad "$c: the write path is not a per-component O_PATH walk with renameat2 $flag: $(grep -E 'O_PATH|rename' "$work/strace.log" | head -5)"; fi
+	done
+fi
+
+# Races: while a helper swaps rdma.conf with a link to a file outside the root (and, separately,
+# the modules-load.d directory with a link to a directory outside), `fix modules --apply` runs
+# again and again.  Nothing outside may be written, and no link may be replaced (the fix either
+# wrote the real file or refused).
+RACE_N=${RACE_N:-40}
+mkdir -p "$work/outside/dir"; printf 'outside\n' > "$work/outside/target.conf"
+race_base=$work/race-base; make_case partial-with-comments; mv "$R" "$race_base"
+race_hit=0
+for kind in file dir; do
+	for i in $(seq 1 "$RACE_N"); do
+		rm -rf "$work/race"; cp -a "$race_base" "$work/race"
+		d=$work/race/etc/modules-load.d
+		if [ $kind = file ]; then ln -s "$work/outside/target.conf" "$d/.swap"; a=$d/rdma.conf b=$d/.swap
+		else ln -s "$work/outside/dir" "$work/race/etc/.swap"; a=$d b=$work/race/etc/.swap; fi
+		"$work/swap" "$a" "$b" & sp=$!
+		"$bin" --root "$work/race" fix modules --apply > "$work/race.out" 2>&1
+		kill $sp; wait $sp 2> /dev/null
+		grep -q "was replaced while\|appeared while\|symbolic link" "$work/race.out" && race_hit=$((race_hit + 1))
+		if [ "$(cat "$work/outside/target.conf")" != outside ] || [ -n "$(ls -A "$work/outside/dir")" ]; then
+			bad "race ($kind) $i: a file outside the root was written"; break
+		fi
+		links=$(find "$work/race/etc" -type l | wc -l)
+		if [ "$links" != 1 ]; then bad "race ($kind) $i: $links links left in the root, not 1 (a link was replaced)"; break; fi
+		[ $i = "$RACE_N" ] && ok
+	done
+done
+echo "races: $RACE_N runs each against a swapped file and a swapped directory, $race_hit met the swap and refused"
+
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

@@ -13,7 +13,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(s, data, size);
 	s[size] = '\0';
 	struct rd_strv m = {0};
-	rd_parse_modules_load(s, &m);
+	struct rd_modload_bad *bad = NULL;
+	size_t nbad = 0;
+	rd_parse_modules_load((const char *)data, size, &m, &bad, &nbad);
+	rd_modload_bad_free(bad, nbad);
 	rd_strv_free(&m);
 	rd_parse_openib_conf(s, &m);
 	rd_strv_free(&m);

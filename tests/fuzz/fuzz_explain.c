@@ -1,5 +1,6 @@
-/* Fuzz target: the explain scanner over any input, and the kernel.log check over the same text
- * as a captured dmesg. */
+/* Fuzz target: the explain scanner over any input, fed in pieces whose sizes the input's first
+ * byte chooses (lines and automaton state across feeds), its result judged against an empty
+ * report; and the kernel.log check over the same text as a captured dmesg. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,13 +13,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct rd_explain_scan scan;
 	rd_explain_scan_init(&scan);
-	const char *p = (const char *)data, *end = p + size;
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
-		rd_explain_scan_line(&scan, p, n);
-		p += n + (nl ? 1 : 0);
+	size_t piece = size ? 1 + (size_t)data[0] * 331 : 1; /* 1 byte to beyond a block */
+	for (size_t at = 0; at < size;) {
+		size_t n = size - at < piece ? size - at : piece;
+		rd_explain_scan_feed(&scan, (const char *)data + at, n);
+		at += n;
 	}
+	rd_explain_scan_end(&scan);
+	if (scan.bytes != size)
+		abort();
+	struct rd_explain_result res = {0};
+	rd_explain_result_build(&res, &scan, NULL, NULL, NULL);
+	for (size_t k = 0; k < res.nmatch; k++)
+		if (!res.matches[k].m->count || strlen(res.matches[k].m->sample) > RD_EXPLAIN_SAMPLE)
+			abort();
+	rd_explain_result_free(&res);
 	rd_explain_scan_free(&scan);
 
 	struct rd_host h;

@@ -26,7 +26,7 @@ seed fuzz_procfs "$top"/examples/*/proc/modules "$top"/examples/*/proc/self/limi
 seed fuzz_config $(find "$roots"/healthy-*/etc "$roots"/*/var/lib/dpkg "$roots"/*/rdma-doctor/commands -type f 2>/dev/null | head -100) \
 	"$roots"/*/lib/systemd/system/*.service "$roots"/*/etc/systemd/system/*/*.conf "$roots"/*/rdma-doctor/devnodes
 seed fuzz_policy "$top"/tests/cli/policies/*.conf "$roots"/*/etc/rdma-doctor.conf
-seed fuzz_explain "$top"/tests/explain/cases.txt "$real"/gpud__dmesg.peermem.log.0.txt "$real"/gpud__ibstat.*.txt \
+seed fuzz_explain "$top"/tests/explain/cases.txt "$top"/tests/explain/scenarios.txt "$real"/gpud__dmesg.peermem.log.0.txt "$real"/gpud__ibstat.*.txt \
 	"$real"/gpud__ibstatus.*.txt "$roots"/*/rdma-doctor/commands/dmesg
 seed fuzz_diff "$top"/tests/fix/expected/*.txt
 # the probe child's report (probe/wire.h), as a run on tests/probe's stand-in library writes it
@@ -50,6 +50,10 @@ step gid 1 0 27 ~ sgid[0]%20fe80::5054:ff:fe12:3456%20(RoCE%20v1):%20gid_attrs/t
 WIRE
 printf 'library s/usr/lib/libibverbs.so.1\nend 0 33554432 srxe0%%20port%%201:%%20no\n' > "$roots/probe-wire-end.txt"
 seed fuzz_probe_wire "$roots/probe-wire.txt" "$roots/probe-wire-end.txt"
+for n in mock-idle mock-drained-admin mock-down-not-responding; do
+	"$top/tests/cli/mock-bin/scontrol" show node -o "$n" > "$roots/show-node-$n.txt"
+done
+seed fuzz_slurm "$roots"/show-node-*.txt
 for ex in no-rdma h100-ofed; do
 	"$top/build-fuzz/../build/rdma-doctor" --root "$top/examples/$ex" snapshot -o "$roots/$ex.tar.gz" > /dev/null 2>&1 || true
 done

@@ -4,7 +4,8 @@
 # state, thousands of devices, a device whose directory is gone between listing and reading.
 # Every command must still print its whole report (no crash, no hang: each run is guarded by a
 # 120 s timeout that only catches hangs), and what could not be read must be UNKNOWN, naming the
-# path and the error.  (ibstat exiting 255 is rdma-core's own ibpanic on a broken CA, as the real one.)
+# path and the error.  Roots that change while read (a directory swapped for a link out), device
+# nodes in a root, and a --root leading back to / are checked with strace.  (ibstat exiting 255 is rdma-core's own ibpanic on a broken CA, as the real one.)
 #     Usage: tests/hostile/run.sh [BUILD_DIR]     Ends with "N passed, N failed".
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -75,17 +76,114 @@ jq -en 'input | [.devices[] | select(.name == "mlx5_1") | .board_id] == ["root-l
 	"$work/link-outside.json" > /dev/null && ok || bad "link-outside: read outside the root: $(jq -c '[.devices[] | select(.name == "mlx5_1") | {fw_ver, board_id}]' "$work/link-outside.json")"
 jq -en 'input | (.devices | length) == 2003' "$work/many-devices.json" > /dev/null && ok || bad "many-devices: not every device reported"
 
-# A read that blocks (a wedged HCA; simulated with the RD_TEST_SLOW_READ hook, which delays the
-# matching reads in the reader thread): the port is UNKNOWN "timed out", the rest of the report
-# is whole.  And a whole-run deadline: everything after it is UNKNOWN, and the report still comes.
+# Faults are injected from outside the product: tests/shim/faults.c, preloaded (RD_FAULT_SLOW
+# delays the reads of matching files, RD_FAULT_NO_OPENAT2 takes openat2 away).  An ASan build
+# wants its runtime first among the preloads: the order check is turned off for the shim.
+shim=$work/libfaults.so
+cc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O1 -g -shared -fPIC -o "$shim" "$top/tests/shim/faults.c" ||
+	{ echo "FAIL cannot build the fault shim"; exit 1; }
+export ASAN_OPTIONS=verify_asan_link_order=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}
+
+# A read that blocks (a wedged HCA): the port is UNKNOWN "timed out", the rest of the report is
+# whole.  And a whole-run deadline: everything after it is UNKNOWN, and the report still comes.
 make_root slow-read
-RD_TEST_SLOW_READ="mlx5_1/ports/1/state:60000" timeout 120 "$bin" --root "$work/slow-read" check --format json > "$work/slow.json"; rc=$?
+LD_PRELOAD=$shim RD_FAULT_SLOW="mlx5_1/ports/1/state:60000" timeout 120 "$bin" --root "$work/slow-read" check --format json > "$work/slow.json"; rc=$?
 jq -en 'input | any(.findings[]; .check == "ports.state" and .status == "UNKNOWN" and any(.evidence[]; .value == "<timed out>"))
 	and any(.findings[]; .check == "modules.loaded" and .status == "OK") and (.findings | length) >= 19' "$work/slow.json" > /dev/null &&
 	[ $rc = 3 ] && ok || bad "slow read: exit $rc $(jq -c '[.findings[] | select(.status != "OK" and .status != "SKIP") | {check, status}]' "$work/slow.json")"
-RD_TEST_SLOW_READ="ports/:60000" timeout 120 "$bin" --root "$work/slow-read" --timeout 3 check --format json > "$work/slow2.json"; rc=$?
+LD_PRELOAD=$shim RD_FAULT_SLOW="ports/:60000" timeout 120 "$bin" --root "$work/slow-read" --timeout 3 check --format json > "$work/slow2.json"; rc=$?
 jq -en 'input | (.findings | length) >= 19 and all(.findings[]; .status != "FAIL" and .status != "WARN")
 	and any(.findings[]; any(.evidence[]; .value == "<timed out>"))' "$work/slow2.json" > /dev/null &&
 	[ $rc = 3 ] && ok || bad "run deadline: exit $rc $(jq -c '[.findings[] | select(.status == "FAIL" or .status == "WARN") | {check, message}]' "$work/slow2.json")"
+
+# ---- a root that changes while it is read: directories swapped for links out of it ----------
+# A helper exchanges proc/sys/kernel and etc with links to the host's (renameat2 RENAME_EXCHANGE
+# in a tight loop) while check runs again and again: the real host's name and kernel must never
+# appear, with openat2 and with the O_PATH walk that replaces it on kernels without it.
+cc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O1 -o "$work/swap" "$top/tests/hostile/swap.c" || { echo "FAIL cannot build swap"; exit 1; }
+make_root race
+ln -s /proc/sys/kernel "$work/race/proc/sys/kernel.out"
+ln -s /etc "$work/race/etc.out"
+real_host=$(cat /proc/sys/kernel/hostname) real_kernel=$(uname -r)
+[ "$real_host" != gpu-a01 ] || real_host=never-matches
+"$work/swap" "$work/race/proc/sys/kernel" "$work/race/proc/sys/kernel.out" "$work/race/etc" "$work/race/etc.out" &
+swapper=$!
+for mode in openat2 walk; do
+	leaks=0 runs=0
+	for i in $(seq 25); do
+		if [ $mode = walk ]; then
+			LD_PRELOAD=$shim RD_FAULT_NO_OPENAT2=1 timeout 120 "$bin" --root "$work/race" check --format json > "$work/race.json" 2> /dev/null
+		else
+			timeout 120 "$bin" --root "$work/race" check --format json > "$work/race.json" 2> /dev/null
+		fi
+		runs=$((runs + 1))
+		jq -e --arg h "$real_host" '.host != $h' "$work/race.json" > /dev/null || leaks=$((leaks + 1))
+		! grep -qF -- "$real_kernel" "$work/race.json" || leaks=$((leaks + 1))
+	done
+	[ $leaks = 0 ] && ok || bad "race ($mode): the real host leaked into $leaks of $runs reports"
+done
+kill $swapper; wait $swapper 2> /dev/null
+
+# strace: how the root is opened.  openat2 when the kernel has it; without it (the shim) one
+# component per openat, each relative to a directory descriptor; never a multi-component openat
+# below the root, in either mode.
+make_root traced
+for mode in openat2 walk; do
+	pre=(); [ $mode = walk ] && pre=(env LD_PRELOAD="$shim" RD_FAULT_NO_OPENAT2=1)
+	"${pre[@]}" strace -f -qq -e trace=open,openat,openat2 -o "$work/trace.$mode" "$bin" --root "$work/traced" check > /dev/null 2>&1
+	multi=$(grep -E '(^|[^2])openat\(([0-9]+|AT_FDCWD), "' "$work/trace.$mode" | grep -v '"/proc/self/fd/[0-9]*"' |
+		grep -E "openat\([0-9]+, \"[^\"]*/|openat\(AT_FDCWD, \"$work/traced/" | head -3)
+	if [ $mode = openat2 ]; then
+		grep -q 'openat2(.*RESOLVE_IN_ROOT' "$work/trace.$mode" && ok || bad "strace: no openat2 RESOLVE_IN_ROOT"
+	else
+		! grep -q 'openat2(' "$work/trace.$mode" && grep -qE 'openat\([0-9]+, "[^"/]+", [^)]*O_PATH' "$work/trace.$mode" &&
+			ok || bad "strace ($mode): no per-component O_PATH opens"
+	fi
+	[ -z "$multi" ] && ok || bad "strace ($mode): multi-component openat below the root: $multi"
+	grep -q "openat.*$work/traced/.*\(\.\.\|sys/class\)" "$work/trace.$mode" && bad "strace ($mode): a path below the root opened from /" || ok
+done
+
+# ---- device nodes in a root are never opened: fstat'ed through O_PATH, refused --------------
+make_root devnodes
+n=0
+while IFS= read -r f; do rm "$f" && mknod "$f" c 1 5 && n=$((n + 1)); done < <(find "$work/devnodes/sys" -type f)
+strace -f -qq -yy -e trace=open,openat,openat2 -o "$work/trace.dev" "$bin" --root "$work/devnodes" check > /dev/null 2>&1
+opened=$(grep -v O_PATH "$work/trace.dev" | grep -c '<char 1:5' || true)
+looked=$(grep O_PATH "$work/trace.dev" | grep -c '<char 1:5' || true)
+[ "$n" -gt 100 ] && [ "$looked" -gt 50 ] && [ "$opened" = 0 ] && ok ||
+	bad "devnodes: $opened of $n device nodes opened without O_PATH ($looked looked at)"
+rc=$(run devnodes check --format json)
+jq -en 'input | (.findings | length) >= 19' "$work/out" > /dev/null && [ "$rc" -le 3 ] && ok || bad "devnodes: no full report (exit $rc)"
+
+# ---- a root that leads back to / is a root: no program runs, no modprobe planned -------------
+ln -s / "$work/slash-link"
+for r in /. // /tmp/.. "$work/slash-link" /proc/self/root; do
+	strace -f -qq -e trace=execve -o "$work/exec.txt" "$bin" --root "$r" check > /dev/null 2>&1
+	execs=$(grep -c 'execve(' "$work/exec.txt")
+	[ "$execs" = 1 ] && ok || bad "--root $r: $execs programs run: $(grep -o 'execve("[^"]*"' "$work/exec.txt" | sed -n 2,4p | tr '\n' ' ')"
+	strace -f -qq -e trace=execve -o "$work/exec.txt" "$bin" --root "$r" fix modules > "$work/fix.out" 2>&1
+	execs=$(grep -c 'execve(' "$work/exec.txt")
+	[ "$execs" = 1 ] && ! grep -qE '^ +modprobe ' "$work/fix.out" && ok || bad "--root $r fix modules: $execs programs, $(grep -cE '^ +modprobe ' "$work/fix.out") modprobes planned"
+done
+RDMA_DOCTOR_ROOT=/. strace -f -qq -e trace=execve -o "$work/exec.txt" "$bin" check > /dev/null 2>&1
+[ "$(grep -c 'execve(' "$work/exec.txt")" = 1 ] && ok || bad "RDMA_DOCTOR_ROOT=/.: programs run"
+# ---- an archive root is read in memory: nothing written to disk, fix --apply refused ---------
+make_root archived
+"$bin" --root "$work/archived" snapshot -o "$work/archived.tar.gz" > /dev/null 2>&1 || bad "archived: snapshot"
+mkdir "$work/tmp-empty"
+TMPDIR=$work/tmp-empty strace -f -qq -e trace=mkdir,mkdirat,open,openat,openat2,unlink,unlinkat,rename,renameat,renameat2 \
+	-o "$work/trace.ar" "$bin" --root "$work/archived.tar.gz" check --format json > "$work/ar.json" 2> /dev/null
+jq -en 'input | (.findings | length) >= 19' "$work/ar.json" > /dev/null && ok || bad "archived: no full report"
+[ -z "$(ls -A "$work/tmp-empty")" ] && ! grep -qE 'O_CREAT|mkdir|unlink|rename' "$work/trace.ar" && ok ||
+	bad "archived: check wrote to disk: $(grep -E 'O_CREAT|mkdir|unlink|rename' "$work/trace.ar" | head -2)"
+# reading an archive counts toward --timeout: 60,000 entries and a 50 ms deadline stop early
+mkdir -p "$work/many-entries/sys/x" && (cd "$work/many-entries/sys/x" && seq 1 60000 | sed 's/^/f/' | xargs touch) &&
+	tar czf "$work/many-entries.tar.gz" -C "$work/many-entries" .
+timeout 120 "$bin" --root "$work/many-entries.tar.gz" --timeout 0.05 check > /dev/null 2> "$work/err"; rc=$?
+[ $rc = 3 ] && grep -q "cannot read snapshot .*many-entries.tar.gz: deadline passed" "$work/err" && ok ||
+	bad "many-entries archive: exit $rc: $(head -c 300 "$work/err")"
+"$bin" --root "$work/archived.tar.gz" fix modules --apply > /dev/null 2> "$work/err"; rc=$?
+[ $rc = 3 ] && grep -q "is a snapshot archive: nothing to apply it to" "$work/err" && ok || bad "archived: fix --apply (exit $rc): $(cat "$work/err")"
+
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

@@ -180,7 +180,7 @@ rmdir "$tf/isdir.prom"
 [ "$rc" = 3 ] && grep -q "cannot create a file in its directory: No such file or directory" "$work/nodir.err" && ok || bad "--output into a missing directory: exit $rc: $(cat "$work/nodir.err")"
 # option errors
 "$bin" --root "$roots/healthy-inbox" check --format prometheus --output 2> "$work/e1"; rc=$?
-[ "$rc" = 3 ] && grep -q 'needs a file name' "$work/e1" && ok || bad "--output without a value: exit $rc: $(cat "$work/e1")"
+[ "$rc" = 3 ] && grep -qE 'needs a (file name|value)' "$work/e1" && ok || bad "--output without a value: exit $rc: $(cat "$work/e1")"
 "$bin" --root "$roots/healthy-inbox" check --format yaml > /dev/null 2> "$work/e2"; rc=$?
 [ "$rc" = 3 ] && grep -q "unknown format 'yaml' (use text, json or prometheus)" "$work/e2" && ok || bad "--format yaml: exit $rc: $(cat "$work/e2")"
 "$bin" --root "$roots/healthy-inbox" check --format=prometheus --format json > "$work/last.json" 2> /dev/null

@@ -141,11 +141,31 @@ build() {
 	ib-uverbs-missing)
 		base; drop_module ib_uverbs; drop_module rdma_ucm; drop_module nvidia_peermem
 		rm -f "$R"/sys/class/infiniband_verbs/uverbs* "$R"/dev/infiniband/uverbs* "$R/dev/infiniband/rdma_cm" ;;
+	uverbs-device-missing-loaded)
+		# ib_uverbs is loaded but made no uverbs device for mlx5_1: its holders must go before it can be reloaded
+		base; rm -rf "$R/sys/class/infiniband_verbs/uverbs1" "$R/dev/infiniband/uverbs1" ;;
 	dev-infiniband-absent)
 		base; for m in ib_uverbs rdma_ucm ib_umad nvidia_peermem; do drop_module $m; done
 		rm -rf "$R/dev/infiniband" "$R"/sys/class/infiniband_verbs/uverbs* "$R"/sys/class/infiniband_mad/umad* "$R"/sys/class/infiniband_mad/issm* ;;
 	modules-not-persistent)
 		base; rm -rf "$R/etc/modules-load.d" ;;
+	modules-comment-after-name)
+		# systemd-modules-load takes "ib_ipoib   # storage" whole as one module name: it loads nothing
+		base; attr etc/modules-load.d/rdma.conf "$(printf '%s\n' '# RDMA stack' mlx5_core mlx5_ib ib_core ib_uverbs ib_cm rdma_cm rdma_ucm ib_umad 'ib_ipoib   # storage')" ;;
+	modules-usr-lib-umad-missing)
+		# the list is the package's, in /usr/lib; an /etc file of the same name would mask it
+		base; rm "$R/etc/modules-load.d/rdma.conf"
+		attr usr/lib/modules-load.d/rdma.conf "$(printf '%s\n' mlx5_core mlx5_ib ib_core ib_uverbs ib_cm rdma_cm rdma_ucm ib_ipoib)" ;;
+	modules-by-rdma-core)
+		# no modules-load.d list; rdma-core's udev rules start rdma-load-modules@<kind>.service when a
+		# device appears, which loads /etc/rdma/modules/<kind>.conf (stand-ins of its kernel-boot files)
+		base; rm -rf "$R/etc/modules-load.d"
+		attr usr/lib/udev/rules.d/90-rdma-ulp-modules.rules 'SUBSYSTEM=="infiniband", TAG+="systemd", ENV{SYSTEMD_WANTS}+="rdma-hw.target"'
+		attr usr/lib/udev/rules.d/90-rdma-hw-modules.rules 'ENV{DRIVER}=="mlx5_core", RUN{builtin}+="kmod load mlx5_ib"'
+		attr usr/lib/systemd/system/rdma-load-modules@.service "$(printf '[Service]\nType=oneshot\nExecStart=/lib/systemd/systemd-modules-load /etc/rdma/modules/%%I.conf')"
+		attr etc/rdma/modules/rdma.conf "$(printf '%s\n' '# loaded when any RDMA device appears' ib_iser ib_uverbs rdma_ucm)"
+		attr etc/rdma/modules/infiniband.conf "$(printf '%s\n' ib_ipoib ib_umad)"
+		attr etc/rdma/modules/roce.conf '# nothing' ;;
 	peermem-before-ib-core)
 		base; rm "$R/etc/modules-load.d/zz-nvidia-peermem.conf"; attr etc/modules-load.d/0-nvidia.conf nvidia_peermem ;;
 	peermem-not-registered)
@@ -232,11 +252,12 @@ build() {
 }
 
 ALL=(healthy-inbox healthy-mlnx-ofed healthy-doca-ofed ib-umad-missing rdma-ucm-missing ib-uverbs-missing
-	dev-infiniband-absent modules-not-persistent peermem-before-ib-core peermem-not-registered openibd-dead
+	dev-infiniband-absent modules-not-persistent modules-comment-after-name modules-usr-lib-umad-missing
+	modules-by-rdma-core peermem-before-ib-core peermem-not-registered openibd-dead
 	openib-conf-missing-module dkms-not-built-after-upgrade symbol-version-mismatch firmware-one-hca-older
 	firmware-not-pinned memlock-64k-slurmd port-polling port-initializing-no-sm port-200-among-400 roce-mtu-1500
 	port-state-unreadable peermem-not-loaded ports-fewer-active-than-expected port-ignored-by-policy
 	kernel-log-peermem-invalid-context kernel-log-pcie-limited kernel-log-mlx5-health kernel-log-rxe-crc32
-	uverbs-mode-0600)
+	uverbs-mode-0600 uverbs-device-missing-loaded)
 [ $# -gt 0 ] || set -- "${ALL[@]}"
 for s in "$@"; do scenario "$s"; build "$s"; done

@@ -1,5 +1,6 @@
 /* Parsers of configuration files and tool outputs, and the policy file. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "harness.h"
 #include "model/parse.h"
@@ -8,16 +9,47 @@
 RD_TEST(modules_load_d)
 {
 	struct rd_strv m = {0};
-	CHECK_INT(rd_parse_modules_load("# RDMA\nmlx5_core\n  mlx5-ib  \n; old comment\n\nib_core\r\nbad name\nx/y\n", &m), 2);
+	const char *t = "# RDMA\nmlx5_core\n  mlx5-ib  \n; old comment\n\nib_core\r\nbad name\nx/y\n";
+	CHECK_INT(rd_parse_modules_load(t, strlen(t), &m, NULL, NULL), 2);
 	CHECK_INT(m.n, 3);
 	CHECK_STR(m.v[0], "mlx5_core");
 	CHECK_STR(m.v[1], "mlx5_ib"); /* '-' and '_' are the same module */
 	CHECK_STR(m.v[2], "ib_core");
 	rd_strv_free(&m);
-	CHECK_INT(rd_parse_modules_load("", &m), 0);
+	CHECK_INT(rd_parse_modules_load("", 0, &m, NULL, NULL), 0);
 	CHECK_INT(m.n, 0);
-	CHECK_INT(rd_parse_modules_load("nvidia_peermem", &m), 0); /* no trailing newline */
+	CHECK_INT(rd_parse_modules_load("nvidia_peermem", 14, &m, NULL, NULL), 0); /* no trailing newline */
 	CHECK_INT(m.n, 1);
+	rd_strv_free(&m);
+}
+
+/* systemd-modules-load strips a line and takes all of it as one module name: a trailing comment
+ * makes the line name no module.  Lines end at NUL bytes too (systemd's read_line). */
+RD_TEST(modules_load_d_as_systemd_reads_it)
+{
+	struct rd_strv m = {0};
+	struct rd_modload_bad *bad = NULL;
+	size_t nbad = 0;
+	const char *t = "mlx5_core\nib_ipoib   # storage\n  # ib_umad\n;x\nrdma_ucm ; cm\n\tib_core\t\n";
+	CHECK_INT(rd_parse_modules_load(t, strlen(t), &m, &bad, &nbad), 2);
+	CHECK_INT(nbad, 2);
+	CHECK_INT(m.n, 2);
+	CHECK_STR(m.v[0], "mlx5_core");
+	CHECK_STR(m.v[1], "ib_core");
+	CHECK_INT(bad[0].line, 2);
+	CHECK_STR(bad[0].text, "ib_ipoib   # storage");
+	CHECK_INT(bad[1].line, 5);
+	CHECK_STR(bad[1].text, "rdma_ucm ; cm");
+	rd_modload_bad_free(bad, nbad);
+	rd_strv_free(&m);
+	/* NUL bytes end lines; the text is read by length, not up to the first NUL */
+	static const char nul[] = "ib_core\0ib_uverbs\nx\x01y\n";
+	CHECK_INT(rd_parse_modules_load(nul, sizeof nul - 1, &m, &bad, &nbad), 1);
+	CHECK_INT(m.n, 2);
+	CHECK_STR(m.v[1], "ib_uverbs");
+	CHECK_INT(bad[0].line, 2);
+	CHECK_STR(bad[0].text, "x\\x01y");
+	rd_modload_bad_free(bad, nbad);
 	rd_strv_free(&m);
 }
 

@@ -1,12 +1,16 @@
 /* The source layer against hostile roots made on the fly in a temporary directory. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "harness.h"
+#include "model/host.h"
+#include "model/system.h"
 #include "source/source.h"
 
 static char root[256];
@@ -82,7 +86,7 @@ RD_TEST(reads_attr_and_strips_one_newline)
 	rd_source_close(src);
 }
 
-RD_TEST(links_resolve_inside_the_root)
+static void check_links_resolve_inside_the_root(void)
 {
 	setup();
 	mk("sys/devices/pci/0000:0c:00.0/infiniband/mlx5_0/fw_ver", "28.41.1000\n");
@@ -120,7 +124,20 @@ RD_TEST(links_resolve_inside_the_root)
 	rd_source_close(src);
 }
 
-RD_TEST(link_loops_and_dangling_links)
+RD_TEST(links_resolve_inside_the_root)
+{
+	check_links_resolve_inside_the_root();
+}
+
+/* A kernel without openat2 (the shim says ENOSYS): the same answers from the O_PATH walk. */
+RD_TEST(links_resolve_inside_the_root_without_openat2)
+{
+	setenv("RD_FAULT_NO_OPENAT2", "1", 1);
+	check_links_resolve_inside_the_root();
+	unsetenv("RD_FAULT_NO_OPENAT2");
+}
+
+static void check_link_loops_and_dangling_links(void)
 {
 	setup();
 	ln("sys/loop1", "loop2");
@@ -135,6 +152,18 @@ RD_TEST(link_loops_and_dangling_links)
 	struct rd_strv names = {0};
 	CHECK_INT(rd_list_dir(src, "sys/loop1", &names), -ELOOP);
 	rd_source_close(src);
+}
+
+RD_TEST(link_loops_and_dangling_links)
+{
+	check_link_loops_and_dangling_links();
+}
+
+RD_TEST(link_loops_and_dangling_links_without_openat2)
+{
+	setenv("RD_FAULT_NO_OPENAT2", "1", 1);
+	check_link_loops_and_dangling_links();
+	unsetenv("RD_FAULT_NO_OPENAT2");
 }
 
 RD_TEST(fifo_directory_and_huge_file_are_errors_not_hangs)
@@ -192,8 +221,9 @@ RD_TEST(snapshot_read_errors_are_replayed)
 	rd_source_close(src);
 }
 
-/* RD_TEST_EINVAL fakes the firmware refusing a counter (no HCA here): the refusal is remembered,
- * so the file is not read again in the run, under either of its names. */
+/* The fault shim linked into this test (tests/shim/faults.c, RD_FAULT_EINVAL) fakes the firmware
+ * refusing a counter (no HCA here): the refusal is remembered, so the file is not read again in
+ * the run, under either of its names. */
 RD_TEST(refused_counter_is_read_once_fake_einval)
 {
 	setup();
@@ -201,9 +231,8 @@ RD_TEST(refused_counter_is_read_once_fake_einval)
 	mk("sys/devices/pci0000:00/0000:00:01.0/infiniband/mlx5_0/ports/1/counters/port_rcv_data", "12\n");
 	mk("sys/devices/pci0000:00/0000:00:01.0/infiniband/mlx5_0/ports/1/rate", "400 Gb/sec (4X NDR)\n");
 	ln("sys/class/infiniband/mlx5_0", "../../devices/pci0000:00/0000:00:01.0/infiniband/mlx5_0");
-	setenv("RD_TEST_EINVAL", "symbol_error", 1);
+	setenv("RD_FAULT_EINVAL", "symbol_error", 1);
 	struct rd_source *src = open_root();
-	unsetenv("RD_TEST_EINVAL");
 	struct rd_text t;
 	const char *cls = "sys/class/infiniband/mlx5_0/ports/1/counters/symbol_error";
 	CHECK_INT(rd_read_attr(src, cls, &t), -EINVAL);
@@ -214,6 +243,9 @@ RD_TEST(refused_counter_is_read_once_fake_einval)
 		  -EINVAL);
 	CHECK_INT(t.err, EINVAL);
 	CHECK_INT(rd_source_einval_remembered(src), 1);
+	/* the file itself reads fine: the shim alone refused it */
+	unsetenv("RD_FAULT_EINVAL");
+	CHECK_INT(rd_read_attr(src, cls, &t), -EINVAL);
 	/* other counters and attributes are read as usual */
 	CHECK_INT(rd_read_attr(src, "sys/class/infiniband/mlx5_0/ports/1/counters/port_rcv_data", &t), 0);
 	CHECK_STR(t.data, "12");
@@ -244,7 +276,7 @@ RD_TEST(live_commands_run_with_timeout)
 {
 	struct rd_source *src = NULL;
 	char err[256];
-	CHECK_INT(rd_source_open("/", &src, err, sizeof err), 0);
+	CHECK_INT(rd_source_open(NULL, &src, err, sizeof err), 0);
 	CHECK(rd_source_is_live(src));
 	struct rd_text t;
 	/* dmesg may be refused, but it runs and reports an exit status */
@@ -271,4 +303,195 @@ RD_TEST(bad_roots)
 	snprintf(path, sizeof path, "%s/bad.tar.gz", root);
 	CHECK(rd_source_open(path, &src, err, sizeof err) < 0);
 	CHECK(strstr(err, "bad.tar.gz") != NULL);
+}
+
+/* ---- the recorder: a load recorded, laid out as a root, loaded again: the same answers ------- */
+
+static void mkparents(const char *base, const char *rel)
+{
+	char *p = rd_xasprintf("%s/%s", base, rel);
+	for (char *s = p + strlen(base) + 1; (s = strchr(s, '/')) != NULL; s++) {
+		*s = '\0';
+		mkdir(p, 0755);
+		*s = '/';
+	}
+	free(p);
+}
+
+/* Writes what rec holds as a root directory under dir (what a snapshot does, in a few lines). */
+static void lay_out(const struct rd_recording *rec, const char *dir)
+{
+	struct rd_buf errs = {0};
+	for (size_t i = 0; i < rec->n; i++) {
+		const struct rd_rec_entry *e = &rec->entries[i];
+		if (!*e->path)
+			continue;
+		char *p = rd_xasprintf("%s/%s", dir, e->path);
+		mkparents(dir, e->path);
+		if (e->kind == RD_REC_FILE || (e->kind == RD_REC_NODE && S_ISREG(e->mode))) {
+			int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, e->mode & 07777);
+			CHECK(fd >= 0);
+			CHECK(e->len == 0 || write(fd, e->data, e->len) == (ssize_t)e->len);
+			fchmod(fd, e->mode & 07777);
+			close(fd);
+		} else if (e->kind == RD_REC_DIR || (e->kind == RD_REC_NODE && S_ISDIR(e->mode))) {
+			mkdir(p, 0755);
+		} else if (e->kind == RD_REC_LINK) {
+			CHECK(symlink(e->data, p) == 0);
+		} else if (e->kind == RD_REC_NODE) {
+			/* a device node or FIFO: as it was when the test may make one, else left out */
+			if (mknod(p, e->mode, 0) < 0 && !S_ISFIFO(e->mode))
+				fprintf(stderr, "note: %s not laid out (%s)\n", e->path, strerror(errno));
+		} else if (e->kind == RD_REC_ERROR) {
+			rd_buf_printf(&errs, "%s\t/%s\n", rd_errno_name(e->err), e->path);
+		}
+		free(p);
+	}
+	mkparents(dir, "rdma-doctor/commands/x");
+	for (size_t i = 0; i < rec->ncommands; i++) {
+		const struct rd_rec_command *c = &rec->commands[i];
+		char *p = rd_xasprintf("%s/rdma-doctor/commands/%s%s", dir, c->name, c->out.err ? ".error" : "");
+		FILE *f = fopen(p, "w");
+		CHECK(f != NULL);
+		if (c->out.err)
+			fprintf(f, "%s\n", rd_errno_name(c->out.err));
+		else
+			fwrite(c->out.data, 1, c->out.len, f);
+		fclose(f);
+		free(p);
+		if (c->out.err)
+			continue;
+		p = rd_xasprintf("%s/rdma-doctor/commands/%s.status", dir, c->name);
+		f = fopen(p, "w");
+		CHECK(f != NULL);
+		fprintf(f, "%d\n", c->out.status);
+		fclose(f);
+		free(p);
+	}
+	char *p = rd_xasprintf("%s/rdma-doctor/read-errors", dir);
+	FILE *f = fopen(p, "w");
+	CHECK(f != NULL);
+	if (errs.len)
+		fwrite(errs.data, 1, errs.len, f);
+	fclose(f);
+	free(p);
+	rd_buf_free(&errs);
+}
+
+static void load_recorded(const char *dir, struct rd_recording *rec, struct rd_host *h, struct rd_system *sys)
+{
+	struct rd_source *src = NULL;
+	char err[256];
+	CHECK_INT(rd_source_open(dir, &src, err, sizeof err), 0);
+	rd_source_record(src, rec);
+	rd_host_load(src, 0, h);
+	const char *const services[] = {"slurmd", NULL};
+	rd_system_load(src, h, services, sys);
+	rd_source_record(src, NULL);
+	rd_source_close(src);
+}
+
+RD_TEST(a_recorded_load_laid_out_loads_the_same)
+{
+	setup();
+	char fix[512];
+	snprintf(fix, sizeof fix, "%s/../examples/h100-ofed", rd_test_dir());
+	struct rd_recording r1 = {0}, r2 = {0};
+	struct rd_host h1, h2;
+	struct rd_system s1, s2;
+	load_recorded(fix, &r1, &h1, &s1);
+	CHECK(r1.n > 100);
+	CHECK(r1.ncommands >= 2); /* those captured in the fixture; the others were not run */
+	size_t kinds[5] = {0};
+	for (size_t i = 0; i < r1.n; i++)
+		kinds[r1.entries[i].kind]++;
+	CHECK(kinds[RD_REC_FILE] > 50 && kinds[RD_REC_LINK] > 5 && kinds[RD_REC_DIR] > 5 && kinds[RD_REC_ERROR] > 0);
+	lay_out(&r1, root);
+	load_recorded(root, &r2, &h2, &s2);
+	/* the same model ... */
+	CHECK_INT(h2.ndevices, h1.ndevices);
+	CHECK(h1.ndevices == 9);
+	CHECK_STR(h2.hostname.value, h1.hostname.value);
+	CHECK_STR(h2.osrelease.value, h1.osrelease.value);
+	for (size_t i = 0; i < h1.ndevices; i++) {
+		CHECK_STR(h2.devices[i].name, h1.devices[i].name);
+		CHECK_INT(h2.devices[i].nports, h1.devices[i].nports);
+		CHECK_INT(h2.devices[i].ports[0].state_v, h1.devices[i].ports[0].state_v);
+	}
+	/* ... because every call got the same answer: the second recording is the first */
+	CHECK_INT(r2.n, r1.n);
+	CHECK_INT(r2.ncommands, r1.ncommands);
+	for (size_t i = 0; i < r1.n && i < r2.n; i++) {
+		const struct rd_rec_entry *a = &r1.entries[i], *b = &r2.entries[i];
+		CHECK_STR(b->path, a->path);
+		CHECK_INT(b->kind, a->kind);
+		CHECK_INT(b->err, a->err);
+		CHECK(b->len == a->len && (!a->len || memcmp(a->data, b->data, a->len) == 0));
+	}
+	for (size_t i = 0; i < r1.ncommands; i++) {
+		CHECK_STR(r2.commands[i].name, r1.commands[i].name);
+		CHECK_INT(r2.commands[i].out.err, r1.commands[i].out.err);
+		CHECK_INT(r2.commands[i].out.status, r1.commands[i].out.status);
+		CHECK(r2.commands[i].out.len == r1.commands[i].out.len);
+	}
+	/* the same root as an archive (the tree backend) records the same entries (listed names
+	 * come in another order) */
+	char cmd[2048], ar[512];
+	snprintf(ar, sizeof ar, "%s/fixture.tar.gz", root);
+	snprintf(cmd, sizeof cmd, "tar czf '%s' -C '%s' .", ar, fix);
+	CHECK(system(cmd) == 0);
+	struct rd_recording r3 = {0};
+	struct rd_host h3;
+	struct rd_system s3;
+	load_recorded(ar, &r3, &h3, &s3);
+	CHECK_INT(r3.n, r1.n);
+	CHECK_INT(r3.ncommands, r1.ncommands);
+	for (size_t i = 0; i < r1.n; i++) {
+		const struct rd_rec_entry *a = &r1.entries[i], *b = NULL;
+		for (size_t j = 0; j < r3.n && !b; j++)
+			if (strcmp(r3.entries[j].path, a->path) == 0)
+				b = &r3.entries[j];
+		CHECK(b != NULL);
+		CHECK_INT(b->kind, a->kind);
+		CHECK(b->len == a->len && (!a->len || memcmp(a->data, b->data, a->len) == 0));
+	}
+	rd_host_free(&h1);
+	rd_host_free(&h2);
+	rd_host_free(&h3);
+	rd_system_free(&s1);
+	rd_system_free(&s2);
+	rd_system_free(&s3);
+	rd_recording_free(&r1);
+	rd_recording_free(&r2);
+	rd_recording_free(&r3);
+}
+
+RD_TEST(recording_the_live_host)
+{
+	struct rd_source *src = NULL;
+	char err[256];
+	CHECK_INT(rd_source_open(NULL, &src, err, sizeof err), 0);
+	struct rd_recording rec = {0};
+	rd_source_record(src, &rec);
+	struct rd_text t;
+	CHECK_INT(rd_read_file(src, "proc/self/status", RD_CAP_FILE, &t), 0);
+	rd_text_free(&t);
+	struct stat st;
+	CHECK_INT(rd_stat(src, "dev/null", true, &st), 0);
+	CHECK_INT(rd_read_file(src, "dev/null", RD_CAP_FILE, &t), -RD_ENOTREG);
+	rd_source_record(src, NULL);
+	CHECK_INT(rd_read_file(src, "proc/self/stat", RD_CAP_FILE, &t), 0); /* not recorded */
+	rd_text_free(&t);
+	/* proc/self is a link, recorded with its raw target; the file under its canonical path */
+	bool link = false, file = false, node = false;
+	for (size_t i = 0; i < rec.n; i++) {
+		const struct rd_rec_entry *e = &rec.entries[i];
+		link |= e->kind == RD_REC_LINK && strcmp(e->path, "proc/self") == 0 && e->data && atoi(e->data) > 0;
+		file |= e->kind == RD_REC_FILE && rd_str_has_suffix(e->path, "/status") && e->len > 0;
+		node |= e->kind == RD_REC_NODE && strcmp(e->path, "dev/null") == 0 && S_ISCHR(e->mode);
+		CHECK(!rd_str_has_suffix(e->path, "/stat"));
+	}
+	CHECK(link && file && node);
+	rd_recording_free(&rec);
+	rd_source_close(src);
 }

@@ -44,6 +44,8 @@ copy /bin/kmod
 for t in modprobe rmmod insmod lsmod depmod modinfo; do ln -sf /bin/kmod "$r/sbin/$t"; done
 copy /usr/sbin/ibstat /usr/sbin/ibstatus /usr/sbin/perfquery /usr/sbin/sminfo /usr/bin/ibv_devinfo /usr/bin/rdma /usr/bin/setpriv /lib/systemd/systemd-modules-load
 copy /usr/lib/x86_64-linux-gnu/libibverbs.so.1
+# libarchive: snapshot writes (and archive roots are read) through it, loaded with dlopen
+copy /usr/lib/x86_64-linux-gnu/libarchive.so.13
 provider=$(ls /usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav*.so)
 copy "$provider"
 cp /etc/libibverbs.d/rxe.driver "$r/etc/libibverbs.d/"

@@ -1,0 +1,568 @@
+/* `rdma-doctor slurm`: run the checks and drain or resume this Slurm node with scontrol, as a
+ * HealthCheckProgram must (slurmd ignores its exit status; NHC's node-mark-offline/-online rules).
+ *
+ *   unhealthy (a FAIL; a WARN too with --drain-on warn):
+ *       scontrol update NodeName=N State=DRAIN Reason="rdma-doctor: <check> <subject>: <message>"
+ *       unless the node is already out of service for a reason that is not ours (kept), or is
+ *       drained with this very reason (nothing to do);
+ *   healthy: scontrol update NodeName=N State=RESUME, only when the node is drained with a reason
+ *       starting "rdma-doctor:";
+ *   UNKNOWN (nothing at the drain level, something not checked): no change either way.
+ *
+ * `scontrol show node -o N` is always run (it only reads); --dry-run prints the update instead of
+ * running it.  --root changes only where the host is read from: scontrol still talks to the
+ * cluster, and N is Slurm's name for the machine this runs on. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "checks/check.h"
+#include "cmd/cmd.h"
+#include "cmd/slurm.h"
+
+extern char **environ;
+
+enum { SCONTROL_TIMEOUT_MS = 20000, SCONTROL_MAX_OUTPUT = 1 << 20 };
+
+/* ---- the pure parts (cmd/slurm.h) ------------------------------------------------------------ */
+
+char *rd_slurm_reason_clean(const char *text, size_t max)
+{
+	struct rd_buf b = {0};
+	bool space = false;
+	rd_buf_puts(&b, "");
+	for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+		unsigned char c = *p;
+		if (c == ' ' || (c >= '\t' && c <= '\r')) {
+			space = b.len > 0;
+			continue;
+		}
+		if (c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xc0))
+			continue; /* control characters; UTF-8 continuation bytes (their lead byte gave '?') */
+		if (space)
+			rd_buf_putc(&b, ' ');
+		space = false;
+		rd_buf_putc(&b, c >= 0x80 ? '?' : c == '"' ? '\'' : (char)c);
+	}
+	if (max >= 4 && b.len > max) {
+		b.len = max - 3;
+		while (b.len > 0 && b.data[b.len - 1] == ' ')
+			b.len--;
+		b.data[b.len] = '\0';
+		rd_buf_puts(&b, "...");
+	}
+	return rd_buf_steal(&b);
+}
+
+bool rd_slurm_reason_ours(const char *reason)
+{
+	return reason && rd_str_has_prefix(reason, RD_SLURM_REASON_PREFIX);
+}
+
+/* The value of " KEY=" in line (the first occurrence), up to the next space, or NULL. */
+static const char *field(const char *line, const char *key, size_t *len)
+{
+	size_t k = strlen(key);
+	for (const char *p = line; (p = strstr(p, key)) != NULL; p += k) {
+		if (p != line && p[-1] != ' ')
+			continue;
+		p += k;
+		*len = strcspn(p, " \n");
+		return p;
+	}
+	return NULL;
+}
+
+/* Slurm appends " [user@YYYY-MM-DDTHH:MM:SS]" to a reason: true when s starts with that and is
+ * followed by the end of the line or a space. */
+static bool reason_stamp(const char *s)
+{
+	if (s[0] != ' ' || s[1] != '[')
+		return false;
+	s += 2;
+	size_t u = strcspn(s, "@] \n");
+	if (s[u] != '@')
+		return false;
+	s += u + 1;
+	size_t t = strspn(s, "0123456789-T:");
+	return t > 0 && s[t] == ']' && (s[t + 1] == '\0' || s[t + 1] == ' ' || s[t + 1] == '\n');
+}
+
+int rd_slurm_parse_node(const char *out, struct rd_slurm_node *n)
+{
+	memset(n, 0, sizeof *n);
+	const char *line = out;
+	while (line && !rd_str_has_prefix(line, "NodeName=")) {
+		line = strchr(line, '\n');
+		line = line ? line + 1 : NULL;
+	}
+	if (!line)
+		return -1;
+	char *copy = rd_xstrndup(line, strcspn(line, "\n"));
+	size_t len;
+	const char *v = field(copy, "State=", &len);
+	if (!v || len == 0) {
+		free(copy);
+		return -1;
+	}
+	n->state = rd_xstrndup(v, len);
+	v = field(copy, "NodeName=", &len);
+	n->name = rd_xstrndup(v, len);
+	const char *r = strstr(copy, " Reason=");
+	if (r) {
+		r += 8;
+		size_t end = 0;
+		while (r[end] && !reason_stamp(r + end))
+			end++;
+		while (end > 0 && r[end - 1] == ' ')
+			end--;
+		if (end > 0 && strncmp(r, "(null)", end) != 0)
+			n->reason = rd_xstrndup(r, end);
+	}
+	free(copy);
+	/* State is a base state and flags joined by '+'; sinfo-style suffixes (*, ~, #, ...) are dropped */
+	char *st = rd_xstrdup(n->state);
+	for (char *save = NULL, *tok = strtok_r(st, "+", &save); tok; tok = strtok_r(NULL, "+", &save)) {
+		tok[strspn(tok, "ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz")] = '\0';
+		if (!strcasecmp(tok, "DRAIN") || !strcasecmp(tok, "DRAINED") || !strcasecmp(tok, "DRAINING"))
+			n->drained = true;
+		else if (!strcasecmp(tok, "DOWN") || !strcasecmp(tok, "FAIL") || !strcasecmp(tok, "FAILING"))
+			n->out_of_service = true;
+	}
+	free(st);
+	n->out_of_service |= n->drained;
+	return 0;
+}
+
+void rd_slurm_node_free(struct rd_slurm_node *n)
+{
+	free(n->name);
+	free(n->state);
+	free(n->reason);
+	memset(n, 0, sizeof *n);
+}
+
+enum rd_slurm_action rd_slurm_decide(enum rd_slurm_verdict v, const struct rd_slurm_node *n, const char *reason)
+{
+	bool ours = rd_slurm_reason_ours(n->reason);
+	switch (v) {
+	case RD_SLURM_UNHEALTHY:
+		if (n->reason && !ours && n->out_of_service)
+			return RD_SLURM_KEEP_FOREIGN; /* an admin's (or Slurm's) reason stays */
+		if (n->drained && ours && reason && strcmp(n->reason, reason) == 0)
+			return RD_SLURM_NOTHING;
+		return RD_SLURM_DRAIN;
+	case RD_SLURM_HEALTHY:
+		return n->drained && ours ? RD_SLURM_RESUME : RD_SLURM_NOTHING;
+	case RD_SLURM_UNKNOWN:
+		break;
+	}
+	return RD_SLURM_KEEP_UNKNOWN;
+}
+
+/* ---- running scontrol ------------------------------------------------------------------------ */
+
+static long long mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Runs argv (argv[0] looked up in PATH) with stdout and stderr captured together into *text.
+ * Returns its exit status, 256 + the signal when a signal killed it, or -errno: ENOENT when it
+ * is not in PATH, ETIMEDOUT when it was killed after timeout_ms. */
+static int run(char *const argv[], int timeout_ms, char **text)
+{
+	*text = NULL;
+	int pfd[2];
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return -errno;
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
+	posix_spawn_file_actions_adddup2(&fa, pfd[1], 2);
+	pid_t pid;
+	int e = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(pfd[1]);
+	if (e) {
+		close(pfd[0]);
+		return -e;
+	}
+	struct rd_buf b = {0};
+	rd_buf_puts(&b, "");
+	long long deadline = mono_ms() + timeout_ms;
+	bool timed_out = false;
+	for (;;) {
+		long long left = deadline - mono_ms();
+		struct pollfd p = {.fd = pfd[0], .events = POLLIN};
+		int pr = left > 0 ? poll(&p, 1, (int)left) : 0;
+		if (pr < 0 && errno == EINTR)
+			continue;
+		if (pr == 0) {
+			timed_out = true;
+			break;
+		}
+		char chunk[4096];
+		ssize_t n = pr < 0 ? -1 : read(pfd[0], chunk, sizeof chunk);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		if (b.len < SCONTROL_MAX_OUTPUT)
+			rd_buf_add(&b, chunk, (size_t)n);
+	}
+	close(pfd[0]);
+	if (timed_out)
+		kill(pid, SIGKILL);
+	int st = 0;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	*text = rd_buf_steal(&b);
+	if (timed_out)
+		return -ETIMEDOUT;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 256 + WTERMSIG(st);
+}
+
+/* The command line as typed in a POSIX shell: argv joined by spaces; an argument "Key=value"
+ * whose value needs quoting is printed Key="value" with \, $, ` and " escaped. */
+static char *shell_line(char *const argv[])
+{
+	struct rd_buf b = {0};
+	for (size_t i = 0; argv[i]; i++) {
+		const char *a = argv[i];
+		if (i)
+			rd_buf_putc(&b, ' ');
+		if (a[strcspn(a, " \t\n\"'\\$`!*?[]#~;&|<>(){}")] == '\0') {
+			rd_buf_puts(&b, a);
+			continue;
+		}
+		size_t key = strspn(a, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz");
+		size_t k = key > 0 && a[key] == '=' ? key + 1 : 0;
+		rd_buf_add(&b, a, k);
+		rd_buf_putc(&b, '"');
+		for (const char *p = a + k; *p; p++) {
+			if (strchr("\\$`\"", *p))
+				rd_buf_putc(&b, '\\');
+			rd_buf_putc(&b, *p);
+		}
+		rd_buf_putc(&b, '"');
+	}
+	return rd_buf_steal(&b);
+}
+
+/* The first non-empty line of text, for a one-line error. */
+static char *first_line(const char *text)
+{
+	text += strspn(text, " \t\n");
+	char *l = rd_xstrndup(text, strcspn(text, "\n"));
+	char *clean = rd_slurm_reason_clean(l, 200);
+	free(l);
+	return clean;
+}
+
+/* Runs scontrol; prints one line and returns false when it is missing, fails or hangs. */
+static bool scontrol(struct rd_ctx *ctx, char *const argv[], char **text)
+{
+	int r = run(argv, SCONTROL_TIMEOUT_MS, text);
+	if (r == 0)
+		return true;
+	char *line = shell_line(argv);
+	if (r == -ENOENT)
+		fprintf(ctx->err, "%s: slurm: scontrol not found in PATH (install slurm-client, or set PATH)\n", ctx->prog);
+	else if (r == -ETIMEDOUT)
+		fprintf(ctx->err, "%s: slurm: `%s` did not finish within %d s (killed)\n", ctx->prog, line,
+			SCONTROL_TIMEOUT_MS / 1000);
+	else if (r < 0)
+		fprintf(ctx->err, "%s: slurm: cannot run scontrol: %s\n", ctx->prog, strerror(-r));
+	else {
+		char *why = first_line(*text);
+		if (r >= 256)
+			fprintf(ctx->err, "%s: slurm: `%s` was killed by signal %d%s%s\n", ctx->prog, line, r - 256,
+				*why ? ": " : "", why);
+		else
+			fprintf(ctx->err, "%s: slurm: `%s` failed (exit %d)%s%s\n", ctx->prog, line, r, *why ? ": " : "",
+				why);
+		free(why);
+	}
+	free(line);
+	free(*text);
+	*text = NULL;
+	return false;
+}
+
+/* ---- the command ----------------------------------------------------------------------------- */
+
+#define SLURM_USAGE                                                                                   \
+	"slurm [--drain-on fail|warn] [-n|--dry-run] [--node NAME] [--policy FILE] [--only ID,...] "  \
+	"[--skip ID,...]"
+
+static void help(FILE *f, const char *prog)
+{
+	fprintf(f,
+		"Usage: %s [--root DIR] " SLURM_USAGE "\n\n"
+		"Runs the checks, then drains or resumes this Slurm node with scontrol (for HealthCheckProgram).\n\n"
+		"  --drain-on fail|warn  drain on a FAIL (default), or on a WARN too\n"
+		"  -n, --dry-run         print the scontrol update command instead of running it\n"
+		"  --node NAME           Slurm's node name (default: $SLURMD_NODENAME, else the short host name)\n"
+		"  --policy, --only, --skip  as for check\n"
+		"  -h, --help            this help\n\n"
+		"A node is drained with Reason=\"" RD_SLURM_REASON_PREFIX " <check> <subject>: <message>\" and resumed only\n"
+		"when that reason is ours; a node out of service for anyone else's reason is left alone.\n"
+		"UNKNOWN (nothing at the drain level, something not checked) neither drains nor resumes.\n"
+		"Exit status: 0 done (or nothing to do), 1 scontrol missing or failed, 3 usage error or unreadable host.\n",
+		prog);
+}
+
+static bool valid_node(const char *s)
+{
+	return *s && strlen(s) < 256 &&
+	       s[strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")] == '\0';
+}
+
+/* What the checks say, for Slurm: the verdict, and the finding that explains it (or NULL). */
+struct verdict {
+	enum rd_slurm_verdict v;
+	const struct rd_finding *why;
+	size_t more;       /* other findings at the drain level */
+	bool warn_only;    /* healthy, but with a WARN that does not drain */
+};
+
+static struct verdict judge(const struct rd_report *rep, enum rd_status level, bool no_hardware)
+{
+	struct verdict r = {.v = RD_SLURM_HEALTHY};
+	const struct rd_finding *worst = NULL, *unknown = NULL, *warn = NULL;
+	size_t at_level = 0;
+	for (size_t i = 0; i < rep->n; i++) {
+		const struct rd_finding *f = &rep->findings[i];
+		if (f->status == RD_FAIL || (f->status == RD_WARN && level == RD_WARN)) {
+			at_level++;
+			if (!worst || rd_status_worse(f->status, worst->status))
+				worst = f;
+		} else if (f->status == RD_UNKNOWN && !unknown) {
+			unknown = f;
+		} else if (f->status == RD_WARN && !warn) {
+			warn = f;
+		}
+	}
+	if (worst) {
+		r.v = RD_SLURM_UNHEALTHY;
+		r.why = worst;
+		r.more = at_level - 1;
+	} else if (unknown || no_hardware) {
+		r.v = RD_SLURM_UNKNOWN;
+		r.why = unknown;
+	} else if (warn) {
+		r.why = warn;
+		r.warn_only = true;
+	}
+	return r;
+}
+
+static char *make_reason(const struct verdict *v)
+{
+	char *more = v->more ? rd_xasprintf(" (+%zu more)", v->more) : rd_xstrdup("");
+	size_t room = RD_SLURM_REASON_MAX - strlen(RD_SLURM_REASON_PREFIX) - 1 - strlen(more);
+	char *text = rd_xasprintf("%s %s: %s", v->why->check, v->why->subject, v->why->message);
+	char *clean = rd_slurm_reason_clean(text, room);
+	char *reason = rd_xasprintf(RD_SLURM_REASON_PREFIX " %s%s", clean, more);
+	free(text);
+	free(clean);
+	free(more);
+	return reason;
+}
+
+enum { OPT_DRAIN_ON = 256, OPT_NODE, OPT_ONLY, OPT_SKIP, OPT_POLICY };
+
+int rd_cmd_slurm(struct rd_ctx *ctx, int argc, char **argv)
+{
+	static const char cmdopts_s[] = ":nh"; /* leading colon: a missing value returns ':' */
+	static const struct option cmdopts[] = {
+		{"drain-on", required_argument, NULL, OPT_DRAIN_ON},
+		{"dry-run", no_argument, NULL, 'n'},
+		{"node", required_argument, NULL, OPT_NODE},
+		{"only", required_argument, NULL, OPT_ONLY},
+		{"skip", required_argument, NULL, OPT_SKIP},
+		{"policy", required_argument, NULL, OPT_POLICY},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct rd_check_sel sel = {0};
+	enum rd_status level = RD_FAIL;
+	bool dry = false;
+	const char *node = NULL;
+	int c;
+	optind = 0; /* full getopt re-initialisation */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, cmdopts_s, cmdopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_DRAIN_ON:
+			if (strcmp(optarg, "fail") == 0)
+				level = RD_FAIL;
+			else if (strcmp(optarg, "warn") == 0)
+				level = RD_WARN;
+			else {
+				fprintf(ctx->err, "%s: slurm: --drain-on takes fail or warn, not '%s'\n", ctx->prog, optarg);
+				return 3;
+			}
+			break;
+		case 'n':
+			dry = true;
+			break;
+		case OPT_NODE:
+			node = optarg;
+			break;
+		case OPT_ONLY:
+			sel.only = optarg;
+			break;
+		case OPT_SKIP:
+			sel.skip = optarg;
+			break;
+		case OPT_POLICY:
+			sel.policy = optarg;
+			break;
+		case 'h':
+			help(ctx->out, ctx->prog);
+			return 0;
+		default: {
+			char opt[3] = {'-', (char)optopt, '\0'};
+			fprintf(ctx->err, "%s: slurm: %s '%s' (usage: " SLURM_USAGE ")\n", ctx->prog,
+				c == ':' ? "missing value for" : "unknown option", optopt > 0 && optopt < 256 ? opt : argv[optind - 1]);
+			return 3;
+		}
+		}
+	}
+	if (optind < argc) {
+		fprintf(ctx->err, "%s: slurm: unexpected argument '%s' (usage: " SLURM_USAGE ")\n", ctx->prog,
+			argv[optind]);
+		return 3;
+	}
+
+	/* Slurm's name for this machine: --node, $SLURMD_NODENAME (set by slurmd), the short host name
+	 * of the running machine (never the root's: scontrol acts on the cluster this runs in) */
+	char host[256] = "";
+	const char *env = getenv("SLURMD_NODENAME");
+	if (!node && env && *env)
+		node = env;
+	if (!node) {
+		if (gethostname(host, sizeof host - 1) < 0)
+			host[0] = '\0';
+		host[strcspn(host, ".")] = '\0';
+		node = host;
+	}
+	if (!valid_node(node)) {
+		fprintf(ctx->err, "%s: slurm: '%s' is not a Slurm node name (use --node NAME)\n", ctx->prog, node);
+		return 3;
+	}
+
+	struct rd_loaded l;
+	struct rd_report rep;
+	bool no_hw = false;
+	int r = rd_check_collect(ctx, "slurm", &sel, &l, &rep, &no_hw);
+	if (r < 0)
+		return 3;
+	struct verdict v = judge(&rep, level, no_hw);
+	char *reason = v.v == RD_SLURM_UNHEALTHY ? make_reason(&v) : NULL;
+
+	int rc = 1;
+	char *out = NULL;
+	char name[256];
+	snprintf(name, sizeof name, "%s", node);
+	char *show[] = {"scontrol", "show", "node", "-o", name, NULL};
+	struct rd_slurm_node n = {0};
+	if (!scontrol(ctx, show, &out))
+		goto done;
+	if (rd_slurm_parse_node(out, &n) < 0) {
+		char *line = shell_line(show), *why = first_line(out);
+		fprintf(ctx->err, "%s: slurm: no NodeName=... State=... line in the output of `%s`%s%s\n", ctx->prog,
+			line, *why ? ": " : "", why);
+		free(line);
+		free(why);
+		goto done;
+	}
+	enum rd_slurm_action act = rd_slurm_decide(v.v, &n, reason);
+
+	/* what the checks say */
+	const char *pre = dry ? "# " : "";
+	fprintf(ctx->out, "%s%s: %s", pre, node,
+		v.v == RD_SLURM_UNHEALTHY ? rd_status_name(v.why->status)
+		: v.v == RD_SLURM_UNKNOWN ? "UNKNOWN"
+		: v.warn_only             ? "WARN"
+					  : "OK");
+	if (v.why) {
+		char *text = rd_xasprintf("%s %s: %s", v.why->check, v.why->subject, v.why->message);
+		char *clean = rd_slurm_reason_clean(text, 200);
+		fprintf(ctx->out, " %s", clean);
+		free(text);
+		free(clean);
+	} else if (v.v == RD_SLURM_UNKNOWN) {
+		fprintf(ctx->out, " no RDMA hardware on this host");
+	}
+	if (v.more)
+		fprintf(ctx->out, " (+%zu more)", v.more);
+	if (v.warn_only)
+		fprintf(ctx->out, " (a WARN does not drain; --drain-on warn)");
+	fputc('\n', ctx->out);
+
+	/* what Slurm says, and what is done */
+	fprintf(ctx->out, "%s%s: Slurm State=%s%s%s: ", pre, node, n.state, n.reason ? " Reason=" : "",
+		n.reason ? n.reason : "");
+	char *update[] = {"scontrol", "update", rd_xasprintf("NodeName=%s", node),
+			  act == RD_SLURM_RESUME ? "State=RESUME" : "State=DRAIN",
+			  act == RD_SLURM_DRAIN ? rd_xasprintf("Reason=%s", reason) : NULL, NULL};
+	switch (act) {
+	case RD_SLURM_NOTHING:
+		fprintf(ctx->out, "nothing to do\n");
+		break;
+	case RD_SLURM_KEEP_FOREIGN:
+		fprintf(ctx->out, "kept (out of service for a reason that is not rdma-doctor's)\n");
+		break;
+	case RD_SLURM_KEEP_UNKNOWN:
+		fprintf(ctx->out, "no change (UNKNOWN neither drains nor resumes)\n");
+		break;
+	case RD_SLURM_DRAIN:
+	case RD_SLURM_RESUME: {
+		const char *what = act == RD_SLURM_RESUME ? "resume" : rd_slurm_reason_ours(n.reason) && n.drained
+								       ? "update our drain reason"
+								       : "drain";
+		char *line = shell_line(update);
+		fprintf(ctx->out, "%s%s\n", dry ? "would " : "", what);
+		if (dry) {
+			fprintf(ctx->out, "%s\n", line);
+		} else {
+			fflush(ctx->out);
+			char *uout = NULL;
+			if (!scontrol(ctx, update, &uout)) {
+				free(line);
+				goto free_update;
+			}
+			free(uout);
+			fprintf(ctx->out, "ran: %s\n", line);
+		}
+		free(line);
+		break;
+	}
+	}
+	rc = 0;
+free_update:
+	free(update[2]);
+	free(update[4]);
+done:
+	fflush(ctx->out);
+	rd_slurm_node_free(&n);
+	free(out);
+	free(reason);
+	rd_report_free(&rep);
+	rd_loaded_free(&l);
+	return rc;
+}

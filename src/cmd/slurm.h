@@ -1,0 +1,51 @@
+/* `rdma-doctor slurm`: the pure parts (reason text, `scontrol show node -o` parsing, the decision),
+ * apart from the command so that unit tests reach them.  Nothing here prints or runs anything.
+ * Ownership: strings returned are owned by the caller; rd_slurm_node_free releases a parsed node. */
+#ifndef RD_CMD_SLURM_H
+#define RD_CMD_SLURM_H
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Every reason we set starts with this; only such reasons are ours to replace or resume. */
+#define RD_SLURM_REASON_PREFIX "rdma-doctor:"
+/* A Slurm reason is free text; ours is kept to this many bytes (ASCII), "..." marking a cut. */
+#define RD_SLURM_REASON_MAX 100
+
+/* text made fit for a Slurm reason: tabs and line breaks become spaces, other control characters
+ * are removed, a non-ASCII (UTF-8) character becomes one '?', '"' becomes '\'' (scontrol strips
+ * quotes at the ends of a value), runs of spaces become one, the ends are trimmed; longer than max
+ * (>= 4) bytes, it is cut to max - 3 and "..." is appended. */
+char *rd_slurm_reason_clean(const char *text, size_t max);
+
+/* True when reason is one rdma-doctor set. */
+bool rd_slurm_reason_ours(const char *reason);
+
+/* One node as `scontrol show node -o NAME` prints it. */
+struct rd_slurm_node {
+	char *name;          /* NodeName= */
+	char *state;         /* State=, e.g. "IDLE+DRAIN" */
+	char *reason;        /* Reason= without Slurm's " [user@time]" suffix, or NULL when none */
+	bool drained;        /* a DRAIN, DRAINED or DRAINING flag: no new jobs */
+	bool out_of_service; /* drained, or DOWN, FAIL, FAILING, MAINT, POWERED_DOWN ... */
+};
+/* Parses the line that starts with "NodeName=" in out (other lines, such as warnings, are skipped).
+ * Returns 0, or -1 when no such line or no State= is there. */
+int rd_slurm_parse_node(const char *out, struct rd_slurm_node *n);
+void rd_slurm_node_free(struct rd_slurm_node *n);
+
+enum rd_slurm_verdict {
+	RD_SLURM_HEALTHY,   /* nothing at or above the drain level, and nothing UNKNOWN */
+	RD_SLURM_UNHEALTHY, /* a finding at or above the drain level (FAIL, or WARN with --drain-on warn) */
+	RD_SLURM_UNKNOWN,   /* no finding at the drain level, but something could not be checked */
+};
+enum rd_slurm_action {
+	RD_SLURM_NOTHING,       /* healthy and not drained by us, or unhealthy and already drained with this reason */
+	RD_SLURM_DRAIN,         /* drain (or update our own reason) */
+	RD_SLURM_RESUME,        /* healthy, drained with our reason */
+	RD_SLURM_KEEP_FOREIGN,  /* unhealthy, but out of service for a reason that is not ours: keep it */
+	RD_SLURM_KEEP_UNKNOWN,  /* UNKNOWN: neither drain nor resume */
+};
+/* What to do with node n for verdict v; reason is the reason we would set (unhealthy only). */
+enum rd_slurm_action rd_slurm_decide(enum rd_slurm_verdict v, const struct rd_slurm_node *n, const char *reason);
+
+#endif

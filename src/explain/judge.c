@@ -1,0 +1,287 @@
+/* Judging causes: a join of each cause's subjects (typed: a module, a device node, a port ...)
+ * with the findings of its checks on them, or a fact of the host model; and the finished result
+ * of explain. */
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "explain/explain.h"
+
+const char *rd_cause_verdict_name(enum rd_cause_verdict v)
+{
+	switch (v) {
+	case RD_CAUSE_CONFIRMED: return "confirmed";
+	case RD_CAUSE_RULED_OUT: return "ruled out";
+	default: return "cannot tell";
+	}
+}
+
+/* ---- facts of the model ---- */
+
+int rd_fact_no_rdma_hardware(const struct rd_sig_cause *c, const struct rd_host *h, const struct rd_system *s, char *why, size_t n)
+{
+	(void)c;
+	if (rd_host_has_rdma_hardware(h, s)) {
+		snprintf(why, n, "this host has %zu RDMA device%s or a ConnectX/BlueField PCI function", h->ndevices,
+			 h->ndevices == 1 ? "" : "s");
+		return 0;
+	}
+	snprintf(why, n, "no RDMA device in /sys/class/infiniband and no ConnectX/BlueField PCI function on this host");
+	return 1;
+}
+
+int rd_fact_stack_mixed(const struct rd_sig_cause *c, const struct rd_host *h, const struct rd_system *s, char *why, size_t n)
+{
+	(void)c;
+	struct rd_flavor fl;
+	rd_stack_flavor(h, s, &fl);
+	if (strcmp(fl.running, "unknown") == 0 || strcmp(fl.running, "none") == 0) {
+		snprintf(why, n, "the loaded RDMA modules do not tell which stack they come from (%s)", fl.running);
+		return -1;
+	}
+	snprintf(why, n, "the loaded RDMA modules are %s%s", strcmp(fl.running, "mixed") == 0 ? "" : "all ", fl.running);
+	return strcmp(fl.running, "mixed") == 0;
+}
+
+int rd_fact_inbox_ib_core(const struct rd_sig_cause *c, const struct rd_host *h, const struct rd_system *s, char *why, size_t n)
+{
+	(void)c;
+	struct rd_flavor fl;
+	rd_stack_flavor(h, s, &fl);
+	if (strcmp(fl.running, "inbox") == 0) {
+		snprintf(why, n, "the in-tree (inbox) ib_core is loaded: it has no peer-memory API");
+		return 1;
+	}
+	snprintf(why, n, "the loaded RDMA modules are %s", fl.running);
+	return strcmp(fl.running, "unknown") == 0 ? -1 : 0;
+}
+
+int rd_fact_peermem_missing_on_inbox(const struct rd_sig_cause *c, const struct rd_host *h, const struct rd_system *s, char *why, size_t n)
+{
+	(void)c;
+	if (rd_module_loaded(h, "nvidia_peermem")) {
+		snprintf(why, n, "nvidia_peermem is loaded");
+		return 0;
+	}
+	int inbox = rd_fact_inbox_ib_core(c, h, s, why, n);
+	if (inbox == 1)
+		snprintf(why, n, "nvidia_peermem is not loaded and ib_core is the in-tree one");
+	return inbox;
+}
+
+int rd_fact_port_polling(const struct rd_sig_cause *c, const struct rd_host *h, const struct rd_system *s, char *why, size_t n)
+{
+	(void)c;
+	(void)s;
+	size_t ports = 0, unread = 0;
+	for (size_t i = 0; i < h->ndevices; i++)
+		for (size_t p = 0; p < h->devices[i].nports; p++) {
+			const struct rd_port *port = &h->devices[i].ports[p];
+			ports++;
+			if (port->phys_v == 2) {
+				snprintf(why, n, "%s port %u: physical state Polling", h->devices[i].name, port->num);
+				return 1;
+			}
+			unread += port->phys_v < 0;
+		}
+	if (unread) {
+		snprintf(why, n, "the physical state of %zu port%s cannot be read", unread, unread == 1 ? "" : "s");
+		return -1;
+	}
+	snprintf(why, n, "no port of the %zu here is Polling", ports);
+	return ports ? 0 : -1;
+}
+
+int rd_fact_no_active_port(const struct rd_sig_cause *c, const struct rd_host *h, const struct rd_system *s, char *why, size_t n)
+{
+	(void)c;
+	(void)s;
+	size_t ports = 0, unread = 0;
+	for (size_t i = 0; i < h->ndevices; i++)
+		for (size_t p = 0; p < h->devices[i].nports; p++) {
+			const struct rd_port *port = &h->devices[i].ports[p];
+			ports++;
+			if (port->state_v == 4) {
+				snprintf(why, n, "%s port %u is Active", h->devices[i].name, port->num);
+				return 0;
+			}
+			unread += port->state_v < 0;
+		}
+	if (unread) {
+		snprintf(why, n, "no port is Active, but the state of %zu cannot be read", unread);
+		return -1;
+	}
+	if (!ports) {
+		snprintf(why, n, "no RDMA port on this host");
+		return -1;
+	}
+	snprintf(why, n, "none of the %zu ports here is Active", ports);
+	return 1;
+}
+
+int rd_fact_not_in_modules_load_d(const struct rd_sig_cause *c, const struct rd_host *h, const struct rd_system *s,
+				  char *why, size_t n)
+{
+	(void)h;
+	for (int i = 0; i < 4 && c->subjects[i]; i++) {
+		const struct rd_modload_file *f = rd_modload_find(s, c->subjects[i]);
+		if (!f) {
+			snprintf(why, n, "%s is in no modules-load.d file", c->subjects[i]);
+			return 1;
+		}
+	}
+	snprintf(why, n, "modules-load.d lists %s", c->subjects[0] ? c->subjects[0] : "them");
+	return 0;
+}
+
+/* ---- the join ---- */
+
+static bool is_check_of(const struct rd_sig_cause *c, const struct rd_finding *f)
+{
+	for (int i = 0; i < 3 && c->checks[i]; i++)
+		if (strcmp(c->checks[i], f->check) == 0)
+			return true;
+	return false;
+}
+
+/* The finding is about one of the cause's subjects. */
+static bool about(const struct rd_sig_cause *c, const struct rd_finding *f)
+{
+	if (!c->subjects[0])
+		return true;
+	if (f->kind != c->kind)
+		return false;
+	for (int i = 0; i < 4 && c->subjects[i]; i++)
+		if (fnmatch(c->subjects[i], f->subject, 0) == 0)
+			return true;
+	return false;
+}
+
+void rd_explain_judge(const struct rd_sig_cause *c, const struct rd_report *r, const struct rd_host *h,
+		      const struct rd_system *s, struct rd_explain_verdict *out)
+{
+	out->cause = c;
+	out->finding = NULL;
+	out->nmore = 0;
+	out->why[0] = '\0';
+	out->v = RD_CAUSE_CANNOT_TELL;
+	if (c->fact && !c->checks[0]) {
+		if (!h)
+			return;
+		int t = c->fact(c, h, s, out->why, sizeof out->why);
+		out->v = t > 0 ? RD_CAUSE_CONFIRMED : t == 0 ? RD_CAUSE_RULED_OUT : RD_CAUSE_CANNOT_TELL;
+		return;
+	}
+	if (!c->checks[0])
+		return;
+	if (c->presumes && h && !rd_module_loaded(h, c->presumes)) {
+		out->v = RD_CAUSE_RULED_OUT;
+		snprintf(out->why, sizeof out->why, "%s is not loaded: that is the cause", c->presumes);
+		return;
+	}
+	unsigned confirm = c->confirm ? c->confirm : RD_ON(RD_FAIL) | RD_ON(RD_WARN);
+	const struct rd_finding *untold = NULL, *clear = NULL, *ok = NULL; /* ok: an OK of the check on anything */
+	bool ran = false;
+	for (size_t i = 0; i < r->n; i++) {
+		const struct rd_finding *f = &r->findings[i];
+		if (!is_check_of(c, f))
+			continue;
+		ran = true;
+		if (f->status == RD_OK && !ok)
+			ok = f; /* "no known RDMA error in the kernel log", "/dev/infiniband complete" */
+		bool on = about(c, f), host = f->kind == RD_SUBJ_HOST;
+		if (on && (confirm & RD_ON(f->status))) {
+			if (!out->finding)
+				out->finding = f;
+			else if (out->nmore < RD_EXPLAIN_MORE)
+				out->more[out->nmore++] = f;
+			out->v = RD_CAUSE_CONFIRMED;
+			continue;
+		}
+		if (!on && !host) {
+			/* about another subject: says nothing of this one, unless the check could not finish */
+			if (f->status == RD_UNKNOWN && !untold)
+				untold = f;
+			continue;
+		}
+		/* on the subject, or about the whole host */
+		bool problem = f->status == RD_FAIL || f->status == RD_WARN;
+		if (host && !on && problem && c->fact && h && !untold) {
+			/* a host-wide problem that names no subject: the model tells whether it is about them */
+			int t = c->fact(c, h, s, out->why, sizeof out->why);
+			if (t > 0) {
+				out->finding = f;
+				out->v = RD_CAUSE_CONFIRMED;
+				continue;
+			}
+			if (t == 0) {
+				out->why[0] = '\0';
+				continue;
+			}
+			out->why[0] = '\0';
+		}
+		if (!untold && (f->status == RD_UNKNOWN || f->status == RD_SKIP || (host && !on && problem)))
+			untold = f; /* did not look, could not tell, or a host-wide problem that names no subject */
+		else if (!clear && f->status == RD_OK)
+			clear = f;
+	}
+	if (!ran || out->v == RD_CAUSE_CONFIRMED)
+		return;
+	if (untold) {
+		out->finding = untold;
+		return;
+	}
+	out->v = RD_CAUSE_RULED_OUT;
+	if (clear || ok) {
+		out->finding = clear ? clear : ok;
+		return;
+	}
+	/* no OK finding on the subject: the check said nothing of it, or something else */
+	struct rd_buf b = {0};
+	rd_buf_printf(&b, "no finding says this of");
+	for (int i = 0; i < 4 && c->subjects[i]; i++)
+		rd_buf_printf(&b, "%s %s", i ? "," : "", c->subjects[i]);
+	snprintf(out->why, sizeof out->why, "%s", b.data);
+	rd_buf_free(&b);
+}
+
+void rd_explain_result_build(struct rd_explain_result *res, const struct rd_explain_scan *scan,
+			     const struct rd_report *report, const struct rd_host *h, const struct rd_system *s)
+{
+	static const struct rd_report none = {0};
+	if (!report)
+		report = &none;
+	res->scan = scan;
+	res->matches = rd_xcalloc(scan->nsig ? scan->nsig : 1, sizeof *res->matches);
+	res->nmatch = 0;
+	res->any_confirmed = res->any_unknown = false;
+	for (size_t k = 0; k < scan->nsig; k++) {
+		if (!scan->m[k].count)
+			continue;
+		struct rd_explain_match *x = &res->matches[res->nmatch++];
+		x->sig = &rd_signatures[k];
+		x->m = &scan->m[k];
+		x->ncauses = 0;
+		struct rd_explain_verdict v[RD_SIG_MAX_CAUSES];
+		int n = 0;
+		for (; n < RD_SIG_MAX_CAUSES && x->sig->causes[n].text; n++)
+			rd_explain_judge(&x->sig->causes[n], report, h, s, &v[n]);
+		for (int pass = RD_CAUSE_CONFIRMED; pass <= RD_CAUSE_RULED_OUT; pass++)
+			for (int c = 0; c < n; c++) {
+				if ((int)v[c].v != pass)
+					continue;
+				res->any_confirmed |= v[c].v == RD_CAUSE_CONFIRMED;
+				res->any_unknown |= v[c].v == RD_CAUSE_CANNOT_TELL;
+				x->causes[x->ncauses++] = v[c];
+			}
+	}
+	res->exit_code = res->any_confirmed ? 1 : res->any_unknown ? 3 : 0;
+}
+
+void rd_explain_result_free(struct rd_explain_result *res)
+{
+	free(res->matches);
+	res->matches = NULL;
+	res->nmatch = 0;
+}

@@ -1,0 +1,193 @@
+#!/usr/bin/env bash
+# CLI behaviour that golden files cannot show: environment variables, terminals, closed and full
+# outputs, hostile bytes from a root, and (strace) that nothing outside --root is opened.
+# Usage: tests/cli/shell.sh [BUILD_DIR]        Ends with "N passed, N failed".
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=${1:-$top/build}
+bin=$(cd "$build" && pwd)/rdma-doctor
+cd "$top" || exit 1
+work=$(mktemp -d "${TMPDIR:-/tmp}/rd-cli-shell.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+export SOURCE_DATE_EPOCH=1764460800
+unset NO_COLOR RDMA_DOCTOR_ROOT
+pass=0 fail=0
+exec 3>&1 # results go to fd 3, so that a condition's own output can be redirected away
+ok() { pass=$((pass + 1)); echo "ok $1" >&3; }
+bad() { fail=$((fail + 1)); echo "FAIL $1" >&3; }
+# expect NAME CONDITION...: the condition (a command) must succeed; `all 'A' 'B'` for several
+expect() { local n=$1; shift; if "$@"; then ok "$n"; else bad "$n"; fi; }
+all() { local c; for c in "$@"; do eval "$c" || return 1; done; }
+lines() { [ -s "$1" ] && wc -l < "$1" || echo 0; }
+
+# ---- write errors: one line on stderr, exit 3; a closed pipe is quiet ----
+"$bin" --root examples/h100-ofed check > /dev/full 2> "$work/err"; rc=$?
+expect "dev-full-exit-3" [ $rc = 3 ]
+expect "dev-full-one-line" [ "$(lines "$work/err")" = 1 ]
+expect "dev-full-says-why" grep -q 'cannot write the output: No space left on device' "$work/err"
+"$bin" --root examples/h100-ofed stack --format json > /dev/full 2> "$work/err"; rc=$?
+expect "dev-full-stack-json" all '[ $rc = 3 ]' '[ "$(lines "$work/err")" = 1 ]'
+"$bin" --root examples/h100-ofed check >&- 2> "$work/err"; rc=$?
+expect "closed-stdout-exit-3" [ $rc = 3 ]
+expect "closed-stdout-one-line" grep -qx 'rdma-doctor: cannot write the output: Bad file descriptor' "$work/err"
+"$bin" checks >&- 2> "$work/err"; rc=$?
+expect "closed-stdout-checks" all '[ $rc = 3 ]' '[ "$(lines "$work/err")" = 1 ]'
+# a reader that has gone: SIGPIPE ends the program, nothing on stderr
+"$bin" --root examples/h100-ofed check --format json 2> "$work/err" | (exec 0<&-; sleep 0.3)
+expect "sigpipe-quiet" [ ! -s "$work/err" ]
+"$bin" --root examples/h100-ofed check 2> "$work/err" | head -1 > /dev/null
+expect "head-1-quiet" [ ! -s "$work/err" ]
+
+# ---- colour: only on a terminal that shows it (script gives the program a pty) ----
+on_tty() { TERM=$1 script -qec "$2" /dev/null < /dev/null; }
+on_tty xterm "$bin --root examples/h100-ofed check" > "$work/tty.txt"
+expect "tty-xterm-has-colour" grep -q $'\033\\[' "$work/tty.txt"
+on_tty dumb "$bin --root examples/h100-ofed check" > "$work/tty.txt"
+expect "tty-dumb-no-colour" bash -c "! grep -q $'\033' '$work/tty.txt'"
+TERM= script -qec "env -u TERM $bin --root examples/h100-ofed check" /dev/null < /dev/null > "$work/tty.txt"
+expect "tty-no-term-no-colour" bash -c "! grep -q $'\033' '$work/tty.txt'"
+NO_COLOR=1 on_tty xterm "$bin --root examples/h100-ofed check" > "$work/tty.txt"
+expect "tty-no-color-env" bash -c "! grep -q $'\033' '$work/tty.txt'"
+
+# ---- marks: UTF-8 in a UTF-8 locale, ASCII otherwise ----
+nonascii() { LC_ALL=C grep -q '[^ -~]' "$1"; }
+LC_ALL=C.UTF-8 "$bin" --root examples/mixed-states check > "$work/u.txt"
+expect "utf8-locale-marks" grep -q '✖ FAIL' "$work/u.txt"
+LC_ALL=C "$bin" --root examples/mixed-states check > "$work/c.txt"
+expect "c-locale-ascii-only" bash -c "! LC_ALL=C grep -q '[^[:print:][:space:]]' '$work/c.txt'"
+expect "c-locale-ascii-marks" grep -q '^x FAIL ' "$work/c.txt"
+LANG=en_US.ISO-8859-1 LC_ALL= LC_CTYPE= "$bin" --root examples/mixed-states check > "$work/c.txt"
+expect "latin1-locale-ascii" bash -c "! LC_ALL=C grep -q '[^[:print:][:space:]]' '$work/c.txt'"
+LC_ALL=POSIX "$bin" --root examples/mixed-states explain 'ibwarn: [1234] umad_get_ca: can'"'"'t open UMAD port' > "$work/c.txt"
+expect "c-locale-explain-ascii" bash -c "! LC_ALL=C grep -q '[^[:print:][:space:]]' '$work/c.txt'"
+
+# ---- the summary label agrees with the counts: check --probe on a host with no RDMA hardware (an
+# empty /sys in a private mount namespace) and a libibverbs that cannot load: FAIL, exit 2 ----
+if [ "$(id -u)" = 0 ] && command -v unshare > /dev/null; then
+	mkdir -p "$work/garbage" && echo garbage > "$work/garbage/libibverbs.so.1"
+	nohw() { unshare -m sh -c 'mount -t tmpfs none /sys && exec "$@"' sh env LD_LIBRARY_PATH="$work/garbage" "$bin" "$@"; }
+	nohw check --probe --only stack.flavor --no-color > "$work/out" 2> /dev/null; rc=$?
+	expect "no-hw-probe-fail-exit-2" [ $rc = 2 ]
+	expect "no-hw-probe-label" grep -qx 'FAIL: 1 failed, 0 warnings, 0 unknown, 0 ok, 1 skipped' "$work/out"
+	nohw check --probe --only stack.flavor --format json > "$work/out.json" 2> /dev/null
+	expect "no-hw-probe-json" jq -e '.summary.status == "FAIL" and .summary.exit_code == 2 and
+		(.summary.rdma_hardware | not) and .summary.counts.fail == 1' "$work/out.json" > /dev/null
+	nohw check --only stack.flavor --no-color > "$work/out" 2> /dev/null; rc=$?
+	expect "no-hw-label-says-why" all '[ $rc = 3 ]' \
+		"grep -qx 'UNKNOWN (no RDMA hardware): 0 failed, 0 warnings, 0 unknown, 0 ok, 1 skipped' '$work/out'"
+else
+	bad "the no-hardware label tests need root and unshare (a private mount namespace)"
+fi
+
+# ---- roots: empty values are errors, never the live host (dry runs: a build with the bug would
+# otherwise write the live /etc) ----
+RDMA_DOCTOR_ROOT= "$bin" check > "$work/out" 2> "$work/err"; rc=$?
+expect "env-root-empty-exit-3" all '[ $rc = 3 ]' '[ ! -s "$work/out" ]'
+expect "env-root-empty-says" grep -q 'RDMA_DOCTOR_ROOT is set but empty' "$work/err"
+RDMA_DOCTOR_ROOT= "$bin" fix modules > "$work/out" 2> "$work/err"; rc=$?
+expect "env-root-empty-fix" all '[ $rc = 3 ]' '[ ! -s "$work/out" ]'
+"$bin" --root "" fix modules > "$work/out" 2> "$work/err"; rc=$?
+expect "root-empty-fix" all '[ $rc = 3 ]' '[ ! -s "$work/out" ]' '[ "$(lines "$work/err")" = 1 ]'
+RDMA_DOCTOR_ROOT= "$bin" --root examples/no-rdma stack > /dev/null 2>&1
+expect "root-option-beats-empty-env" [ $? = 0 ]
+RDMA_DOCTOR_ROOT=examples/no-rdma "$bin" stack > "$work/out" 2>&1
+expect "env-root-used" grep -q '^Root:    examples/no-rdma' "$work/out"
+
+# ---- JSON "root" is null for the live host in every schema that has it ----
+for cmd in "check --format json" "stack --format json"; do
+	"$bin" $cmd > "$work/out.json" 2> /dev/null
+	expect "live-root-null: $cmd" jq -e 'has("root") and .root == null' "$work/out.json" > /dev/null
+done
+"$bin" --root examples/no-rdma stack --format json > "$work/out.json"
+expect "root-named-in-json" jq -e '.root == "examples/no-rdma"' "$work/out.json" > /dev/null
+
+# ---- getopt: POSIXLY_CORRECT does not change where options may go ----
+POSIXLY_CORRECT=1 "$bin" --root examples/h100-ofed explain 'all good' --format json > "$work/out" 2>&1
+expect "posixly-correct-options-anywhere" jq -e '.lines_read == 1' "$work/out" > /dev/null
+"$bin" --root examples/h100-ofed explain -- '--format json' > "$work/out" 2>&1
+expect "dashdash-text" grep -q '^No known RDMA error message in 1 line' "$work/out"
+
+# ---- explain reads files, pipes and standard input, and names a file it cannot read ----
+msg="ibwarn: [1234] umad_get_ca: can't open UMAD port"
+printf 'boot\n%s\n' "$msg" > "$work/job.log"
+"$bin" --root examples/mixed-states explain "$work/job.log" > "$work/out"
+expect "explain-file" grep -q '^    line 2: ibwarn' "$work/out"
+"$bin" --root examples/mixed-states explain <(printf '%s\n' "$msg") > "$work/out"
+expect "explain-pipe-operand" grep -q '^    line 1: ibwarn' "$work/out"
+printf '%s\n' "$msg" | "$bin" --root examples/mixed-states explain - > "$work/out"
+expect "explain-stdin" grep -q '^    line 1: ibwarn' "$work/out"
+"$bin" explain /dev/null > "$work/out" 2> "$work/err"; rc=$?
+expect "explain-device-refused" all '[ $rc = 3 ]' 'grep -qx '\''rdma-doctor: explain: cannot read /dev/null: not a regular file or a pipe'\'' "$work/err"'
+"$bin" explain --file "$work/nonexistent.log" > "$work/out" 2> "$work/err"; rc=$?
+expect "explain-file-missing" all '[ $rc = 3 ]' 'grep -q "cannot read $work/nonexistent.log: No such file" "$work/err"'
+if [ "$(id -u)" != 0 ]; then
+	install -m 000 /dev/null "$work/secret.log"
+	"$bin" explain "$work/secret.log" > /dev/null 2> "$work/err"; rc=$?
+	expect "explain-unreadable" all '[ $rc = 3 ]' 'grep -q "cannot read $work/secret.log: Permission denied" "$work/err"'
+fi
+
+# ---- hostile bytes from a root are made visible (text), escaped (JSON) ----
+root=$work/evil
+cp -a examples/rxe-qemu "$root"
+printf 'evil\033]0;pwned\a\033[2J\x9b31m\xc2\x9b1m\xff\n' > "$root/proc/sys/kernel/hostname"
+forged=$'x\nOK: 0 failed, 0 warnings, 0 unknown, 19 ok, 0 skipped\n'
+mkdir "$root/sys/class/infiniband/$forged"
+mkdir -p "$root/etc/modules-load.d"
+printf '# \033]0;pwned\a\033[2J rdma\nmlx5_core\n' > "$root/etc/modules-load.d/rdma.conf"
+for cmd in "check" "stack" 'explain "$msg"' "fix modules"; do
+	eval '"$bin" --root "$root" '"$cmd" > "$work/out" 2> "$work/err"
+	n=${cmd%% *}
+	# C0 but newline, DEL, and C1 as UTF-8 (raw C1 bytes are invalid UTF-8: the next test)
+	expect "hostile-$n-no-controls" bash -c "! LC_ALL=C grep -qP '[\\x00-\\x09\\x0b-\\x1f\\x7f]|\\xc2[\\x80-\\x9f]' '$work/out'"
+	expect "hostile-$n-no-invalid-utf8" iconv -f UTF-8 -t UTF-8 "$work/out" -o /dev/null
+done
+"$bin" --root "$root" check > "$work/out"
+expect "hostile-hostname-visible" grep -qF 'evil\x1b]0;pwned\x07\x1b[2J\x9b31m\xc2\x9b1m\xff, kernel' "$work/out"
+expect "hostile-no-forged-summary" [ "$(grep -cE '^(OK|WARN|FAIL|UNKNOWN)[ :(]' "$work/out")" = 1 ]
+expect "hostile-device-visible" grep -qF 'x\x0aOK: 0 failed' "$work/out"
+"$bin" --root "$root" fix modules > "$work/out"
+expect "hostile-fix-diff-visible" grep -qxF ' # \x1b]0;pwned\x07\x1b[2J rdma' "$work/out"
+for cmd in check stack; do
+	"$bin" --root "$root" $cmd --format json > "$work/out.json"
+	expect "hostile-$cmd-json-valid" jq -e . "$work/out.json" > /dev/null
+	expect "hostile-$cmd-json-controls-escaped" grep -qF '"evil\u001b]0;pwned\u0007\u001b[2J\ufffd31m' "$work/out.json"
+done
+
+# ---- with --root nothing outside the root is opened (strace) ----
+# What may remain, and why: the dynamic loader's cache and the program's shared libraries (before
+# main runs), the root itself, and what the command was told to write (snapshot -o, and the
+# directory it is made in: the output is an O_TMPFILE there, linked into place).  /proc/self/fd/N
+# is the source layer reopening, for reading, a file it opened with O_PATH inside the root (the
+# same inode, never a new path walk).  No time-zone
+# file (/etc/localtime: times are computed in UTC without tzdata), no locale file (the locale is
+# read from the environment), no /proc/self or /dev/null (only opened when fds 0-2 are closed).
+if ldd "$bin" 2> /dev/null | grep -q libasan; then
+	echo "strace section: not under ASan (its runtime reads /proc/self/maps); the plain build runs it"
+elif command -v strace > /dev/null; then
+	allowed() { # PATH: may it be opened?
+		case "$1" in
+		/etc/ld.so.cache | /lib/*.so* | /usr/lib/*.so* | /lib64/*.so* | /usr/lib64/*.so*) return 0 ;;
+		examples/rxe-qemu | examples/rxe-qemu/* | "$work/snap" | "$work/snap/"* | "$work") return 0 ;;
+		/proc/self/fd/[0-9]*) return 0 ;;
+		esac
+		return 1
+	}
+	for cmd in "check" "check --format json" "stack" "checks" "fix modules" 'explain "$msg"' \
+		'snapshot -o "$work/snap"'; do
+		rm -rf "$work/snap"
+		# a clean environment: no TZ, no locale variables (what cron and systemd may give)
+		eval 'env -i PATH=/usr/bin:/bin strace -f -qq -e trace=open,openat,openat2,creat -o "$work/trace" \
+			"$bin" --root examples/rxe-qemu '"$cmd" > /dev/null 2>&1
+		# absolute paths and paths relative to the working directory; a dirfd other than
+		# AT_FDCWD is inside the root (the source layer's descriptors)
+		outside=$(grep -oE '(open|creat)[a-z0-9]*\((AT_FDCWD, )?"[^"]*"' "$work/trace" | sed -E 's/^[a-z0-9]+\((AT_FDCWD, )?"//; s/"$//' |
+			while read -r p; do allowed "$p" || echo "$p"; done | sort -u | tr '\n' ' ')
+		expect "strace-root-only: $cmd${outside:+ (opened: $outside)}" [ -z "$outside" ]
+	done
+	expect "strace-saw-the-root" grep -q '"examples/rxe-qemu"' "$work/trace"
+else
+	bad "strace is not installed (apt-get install strace)"
+fi
+
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]

@@ -1,0 +1,74 @@
+/* Fault injection for the tests, from outside the product (as kmod's testsuite does): built as
+ * an LD_PRELOAD library by the shell tests (cc -shared -fPIC tests/shim/faults.c) and linked into
+ * the unit tests that need it.  Every switch is an environment variable read at each call, and
+ * with none set every call goes straight to libc:
+ *   RD_FAULT_EINVAL=SUBSTR       read() of a file whose path contains SUBSTR fails with EINVAL
+ *                                (a firmware refusing a port counter);
+ *   RD_FAULT_SLOW=SUBSTR:MS      read() of such a file first sleeps MS milliseconds (a wedged
+ *                                HCA attribute);
+ *   RD_FAULT_NO_OPENAT2=1        syscall(SYS_openat2, ...) fails with ENOSYS (a kernel before 5.6).
+ * The path of a descriptor is what /proc/self/fd says, whatever opened it (open, openat, openat2
+ * through syscall(), a reopen through /proc/self/fd). */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+ssize_t read(int fd, void *buf, size_t n);
+long syscall(long number, ...);
+
+static bool fd_matches(int fd, const char *substr, size_t sublen)
+{
+	char proc[64], path[4096];
+	snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+	ssize_t len = readlink(proc, path, sizeof path - 1);
+	if (len < 0 || sublen == 0)
+		return false;
+	return memmem(path, (size_t)len, substr, sublen) != NULL;
+}
+
+ssize_t read(int fd, void *buf, size_t n)
+{
+	static ssize_t (*real)(int, void *, size_t);
+	if (!real)
+		*(void **)&real = dlsym(RTLD_NEXT, "read");
+	const char *einval = getenv("RD_FAULT_EINVAL");
+	if (einval && *einval && fd_matches(fd, einval, strlen(einval))) {
+		errno = EINVAL;
+		return -1;
+	}
+	const char *slow = getenv("RD_FAULT_SLOW");
+	const char *colon = slow ? strrchr(slow, ':') : NULL;
+	if (colon && colon > slow && fd_matches(fd, slow, (size_t)(colon - slow))) {
+		long ms = atol(colon + 1);
+		struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+			;
+	}
+	return real(fd, buf, n);
+}
+
+long syscall(long number, ...)
+{
+	static long (*real)(long, ...);
+	if (!real)
+		*(void **)&real = dlsym(RTLD_NEXT, "syscall");
+	va_list ap;
+	va_start(ap, number);
+	long a[6];
+	for (int i = 0; i < 6; i++)
+		a[i] = va_arg(ap, long);
+	va_end(ap);
+	const char *no2 = getenv("RD_FAULT_NO_OPENAT2");
+	if (number == SYS_openat2 && no2 && *no2 && strcmp(no2, "0") != 0) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return real(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+}

@@ -1,0 +1,218 @@
+#!/usr/bin/env bash
+# `rdma-doctor slurm` against a real Slurm (Debian 12: slurmctld, slurmd, slurm-client, munge):
+# starts munged (socket in this test's directory), slurmctld and slurmd for one node `localhost`
+# on ports 16817/16818, with HealthCheckProgram = a two-line wrapper running
+# `rdma-doctor --root <scenario root> slurm` every 5 s, and shows:
+#   1. a failing root (ib-umad-missing) drains the node with our reason naming the check (and a
+#      later run with another failure updates our reason);
+#   2. a healthy root (healthy-inbox) resumes it;
+#   3. an admin's drain ("maintenance: swap PSU") is kept and not resumed by a healthy root, and
+#      not overwritten by a failing one;
+#   4. slurmd's own HealthCheckInterval run drains the node (and resumes it when healthy again);
+#   5. a missing scontrol and a failing scontrol are one-line errors with a non-zero exit.
+# Every process it starts is stopped by its PID at the end.  Needs root (slurmd, munged's key).
+# Usage: tests/slurm/run.sh [BUILD_DIR]        Ends with "N passed, N failed".
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=$top/build
+[ $# -gt 0 ] && build=$(cd "$1" && pwd)
+bin=$build/rdma-doctor
+pass=0 fail=0
+ok() { pass=$((pass + 1)); echo "ok $*"; }
+bad() { fail=$((fail + 1)); echo "FAIL $*"; }
+finish() { echo "$pass passed, $fail failed"; [ "$fail" = 0 ]; exit; }
+
+[ "$(id -u)" = 0 ] || { bad "needs root (slurmd runs as root; munged's key belongs to munge)"; finish; }
+for c in munged slurmctld slurmd scontrol setpriv; do
+	command -v "$c" > /dev/null || bad "$c is missing (apt-get install slurmctld slurmd slurm-client munge)"
+done
+getent passwd munge > /dev/null || bad "no munge user (apt-get install munge)"
+[ -x "$bin" ] || bad "$bin is not built"
+[ $fail = 0 ] || finish
+
+work=$(mktemp -d /tmp/rd-slurm.XXXXXX)
+chmod 0755 "$work" # munged (as user munge) must reach its socket directory
+pids=()
+cleanup() {
+	local p i
+	for p in "${pids[@]}"; do kill "$p" 2> /dev/null; done
+	for p in "${pids[@]}"; do
+		for i in $(seq 50); do kill -0 "$p" 2> /dev/null || break; sleep 0.1; done
+		kill -0 "$p" 2> /dev/null && kill -9 "$p" 2> /dev/null
+		wait "$p" 2> /dev/null
+	done
+	[ -n "${RD_SLURM_KEEP:-}" ] || rm -rf "$work" # RD_SLURM_KEEP=1 keeps the logs for a look
+}
+trap cleanup EXIT
+# wait_for SECONDS COMMAND...: polls COMMAND every 0.2 s until it succeeds; false on timeout.
+wait_for() {
+	local end=$((SECONDS + $1)); shift
+	until "$@"; do [ $SECONDS -ge $end ] && return 1; sleep 0.2; done
+}
+
+# ---- scenario roots: one failing, one healthy; the wrapper reads $work/root (a symlink) ----------
+"$top/tests/scenarios/make.sh" "$work/roots" healthy-inbox ib-umad-missing || { bad "make.sh"; finish; }
+healthy=$work/roots/healthy-inbox failing=$work/roots/ib-umad-missing
+ln -sfn "$healthy" "$work/root"
+
+# ---- munged ------------------------------------------------------------------------------------
+mkdir -p "$work/munge"
+chown munge:munge "$work/munge"
+chmod 0755 "$work/munge"
+dd if=/dev/urandom bs=1 count=1024 of="$work/munge/munge.key" status=none
+chown munge:munge "$work/munge/munge.key"
+chmod 0400 "$work/munge/munge.key"
+sock=$work/munge/munge.socket
+setpriv --reuid=munge --regid=munge --init-groups munged --foreground --socket="$sock" \
+	--key-file="$work/munge/munge.key" --log-file="$work/munge/munged.log" \
+	--pid-file="$work/munge/munged.pid" --seed-file="$work/munge/munged.seed" > "$work/munge/out" 2>&1 &
+pids+=($!)
+if wait_for 10 test -S "$sock"; then ok "munged is up (socket $sock)"; else
+	bad "munged did not start: $(tail -3 "$work/munge/out" "$work/munge/munged.log" 2> /dev/null)"; finish; fi
+
+# ---- slurm.conf, slurmctld, slurmd ---------------------------------------------------------------
+cpus=$(slurmd -C | sed -n 's/.*CPUs=\([0-9]*\).*/\1/p' | head -1)
+mkdir -p "$work/state" "$work/spool"
+cat > "$work/slurm.conf" << EOF
+ClusterName=rdtest
+SlurmctldHost=localhost
+SlurmUser=root
+SlurmdUser=root
+SlurmctldPort=16817
+SlurmdPort=16818
+AuthType=auth/munge
+AuthInfo=socket=$sock
+CredType=cred/munge
+StateSaveLocation=$work/state
+SlurmdSpoolDir=$work/spool
+SlurmctldPidFile=$work/slurmctld.pid
+SlurmdPidFile=$work/slurmd.pid
+SlurmctldLogFile=$work/slurmctld.log
+SlurmdLogFile=$work/slurmd.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SelectType=select/cons_tres
+MpiDefault=none
+MailProg=/bin/true
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+ReturnToService=2
+HealthCheckProgram=$work/healthcheck
+HealthCheckInterval=0
+NodeName=localhost NodeAddr=127.0.0.1 CPUs=${cpus:-1} State=UNKNOWN
+PartitionName=debug Nodes=localhost Default=YES State=UP
+EOF
+# the HealthCheckProgram: two lines.  slurmd runs it with a bare environment (no SLURM_CONF), and
+# logs nothing of its output: the wrapper keeps it for this test.
+cat > "$work/healthcheck" << EOF
+#!/bin/sh
+SLURM_CONF=$work/slurm.conf exec "$bin" --root "$work/root" slurm >> "$work/healthcheck.log" 2>&1
+EOF
+chmod 0755 "$work/healthcheck"
+: > "$work/healthcheck.log"
+export SLURM_CONF=$work/slurm.conf
+slurmctld -D -f "$SLURM_CONF" > "$work/slurmctld.out" 2>&1 &
+pids+=($!)
+slurmd -D -f "$SLURM_CONF" -N localhost > "$work/slurmd.out" 2>&1 &
+pids+=($!)
+state() { scontrol show node -o localhost 2> /dev/null | grep -o 'State=[^ ]*' | cut -d= -f2; }
+reason() { scontrol show node -o localhost 2> /dev/null | sed -n 's/.* Reason=\(.*\) \[[^]]*@[^]]*\].*/\1/p'; }
+reason_line() { scontrol show node localhost 2> /dev/null | grep -E '^ *Reason='; }
+node_up() { case "$(state)" in IDLE | IDLE+*) [ -n "$(state)" ] && ! state | grep -q NOT_RESPONDING ;; *) false ;; esac; }
+if wait_for 60 node_up; then ok "slurmctld and slurmd are up, node localhost is $(state)"; else
+	bad "node localhost did not come up: state '$(state)'"
+	tail -5 "$work/slurmctld.log" "$work/slurmd.log" "$work/slurmctld.out" "$work/slurmd.out" 2> /dev/null
+	finish
+fi
+# a node that has just come up carries no reason
+[ -z "$(reason)" ] || bad "node has an unexpected reason: $(reason)"
+
+drained() { state | grep -qE '(^|\+)DRAIN(ED|ING)?(\+|$)'; }
+# run NAME ROOT [SLURM-ARGS...]: rdma-doctor slurm on ROOT (as slurmd would, with SLURMD_NODENAME)
+run() {
+	local name=$1 root=$2; shift 2
+	SLURMD_NODENAME=localhost "$bin" --root "$root" slurm "$@" > "$work/$name.out" 2>&1
+	echo $? > "$work/$name.rc"
+}
+rc_of() { cat "$work/$1.rc"; }
+
+# ---- 1. a failing root drains with our reason naming the check ----------------------------------
+ln -sfn "$failing" "$work/root" # slurmd's periodic runs agree with ours from here on
+run fail1 "$failing"
+if [ "$(rc_of fail1)" = 0 ] && drained && reason | grep -q '^rdma-doctor: modules.loaded ib_umad: ib_umad not loaded'; then
+	ok "a failing root drains localhost ($(state)), with our reason naming the check"
+	echo "    scontrol show node localhost: $(reason_line | sed 's/^ *//')"
+else
+	bad "failing root: rc $(rc_of fail1), state $(state), reason '$(reason)'"; cat "$work/fail1.out"
+fi
+grep -q '^ran: scontrol update NodeName=localhost State=DRAIN Reason="rdma-doctor: modules.loaded' "$work/fail1.out" ||
+	{ bad "the run does not say what it ran"; cat "$work/fail1.out"; }
+len=$(reason | wc -c)
+[ "$len" -le 101 ] && ok "the reason is at most 100 characters ($((len - 1)))" || bad "reason too long: $(reason)"
+run fail2 "$failing" # again: already drained with this reason, nothing to do
+grep -q 'nothing to do' "$work/fail2.out" && [ "$(rc_of fail2)" = 0 ] && ok "a second failing run changes nothing" ||
+	{ bad "second failing run"; cat "$work/fail2.out"; }
+run fail4 "$failing" --only devnodes.present # another failure: our own reason is updated
+if [ "$(rc_of fail4)" = 0 ] && drained && reason | grep -q '^rdma-doctor: devnodes.present ' &&
+	grep -q ': update our drain reason$' "$work/fail4.out"; then ok "our own reason is updated for another failure"
+else bad "reason update: rc $(rc_of fail4), state $(state), reason '$(reason)'"; cat "$work/fail4.out"; fi
+
+# ---- 2. a healthy root resumes our drain --------------------------------------------------------
+ln -sfn "$healthy" "$work/root"
+run ok1 "$healthy"
+if [ "$(rc_of ok1)" = 0 ] && ! drained && [ -z "$(reason)" ]; then ok "a healthy root resumes localhost: $(state)"; else
+	bad "healthy root: rc $(rc_of ok1), state $(state), reason '$(reason)'"; cat "$work/ok1.out"; fi
+
+# ---- 3. an admin's drain is kept: not resumed when healthy, not overwritten when failing ---------
+scontrol update NodeName=localhost State=DRAIN Reason="maintenance: swap PSU"
+wait_for 10 drained || bad "the admin's drain did not take"
+run ok2 "$healthy"
+if [ "$(rc_of ok2)" = 0 ] && drained && [ "$(reason)" = "maintenance: swap PSU" ]; then
+	ok "a healthy root keeps the admin's drain ($(reason_line | sed 's/^ *//'))"
+else bad "admin drain vs healthy root: rc $(rc_of ok2), state $(state), reason '$(reason)'"; cat "$work/ok2.out"; fi
+ln -sfn "$failing" "$work/root"
+run fail3 "$failing"
+if [ "$(rc_of fail3)" = 0 ] && drained && [ "$(reason)" = "maintenance: swap PSU" ] && grep -q '^localhost: Slurm .*: kept' "$work/fail3.out"; then
+	ok "a failing root does not overwrite the admin's reason"
+else bad "admin drain vs failing root: rc $(rc_of fail3), state $(state), reason '$(reason)'"; cat "$work/fail3.out"; fi
+scontrol update NodeName=localhost State=RESUME
+wait_for 20 eval '! drained' || bad "the admin's resume did not take: $(state)"
+
+# ---- 4. slurmd's own HealthCheckInterval run drains the node, and resumes it --------------------
+runs() { grep -c '^localhost: Slurm' "$work/healthcheck.log" 2> /dev/null; }
+n0=$(runs)
+ln -sfn "$failing" "$work/root"
+sed -i 's/^HealthCheckInterval=0$/HealthCheckInterval=5/' "$SLURM_CONF"
+scontrol reconfigure || bad "scontrol reconfigure failed"
+if wait_for 30 eval 'drained && reason | grep -q "^rdma-doctor: modules.loaded"'; then
+	ok "slurmd's HealthCheckInterval run drained localhost: $(reason_line | sed 's/^ *//')"
+else bad "slurmd's run did not drain: state $(state), reason '$(reason)'"; tail -5 "$work/healthcheck.log"; fi
+[ "$(runs)" -gt "$n0" ] && grep -q '^localhost: Slurm State=[^ ]*: drain$' "$work/healthcheck.log" &&
+	ok "the drain came from slurmd's run of the wrapper (healthcheck.log)" ||
+	{ bad "no drain by the wrapper in healthcheck.log"; tail -5 "$work/healthcheck.log"; }
+ln -sfn "$healthy" "$work/root"
+if wait_for 30 eval '! drained && [ -z "$(reason)" ]'; then ok "slurmd's run resumed localhost when healthy again: $(state)"
+else bad "slurmd's run did not resume: state $(state), reason '$(reason)'"; fi
+# an admin's drain survives slurmd's runs on a failing root
+scontrol update NodeName=localhost State=DRAIN Reason="maintenance: swap PSU"
+ln -sfn "$failing" "$work/root"
+n0=$(runs)
+wait_for 30 eval '[ "$(runs)" -gt $((n0 + 1)) ]' || bad "slurmd did not run the wrapper twice in 30 s"
+if drained && [ "$(reason)" = "maintenance: swap PSU" ]; then ok "slurmd's runs on a failing root keep the admin's reason"
+else bad "slurmd's run replaced the admin's drain: state $(state), reason '$(reason)'"; fi
+
+# ---- 5. scontrol missing, scontrol failing ------------------------------------------------------
+mkdir -p "$work/empty"
+PATH=$work/empty SLURMD_NODENAME=localhost "$bin" --root "$failing" slurm > "$work/nosc.out" 2>&1
+rc=$?
+if [ $rc = 1 ] && [ "$(wc -l < "$work/nosc.out")" = 1 ] && grep -q 'scontrol not found in PATH' "$work/nosc.out"; then
+	ok "no scontrol in PATH: one line, exit 1"
+else bad "no scontrol: rc $rc: $(cat "$work/nosc.out")"; fi
+SLURMD_NODENAME=nosuchnode "$bin" --root "$failing" slurm > "$work/nonode.out" 2>&1
+rc=$?
+if [ $rc = 1 ] && [ "$(wc -l < "$work/nonode.out")" = 1 ] && grep -q 'scontrol show node -o nosuchnode` failed (exit 1)' "$work/nonode.out"; then
+	ok "scontrol failing (unknown node): one line, exit 1"
+else bad "unknown node: rc $rc: $(cat "$work/nonode.out")"; fi
+
+echo "    slurmd ran the wrapper $(runs) times"
+finish
