@@ -16,13 +16,15 @@ export RD_REAL_FIXTURES=${RD_REAL_FIXTURES:-$top/../shared/fixtures/real}
 need_cmds=(gcc clang make jq valgrind ibstat ibstatus unshare setpriv base64 md5sum fuzzer-runtime inih verbs larchive
 	qemu-system-x86_64 busybox-static kernel cpio depmod rxe-provider ibv_devinfo rdma perfquery systemd-modules-load strace script iconv
 	slurmctld slurmd scontrol munged)
+need_cmds+=(promtool prometheus-node-exporter curl timeout) # tests/prometheus, tests/npd
 pkg_for() { case "$1" in ibstat|ibstatus) echo infiniband-diags ;; unshare|setpriv) echo util-linux ;;
 	base64|md5sum) echo coreutils ;; gcc|make) echo build-essential ;; fuzzer-runtime) echo libclang-rt-14-dev ;;
 	inih) echo libinih-dev ;; verbs) echo libibverbs-dev ;; larchive) echo libarchive-dev ;;
 	qemu-system-x86_64) echo qemu-system-x86 ;; kernel) echo linux-image-amd64 ;; depmod) echo kmod ;;
 	rxe-provider) echo ibverbs-providers ;; ibv_devinfo) echo ibverbs-utils ;; rdma) echo iproute2 ;;
 	perfquery) echo infiniband-diags ;; systemd-modules-load) echo systemd ;; script) echo bsdutils ;;
-	iconv) echo libc-bin ;; scontrol) echo slurm-client ;; munged) echo munge ;; *) echo "$1" ;; esac; }
+	iconv) echo libc-bin ;; scontrol) echo slurm-client ;; munged) echo munge ;;
+	promtool) echo prometheus ;; timeout) echo coreutils ;; *) echo "$1" ;; esac; }
 have() { # a command, or the libraries that are not commands
 	case "$1" in
 	fuzzer-runtime) ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a > /dev/null 2>&1 ;;
@@ -127,6 +129,10 @@ run "snapshot round trips (ASan+UBSan)" tests/snapshot.sh build-asan
 run "differential vs rdma-core ibstat/ibstatus" tests/diff/run.sh build
 run "probe against a fake libibverbs" tests/probe/run.sh build
 run "probe against a fake libibverbs (ASan+UBSan)" tests/probe/run.sh build-asan
+run "Prometheus: promtool and a real node_exporter" tests/prometheus/run.sh build
+run "Prometheus: promtool and a real node_exporter (ASan+UBSan)" tests/prometheus/run.sh build-asan
+run "node-problem-detector plugin, golden lines, mock of NPD" tests/npd/run.sh build
+run "node-problem-detector plugin, golden lines, mock of NPD (ASan+UBSan)" tests/npd/run.sh build-asan
 run "probe against a fake libibverbs (valgrind)" env RD_WRAP="$VALGRIND" tests/probe/run.sh build
 run "Slurm: drain and resume by a real slurmctld/slurmd (tests/slurm)" tests/slurm/run.sh build
 run "real kernel in qemu: rxe0, modules, fix, probe, snapshot" tests/vm/run.sh build

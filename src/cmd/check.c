@@ -6,6 +6,7 @@
 
 #include "checks/check.h"
 #include "cmd/cmd.h"
+#include "cmd/emit.h"
 #include "checks/probe_loopback.h"
 #include "probe/probe.h"
 #include "render/out.h"
@@ -88,7 +89,7 @@ static void add_list(struct rd_buf *b, const char *v)
 }
 
 static int run_check(struct rd_ctx *ctx, bool json, bool color, const char *policy_path, const char *only,
-		     const char *skip, const struct rd_probe_opts *probe_opts);
+		     const char *skip, const struct rd_probe_opts *probe_opts, struct rd_emit *e);
 
 static bool valid_ids(struct rd_ctx *ctx, const char *list, const char *opt)
 {
@@ -116,7 +117,13 @@ static int probe_budget_ms(const struct rd_ctx *ctx, long long started)
 
 int rd_cmd_check(struct rd_ctx *ctx, int argc, char **argv)
 {
-	enum { OPT_ONLY = 256, OPT_SKIP, OPT_POLICY, OPT_NO_COLOR, OPT_PROBE, OPT_PROBE_SIZE };
+	struct rd_emit e = {.mode = RD_EMIT_CHECK};
+	return rd_check_as(ctx, argc, argv, &e);
+}
+
+int rd_check_as(struct rd_ctx *ctx, int argc, char **argv, struct rd_emit *e)
+{
+	enum { OPT_ONLY = 256, OPT_SKIP, OPT_POLICY, OPT_NO_COLOR, OPT_PROBE, OPT_PROBE_SIZE, OPT_COUNTERS };
 	static const struct option longopts[] = {
 		RD_LONGOPT_FORMAT,
 		RD_LONGOPT_HELP,
@@ -126,6 +133,8 @@ int rd_cmd_check(struct rd_ctx *ctx, int argc, char **argv)
 		{"no-color", no_argument, NULL, OPT_NO_COLOR},
 		{"probe", no_argument, NULL, OPT_PROBE},
 		{"probe-size", required_argument, NULL, OPT_PROBE_SIZE},
+		{"output", required_argument, NULL, 'o'},
+		{"counters", no_argument, NULL, OPT_COUNTERS},
 		{NULL, 0, NULL, 0},
 	};
 	bool json = false, color = rd_out_want_color(ctx->out_tty), probe = false, sized = false;
@@ -133,16 +142,26 @@ int rd_cmd_check(struct rd_ctx *ctx, int argc, char **argv)
 	struct rd_buf only_b = {0}, skip_b = {0};
 	bool has_only = false, has_skip = false;
 	const char *policy_path = NULL;
-	struct rd_getopt g = {.argc = argc, .argv = argv, .shortopts = "f:j", .longopts = longopts};
-	int bad = -1;
+	struct rd_getopt g = {.argc = argc, .argv = argv, .shortopts = "f:jo:", .longopts = longopts};
+	int bad = -1, r;
 	for (int c; bad < 0 && (c = rd_getopt(ctx, &g)) != RD_OPT_END;) {
 		switch (c) {
 		case 'f':
-			if (rd_opt_format(ctx, "check", optarg, &json) < 0)
+			if ((r = rd_emit_format(ctx, "--format", optarg, e)) < 0 ||
+			    (r == 0 && rd_opt_format(ctx, "check", optarg, &json) < 0))
 				bad = RD_EXIT_USAGE;
 			break;
 		case 'j':
+			if (rd_emit_format(ctx, "--json", NULL, e) < 0)
+				bad = RD_EXIT_USAGE;
 			json = true;
+			break;
+		case 'o':
+			if (rd_emit_output(ctx, "--output", optarg, e) < 0)
+				bad = RD_EXIT_USAGE;
+			break;
+		case OPT_COUNTERS:
+			rd_emit_counters(ctx, e);
 			break;
 		case OPT_ONLY:
 			add_list(&only_b, optarg);
@@ -200,14 +219,14 @@ int rd_cmd_check(struct rd_ctx *ctx, int argc, char **argv)
 		rd_buf_free(&skip_b);
 		return bad;
 	}
-	int rc = run_check(ctx, json, color, policy_path, only, skip, probe ? &probe_opts : NULL);
+	int rc = run_check(ctx, json, color, policy_path, only, skip, probe ? &probe_opts : NULL, e);
 	rd_buf_free(&only_b);
 	rd_buf_free(&skip_b);
 	return rc;
 }
 
 static int run_check(struct rd_ctx *ctx, bool json, bool color, const char *policy_path, const char *only,
-		     const char *skip, const struct rd_probe_opts *probe_opts)
+		     const char *skip, const struct rd_probe_opts *probe_opts, struct rd_emit *e)
 {
 	bool probe = probe_opts != NULL;
 	long long started = mono_ms(); /* --timeout is the whole run's, the probe's included */
@@ -247,12 +266,8 @@ static int run_check(struct rd_ctx *ctx, bool json, bool color, const char *poli
 	iso_time(when, sizeof when);
 	struct rd_report_meta meta = {.root = live ? NULL : rd_source_root(src), .time = when, .color = color,
 				      .ascii = ctx->ascii, .no_hardware = !rd_host_has_rdma_hardware(h, sys)};
-	if (json)
-		rd_report_json(ctx->out, &report, h, sys, pol, &meta);
-	else
-		rd_report_text(ctx->out, &report, h, sys, pol, &meta);
-	fflush(ctx->out);
 	int rc = rd_status_exit_code(rd_report_summary_status(&report, &meta));
+	rc = rd_emit(ctx, e, json, &report, h, sys, pol, &meta, rc);
 
 	rd_report_free(&report);
 	rd_loaded_free(&l);

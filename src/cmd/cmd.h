@@ -21,6 +21,7 @@ struct rd_ctx {
 	bool out_tty;      /* standard output is a terminal (out itself is a stream over it) */
 	double timeout_s;  /* --timeout: the whole run's deadline for reads (0: none) */
 	bool compat;       /* ibstat/ibstatus: read like rdma-core does, with no deadline */
+	unsigned load_flags; /* rd_host_load's flags for rd_ctx_load (check --counters: RD_LOAD_COUNTERS) */
 };
 
 /* Exit statuses, one table for every command (README "Exit status", `help`); ibstat and ibstatus
@@ -77,6 +78,7 @@ int rd_check_collect(struct rd_ctx *ctx, const char *cmd, const struct rd_check_
 void rd_print_usage(FILE *f, const char *prog);
 
 int rd_cmd_check(struct rd_ctx *ctx, int argc, char **argv);
+int rd_cmd_npd(struct rd_ctx *ctx, int argc, char **argv);
 int rd_cmd_checks(struct rd_ctx *ctx, int argc, char **argv);
 int rd_cmd_stack(struct rd_ctx *ctx, int argc, char **argv);
 int rd_cmd_ibstat(struct rd_ctx *ctx, int argc, char **argv);

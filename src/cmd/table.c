@@ -12,7 +12,8 @@
 
 const struct rd_cmd rd_cmds[] = {
 	{"check", rd_cmd_check,
-	 "[--format text|json] [--policy FILE] [--only ID,...] [--skip ID,...] [--no-color] [--probe [--probe-size BYTES]]",
+	 "[--format text|json|prometheus [--counters]] [--output FILE] [--policy FILE] [--only ID,...] [--skip ID,...] "
+	 "[--no-color] [--probe [--probe-size BYTES]]",
 	 "check this host's RDMA stack and print each finding with its evidence and fix; --probe adds\n"
 	 "            `probe` as check probe.loopback (live host only; --probe-size BYTES)",
 	 FORMAT_OPT
@@ -21,9 +22,16 @@ const struct rd_cmd rd_cmds[] = {
 	 "      --skip ID,...       do not run these checks; repeatable (an --only it empties is an error)\n"
 	 "      --no-color          no colour (also NO_COLOR=1, TERM=dumb, or output that is not a terminal)\n"
 	 "      --probe             add the verbs loopback probe as probe.loopback (live host only)\n"
-	 "      --probe-size BYTES  the probe's memory region (with --probe; default 32 MiB)\n" HELP_OPT,
+	 "      --probe-size BYTES  the probe's memory region (with --probe; default 32 MiB)\n"
+	 "      --format prometheus the Prometheus text format, for node_exporter's textfile collector\n"
+	 "      --counters          with it, the ports' counters/ and hw_counters/ (a firmware command each on some HCAs)\n"
+	 "  -o, --output FILE       write to a temporary file beside FILE, then rename it over FILE\n" HELP_OPT,
 	 "0 OK, 1 WARN, 2 FAIL, 3 UNKNOWN (a check could not tell, no RDMA hardware, a usage error, an unreadable\n"
 	 "root or policy, output that cannot be written): the monitoring-plugin convention"},
+	{"npd", rd_cmd_npd, "[check's options but --format and --output]",
+	 "check as a node-problem-detector custom plugin: one line of at most 80 printable characters\n"
+	 "            naming the worst finding", HELP_OPT,
+	 "0 OK or WARN, 1 FAIL, 3 UNKNOWN, no RDMA hardware, a usage error or an unreadable root (NPD: Unknown)"},
 	{"checks", rd_cmd_checks, "[--format text|json]", "list the checks: id, what each detects, where it looks",
 	 FORMAT_OPT HELP_OPT, "0 listed, 3 a usage error or output that cannot be written"},
 	{"stack", rd_cmd_stack, "[--format text|json]",
@@ -235,11 +243,11 @@ int rd_ctx_load(struct rd_ctx *ctx, const char *policy_path, bool with_services,
 		rd_source_close(l->src);
 		return -1;
 	}
-	rd_host_load(l->src, 0, &l->h);
+	rd_host_load(l->src, ctx->load_flags, &l->h);
 	char unmatched[512];
 	int nu = l->h.devices_err ? 0 : rd_policy_unmatched_ignores(&l->pol, &l->h, unmatched, sizeof unmatched);
 	if (nu)
-		fprintf(ctx->err, "%s: %s:%d: ignore: %s %s no RDMA device or port on this host\n", ctx->prog,
+		rd_text_printf(ctx->err, ctx->ascii, "%s: %s:%d: ignore: %s %s no RDMA device or port on this host\n", ctx->prog,
 			l->pol.origin, l->pol.ignore_line, unmatched, nu == 1 ? "names" : "name");
 	const char **services = rd_xcalloc(l->pol.services.n + 1, sizeof *services);
 	for (size_t i = 0; with_services && i < l->pol.services.n; i++)

@@ -1,0 +1,42 @@
+/* How `check` hands its report over, besides text and JSON on standard output: the Prometheus
+ * exposition format (--format prometheus), a file written atomically (--output FILE), or the one
+ * line of node-problem-detector's custom plugin protocol (`rdma-doctor npd`, cmd/npd.c).
+ * Ownership: borrows everything. */
+#ifndef RD_EMIT_H
+#define RD_EMIT_H
+#include <stdbool.h>
+
+#include "checks/check.h"
+#include "cmd/cmd.h"
+#include "render/report.h"
+
+enum rd_emit_mode { RD_EMIT_CHECK, RD_EMIT_NPD };
+
+struct rd_emit {
+	enum rd_emit_mode mode;
+	bool prometheus;      /* --format prometheus (the last --format wins) */
+	const char *output;   /* --output FILE, or NULL for standard output */
+	bool printed;         /* npd: the line was printed */
+};
+
+/* Looks at argv[*i]: consumes --format prometheus, --output FILE (and their = forms, -f, -o),
+ * --counters (read the ports' counters/ and hw_counters/: ctx->load_flags), returning 1; returns 0 for what rd_opt_format or the caller parses (--format text|json resets
+ * prometheus); -1 on a bad value or, for npd, on any --format or --output (message printed). */
+int rd_emit_opt(struct rd_ctx *ctx, int argc, char **argv, int *i, struct rd_emit *e);
+/* The same for one option and its value, for a getopt_long loop: --format/-f (value NULL for
+ * --json/-j; 1 prometheus, 0 text or json for the caller, -1 refused), --output/-o, --counters.
+ * opt names the option in messages. */
+int rd_emit_format(struct rd_ctx *ctx, const char *opt, const char *value, struct rd_emit *e);
+int rd_emit_output(struct rd_ctx *ctx, const char *opt, const char *value, struct rd_emit *e);
+int rd_emit_counters(struct rd_ctx *ctx, struct rd_emit *e);
+
+/* Prints the report the way e says and returns the exit status: rc (check's own) for check, 3
+ * when --output could not be written (a line naming the file; nothing is left beside it), and
+ * NPD's 0, 1 or 3 for npd. */
+int rd_emit(struct rd_ctx *ctx, struct rd_emit *e, bool json, const struct rd_report *r, const struct rd_host *h,
+	    const struct rd_system *s, const struct rd_policy *p, const struct rd_report_meta *meta, int rc);
+
+/* check and npd: parse check's options into e, run the checks, rd_emit. */
+int rd_check_as(struct rd_ctx *ctx, int argc, char **argv, struct rd_emit *e);
+
+#endif

@@ -1,0 +1,246 @@
+#!/usr/bin/env bash
+# check --format prometheus against the real Prometheus tools (Debian packages prometheus and
+# prometheus-node-exporter; tests/run-all.sh installs them):
+#   * every scenario root's output passes `promtool check metrics` with no finding, has no
+#     timestamps, and carries the documented series and values; the exit status is check's;
+#   * host data cannot break the format: hostile firmware strings and counter names are escaped;
+#   * --counters exports counters/ and hw_counters/ as rdma_doctor_port_*counter_total;
+#   * --output FILE replaces the file atomically and leaves nothing else in the directory, also
+#     when the directory is unwritable, the file system is full or the target is a directory;
+#   * contrib/prometheus/rdma-doctor.rules.yml passes `promtool check rules` and its alerts fire
+#     as tests/prometheus/rules.test.yml says (`promtool test rules`);
+#   * a real node_exporter started here (127.0.0.1, a free high port, textfile collector only)
+#     serves our series from the textfile directory with node_textfile_scrape_error 0; stopped by
+#     its PID on exit.
+# Usage: tests/prometheus/run.sh [BUILD_DIR]     Ends with "N passed, N failed".
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=$(cd "${1:-$top/build}" && pwd)
+bin=$build/rdma-doctor
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL $*"; }
+for c in promtool prometheus-node-exporter curl jq; do
+	command -v "$c" > /dev/null || { echo "FAIL: $c is required (Debian: prometheus, prometheus-node-exporter, curl, jq)"; echo "0 passed, 1 failed"; exit 1; }
+done
+work=$(mktemp -d "${TMPDIR:-/tmp}/rd-prom.XXXXXX")
+chmod 755 "$work"
+exporter_pid=
+cleanup() {
+	[ -n "$exporter_pid" ] && kill "$exporter_pid" 2> /dev/null && wait "$exporter_pid" 2> /dev/null
+	rm -rf "$work"
+}
+trap cleanup EXIT
+export SOURCE_DATE_EPOCH=1764460800 NO_COLOR=1
+"$top/tests/scenarios/make.sh" "$work/roots" > /dev/null || { echo "FAIL: make.sh"; echo "0 passed, 1 failed"; exit 1; }
+roots=$work/roots
+
+# the value of one series (exact label set) in a metrics file, or "absent"
+value() { S=$2 awk 'BEGIN { s = ENVIRON["S"] } $0 !~ /^#/ { v = $NF; $NF = ""; sub(/ $/, ""); if ($0 == s) { print v; f = 1 } } END { if (!f) print "absent" }' "$1"; }
+expect() { # file series want
+	local got; got=$(value "$1" "$2")
+	[ "$got" = "$3" ] && ok || bad "$(basename "$1"): $2 is $got, want $3"
+}
+lint() { # file: promtool finds nothing, every sample is "name{labels} value" (no timestamp)
+	local out; out=$(promtool check metrics < "$1" 2>&1)
+	[ $? = 0 ] && [ -z "$out" ] && ok || bad "$(basename "$1"): promtool check metrics: $out"
+	local n; n=$(grep -v '^#' "$1" | grep -cvE '^[a-z_]+(\{([a-z_]+="([^"\\]|\\.)*",?)*\})? [0-9.e+-]+$')
+	[ "$n" = 0 ] && ok || bad "$(basename "$1"): $n sample lines are not 'name{labels} value'"
+	# HELP and TYPE for every metric, before its samples
+	n=$(awk '/^# TYPE /{t[$3]=1; next} /^# HELP /{h[$3]=1; next} { m=$1; sub(/\{.*/, "", m); if (!t[m] || !h[m]) { print m; bad++ } } END { print bad+0 }' "$1" | tail -1)
+	[ "$n" = 0 ] && ok || bad "$(basename "$1"): $n samples without HELP/TYPE"
+	n=$(awk '/^# TYPE / && (($4 == "counter") != ($3 ~ /_total$/)) { print }' "$1" | wc -l)
+	[ "$n" = 0 ] && ok || bad "$(basename "$1"): _total on a non-counter or a counter without it"
+}
+
+# 1. every scenario: lint, exit status, one series per finding that is not SKIP
+for dir in "$roots"/*/; do
+	s=$(basename "$dir")
+	"$bin" --root "$dir" check --format prometheus > "$work/$s.prom" 2> "$work/$s.err"; rc=$?
+	"$bin" --root "$dir" check --format json > "$work/$s.json" 2> /dev/null
+	lint "$work/$s.prom"
+	[ -s "$work/$s.err" ] && bad "$s: stderr: $(head -2 "$work/$s.err")"
+	want=$(jq -r .summary.exit_code "$work/$s.json")
+	[ "$rc" = "$want" ] && ok || bad "$s: exit $rc, check --format json says $want"
+	expect "$work/$s.prom" rdma_doctor_status "$want"
+	n_json=$(jq '[.findings[] | select(.status != "SKIP") | [.check, .subject]] | unique | length' "$work/$s.json")
+	n_prom=$(grep -c '^rdma_doctor_check_status{' "$work/$s.prom")
+	[ "$n_json" = "$n_prom" ] && ok || bad "$s: $n_prom check_status series for $n_json (check, subject) pairs"
+	# every pair's value is the worst of its findings' monitoring-plugin values
+	jq -r '.findings | map(select(.status != "SKIP")) | group_by([.check, .subject])[] |
+		"rdma_doctor_check_status{check=\"\(.[0].check)\",subject=\"\(.[0].subject)\"} \(map({"OK":0,"WARN":1,"FAIL":2,"UNKNOWN":3}[.status]) |
+		if any(. == 2) then 2 elif any(. == 1) then 1 elif any(. == 3) then 3 else 0 end)"' "$work/$s.json" |
+		sort > "$work/$s.want"
+	grep '^rdma_doctor_check_status{' "$work/$s.prom" | sort > "$work/$s.got"
+	cmp -s "$work/$s.want" "$work/$s.got" && ok || { bad "$s: check_status values differ from the JSON report"; diff "$work/$s.want" "$work/$s.got" | head -5; }
+done
+p=$work/port-polling.prom
+expect "$p" 'rdma_doctor_check_status{check="ports.state",subject="mlx5_1 port 1"}' 2
+expect "$p" 'rdma_doctor_port_state_id{device="mlx5_1",port="1"}' 1
+expect "$p" 'rdma_doctor_port_physical_state_id{device="mlx5_1",port="1"}' 2
+expect "$p" 'rdma_doctor_port_state_id{device="mlx5_0",port="1"}' 4
+expect "$p" 'rdma_doctor_port_rate_bytes_per_second{device="mlx5_0",port="1"}' 50000000000
+expect "$p" 'rdma_doctor_last_run_timestamp_seconds' 1764460800
+expect "$p" 'rdma_doctor_rdma_hardware' 1
+grep -q '^rdma_doctor_info{version="[^"]*",stack="inbox",stack_version="[^"]*"} 1$' "$p" && ok || bad "port-polling: rdma_doctor_info"
+expect "$work/firmware-one-hca-older.prom" 'rdma_doctor_check_status{check="firmware.uniform",subject="mlx5_1"}' 1
+expect "$work/port-state-unreadable.prom" 'rdma_doctor_check_status{check="ports.state",subject="mlx5_1 port 1"}' 3
+expect "$work/healthy-inbox.prom" 'rdma_doctor_findings{status="FAIL"}' 0
+grep -q '^rdma_doctor_port_counters_total' "$work/healthy-inbox.prom" && bad "counters exported without --counters" || ok
+grep -q 'node_infiniband_' "$work"/*.prom && bad "a series named node_infiniband_* (node_exporter's)" || ok
+# SKIP findings are left out of rdma_doctor_check_status and counted in rdma_doctor_findings
+skips=$(jq '[.findings[] | select(.status == "SKIP")] | length' "$work/healthy-inbox.json")
+expect "$work/healthy-inbox.prom" 'rdma_doctor_findings{status="SKIP"}' "$skips"
+[ "$skips" -gt 0 ] && ok || bad "healthy-inbox has no SKIP finding to test with"
+
+# 2. hostile host data: firmware and board strings with quotes, backslashes, newlines, bytes that
+# are not UTF-8; counter names with the same
+h=$work/hostile
+cp -a "$roots/port-polling" "$h"
+dev=$(readlink -f "$h/sys/class/infiniband/mlx5_0")
+printf '28.39"1002\\x\nnext\xff\x01' > "$dev/fw_ver"
+printf 'MT_"}\\ 1 \n' > "$dev/board_id"
+mkdir -p "$dev/ports/1/counters" "$dev/ports/1/hw_counters"
+echo 7 > "$dev/ports/1/counters/symbol_error"
+echo 3 > "$dev/ports/1/counters/link_downed"
+echo 18446744073709551615 > "$dev/ports/1/counters/port_xmit_data"
+echo 'N/A (no PMA)' > "$dev/ports/1/counters/VL15_dropped"
+echo 5 > "$dev/ports/1/hw_counters/out_of_buffer"
+printf '11\n' > "$dev/ports/1/hw_counters/$(printf 'evil"} 1\\\nname')"
+"$bin" --root "$h" check --format prometheus --counters > "$work/hostile.prom" 2> "$work/hostile.err"
+lint "$work/hostile.prom"
+grep -qF "$(printf 'firmware_version="28.39\\"1002\\\\x\\nnext\xef\xbf\xbd\xef\xbf\xbd"')" "$work/hostile.prom" && ok ||
+	bad "hostile: firmware_version not escaped: $(grep -a rdma_doctor_device_info "$work/hostile.prom" | head -1)"
+expect "$work/hostile.prom" 'rdma_doctor_port_counters_total{device="mlx5_0",port="1",counter="symbol_error"}' 7
+expect "$work/hostile.prom" 'rdma_doctor_port_counters_total{device="mlx5_0",port="1",counter="link_downed"}' 3
+expect "$work/hostile.prom" 'rdma_doctor_port_counters_total{device="mlx5_0",port="1",counter="port_xmit_data"}' 18446744073709551615
+expect "$work/hostile.prom" 'rdma_doctor_port_counters_total{device="mlx5_0",port="1",counter="VL15_dropped"}' absent
+expect "$work/hostile.prom" 'rdma_doctor_port_hw_counters_total{device="mlx5_0",port="1",counter="out_of_buffer"}' 5
+expect "$work/hostile.prom" 'rdma_doctor_port_hw_counters_total{device="mlx5_0",port="1",counter="evil\"} 1\\\nname"}' 11
+
+# 2b. real sysfs trees from ../shared/fixtures/real (read in place through fixture2root.sh)
+real=${RD_REAL_FIXTURES:-$top/../shared/fixtures/real}
+if [ -d "$real/gpud-h100-sys-class-infiniband" ] && [ -f "$real/prometheus-procfs__fixtures.ttar__sys-class-infiniband.tsv" ]; then
+	"$top/tests/tools/fixture2root.sh" dir "$real/gpud-h100-sys-class-infiniband" "$work/real/gpud-h100"
+	"$top/tests/tools/fixture2root.sh" ttar "$real/prometheus-procfs__fixtures.ttar__sys-class-infiniband.tsv" "$work/real/procfs"
+	for r in gpud-h100 procfs; do
+		"$bin" --root "$work/real/$r" check --format prometheus --counters > "$work/real-$r.prom" 2> /dev/null
+		lint "$work/real-$r.prom"
+		n=$(grep -c '^rdma_doctor_port_counters_total{' "$work/real-$r.prom")
+		[ "$n" -gt 0 ] && ok || bad "real $r: no port counters exported with --counters"
+	done
+	f=$(readlink -f "$work/real/gpud-h100/sys/class/infiniband/mlx5_0")/ports/1/counters/port_rcv_data
+	expect "$work/real-gpud-h100.prom" 'rdma_doctor_port_counters_total{device="mlx5_0",port="1",counter="port_rcv_data"}' "$(cat "$f")"
+else
+	bad "real fixtures missing at $real"
+fi
+
+# 3. --output: atomic replacement, nothing else left in the directory
+tf=$work/textfile
+mkdir -p "$tf"
+"$bin" --root "$roots/port-polling" check --format prometheus --output "$tf/rdma-doctor.prom" > "$work/out.stdout" 2>&1; rc=$?
+[ "$rc" = 2 ] && ok || bad "--output: exit $rc, want check's 2"
+[ -s "$work/out.stdout" ] && bad "--output printed: $(head -2 "$work/out.stdout")" || ok
+cmp -s "$tf/rdma-doctor.prom" "$work/port-polling.prom" && ok || bad "--output: the file differs from standard output"
+[ "$(ls -A "$tf")" = rdma-doctor.prom ] && ok || bad "--output left: $(ls -A "$tf")"
+[ "$(stat -c %a "$tf/rdma-doctor.prom")" = 644 ] && ok || bad "--output: mode $(stat -c %a "$tf/rdma-doctor.prom"), want 644 (node_exporter reads it as another user)"
+ino=$(stat -c %i "$tf/rdma-doctor.prom")
+"$bin" --root "$roots/healthy-inbox" check --format prometheus --output "$tf/rdma-doctor.prom" 2> /dev/null; rc=$?
+[ "$rc" = 0 ] && cmp -s "$tf/rdma-doctor.prom" "$work/healthy-inbox.prom" && ok || bad "--output: second run (exit $rc) did not replace the file"
+[ "$(stat -c %i "$tf/rdma-doctor.prom")" != "$ino" ] && ok || bad "--output: the file was rewritten in place, not renamed over"
+"$bin" --root "$roots/healthy-inbox" check --format json --output "$tf/report.json" 2> /dev/null && jq -e .schema "$tf/report.json" > /dev/null && ok || bad "--output with --format json"
+rm -f "$tf/report.json"
+cp "$tf/rdma-doctor.prom" "$work/before.prom"
+# a full file system (the write fails with EFBIG under ulimit -f; SIGXFSZ ignored)
+(ulimit -f 1; trap '' XFSZ; exec "$bin" --root "$roots/port-polling" check --format prometheus --counters --output "$tf/rdma-doctor.prom") 2> "$work/full.err"; rc=$?
+[ "$rc" = 3 ] && ok || bad "--output on a full file system: exit $rc, want 3"
+grep -q "^rdma-doctor: check: --output $tf/rdma-doctor.prom: File too large$" "$work/full.err" && ok || bad "--output full: message: $(cat "$work/full.err")"
+[ "$(ls -A "$tf")" = rdma-doctor.prom ] && cmp -s "$tf/rdma-doctor.prom" "$work/before.prom" && ok || bad "--output full: directory holds $(ls -A "$tf") / old file changed"
+# an unwritable directory (as another user when root, since root writes anywhere)
+ro=$work/ro
+mkdir -p "$ro"
+if [ "$(id -u)" = 0 ]; then
+	chmod 755 "$ro"
+	as_other=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+else
+	chmod 555 "$ro"
+	as_other=()
+fi
+"${as_other[@]}" "$bin" --root "$roots/healthy-inbox" check --format prometheus --output "$ro/rdma-doctor.prom" 2> "$work/ro.err"; rc=$?
+[ "$rc" = 3 ] && ok || bad "--output into an unwritable directory: exit $rc, want 3"
+grep -q "^rdma-doctor: check: --output $ro/rdma-doctor.prom: cannot create a file in its directory: Permission denied$" "$work/ro.err" && ok || bad "--output unwritable: message: $(cat "$work/ro.err")"
+[ -z "$(ls -A "$ro")" ] && ok || bad "--output unwritable left: $(ls -A "$ro")"
+# the target is a directory: rename fails, the temporary file goes
+mkdir -p "$tf/isdir.prom"
+"$bin" --root "$roots/healthy-inbox" check --format prometheus --output "$tf/isdir.prom" 2> "$work/dir.err"; rc=$?
+[ "$rc" = 3 ] && grep -q "^rdma-doctor: check: --output $tf/isdir.prom: Is a directory$" "$work/dir.err" && ok || bad "--output onto a directory: exit $rc: $(cat "$work/dir.err")"
+rmdir "$tf/isdir.prom"
+[ "$(ls -A "$tf")" = rdma-doctor.prom ] && ok || bad "--output onto a directory left: $(ls -A "$tf")"
+"$bin" --root "$roots/healthy-inbox" check --format prometheus --output "$work/no/such/dir/x.prom" 2> "$work/nodir.err"; rc=$?
+[ "$rc" = 3 ] && grep -q "cannot create a file in its directory: No such file or directory" "$work/nodir.err" && ok || bad "--output into a missing directory: exit $rc: $(cat "$work/nodir.err")"
+# option errors
+"$bin" --root "$roots/healthy-inbox" check --format prometheus --output 2> "$work/e1"; rc=$?
+[ "$rc" = 3 ] && grep -qE 'needs a (file name|value)' "$work/e1" && ok || bad "--output without a value: exit $rc: $(cat "$work/e1")"
+"$bin" --root "$roots/healthy-inbox" check --format yaml > /dev/null 2> "$work/e2"; rc=$?
+[ "$rc" = 3 ] && grep -q "unknown format 'yaml' (use text, json or prometheus)" "$work/e2" && ok || bad "--format yaml: exit $rc: $(cat "$work/e2")"
+"$bin" --root "$roots/healthy-inbox" check --format=prometheus --format json > "$work/last.json" 2> /dev/null
+jq -e .schema "$work/last.json" > /dev/null 2>&1 && ok || bad "the last --format does not win"
+
+# 4. alert rules
+out=$(promtool check rules "$top/contrib/prometheus/rdma-doctor.rules.yml" 2>&1)
+[ $? = 0 ] && grep -q 'SUCCESS: 4 rules found' <<< "$out" && ok || bad "promtool check rules: $out"
+mkdir -p "$work/rules"
+cp "$top/contrib/prometheus/rdma-doctor.rules.yml" "$top/tests/prometheus/rules.test.yml" "$work/rules/"
+out=$(promtool test rules "$work/rules/rules.test.yml" 2>&1)
+[ $? = 0 ] && ok || bad "promtool test rules: $out"
+
+# 5. a real node_exporter reading the textfile directory (one rdma-doctor file per directory: two
+# files with the same series make the scrape fail)
+"$bin" --root "$roots/port-polling" check --format prometheus --output "$tf/rdma-doctor.prom" 2> /dev/null
+for try in 1 2 3 4 5; do
+	port=$((20000 + RANDOM % 40000))
+	prometheus-node-exporter --web.listen-address="127.0.0.1:$port" --collector.disable-defaults \
+		--collector.textfile --collector.textfile.directory="$tf" > "$work/exporter.log" 2>&1 &
+	exporter_pid=$!
+	up=0
+	for _ in $(seq 100); do
+		curl -sf "http://127.0.0.1:$port/metrics" -o "$work/scrape1.txt" && { up=1; break; }
+		kill -0 "$exporter_pid" 2> /dev/null || break
+		sleep 0.1
+	done
+	[ $up = 1 ] && break
+	kill "$exporter_pid" 2> /dev/null; wait "$exporter_pid" 2> /dev/null; exporter_pid=
+done
+scrape() { curl -sf "http://127.0.0.1:$port/metrics" -o "$1" && ok || bad "curl: scrape of 127.0.0.1:$port failed"; }
+if [ "$up" = 1 ]; then
+	ok
+	s1=$work/scrape1.txt
+	expect "$s1" node_textfile_scrape_error 0
+	expect "$s1" 'rdma_doctor_check_status{check="ports.state",subject="mlx5_1 port 1"}' 2
+	expect "$s1" 'rdma_doctor_port_state_id{device="mlx5_1",port="1"}' 1
+	expect "$s1" 'rdma_doctor_status' 2
+	expect "$s1" 'rdma_doctor_last_run_timestamp_seconds' 1.7644608e+09
+	grep -qF "node_textfile_mtime_seconds{file=\"$tf/rdma-doctor.prom\"} " "$s1" && ok || bad "node_exporter did not read rdma-doctor.prom"
+	n_ours=$(grep -c '^rdma_doctor_' "$work/port-polling.prom")
+	n_got=$(grep -c '^rdma_doctor_' "$s1")
+	[ "$n_ours" = "$n_got" ] && ok || bad "node_exporter served $n_got of our $n_ours series"
+	grep '^rdma_doctor_check_status{check="ports.state",subject="mlx5_1 port 1"}' "$s1" > "$work/scraped-line.txt"
+	# hostile labels survive node_exporter's parser
+	"$bin" --root "$h" check --format prometheus --counters --output "$tf/rdma-doctor.prom" 2> /dev/null
+	scrape "$work/scrape2.txt"
+	expect "$work/scrape2.txt" node_textfile_scrape_error 0
+	expect "$work/scrape2.txt" 'rdma_doctor_port_hw_counters_total{counter="evil\"} 1\\\nname",device="mlx5_0",port="1"}' 11
+	grep -q '^rdma_doctor_device_info{board_id="MT_\\"}\\\\ 1 ",device="mlx5_0"' "$work/scrape2.txt" && ok ||
+		bad "node_exporter: hostile board_id: $(grep -a 'device_info{' "$work/scrape2.txt" | head -1)"
+	# the control: a client timestamp makes node_exporter reject the file (the check can fail)
+	printf '# HELP x_seconds x\n# TYPE x_seconds gauge\nx_seconds 1 1700000000000\n' > "$tf/stamped.prom"
+	scrape "$work/scrape3.txt"
+	expect "$work/scrape3.txt" node_textfile_scrape_error 1
+	rm -f "$tf/stamped.prom"
+	kill "$exporter_pid" 2> /dev/null; wait "$exporter_pid" 2> /dev/null; exporter_pid=
+else
+	bad "node_exporter did not start: $(tail -3 "$work/exporter.log")"
+fi
+[ -s "$work/scraped-line.txt" ] && echo "scraped: $(cat "$work/scraped-line.txt")"
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
