@@ -293,9 +293,16 @@ struct rd_snap_plan *rd_snap_plan_new(const struct rd_recording *rec)
 {
 	struct rd_snap_plan *p = rd_xcalloc(1, sizeof *p);
 	p->rec = rec;
-	for (size_t i = 0; i < rec->n; i++)
-		if (rec->entries[i].kind != RD_REC_ERROR)
-			add_rec(p, &rec->entries[i]);
+	for (size_t i = 0; i < rec->n; i++) {
+		const struct rd_rec_entry *e = &rec->entries[i];
+		/* a file whose read failed (EACCES, EINVAL, EIO ...) is kept as an empty placeholder, with its
+		 * directories, so that the replayed error is met at the same path (as a root's read-errors
+		 * are written: tests/scenarios/make.sh readerr); errors the layout gives by itself are not */
+		bool placeholder = e->kind == RD_REC_ERROR && e->err && e->err != ENOENT && e->err != ENOTDIR &&
+				   e->err != ELOOP && e->err != RD_ENOTREG && e->err != EISDIR;
+		if (e->kind != RD_REC_ERROR || placeholder)
+			add_rec(p, e);
+	}
 	finish(p);
 
 	/* rdma-doctor/read-errors: always present, so that an empty one says "none met" */

@@ -204,8 +204,11 @@ RD_TEST(snapwrite_plan_keeps_what_was_read_and_nothing_through_links)
 	CHECK(!rd_snap_plan_has(p, "a/b"));
 	CHECK(rd_snap_plan_has(p, "rdma-doctor/read-errors"));   /* the snapshot's own */
 	CHECK(!rd_snap_plan_has(p, "rdma-doctor/commands/../../etc/passwd"));
-	/* files: fw_ver state uverbs0 fifo refcnt limits z/b/c z/b-c z/b/d; links: mlx5_0 proc/self modprobe.d */
-	CHECK_INT(st.files, 9);
+	/* files: fw_ver state uverbs0 fifo refcnt limits z/b/c z/b-c z/b/d, and ndevs/0 (an empty placeholder
+	 * where the EINVAL is replayed); links: mlx5_0 proc/self modprobe.d */
+	CHECK(rd_snap_plan_has(p, D "/ports/1/gid_attrs/ndevs/0"));
+	CHECK(!rd_snap_plan_has(p, D "/ports/1/absent"));
+	CHECK_INT(st.files, 10);
 	CHECK_INT(st.links, 3);
 	CHECK_INT(st.read_errors, 2); /* EINVAL ndevs, ENOTREG fifo; not ENOENT, not the directory */
 	CHECK_INT(st.commands, 3);
