@@ -398,6 +398,7 @@ int rd_cmd_slurm(struct rd_ctx *ctx, int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	struct rd_check_sel sel = {0};
+	char only[2048] = "", skip[2048] = ""; /* repeated --only / --skip add up, as for check */
 	enum rd_status level = RD_FAIL;
 	bool dry = false;
 	const char *node = NULL;
@@ -423,11 +424,21 @@ int rd_cmd_slurm(struct rd_ctx *ctx, int argc, char **argv)
 			node = optarg;
 			break;
 		case OPT_ONLY:
-			sel.only = optarg;
+		case OPT_SKIP: {
+			char *list = c == OPT_ONLY ? only : skip;
+			size_t used = strlen(list);
+			if (!*optarg || used + strlen(optarg) + 2 > sizeof only) {
+				fprintf(ctx->err, "%s: slurm: %s needs a check id (and a list shorter than %zu bytes)\n", ctx->prog,
+					c == OPT_ONLY ? "--only" : "--skip", sizeof only);
+				return 3;
+			}
+			snprintf(list + used, sizeof only - used, "%s%s", used ? "," : "", optarg);
+			if (c == OPT_ONLY)
+				sel.only = only;
+			else
+				sel.skip = skip;
 			break;
-		case OPT_SKIP:
-			sel.skip = optarg;
-			break;
+		}
 		case OPT_POLICY:
 			sel.policy = optarg;
 			break;
