@@ -618,6 +618,27 @@ void rd_snap_out_abort(struct rd_snap_out *o)
 	out_free(o);
 }
 
+/* renameat2(RENAME_NOREPLACE), or on a file system without it (9p, some FUSE: EINVAL) a hard link
+ * to the new name (which fails if the name exists) and the old name removed; a directory, which
+ * cannot be linked, is renamed only when the name is still free. */
+static int rename_noreplace(int dirfd, const char *from, const char *to, bool dir)
+{
+	if (renameat2(dirfd, from, dirfd, to, RENAME_NOREPLACE) == 0)
+		return 0;
+	if (errno != EINVAL && errno != ENOSYS)
+		return -errno;
+	if (!dir) {
+		if (linkat(dirfd, from, dirfd, to, 0) < 0)
+			return -errno;
+		unlinkat(dirfd, from, 0);
+		return 0;
+	}
+	struct stat st;
+	if (fstatat(dirfd, to, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		return -EEXIST;
+	return renameat(dirfd, from, dirfd, to) < 0 ? -errno : 0;
+}
+
 int rd_snap_out_commit(struct rd_snap_out *o, char *err, size_t errlen)
 {
 	int r = 0;
@@ -629,15 +650,16 @@ int rd_snap_out_commit(struct rd_snap_out *o, char *err, size_t errlen)
 			/* rename(2) replaces an empty directory, and fails if it was filled meanwhile */
 			if (renameat(o->dirfd, o->tmpname, o->dirfd, o->base) < 0)
 				r = -errno;
-		} else if (renameat2(o->dirfd, o->tmpname, o->dirfd, o->base, RENAME_NOREPLACE) < 0) {
-			r = -errno;
+		} else {
+			r = rename_noreplace(o->dirfd, o->tmpname, o->base, true);
 		}
 	} else if (fsync(o->fd) < 0) {
 		r = -errno;
 	} else if (o->tmpname) {
-		if (o->force ? renameat(o->dirfd, o->tmpname, o->dirfd, o->base) < 0
-			     : renameat2(o->dirfd, o->tmpname, o->dirfd, o->base, RENAME_NOREPLACE) < 0)
-			r = -errno;
+		if (o->force)
+			r = renameat(o->dirfd, o->tmpname, o->dirfd, o->base) < 0 ? -errno : 0;
+		else
+			r = rename_noreplace(o->dirfd, o->tmpname, o->base, false);
 	} else {
 		/* give the unnamed file its name: linkat fails if the name exists, so without --force
 		 * it links there directly, with --force to a temporary name renamed over the target */

@@ -40,6 +40,12 @@ ip addr add 10.0.2.15/24 dev eth0
 # ---- 1. a fresh host: nothing loaded, modules-load.d empty ------------------------------------
 step fresh-modules cat /proc/modules
 step fresh-check $RD check --format json
+# with no RDMA device, fix plans nothing (the same answer as check); a Soft-RoCE device makes this
+# an RDMA host: rdma_rxe brings ib_core and ib_uverbs, fix plans the rest and all nine for boot
+step fresh-nohw-fix-plan $RD fix modules
+modprobe crc32_generic
+modprobe rdma_rxe
+rdma link add rxe0 type rxe netdev eth0
 step fresh-fix-plan $RD fix modules
 step fresh-fix-apply $RD fix modules --apply
 step fresh-fix-modules cat /proc/modules
