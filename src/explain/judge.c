@@ -71,6 +71,46 @@ int rd_fact_peermem_missing_on_inbox(const struct rd_sig_cause *c, const struct 
 	return inbox;
 }
 
+/* The first port of the host for which match() holds (its device in *dev), counting the ports and
+ * those for which unread() says the value needed could not be read. */
+static const struct rd_port *first_port(const struct rd_host *h, bool (*match)(const struct rd_port *),
+					bool (*unread)(const struct rd_port *), const char **dev, size_t *ports,
+					size_t *nunread)
+{
+	*ports = *nunread = 0;
+	for (size_t i = 0; i < h->ndevices; i++)
+		for (size_t p = 0; p < h->devices[i].nports; p++) {
+			const struct rd_port *port = &h->devices[i].ports[p];
+			++*ports;
+			if (match(port)) {
+				*dev = h->devices[i].name;
+				return port;
+			}
+			*nunread += unread(port);
+		}
+	return NULL;
+}
+
+static bool is_initializing(const struct rd_port *p)
+{
+	return p->state_v == 2 && p->phys_v == 5;
+}
+
+static bool is_polling(const struct rd_port *p)
+{
+	return p->phys_v == 2;
+}
+
+static bool state_unread(const struct rd_port *p)
+{
+	return p->state_v < 0;
+}
+
+static bool phys_unread(const struct rd_port *p)
+{
+	return p->phys_v < 0;
+}
+
 /* An InfiniBand port whose link is up (LinkUp) but which no subnet manager has configured (INIT):
  * ports.state reports it (ports.sm refers to that finding), so the model decides. */
 int rd_fact_port_initializing(const struct rd_sig_cause *c, const struct rd_host *h, const struct rd_system *s, char *why,
@@ -78,18 +118,14 @@ int rd_fact_port_initializing(const struct rd_sig_cause *c, const struct rd_host
 {
 	(void)c;
 	(void)s;
-	size_t ports = 0, unread = 0;
-	for (size_t i = 0; i < h->ndevices; i++)
-		for (size_t p = 0; p < h->devices[i].nports; p++) {
-			const struct rd_port *port = &h->devices[i].ports[p];
-			ports++;
-			if (port->state_v == 2 && port->phys_v == 5) {
-				snprintf(why, n, "%s port %u is Initializing with its link up: no subnet manager has configured it "
-					 "(see ports.state; sminfo tells which SM answers)", h->devices[i].name, port->num);
-				return 1;
-			}
-			unread += port->state_v < 0;
-		}
+	const char *dev = NULL;
+	size_t ports, unread;
+	const struct rd_port *port = first_port(h, is_initializing, state_unread, &dev, &ports, &unread);
+	if (port) {
+		snprintf(why, n, "%s port %u is Initializing with its link up: no subnet manager has configured it "
+			 "(see ports.state; sminfo tells which SM answers)", dev, port->num);
+		return 1;
+	}
 	if (unread) {
 		snprintf(why, n, "the state of %zu port%s cannot be read", unread, unread == 1 ? "" : "s");
 		return -1;
@@ -102,17 +138,13 @@ int rd_fact_port_polling(const struct rd_sig_cause *c, const struct rd_host *h, 
 {
 	(void)c;
 	(void)s;
-	size_t ports = 0, unread = 0;
-	for (size_t i = 0; i < h->ndevices; i++)
-		for (size_t p = 0; p < h->devices[i].nports; p++) {
-			const struct rd_port *port = &h->devices[i].ports[p];
-			ports++;
-			if (port->phys_v == 2) {
-				snprintf(why, n, "%s port %u: physical state Polling", h->devices[i].name, port->num);
-				return 1;
-			}
-			unread += port->phys_v < 0;
-		}
+	const char *dev = NULL;
+	size_t ports, unread;
+	const struct rd_port *port = first_port(h, is_polling, phys_unread, &dev, &ports, &unread);
+	if (port) {
+		snprintf(why, n, "%s port %u: physical state Polling", dev, port->num);
+		return 1;
+	}
 	if (unread) {
 		snprintf(why, n, "the physical state of %zu port%s cannot be read", unread, unread == 1 ? "" : "s");
 		return -1;
