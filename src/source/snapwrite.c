@@ -22,17 +22,6 @@
 #define MAX_PATH 4095
 #define MAX_DEPTH 64
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
 int rd_snap_format_of(const char *path)
 {
 	if (rd_str_has_suffix(path, ".tar.gz") || rd_str_has_suffix(path, ".tgz"))
@@ -470,7 +459,7 @@ static int split_target(const char *path, enum rd_snap_format fmt, char **dir, c
 	char *slash = strrchr(p, '/');
 	const char *b = slash ? slash + 1 : p;
 	if (!*b || strcmp(b, ".") == 0 || strcmp(b, "..") == 0) {
-		set_err(err, errlen, "%s: give the name of a new %s", path, fmt == RD_SNAP_DIR ? "directory" : "file");
+		rd_set_err(err, errlen, "%s: give the name of a new %s", path, fmt == RD_SNAP_DIR ? "directory" : "file");
 		free(p);
 		return -EINVAL;
 	}
@@ -489,12 +478,12 @@ static int check_target(int dirfd, const char *base, const char *path, enum rd_s
 	if (fstatat(dirfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 		if (errno == ENOENT)
 			return 0;
-		set_err(err, errlen, "cannot write %s: %s", path, strerror(errno));
+		rd_set_err(err, errlen, "cannot write %s: %s", path, strerror(errno));
 		return -errno;
 	}
 	if (fmt == RD_SNAP_DIR) {
 		if (!S_ISDIR(st.st_mode)) {
-			set_err(err, errlen, "%s exists and is not a directory; give a new directory", path);
+			rd_set_err(err, errlen, "%s exists and is not a directory; give a new directory", path);
 			return -EEXIST;
 		}
 		int fd = openat(dirfd, base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -502,18 +491,18 @@ static int check_target(int dirfd, const char *base, const char *path, enum rd_s
 		if (fd >= 0)
 			close(fd);
 		if (!empty) {
-			set_err(err, errlen, "%s is not empty; give a new directory", path);
+			rd_set_err(err, errlen, "%s is not empty; give a new directory", path);
 			return -ENOTEMPTY;
 		}
 		*empty_dir = true;
 		return 0;
 	}
 	if (S_ISDIR(st.st_mode)) {
-		set_err(err, errlen, "%s is a directory; give the name of an archive file", path);
+		rd_set_err(err, errlen, "%s is a directory; give the name of an archive file", path);
 		return -EISDIR;
 	}
 	if (!force) {
-		set_err(err, errlen, "%s exists; give --force to replace it", path);
+		rd_set_err(err, errlen, "%s exists; give --force to replace it", path);
 		return -EEXIST;
 	}
 	return 0;
@@ -529,7 +518,7 @@ int rd_snap_out_check(const char *path, enum rd_snap_format fmt, bool force, cha
 	bool empty;
 	if (dirfd < 0) {
 		r = -errno;
-		set_err(err, errlen, "cannot write %s: directory %s: %s", path, dir, strerror(errno));
+		rd_set_err(err, errlen, "cannot write %s: directory %s: %s", path, dir, strerror(errno));
 	} else {
 		r = check_target(dirfd, base, path, fmt, force, &empty, err, errlen);
 		close(dirfd);
@@ -556,7 +545,7 @@ int rd_snap_out_open(const char *path, enum rd_snap_format fmt, bool force, stru
 	o->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (o->dirfd < 0) {
 		r = -errno;
-		set_err(err, errlen, "cannot write %s: directory %s: %s", path, dir, strerror(errno));
+		rd_set_err(err, errlen, "cannot write %s: directory %s: %s", path, dir, strerror(errno));
 		goto fail;
 	}
 	if ((r = check_target(o->dirfd, o->base, path, fmt, force, &o->over_empty_dir, err, errlen)) < 0)
@@ -572,7 +561,7 @@ int rd_snap_out_open(const char *path, enum rd_snap_format fmt, bool force, stru
 		o->fd = openat(o->dirfd, o->tmpname, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (o->fd < 0) {
 			r = -errno;
-			set_err(err, errlen, "cannot create a directory beside %s: %s", path, strerror(errno));
+			rd_set_err(err, errlen, "cannot create a directory beside %s: %s", path, strerror(errno));
 			unlinkat(o->dirfd, o->tmpname, AT_REMOVEDIR);
 			goto fail;
 		}
@@ -590,7 +579,7 @@ int rd_snap_out_open(const char *path, enum rd_snap_format fmt, bool force, stru
 		}
 		if (o->fd < 0) {
 			r = -errno;
-			set_err(err, errlen, "cannot create %s: %s", path, strerror(errno));
+			rd_set_err(err, errlen, "cannot create %s: %s", path, strerror(errno));
 			goto fail;
 		}
 	}
@@ -683,9 +672,9 @@ int rd_snap_out_commit(struct rd_snap_out *o, char *err, size_t errlen)
 	}
 	if (r < 0) {
 		if (r == -EEXIST || r == -ENOTEMPTY)
-			set_err(err, errlen, "cannot write %s: it appeared while the snapshot was written", o->path);
+			rd_set_err(err, errlen, "cannot write %s: it appeared while the snapshot was written", o->path);
 		else
-			set_err(err, errlen, "cannot write %s: %s", o->path, strerror(-r));
+			rd_set_err(err, errlen, "cannot write %s: %s", o->path, strerror(-r));
 		rd_snap_out_abort(o);
 		return r;
 	}
@@ -716,10 +705,10 @@ static int archive_fail(struct writer *w, const char *what, int saved_errno)
 	const char *msg = w->la->error_string(w->a);
 	int e = saved_errno > 0 ? saved_errno : EIO;
 	if (saved_errno > 0)
-		set_err(w->err, w->errlen, "cannot write %s (%s): %s: %s", w->o->path, what, msg ? msg : "libarchive",
+		rd_set_err(w->err, w->errlen, "cannot write %s (%s): %s: %s", w->o->path, what, msg ? msg : "libarchive",
 			strerror(saved_errno));
 	else
-		set_err(w->err, w->errlen, "cannot write %s (%s): %s", w->o->path, what, msg ? msg : "libarchive error");
+		rd_set_err(w->err, w->errlen, "cannot write %s (%s): %s", w->o->path, what, msg ? msg : "libarchive error");
 	return -e;
 }
 
@@ -761,7 +750,7 @@ static int archive_entry_out(struct writer *w, const char *path, enum itype type
 
 static int dir_fail(struct writer *w, const char *path, int e)
 {
-	set_err(w->err, w->errlen, "cannot write %s/%s: %s", w->o->path, path, strerror(e));
+	rd_set_err(w->err, w->errlen, "cannot write %s/%s: %s", w->o->path, path, strerror(e));
 	return -e;
 }
 
@@ -856,14 +845,14 @@ int rd_snap_out_write(struct rd_snap_out *o, struct rd_snap_plan *p, time_t mtim
 		char why[512] = "";
 		w.la = rd_larchive(why, sizeof why);
 		if (!w.la) {
-			set_err(err, errlen, "cannot write %s: %s", o->path, why);
+			rd_set_err(err, errlen, "cannot write %s: %s", o->path, why);
 			r = -ENOSYS;
 			goto out;
 		}
 		w.a = w.la->write_new();
 		w.e = w.la->entry_new();
 		if (!w.a || !w.e) {
-			set_err(err, errlen, "cannot write %s: %s", o->path, strerror(ENOMEM));
+			rd_set_err(err, errlen, "cannot write %s: %s", o->path, strerror(ENOMEM));
 			r = -ENOMEM;
 			goto out;
 		}

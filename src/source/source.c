@@ -137,17 +137,6 @@ void rd_text_free(struct rd_text *t)
 	t->len = 0;
 }
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
 /* A path relative to the root: no leading '/', "." for the root itself. */
 static const char *rel(const char *p)
 {
@@ -631,7 +620,7 @@ static int read_archive(struct rd_source *src, long long deadline_ms, char *err,
 	int in = open(src->root, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (in < 0) {
 		int e = errno;
-		set_err(err, errlen, "cannot open %s: %s", src->root, strerror(e));
+		rd_set_err(err, errlen, "cannot open %s: %s", src->root, strerror(e));
 		return -e;
 	}
 	struct rd_memtree_limits lim = rd_memtree_default_limits;
@@ -640,7 +629,7 @@ static int read_archive(struct rd_source *src, long long deadline_ms, char *err,
 	int r = rd_memtree_read_fd(in, &lim, &src->tree, why, sizeof why);
 	close(in);
 	if (r < 0)
-		set_err(err, errlen, "cannot read snapshot %s: %s", src->root, why[0] ? why : strerror(-r));
+		rd_set_err(err, errlen, "cannot read snapshot %s: %s", src->root, why[0] ? why : strerror(-r));
 	return r;
 }
 
@@ -662,7 +651,7 @@ int rd_source_open_until(const char *root, long long deadline_ms, struct rd_sour
 	struct stat st;
 	if (stat(src->root, &st) < 0) {
 		int e = errno;
-		set_err(err, errlen, "cannot read root %s: %s", src->root, strerror(e));
+		rd_set_err(err, errlen, "cannot read root %s: %s", src->root, strerror(e));
 		rd_source_close(src);
 		return -e;
 	}
@@ -677,14 +666,14 @@ int rd_source_open_until(const char *root, long long deadline_ms, struct rd_sour
 		return 0;
 	}
 	if (!S_ISDIR(st.st_mode)) {
-		set_err(err, errlen, "root %s is neither a directory nor a snapshot archive (.tar.gz)", src->root);
+		rd_set_err(err, errlen, "root %s is neither a directory nor a snapshot archive (.tar.gz)", src->root);
 		rd_source_close(src);
 		return -ENOTDIR;
 	}
 	src->fd = open(src->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (src->fd < 0) {
 		int e = errno;
-		set_err(err, errlen, "cannot open root %s: %s", src->root, strerror(e));
+		rd_set_err(err, errlen, "cannot open root %s: %s", src->root, strerror(e));
 		rd_source_close(src);
 		return -e;
 	}

@@ -1,6 +1,7 @@
 #include "util/util.h"
 
 #include <ctype.h>
+#include <stdarg.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -434,4 +435,14 @@ bool rd_env_locale_utf8(void)
 		return (n == 5 && strncasecmp(dot, "utf-8", 5) == 0) || (n == 4 && strncasecmp(dot, "utf8", 4) == 0);
 	}
 	return true;
+}
+
+void rd_set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
 }

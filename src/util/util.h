@@ -16,6 +16,8 @@ enum {
 };
 /* "No such file or directory", "not a regular file", ... for an errno or RD_E* code. */
 const char *rd_strerror(int err);
+/* A one-line reason, printf-style, into err (nothing when err is NULL or errlen 0). */
+void rd_set_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 void *rd_xmalloc(size_t n);
 void *rd_xcalloc(size_t n, size_t size);
