@@ -32,7 +32,17 @@ $(error libarchive-dev is missing (archive.h): apt-get install -y libarchive-dev
 endif
 endif
 
-LIB_SRC  = $(sort $(wildcard src/util/*.c src/source/*.c src/model/*.c src/render/*.c src/checks/*.c src/fix/*.c src/explain/*.c src/probe/*.c src/cmd/*.c))
+# `fleet` reads the nodes' JSON reports with yajl's streaming parser (Debian: libyajl-dev to build,
+# libyajl2 to run), linked.
+YAJL_OK := $(shell printf '\043include <yajl/yajl_parse.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 && echo yes)
+ifneq ($(YAJL_OK),yes)
+ifneq ($(MAKECMDGOALS),check)
+$(error libyajl-dev is missing (yajl/yajl_parse.h): apt-get install -y libyajl-dev)
+endif
+endif
+LDLIBS += -lyajl
+
+LIB_SRC  = $(sort $(wildcard src/util/*.c src/source/*.c src/model/*.c src/render/*.c src/checks/*.c src/fix/*.c src/explain/*.c src/probe/*.c src/fleet/*.c src/cmd/*.c))
 MAIN_SRC = src/main.c
 UNIT_SRC = $(sort $(wildcard tests/unit/test_*.c))
 

@@ -1,0 +1,313 @@
+/* `rdma-doctor fleet`: drift across nodes from their `check --format json` reports, gathered by
+ * Slurm, pdsh or clush (rdma-doctor never fans out itself).  Reads each PATH as it comes: a
+ * report file, a directory of reports (any names), or - (standard input); every report is parsed
+ * once (fleet/reader.c) into the summary (fleet/summary.c), which render/fleet.c prints. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+#include "fleet/hostlist.h"
+#include "fleet/reader.h"
+#include "fleet/summary.h"
+#include "render/fleet.h"
+#include "render/out.h"
+#include "util/util.h"
+
+enum fmt { FMT_TEXT, FMT_JSON, FMT_HTML };
+
+static void on_report(void *arg, const char *origin, const char *label, const struct rd_fleet_report *r)
+{
+	rd_fleet_add(arg, origin, label, r);
+}
+
+static void on_problem(void *arg, const char *origin, const char *label, const char *msg)
+{
+	rd_fleet_problem(arg, origin, label, msg);
+}
+
+static const struct rd_fleet_input_cb input_cb = {on_report, on_problem};
+
+/* Reads fd to its end into the summary (origin names it). */
+static void read_fd(struct rd_fleet *f, int fd, const char *origin)
+{
+	struct rd_fleet_input *in = rd_fleet_input_new(origin, &input_cb, f);
+	static char buf[1 << 16];
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof buf);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			char msg[128];
+			snprintf(msg, sizeof msg, "read failed: %s", strerror(errno));
+			rd_fleet_problem(f, origin, NULL, msg);
+			break;
+		}
+		if (n == 0) {
+			rd_fleet_input_end(in);
+			break;
+		}
+		if (rd_fleet_input_feed(in, buf, (size_t)n) < 0)
+			break; /* the input said what was wrong; the rest is not read */
+	}
+	rd_fleet_input_free(in);
+}
+
+static void problem_errno(struct rd_fleet *f, const char *origin, const char *what, int err)
+{
+	char msg[160];
+	snprintf(msg, sizeof msg, "%s: %s", what, strerror(err));
+	rd_fleet_problem(f, origin, NULL, msg);
+}
+
+/* A path that is not a directory: a file, a FIFO (a shell's <(...)) ... but in a directory only
+ * regular files are reports. */
+static void read_path(struct rd_fleet *f, int dirfd, const char *name, const char *origin, bool in_dir)
+{
+	int fd = openat(dirfd, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		problem_errno(f, origin, "cannot open", errno);
+		return;
+	}
+	struct stat st;
+	if (fstat(fd, &st) < 0) {
+		problem_errno(f, origin, "cannot stat", errno);
+		close(fd);
+		return;
+	}
+	if (in_dir && !S_ISREG(st.st_mode)) {
+		rd_fleet_problem(f, origin, NULL, "not a regular file: not read");
+		close(fd);
+		return;
+	}
+	int fl = fcntl(fd, F_GETFL);
+	if (fl >= 0)
+		(void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	read_fd(f, fd, origin);
+	close(fd);
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return rd_natural_cmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every regular file of the directory whose name does not start with "." (a half-written
+ * temporary file such as -o's), in natural order. */
+static void read_dir(struct rd_fleet *f, const char *path)
+{
+	int dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+	if (!d) {
+		problem_errno(f, path, "cannot read the directory", errno);
+		if (dfd >= 0)
+			close(dfd);
+		return;
+	}
+	struct rd_strv names = {0};
+	for (struct dirent *de; (errno = 0, de = readdir(d));)
+		if (de->d_name[0] != '.')
+			rd_strv_push(&names, de->d_name);
+	if (errno)
+		problem_errno(f, path, "cannot read the directory to its end", errno);
+	qsort(names.v, names.n, sizeof *names.v, cmp_names);
+	size_t before = f->problems.total;
+	for (size_t i = 0; i < names.n; i++) {
+		char *origin = rd_path_join(path, names.v[i]);
+		read_path(f, dirfd(d), names.v[i], origin, true);
+		free(origin);
+	}
+	if (!names.n && f->problems.total == before)
+		rd_fleet_problem(f, path, NULL, "an empty directory: no report in it");
+	rd_strv_free(&names);
+	closedir(d);
+}
+
+/* "90", "90s", "15m", "2h", "7d" -> seconds; -1 when not a duration */
+static long long parse_duration(const char *s)
+{
+	char *end;
+	errno = 0;
+	long long v = strtoll(s, &end, 10);
+	if (errno || end == s || v <= 0 || *s == '-' || *s == '+')
+		return -1;
+	long long mul = !*end || !strcmp(end, "s") ? 1 : !strcmp(end, "m") ? 60 : !strcmp(end, "h") ? 3600
+		      : !strcmp(end, "d") ? 86400 : 0;
+	if (!mul || v > (1LL << 40) / mul)
+		return -1;
+	return v * mul;
+}
+
+static void render(FILE *out, const struct rd_fleet *f, enum fmt fmt, bool ascii)
+{
+	if (fmt == FMT_JSON)
+		rd_fleet_json(out, f);
+	else if (fmt == FMT_HTML)
+		rd_fleet_html(out, f);
+	else
+		rd_fleet_text(out, f, ascii);
+}
+
+/* A new file beside path, renamed over it: readers see the old summary or the new one. */
+static int write_atomic(struct rd_ctx *ctx, const char *path, const struct rd_fleet *f, enum fmt fmt)
+{
+	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+	if (!*base) {
+		fprintf(ctx->err, "%s: fleet: --output %s: not a file name\n", ctx->prog, path);
+		return -1;
+	}
+	int dlen = slash ? (int)(slash - path) + 1 : 0;
+	char *tmp = NULL;
+	int fd = -1;
+	for (unsigned n = 0; n < 100 && fd < 0; n++) {
+		free(tmp);
+		tmp = rd_xasprintf("%.*s.%s.tmp-%ld-%u", dlen, path, base, (long)getpid(), n);
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
+	if (fd < 0) {
+		rd_text_printf(ctx->err, ctx->ascii, "%s: fleet: --output %s: cannot create a file in its directory: %s\n",
+			       ctx->prog, path, strerror(errno));
+		free(tmp);
+		return -1;
+	}
+	FILE *out = fdopen(fd, "w");
+	int err = 0;
+	if (!out) {
+		err = errno;
+		close(fd);
+	} else {
+		render(out, f, fmt, ctx->ascii);
+		if (fflush(out) != 0 || ferror(out))
+			err = errno ? errno : EIO;
+		else if (fsync(fileno(out)) != 0)
+			err = errno;
+		if (fclose(out) != 0 && !err)
+			err = errno ? errno : EIO;
+	}
+	if (!err && rename(tmp, path) != 0)
+		err = errno;
+	if (err) {
+		unlink(tmp);
+		rd_text_printf(ctx->err, ctx->ascii, "%s: fleet: --output %s: %s\n", ctx->prog, path, strerror(err));
+	}
+	free(tmp);
+	return err ? -1 : 0;
+}
+
+int rd_cmd_fleet(struct rd_ctx *ctx, int argc, char **argv)
+{
+	enum { OPT_EXPECT = 256, OPT_MAX_AGE };
+	static const struct option longopts[] = {
+		RD_LONGOPT_FORMAT,
+		RD_LONGOPT_HELP,
+		{"expect", required_argument, NULL, OPT_EXPECT},
+		{"max-age", required_argument, NULL, OPT_MAX_AGE},
+		{"output", required_argument, NULL, 'o'},
+		{NULL, 0, NULL, 0},
+	};
+	enum fmt fmt = FMT_TEXT;
+	const char *output = NULL, *expect = NULL;
+	long long max_age = 0;
+	struct rd_strv paths = {0};
+	struct rd_getopt g = {.argc = argc, .argv = argv, .shortopts = "f:jo:", .longopts = longopts};
+	int bad = -1;
+	for (int c; bad < 0 && (c = rd_getopt(ctx, &g)) != RD_OPT_END;) {
+		switch (c) {
+		case 'f':
+			if (!strcmp(optarg, "text"))
+				fmt = FMT_TEXT;
+			else if (!strcmp(optarg, "json"))
+				fmt = FMT_JSON;
+			else if (!strcmp(optarg, "html"))
+				fmt = FMT_HTML;
+			else
+				bad = rd_usage_error(ctx, "fleet", "unknown format '%s' (use text, json or html)", optarg);
+			break;
+		case 'j':
+			fmt = FMT_JSON;
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case OPT_EXPECT:
+			expect = optarg;
+			break;
+		case OPT_MAX_AGE:
+			if ((max_age = parse_duration(optarg)) < 0)
+				bad = rd_usage_error(ctx, "fleet", "--max-age '%s' is not a duration (SECONDS, or with s, m, h, d)", optarg);
+			break;
+		case RD_OPT_OPERAND:
+			rd_strv_push(&paths, optarg);
+			break;
+		case RD_OPT_HELP:
+			bad = 0;
+			break;
+		default:
+			bad = RD_EXIT_USAGE;
+			break;
+		}
+	}
+	for (; bad < 0 && optind < argc; optind++)
+		rd_strv_push(&paths, argv[optind]);
+	if (bad < 0 && !paths.n)
+		bad = rd_usage_error(ctx, "fleet", "no PATH (a report, a directory of reports, or - for standard input)");
+	size_t stdin_n = 0;
+	for (size_t i = 0; bad < 0 && i < paths.n; i++)
+		if (!strcmp(paths.v[i], "-") && ++stdin_n > 1)
+			bad = rd_usage_error(ctx, "fleet", "- (standard input) given twice");
+	struct rd_strv expected = {0};
+	if (bad < 0 && expect) {
+		char err[256];
+		if (rd_hostlist_expand(expect, &expected, err, sizeof err) < 0)
+			bad = rd_usage_error(ctx, "fleet", "--expect: %s", err);
+		for (size_t i = 0; bad < 0 && i < expected.n; i++)
+			if (!rd_fleet_hostname_ok(expected.v[i]))
+				bad = rd_usage_error(ctx, "fleet", "--expect: '%s' is not a host name", expected.v[i]);
+		if (bad < 0 && !expected.n)
+			bad = rd_usage_error(ctx, "fleet", "--expect: an empty hostlist");
+	}
+	if (bad >= 0) {
+		rd_strv_free(&paths);
+		rd_strv_free(&expected);
+		return bad;
+	}
+	const char *sde = getenv("SOURCE_DATE_EPOCH");
+	long long now = sde && *sde ? strtoll(sde, NULL, 10) : (long long)time(NULL);
+	struct rd_fleet f;
+	rd_fleet_init(&f, now, max_age);
+	if (expect)
+		rd_fleet_expect(&f, &expected);
+	rd_strv_free(&expected);
+	for (size_t i = 0; i < paths.n; i++) {
+		const char *p = paths.v[i];
+		struct stat st;
+		if (!strcmp(p, "-"))
+			read_fd(&f, 0, "-");
+		else if (stat(p, &st) < 0)
+			problem_errno(&f, p, "cannot read", errno);
+		else if (S_ISDIR(st.st_mode))
+			read_dir(&f, p);
+		else
+			read_path(&f, AT_FDCWD, p, p, false);
+	}
+	rd_strv_free(&paths);
+	rd_fleet_finish(&f);
+	int rc = f.exit_code;
+	if (output) {
+		if (write_atomic(ctx, output, &f, fmt) < 0)
+			rc = RD_EXIT_UNKNOWN;
+	} else {
+		render(ctx->out, &f, fmt, ctx->ascii);
+		if (fflush(ctx->out) != 0 || ferror(ctx->out))
+			rc = RD_EXIT_UNKNOWN;
+	}
+	rd_fleet_free(&f);
+	return rc;
+}

@@ -1,0 +1,27 @@
+/* Slurm hostlists: `prefix[ranges]` such as `tux[0-5,12,20-25]`, leading zeros keep the width
+ * (`node[01-24]`), several comma-separated items, a cartesian product for several bracket groups
+ * (`rack[1-2]n[1-2]`).  Compression sorts by prefix, then number (as `scontrol show
+ * hostlistsorted` does) and only ever brackets a trailing number.
+ *
+ * Ownership: the functions borrow their arguments; results are owned by the caller. */
+#ifndef RD_HOSTLIST_H
+#define RD_HOSTLIST_H
+#include <stddef.h>
+
+#include "util/util.h"
+
+/* At most this many names from one expansion (Slurm refuses very large ranges too). */
+#define RD_HOSTLIST_MAX 1000000
+
+/* Appends the names of list to out, in the order written.  Returns 0, or -EINVAL with a one-line
+ * reason in err (an unbalanced bracket, a range that is not numbers, hi < lo, too many names). */
+int rd_hostlist_expand(const char *list, struct rd_strv *out, char *err, size_t errlen);
+
+/* The order of compression: prefix (bytes), then the number's width class, then the number. */
+int rd_hostname_cmp(const char *a, const char *b);
+
+/* Sorts names (rd_hostname_cmp) in place and returns their compressed list ("" for none).
+ * Duplicates are kept once. */
+char *rd_hostlist_compress(const char **names, size_t n);
+
+#endif

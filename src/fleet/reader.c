@@ -1,0 +1,779 @@
+/* The fleet's report reader (see reader.h): yajl's callbacks walk each report once and keep the
+ * few fields the summary needs; a pdsh/clush stream gets one parser per host, alive only while
+ * that host's report is incomplete. */
+#include "fleet/reader.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <yajl/yajl_parse.h>
+
+#include "fleet/map.h"
+#include "util/util.h"
+
+enum rd_fleet_status rd_fleet_status_parse(const char *s)
+{
+	static const char *const names[] = {"OK", "SKIP", "UNKNOWN", "WARN", "FAIL"};
+	for (int i = 0; s && i < 5; i++)
+		if (strcmp(s, names[i]) == 0)
+			return (enum rd_fleet_status)(i + 1);
+	return RD_FS_NONE;
+}
+
+const char *rd_fleet_status_name(enum rd_fleet_status s)
+{
+	static const char *const names[] = {"?", "OK", "SKIP", "UNKNOWN", "WARN", "FAIL"};
+	return (unsigned)s < 6 ? names[s] : "?";
+}
+
+bool rd_fleet_hostname_ok(const char *s)
+{
+	size_t n = 0;
+	for (; s[n]; n++)
+		if (!isalnum((unsigned char)s[n]) && s[n] != '-' && s[n] != '.' && s[n] != '_')
+			return false;
+	return n > 0 && n <= 255;
+}
+
+long long rd_fleet_parse_time(const char *iso)
+{
+	struct tm tm;
+	memset(&tm, 0, sizeof tm);
+	if (!iso)
+		return -1;
+	const char *e = strptime(iso, "%Y-%m-%dT%H:%M:%S", &tm);
+	if (!e)
+		return -1;
+	if (*e == '.')
+		for (e++; isdigit((unsigned char)*e); e++)
+			;
+	if (strcmp(e, "Z") != 0 && strcmp(e, "+00:00") != 0)
+		return -1;
+	return (long long)timegm(&tm);
+}
+
+bool rd_fleet_report_valid(const struct rd_fleet_report *r, char *why, size_t whylen)
+{
+	static const char want[] = "rdma-doctor/report/v1";
+	if (!r->schema) {
+		rd_set_err(why, whylen, "not a report (no \"schema\"; want %s)", want);
+		return false;
+	}
+	if (strcmp(r->schema, "rdma-doctor/error/v1") == 0) {
+		rd_set_err(why, whylen, "the check could not make a report: %s", r->error ? r->error : "(no error text)");
+		return false;
+	}
+	if (strcmp(r->schema, want) != 0) {
+		rd_set_err(why, whylen, "schema \"%s\", not %s", r->schema, want);
+		return false;
+	}
+	if (!r->host) {
+		rd_set_err(why, whylen, "the report has %s \"host\"", r->host_null ? "a null" : "no");
+		return false;
+	}
+	if (!rd_fleet_hostname_ok(r->host)) {
+		rd_set_err(why, whylen, "\"host\" \"%s\" is not a host name", r->host);
+		return false;
+	}
+	if (rd_fleet_parse_time(r->time) < 0) {
+		rd_set_err(why, whylen, "\"time\" %s%s%s is not an ISO 8601 UTC time", r->time ? "\"" : "",
+			   r->time ? r->time : "is missing:", r->time ? "\"" : "");
+		return false;
+	}
+	if (r->status == RD_FS_NONE || r->status == RD_FS_SKIP) {
+		rd_set_err(why, whylen, "no summary.status (OK, WARN, FAIL or UNKNOWN)");
+		return false;
+	}
+	return true;
+}
+
+/* ---- one JSON stream ---------------------------------------------------------------------- */
+
+enum xctx { X_OTHER, X_ROOT, X_SUMMARY, X_STACK, X_DEVS, X_DEV, X_PORTS, X_PORT, X_NETDEVS, X_NETDEV,
+	    X_MODS, X_MOD, X_FINDS, X_FIND, X_EVIDS, X_EVID };
+#define MAX_TRACK 12 /* frames looked at; deeper ones are only counted */
+
+struct frame {
+	unsigned char ctx;
+	char key[24];
+};
+
+struct parser {
+	yajl_handle h;
+	int depth;
+	struct frame st[MAX_TRACK];
+	struct rd_fleet_report rep;
+	bool in_report;
+	unsigned long long report_bytes;
+	char *ev_path, *ev_value;
+	size_t nreports;
+	char err[320];
+};
+
+static void report_clear(struct rd_fleet_report *r)
+{
+	free(r->schema);
+	free(r->host);
+	free(r->time);
+	free(r->version);
+	free(r->kernel);
+	free(r->error);
+	free(r->stack_installed);
+	free(r->stack_version);
+	for (size_t i = 0; i < r->ndevs; i++) {
+		struct rd_fleet_dev *d = &r->devs[i];
+		free(d->name);
+		free(d->model);
+		free(d->board_id);
+		free(d->fw_ver);
+		for (size_t j = 0; j < d->nports; j++) {
+			free(d->ports[j].state);
+			free(d->ports[j].link_layer);
+		}
+		free(d->ports);
+	}
+	free(r->devs);
+	for (size_t i = 0; i < r->nmods; i++) {
+		free(r->mods[i].name);
+		free(r->mods[i].persistent_in);
+	}
+	free(r->mods);
+	for (size_t i = 0; i < r->nfinds; i++) {
+		free(r->finds[i].check);
+		free(r->finds[i].subject);
+		free(r->finds[i].message);
+		free(r->finds[i].memlock);
+	}
+	free(r->finds);
+	memset(r, 0, sizeof *r);
+}
+
+static void set_str(char **dst, const unsigned char *s, size_t n)
+{
+	free(*dst);
+	if (n > RD_FLEET_MAX_STR)
+		n = RD_FLEET_MAX_STR;
+	*dst = rd_xstrndup((const char *)s, n); /* cut at a NUL too */
+}
+
+static struct frame *top(struct parser *p)
+{
+	return p->depth >= 1 && p->depth <= MAX_TRACK ? &p->st[p->depth - 1] : NULL;
+}
+
+static const char *key(struct parser *p)
+{
+	struct frame *f = top(p);
+	return f ? f->key : "";
+}
+
+static struct rd_fleet_dev *cur_dev(struct parser *p)
+{
+	return p->rep.ndevs ? &p->rep.devs[p->rep.ndevs - 1] : NULL;
+}
+
+static struct rd_fleet_port *cur_port(struct parser *p)
+{
+	struct rd_fleet_dev *d = cur_dev(p);
+	return d && d->nports ? &d->ports[d->nports - 1] : NULL;
+}
+
+/* grows *v (elements of size sz) by one zeroed element, unless n has reached max */
+static void *push(void *vp, size_t *n, size_t sz, size_t max, struct parser *p, const char *what)
+{
+	void **v = vp;
+	if (*n >= max) {
+		p->rep.too_many = what;
+		return NULL;
+	}
+	*v = rd_xrealloc(*v, (*n + 1) * sz);
+	char *e = (char *)*v + *n * sz;
+	memset(e, 0, sz);
+	(*n)++;
+	return e;
+}
+
+static int enter(struct parser *p, bool map)
+{
+	struct frame *parent = top(p);
+	unsigned char c = X_OTHER;
+	if (p->depth == 0) {
+		if (!map) {
+			rd_set_err(p->err, sizeof p->err, "not a report: the JSON value is an array, not an object");
+			return 0;
+		}
+		c = X_ROOT;
+		report_clear(&p->rep);
+		p->in_report = true;
+	} else if (parent) {
+		const char *k = parent->key;
+		switch (parent->ctx) {
+		case X_ROOT:
+			if (map)
+				c = !strcmp(k, "summary") ? X_SUMMARY : !strcmp(k, "stack") ? X_STACK : X_OTHER;
+			else
+				c = !strcmp(k, "devices") ? X_DEVS : !strcmp(k, "modules") ? X_MODS : !strcmp(k, "findings") ? X_FINDS : X_OTHER;
+			break;
+		case X_DEV:
+			c = !map && !strcmp(k, "ports") ? X_PORTS : X_OTHER;
+			break;
+		case X_PORT:
+			c = !map && !strcmp(k, "netdevs") ? X_NETDEVS : X_OTHER;
+			break;
+		case X_FIND:
+			c = !map && !strcmp(k, "evidence") ? X_EVIDS : X_OTHER;
+			break;
+		case X_DEVS:
+			if (map && push(&p->rep.devs, &p->rep.ndevs, sizeof *p->rep.devs, RD_FLEET_MAX_DEVICES, p, "devices"))
+				c = X_DEV;
+			break;
+		case X_PORTS: {
+			struct rd_fleet_dev *d = cur_dev(p);
+			if (map && d && push(&d->ports, &d->nports, sizeof *d->ports, RD_FLEET_MAX_PORTS, p, "ports"))
+				c = X_PORT;
+			break;
+		}
+		case X_NETDEVS: {
+			struct rd_fleet_port *pt = cur_port(p);
+			if (map && pt) {
+				if (pt->nmtu < RD_FLEET_MAX_NETDEVS) {
+					pt->mtu[pt->nmtu++] = 0;
+					c = X_NETDEV;
+				} else
+					p->rep.too_many = "netdevs";
+			}
+			break;
+		}
+		case X_MODS:
+			if (map && push(&p->rep.mods, &p->rep.nmods, sizeof *p->rep.mods, RD_FLEET_MAX_MODULES, p, "modules")) {
+				c = X_MOD;
+				p->rep.mods[p->rep.nmods - 1].loaded = p->rep.mods[p->rep.nmods - 1].builtin =
+					p->rep.mods[p->rep.nmods - 1].persistent = -1;
+			}
+			break;
+		case X_FINDS:
+			if (map && push(&p->rep.finds, &p->rep.nfinds, sizeof *p->rep.finds, RD_FLEET_MAX_FINDINGS, p, "findings"))
+				c = X_FIND;
+			break;
+		case X_EVIDS:
+			if (map) {
+				c = X_EVID;
+				free(p->ev_path);
+				free(p->ev_value);
+				p->ev_path = p->ev_value = NULL;
+			}
+			break;
+		default:
+			break;
+		}
+	}
+	p->depth++;
+	struct frame *f = top(p);
+	if (f) {
+		f->ctx = c;
+		f->key[0] = '\0';
+	}
+	return 1;
+}
+
+static int cb_start_map(void *ctx)
+{
+	return enter(ctx, true);
+}
+
+static int cb_start_array(void *ctx)
+{
+	return enter(ctx, false);
+}
+
+static int cb_key(void *ctx, const unsigned char *s, size_t n)
+{
+	struct frame *f = top(ctx);
+	if (f) {
+		if (n < sizeof f->key && !memchr(s, '\0', n)) {
+			memcpy(f->key, s, n);
+			f->key[n] = '\0';
+		} else
+			strcpy(f->key, "\x01"); /* matches no field */
+	}
+	return 1;
+}
+
+static int leave(struct parser *p)
+{
+	struct frame *f = top(p);
+	if (f && f->ctx == X_EVID) {
+		struct rd_fleet_finding *fd = p->rep.nfinds ? &p->rep.finds[p->rep.nfinds - 1] : NULL;
+		if (fd && p->ev_path && p->ev_value && rd_str_has_suffix(p->ev_path, "/limits")) {
+			free(fd->memlock);
+			fd->memlock = p->ev_value;
+			p->ev_value = NULL;
+		}
+	}
+	p->depth--;
+	return 1;
+}
+
+static int cb_end_array(void *ctx)
+{
+	return leave(ctx);
+}
+
+enum kind { K_NULL, K_BOOL, K_NUM, K_STR };
+
+static int scalar(struct parser *p, enum kind k, const unsigned char *s, size_t n)
+{
+	if (p->depth == 0) {
+		rd_set_err(p->err, sizeof p->err, "not a report: the JSON value is not an object");
+		return 0;
+	}
+	struct frame *f = top(p);
+	if (!f)
+		return 1;
+	const char *kk = key(p);
+	struct rd_fleet_report *r = &p->rep;
+	char num[64] = "";
+	if (k == K_NUM || k == K_BOOL)
+		snprintf(num, sizeof num, "%.*s", (int)(n < 63 ? n : 63), (const char *)s);
+	char **dst = NULL;
+	switch (f->ctx) {
+	case X_ROOT:
+		if (!strcmp(kk, "host") && k == K_NULL) {
+			free(r->host);
+			r->host = NULL;
+			r->host_null = true;
+		}
+		if (k != K_STR)
+			break;
+		dst = !strcmp(kk, "schema") ? &r->schema : !strcmp(kk, "host") ? &r->host : !strcmp(kk, "time") ? &r->time
+		    : !strcmp(kk, "version") ? &r->version : !strcmp(kk, "kernel") ? &r->kernel
+		    : !strcmp(kk, "error") ? &r->error : NULL;
+		if (dst == &r->host)
+			r->host_null = false;
+		break;
+	case X_SUMMARY:
+		if (k == K_STR && !strcmp(kk, "status")) {
+			char st[16];
+			snprintf(st, sizeof st, "%.*s", (int)(n < 15 ? n : 15), (const char *)s);
+			r->status = rd_fleet_status_parse(st);
+		}
+		break;
+	case X_STACK:
+		if (k == K_STR)
+			dst = !strcmp(kk, "installed") ? &r->stack_installed : !strcmp(kk, "version") ? &r->stack_version : NULL;
+		break;
+	case X_DEV: {
+		struct rd_fleet_dev *d = cur_dev(p);
+		if (k == K_STR)
+			dst = !strcmp(kk, "name") ? &d->name : !strcmp(kk, "model") ? &d->model
+			    : !strcmp(kk, "board_id") ? &d->board_id : !strcmp(kk, "fw_ver") ? &d->fw_ver : NULL;
+		break;
+	}
+	case X_PORT: {
+		struct rd_fleet_port *pt = cur_port(p);
+		if (k == K_STR)
+			dst = !strcmp(kk, "state") ? &pt->state : !strcmp(kk, "link_layer") ? &pt->link_layer : NULL;
+		else if (k == K_NUM && !strcmp(kk, "port"))
+			pt->port = (unsigned)strtoul(num, NULL, 10);
+		else if (k == K_NUM && !strcmp(kk, "rate_gbps")) {
+			pt->rate_gbps = strtod(num, NULL);
+			pt->has_rate = true;
+		}
+		break;
+	}
+	case X_NETDEV: {
+		struct rd_fleet_port *pt = cur_port(p);
+		if (k == K_NUM && !strcmp(kk, "mtu") && pt && pt->nmtu)
+			pt->mtu[pt->nmtu - 1] = strtoull(num, NULL, 10);
+		break;
+	}
+	case X_MOD: {
+		struct rd_fleet_module *m = &r->mods[r->nmods - 1];
+		if (k == K_STR)
+			dst = !strcmp(kk, "name") ? &m->name : !strcmp(kk, "persistent_in") ? &m->persistent_in : NULL;
+		else {
+			int *b = !strcmp(kk, "loaded") ? &m->loaded : !strcmp(kk, "builtin") ? &m->builtin
+			       : !strcmp(kk, "persistent") ? &m->persistent : NULL;
+			if (b)
+				*b = k == K_BOOL ? num[0] == '1' : -1;
+		}
+		break;
+	}
+	case X_FIND: {
+		struct rd_fleet_finding *fd = &r->finds[r->nfinds - 1];
+		if (k == K_STR && !strcmp(kk, "status")) {
+			char st[16];
+			snprintf(st, sizeof st, "%.*s", (int)(n < 15 ? n : 15), (const char *)s);
+			fd->status = rd_fleet_status_parse(st);
+		} else if (k == K_STR)
+			dst = !strcmp(kk, "check") ? &fd->check : !strcmp(kk, "subject") ? &fd->subject
+			    : !strcmp(kk, "message") ? &fd->message : NULL;
+		break;
+	}
+	case X_EVID:
+		if (k == K_STR)
+			dst = !strcmp(kk, "path") ? &p->ev_path : !strcmp(kk, "value") ? &p->ev_value : NULL;
+		break;
+	default:
+		break;
+	}
+	if (dst)
+		set_str(dst, s, n);
+	return 1;
+}
+
+static int cb_null(void *ctx)
+{
+	return scalar(ctx, K_NULL, (const unsigned char *)"", 0);
+}
+
+static int cb_bool(void *ctx, int v)
+{
+	return scalar(ctx, K_BOOL, (const unsigned char *)(v ? "1" : "0"), 1);
+}
+
+static int cb_number(void *ctx, const char *s, size_t n)
+{
+	return scalar(ctx, K_NUM, (const unsigned char *)s, n);
+}
+
+static int cb_string(void *ctx, const unsigned char *s, size_t n)
+{
+	return scalar(ctx, K_STR, s, n);
+}
+
+/* the callbacks that end an object: a finished report goes to the input's callback */
+struct rd_fleet_input;
+static void report_done(struct rd_fleet_input *in, struct parser *p);
+
+struct owner {
+	struct parser p;
+	struct rd_fleet_input *in;
+};
+
+static int cb_end_map(void *ctx)
+{
+	struct parser *p = ctx;
+	leave(p);
+	if (p->depth == 0 && p->in_report) {
+		p->in_report = false;
+		p->nreports++;
+		report_done(((struct owner *)ctx)->in, p);
+		report_clear(&p->rep);
+	}
+	return 1;
+}
+
+static const yajl_callbacks callbacks = {
+	.yajl_null = cb_null,
+	.yajl_boolean = cb_bool,
+	.yajl_number = cb_number,
+	.yajl_string = cb_string,
+	.yajl_start_map = cb_start_map,
+	.yajl_map_key = cb_key,
+	.yajl_end_map = cb_end_map,
+	.yajl_start_array = cb_start_array,
+	.yajl_end_array = cb_end_array,
+};
+
+/* yajl's message without its trailing newline and the pointer lines */
+static void yajl_reason(yajl_handle h, const char *what, char *err, size_t errlen)
+{
+	unsigned char *m = yajl_get_error(h, 0, NULL, 0);
+	char *s = (char *)m;
+	size_t n = s ? strcspn(s, "\n") : 0;
+	while (n && s[n - 1] == ' ')
+		n--;
+	rd_set_err(err, errlen, "%s (%.*s)", what, (int)n, s ? s : "");
+	yajl_free_error(h, m);
+}
+
+static struct owner *parser_new(struct rd_fleet_input *in)
+{
+	struct owner *o = rd_xcalloc(1, sizeof *o);
+	o->in = in;
+	o->p.h = yajl_alloc(&callbacks, NULL, o);
+	if (!o->p.h)
+		abort();
+	yajl_config(o->p.h, yajl_allow_multiple_values, 1);
+	return o;
+}
+
+static void parser_free(struct owner *o)
+{
+	if (!o)
+		return;
+	yajl_free(o->p.h);
+	report_clear(&o->p.rep);
+	free(o->p.ev_path);
+	free(o->p.ev_value);
+	free(o);
+}
+
+/* Feeds bytes; returns -1 (reason in p->err) when the stream is not JSON reports. */
+static int parser_feed(struct parser *p, const char *data, size_t len)
+{
+	if (p->err[0])
+		return -1;
+	/* a report larger than the bound is refused before it is all read */
+	for (size_t at = 0; at < len;) {
+		size_t n = len - at < 65536 ? len - at : 65536;
+		if (!p->in_report)
+			p->report_bytes = 0;
+		yajl_status st = yajl_parse(p->h, (const unsigned char *)data + at, n);
+		if (st != yajl_status_ok) {
+			if (!p->err[0])
+				yajl_reason(p->h, p->nreports ? "not JSON after the last complete report" : "not JSON", p->err,
+					    sizeof p->err);
+			return -1;
+		}
+		if (p->in_report && (p->report_bytes += n) > RD_FLEET_MAX_REPORT) {
+			rd_set_err(p->err, sizeof p->err, "a report larger than %u MiB: not read further", RD_FLEET_MAX_REPORT >> 20);
+			return -1;
+		}
+		at += n;
+	}
+	return 0;
+}
+
+static int parser_end(struct parser *p)
+{
+	if (p->err[0])
+		return -1;
+	bool inside = p->in_report || p->depth > 0;
+	yajl_status st = yajl_complete_parse(p->h);
+	if (inside) {
+		rd_set_err(p->err, sizeof p->err, "truncated: the input ends inside a report");
+		return -1;
+	}
+	if (st != yajl_status_ok) {
+		if (!p->err[0])
+			yajl_reason(p->h, "not JSON", p->err, sizeof p->err);
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- inputs: JSON, or `host: line` ---------------------------------------------------------- */
+
+enum { MODE_UNDECIDED, MODE_JSON, MODE_LINES };
+
+struct lhost {
+	char *name;
+	struct owner *o; /* NULL between reports */
+	size_t nreports;
+	bool dead;
+};
+
+struct rd_fleet_input {
+	char *origin;
+	const struct rd_fleet_input_cb *cb;
+	void *arg;
+	int mode;
+	bool dead;
+	struct owner *json;
+	struct rd_buf line;
+	unsigned long long lineno, bad_lines, first_bad, good_lines;
+	char first_bad_text[48];
+	struct rd_fleet_map hostmap;
+	struct lhost *hosts;
+	size_t nhosts;
+	const char *cur_label;
+	size_t nreports;
+};
+
+static void report_done(struct rd_fleet_input *in, struct parser *p)
+{
+	in->nreports++;
+	in->cb->report(in->arg, in->origin, in->cur_label, &p->rep);
+}
+
+struct rd_fleet_input *rd_fleet_input_new(const char *origin, const struct rd_fleet_input_cb *cb, void *arg)
+{
+	struct rd_fleet_input *in = rd_xcalloc(1, sizeof *in);
+	in->origin = rd_xstrdup(origin);
+	in->cb = cb;
+	in->arg = arg;
+	return in;
+}
+
+size_t rd_fleet_input_reports(const struct rd_fleet_input *in)
+{
+	return in->nreports;
+}
+
+static void give_up(struct rd_fleet_input *in, const char *label, const char *msg)
+{
+	in->cb->problem(in->arg, in->origin, label, msg);
+}
+
+static void host_line(struct rd_fleet_input *in, const char *s, size_t n)
+{
+	/* "host: text" (pdsh, clush); "host:" for an empty line of output */
+	size_t h = 0;
+	while (h < n && (isalnum((unsigned char)s[h]) || s[h] == '-' || s[h] == '.' || s[h] == '_'))
+		h++;
+	if (h == 0 || h > 255 || h >= n || s[h] != ':' || (h + 1 < n && s[h + 1] != ' ')) {
+		if (!in->bad_lines++) {
+			in->first_bad = in->lineno;
+			snprintf(in->first_bad_text, sizeof in->first_bad_text, "%.*s", (int)(n < 40 ? n : 40), s);
+		}
+		return;
+	}
+	in->good_lines++;
+	size_t *ix = rd_fleet_map_get(&in->hostmap, s, h);
+	struct lhost *lh;
+	if (!ix) {
+		if (in->nhosts >= RD_FLEET_MAX_HOSTS)
+			return;
+		in->hosts = rd_xrealloc(in->hosts, (in->nhosts + 1) * sizeof *in->hosts);
+		lh = &in->hosts[in->nhosts];
+		memset(lh, 0, sizeof *lh);
+		lh->name = rd_xstrndup(s, h);
+		rd_fleet_map_put(&in->hostmap, s, h, in->nhosts++);
+	} else
+		lh = &in->hosts[*ix];
+	if (lh->dead)
+		return;
+	const char *t = s + h + 1;
+	size_t tn = n - h - 1;
+	if (tn && *t == ' ') {
+		t++;
+		tn--;
+	}
+	if (!lh->o)
+		lh->o = parser_new(in);
+	in->cur_label = lh->name;
+	size_t before = lh->o->p.nreports;
+	int r = parser_feed(&lh->o->p, t, tn);
+	if (r == 0)
+		r = parser_feed(&lh->o->p, "\n", 1);
+	in->cur_label = NULL;
+	lh->nreports += lh->o->p.nreports - before;
+	if (r < 0) {
+		give_up(in, lh->name, lh->o->p.err);
+		lh->dead = true;
+		parser_free(lh->o);
+		lh->o = NULL;
+	} else if (!lh->o->p.in_report && lh->o->p.depth == 0) {
+		/* between reports: nothing kept but the count (the next line starts a new parser) */
+		parser_free(lh->o);
+		lh->o = NULL;
+	}
+}
+
+static int feed_lines(struct rd_fleet_input *in, const char *data, size_t len)
+{
+	for (size_t at = 0; at < len;) {
+		const char *nl = memchr(data + at, '\n', len - at);
+		size_t n = nl ? (size_t)(nl - data - at) : len - at;
+		if (in->line.len + n > RD_FLEET_MAX_REPORT) {
+			char msg[96];
+			snprintf(msg, sizeof msg, "line %llu is longer than %u MiB: not read further", in->lineno + 1,
+				 RD_FLEET_MAX_REPORT >> 20);
+			give_up(in, NULL, msg);
+			in->dead = true;
+			return -1;
+		}
+		rd_buf_add(&in->line, data + at, n);
+		at += n;
+		if (nl) {
+			at++;
+			in->lineno++;
+			size_t ln = in->line.len;
+			if (ln && in->line.data[ln - 1] == '\r')
+				ln--;
+			host_line(in, in->line.data, ln);
+			in->line.len = 0;
+		}
+	}
+	return 0;
+}
+
+int rd_fleet_input_feed(struct rd_fleet_input *in, const char *data, size_t len)
+{
+	if (in->dead)
+		return -1;
+	if (in->mode == MODE_UNDECIDED) {
+		size_t i = 0;
+		while (i < len && isspace((unsigned char)data[i]))
+			i++;
+		if (i == len)
+			return 0; /* only white space so far */
+		if (data[i] == '{') {
+			in->mode = MODE_JSON;
+			in->json = parser_new(in);
+		} else
+			in->mode = MODE_LINES;
+	}
+	if (in->mode == MODE_JSON) {
+		if (parser_feed(&in->json->p, data, len) < 0) {
+			give_up(in, NULL, in->json->p.err);
+			in->dead = true;
+			return -1;
+		}
+		return 0;
+	}
+	return feed_lines(in, data, len);
+}
+
+void rd_fleet_input_end(struct rd_fleet_input *in)
+{
+	if (in->dead)
+		return;
+	in->dead = true;
+	if (in->mode == MODE_UNDECIDED) {
+		give_up(in, NULL, "empty: no report in it");
+		return;
+	}
+	if (in->mode == MODE_JSON) {
+		if (parser_end(&in->json->p) < 0)
+			give_up(in, NULL, in->json->p.err);
+		return;
+	}
+	if (in->line.len) { /* a last line without a newline */
+		in->lineno++;
+		host_line(in, in->line.data, in->line.len);
+		in->line.len = 0;
+	}
+	if (!in->good_lines) {
+		char msg[160];
+		snprintf(msg, sizeof msg, "not JSON and not pdsh/clush `host: line` output (line %llu: \"%s\")", in->first_bad,
+			 in->first_bad_text);
+		give_up(in, NULL, msg);
+		return;
+	}
+	for (size_t i = 0; i < in->nhosts; i++) {
+		struct lhost *lh = &in->hosts[i];
+		if (lh->dead)
+			continue;
+		if (lh->o && parser_end(&lh->o->p) < 0)
+			give_up(in, lh->name, lh->o->p.err);
+		else if (!lh->nreports)
+			give_up(in, lh->name, "no report in its output");
+	}
+	if (in->bad_lines) {
+		char msg[200];
+		snprintf(msg, sizeof msg, "%llu line%s not `host: line` output, ignored (first: line %llu \"%s\")",
+			 in->bad_lines, in->bad_lines == 1 ? " is" : "s are", in->first_bad, in->first_bad_text);
+		give_up(in, NULL, msg);
+	}
+}
+
+void rd_fleet_input_free(struct rd_fleet_input *in)
+{
+	if (!in)
+		return;
+	parser_free(in->json);
+	for (size_t i = 0; i < in->nhosts; i++) {
+		parser_free(in->hosts[i].o);
+		free(in->hosts[i].name);
+	}
+	free(in->hosts);
+	rd_fleet_map_free(&in->hostmap);
+	rd_buf_free(&in->line);
+	free(in->origin);
+	free(in);
+}

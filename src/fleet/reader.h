@@ -1,0 +1,100 @@
+/* The fleet's report reader: a stream of `rdma-doctor check --format json` reports (schema
+ * rdma-doctor/report/v1, docs/report-json.md), parsed with yajl as it arrives, one report at a
+ * time.  Only what the fleet summary needs is kept, in bounded sizes: never the document.
+ *
+ * An input (rd_fleet_input) is a file, a directory entry or standard input, holding either
+ * concatenated JSON reports or pdsh/clush output (`host: line` per line: the lines of one host
+ * are that host's reports).  The first byte that is not white space decides: `{` is JSON.
+ *
+ * Ownership: a report handed to the callback belongs to the reader and is valid only during the
+ * call (the callback copies what it keeps); the reader owns its parsers and buffers. */
+#ifndef RD_FLEET_READER_H
+#define RD_FLEET_READER_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Bounds on one report: past them a report is refused with a one-line reason. */
+#define RD_FLEET_MAX_REPORT (64u << 20) /* bytes of one report */
+#define RD_FLEET_MAX_DEVICES 256
+#define RD_FLEET_MAX_PORTS 64            /* per device */
+#define RD_FLEET_MAX_NETDEVS 8           /* per port */
+#define RD_FLEET_MAX_MODULES 1024
+#define RD_FLEET_MAX_FINDINGS 4096
+#define RD_FLEET_MAX_STR 256             /* bytes of one kept string (longer ones are cut) */
+#define RD_FLEET_MAX_HOSTS 1000000       /* hosts of one pdsh/clush stream */
+
+enum rd_fleet_status { RD_FS_NONE = 0, RD_FS_OK, RD_FS_SKIP, RD_FS_UNKNOWN, RD_FS_WARN, RD_FS_FAIL };
+/* "OK" ... "FAIL"; RD_FS_NONE for anything else. */
+enum rd_fleet_status rd_fleet_status_parse(const char *s);
+const char *rd_fleet_status_name(enum rd_fleet_status s);
+
+struct rd_fleet_port {
+	unsigned port;
+	char *state, *link_layer;
+	double rate_gbps;
+	bool has_rate;
+	unsigned long long mtu[RD_FLEET_MAX_NETDEVS]; /* netdevs[].mtu (0: null) */
+	size_t nmtu;
+};
+
+struct rd_fleet_dev {
+	char *name, *model, *board_id, *fw_ver;
+	struct rd_fleet_port *ports;
+	size_t nports;
+};
+
+struct rd_fleet_module {
+	char *name, *persistent_in;
+	int loaded, builtin, persistent; /* -1 null or absent, 0, 1 */
+};
+
+struct rd_fleet_finding {
+	char *check, *subject, *message;
+	enum rd_fleet_status status;
+	char *memlock; /* memlock.limit: the "Max locked memory" line of its /proc/<pid>/limits evidence */
+};
+
+struct rd_fleet_report {
+	char *schema, *host, *time, *version, *kernel, *error;
+	bool host_null;
+	enum rd_fleet_status status; /* summary.status */
+	char *stack_installed, *stack_version;
+	struct rd_fleet_dev *devs;
+	size_t ndevs;
+	struct rd_fleet_module *mods;
+	size_t nmods;
+	struct rd_fleet_finding *finds;
+	size_t nfinds;
+	const char *too_many; /* "devices", "ports", ... when a bound was passed (the rest ignored) */
+};
+
+/* Checks that a parsed document is a report this reader understands: schema
+ * rdma-doctor/report/v1, a host that is a host name, an ISO 8601 time.  Returns true, or false
+ * with a one-line reason in why. */
+bool rd_fleet_report_valid(const struct rd_fleet_report *r, char *why, size_t whylen);
+/* The time as seconds since the epoch, or -1. */
+long long rd_fleet_parse_time(const char *iso);
+/* Letters, digits, '-', '.', '_' (1 to 255 bytes). */
+bool rd_fleet_hostname_ok(const char *s);
+
+struct rd_fleet_input_cb {
+	/* A complete JSON object.  label: the pdsh/clush host it came from, or NULL. */
+	void (*report)(void *arg, const char *origin, const char *label, const struct rd_fleet_report *r);
+	/* What was wrong with a part of the input: one line (no newline). */
+	void (*problem)(void *arg, const char *origin, const char *label, const char *msg);
+};
+
+struct rd_fleet_input;
+/* origin names the input in messages (a path, or "-"). */
+struct rd_fleet_input *rd_fleet_input_new(const char *origin, const struct rd_fleet_input_cb *cb, void *arg);
+/* Feeds the next bytes.  Returns 0, or -1 once the input is given up (a problem was told; the
+ * rest of it need not be read). */
+int rd_fleet_input_feed(struct rd_fleet_input *in, const char *data, size_t len);
+/* The end of the input: a report cut short is a problem; nothing at all is one too. */
+void rd_fleet_input_end(struct rd_fleet_input *in);
+void rd_fleet_input_free(struct rd_fleet_input *in);
+/* How many reports (complete JSON objects) the input held so far. */
+size_t rd_fleet_input_reports(const struct rd_fleet_input *in);
+
+#endif

@@ -1,0 +1,118 @@
+/* The fleet summary: what many nodes' reports say, as value -> set of nodes, for the whole fleet
+ * and per board_id (HCA model).  Reports are added one at a time (rd_fleet_add) and not kept:
+ * only the node table (a name, a time, a status) and, per value, the node indexes that have it.
+ *
+ * Ownership: struct rd_fleet owns everything in it; rd_fleet_free releases it.  Library code:
+ * nothing here prints. */
+#ifndef RD_FLEET_SUMMARY_H
+#define RD_FLEET_SUMMARY_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fleet/map.h"
+#include "fleet/reader.h"
+#include "util/util.h"
+
+enum rd_fleet_kind {
+	RD_FK_NODES,      /* board scope: the model of the board's devices */
+	RD_FK_STATUS,     /* the report's summary.status */
+	RD_FK_KERNEL,
+	RD_FK_STACK,      /* stack.installed + stack.version */
+	RD_FK_FIRMWARE,   /* board scope */
+	RD_FK_PORT,       /* "STATE RATE" per link layer (the group's name says which) */
+	RD_FK_MTU,        /* RoCE (Ethernet link layer) ports: the netdev MTU */
+	RD_FK_ACTIVE_MTU, /* ... and the active MTU it gives */
+	RD_FK_MEMLOCK,    /* memlock.limit's limits lines */
+	RD_FK_MODULES,    /* "NAME not loaded", "NAME not persistent": problems only */
+	RD_FK_FINDING,    /* a check's non-OK findings: the group's name is the check id */
+};
+/* The kind's key in the JSON document and its heading in text. */
+const char *rd_fleet_kind_key(enum rd_fleet_kind k);
+const char *rd_fleet_kind_title(enum rd_fleet_kind k);
+
+struct rd_fleet_entry {
+	size_t group;
+	char *value;
+	uint32_t *hosts; /* node indexes */
+	size_t n, cap;
+	enum rd_fleet_status status; /* findings */
+	char *message;               /* findings: the message of the first node seen */
+};
+
+struct rd_fleet_group {
+	char *scope; /* "" for the whole fleet, else the board_id */
+	enum rd_fleet_kind kind;
+	char *name;  /* the heading: "firmware", "port (InfiniBand)", a check id */
+	size_t *entries, n; /* after rd_fleet_finish: the live ones, majority first */
+	size_t order;       /* findings: the check's first position in a report */
+	bool drift;         /* firmware/stack differing within a board, MTU differing across RoCE ports */
+};
+
+struct rd_fleet_node {
+	char *name, *origin, *time;
+	long long t;
+	enum rd_fleet_status status;
+	uint32_t *entries;
+	size_t n, cap;
+	unsigned char *checks; /* per rd_fleet.checks index: the worst status (0: none) */
+	size_t nchecks;
+	bool reported, expected, stale;
+};
+
+struct rd_fleet_note {
+	char *origin, *label, *msg;
+};
+
+struct rd_fleet_notes {
+	struct rd_fleet_note *v;
+	size_t n, total; /* total counts the ones past RD_FLEET_MAX_NOTES too */
+};
+#define RD_FLEET_MAX_NOTES 1000
+
+struct rd_fleet {
+	long long now, max_age; /* max_age 0: no limit */
+	struct rd_fleet_node *nodes;
+	size_t nnodes;
+	struct rd_fleet_map nodemap;
+	struct rd_fleet_group *groups;
+	size_t ngroups;
+	struct rd_fleet_map groupmap;
+	struct rd_fleet_entry *entries;
+	size_t nentries;
+	struct rd_fleet_map entrymap;
+	struct rd_strv checks; /* check ids in first-seen order */
+	struct rd_fleet_map checkmap;
+	struct rd_fleet_notes problems; /* unreadable inputs and reports */
+	struct rd_fleet_notes notes;    /* several reports for one node, a label that is not the host ... */
+	bool have_expect;
+	/* after rd_fleet_finish */
+	size_t *order; /* group indexes: fleet scope first (by kind), then boards (by board_id), findings last */
+	size_t norder;
+	size_t nreported, nmissing, nstale, nunexpected;
+	size_t nstatus[6]; /* reported, not stale, by status */
+	bool drift;
+	int exit_code;
+	bool finished;
+};
+
+void rd_fleet_init(struct rd_fleet *f, long long now, long long max_age);
+/* The nodes that should report (--expect). */
+void rd_fleet_expect(struct rd_fleet *f, const struct rd_strv *names);
+/* One parsed report from origin (label: the pdsh/clush host, or NULL).  An invalid one becomes a
+ * problem naming origin. */
+void rd_fleet_add(struct rd_fleet *f, const char *origin, const char *label, const struct rd_fleet_report *r);
+void rd_fleet_problem(struct rd_fleet *f, const char *origin, const char *label, const char *msg);
+/* Missing and stale nodes, drift, the order of groups and entries, the exit status: 2 a node FAILs;
+ * 1 drift or a WARN; 3 missing, stale or unreadable reports (or a node UNKNOWN); 0 uniform and
+ * healthy. */
+void rd_fleet_finish(struct rd_fleet *f);
+/* The entry's nodes as a compressed hostlist (owned by the caller). */
+char *rd_fleet_entry_hostlist(const struct rd_fleet *f, const struct rd_fleet_entry *e);
+/* The nodes for which pick(node) is true, as a compressed hostlist (owned by the caller). */
+char *rd_fleet_nodes_hostlist(const struct rd_fleet *f, bool (*pick)(const struct rd_fleet_node *n));
+/* The number of nodes of a scope ("" the fleet: every reported, fresh node). */
+size_t rd_fleet_scope_nodes(const struct rd_fleet *f, const char *scope);
+void rd_fleet_free(struct rd_fleet *f);
+
+#endif

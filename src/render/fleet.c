@@ -1,0 +1,604 @@
+/* The fleet summary as text, JSON (rdma-doctor/fleet/v1) and HTML (see fleet.h). */
+#include "render/fleet.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "fleet/hostlist.h"
+#include "render/out.h"
+#include "util/util.h"
+
+const char *rd_fleet_verdict(const struct rd_fleet *f)
+{
+	switch (f->exit_code) {
+	case 2:
+		return "FAIL";
+	case 1:
+		return "WARN";
+	case 0:
+		return "OK";
+	default:
+		return "UNKNOWN";
+	}
+}
+
+/* a value that differs from the group's majority (modules: every entry is a problem) */
+static bool flagged(const struct rd_fleet_group *g, size_t idx)
+{
+	if (g->kind == RD_FK_MODULES)
+		return true;
+	if (g->kind == RD_FK_FINDING || g->kind == RD_FK_NODES)
+		return false;
+	return idx > 0;
+}
+
+static bool is_missing(const struct rd_fleet_node *n)
+{
+	return !n->reported;
+}
+
+static bool is_stale(const struct rd_fleet_node *n)
+{
+	return n->stale;
+}
+
+static bool is_expected(const struct rd_fleet_node *n)
+{
+	return n->expected;
+}
+
+static bool is_unexpected(const struct rd_fleet_node *n)
+{
+	return n->reported && !n->expected;
+}
+
+static bool st_fail(const struct rd_fleet_node *n)
+{
+	return n->reported && !n->stale && n->status == RD_FS_FAIL;
+}
+
+static bool st_warn(const struct rd_fleet_node *n)
+{
+	return n->reported && !n->stale && n->status == RD_FS_WARN;
+}
+
+static bool st_unknown(const struct rd_fleet_node *n)
+{
+	return n->reported && !n->stale && n->status == RD_FS_UNKNOWN;
+}
+
+static bool (*const by_status[6])(const struct rd_fleet_node *) = {
+	[RD_FS_FAIL] = st_fail, [RD_FS_WARN] = st_warn, [RD_FS_UNKNOWN] = st_unknown};
+
+/* The model of a board (its most common one), or "" */
+static const char *board_model(const struct rd_fleet *f, const char *scope)
+{
+	for (size_t i = 0; i < f->norder; i++) {
+		const struct rd_fleet_group *g = &f->groups[f->order[i]];
+		if (g->kind == RD_FK_NODES && !strcmp(g->scope, scope) && g->n)
+			return f->entries[g->entries[0]].value;
+	}
+	return "";
+}
+
+static const char *heading(const struct rd_fleet_group *g)
+{
+	return g->kind == RD_FK_PORT || g->kind == RD_FK_FINDING ? g->name : rd_fleet_kind_title(g->kind);
+}
+
+/* The reasons behind the verdict, one line each, into b */
+static void reasons(const struct rd_fleet *f, struct rd_strv *out)
+{
+	static const enum rd_fleet_status order[] = {RD_FS_FAIL, RD_FS_WARN, RD_FS_UNKNOWN};
+	for (size_t k = 0; k < 3; k++) {
+		enum rd_fleet_status s = order[k];
+		if (!f->nstatus[s])
+			continue;
+		char *hl = rd_fleet_nodes_hostlist(f, by_status[s]);
+		rd_strv_push_owned(out, rd_xasprintf("%zu node%s %s: %s", f->nstatus[s], f->nstatus[s] == 1 ? "" : "s",
+						     rd_fleet_status_name(s), hl));
+		free(hl);
+	}
+	for (size_t i = 0; i < f->norder; i++) {
+		const struct rd_fleet_group *g = &f->groups[f->order[i]];
+		if (!g->drift)
+			continue;
+		if (*g->scope)
+			rd_strv_push_owned(out, rd_xasprintf("drift: %s differs within board %s (%zu values)",
+							     rd_fleet_kind_title(g->kind), g->scope, g->n));
+		else
+			rd_strv_push_owned(out, rd_xasprintf("drift: %s differs across the fleet (%zu values)",
+							     rd_fleet_kind_title(g->kind), g->n));
+	}
+	if (f->nmissing) {
+		char *hl = rd_fleet_nodes_hostlist(f, is_missing);
+		rd_strv_push_owned(out, rd_xasprintf("%zu node%s missing (no report): %s", f->nmissing,
+						     f->nmissing == 1 ? "" : "s", hl));
+		free(hl);
+	}
+	if (f->nstale) {
+		char *hl = rd_fleet_nodes_hostlist(f, is_stale);
+		rd_strv_push_owned(out, rd_xasprintf("%zu node%s with a stale report: %s", f->nstale, f->nstale == 1 ? "" : "s", hl));
+		free(hl);
+	}
+	if (f->problems.total)
+		rd_strv_push_owned(out, rd_xasprintf("%zu unreadable input%s or report%s", f->problems.total,
+						     f->problems.total == 1 ? "" : "s", f->problems.total == 1 ? "" : "s"));
+	if (!f->nreported && !f->nmissing && !f->nstale && !f->problems.total)
+		rd_strv_push(out, "no report read");
+}
+
+/* ---- text --------------------------------------------------------------------------------- */
+
+static void text_notes(FILE *out, bool ascii, const char *title, const struct rd_fleet_notes *ns)
+{
+	if (!ns->total)
+		return;
+	rd_text_printf(out, ascii, "\n%s (%zu):\n", title, ns->total);
+	for (size_t i = 0; i < ns->n && i < RD_FLEET_TEXT_MAX_PROBLEMS; i++) {
+		const struct rd_fleet_note *n = &ns->v[i];
+		if (n->label)
+			rd_text_printf(out, ascii, "  %s: host %s: %s\n", n->origin, n->label, n->msg);
+		else
+			rd_text_printf(out, ascii, "  %s: %s\n", n->origin, n->msg);
+	}
+	if (ns->total > RD_FLEET_TEXT_MAX_PROBLEMS)
+		rd_text_printf(out, ascii, "  ... and %zu more (--format json lists up to %d)\n",
+			       ns->total - RD_FLEET_TEXT_MAX_PROBLEMS, RD_FLEET_MAX_NOTES);
+}
+
+void rd_fleet_text(FILE *out, const struct rd_fleet *f, bool ascii)
+{
+	size_t expected = 0;
+	for (size_t i = 0; i < f->nnodes; i++)
+		expected += f->nodes[i].expected;
+	if (f->have_expect) {
+		char *hl = rd_fleet_nodes_hostlist(f, is_expected);
+		rd_text_printf(out, ascii, "Fleet: %zu of %zu expected nodes reported (%s)\n", f->nreported, expected, hl);
+		free(hl);
+		if (f->nunexpected) {
+			hl = rd_fleet_nodes_hostlist(f, is_unexpected);
+			rd_text_printf(out, ascii, "Not expected but reported: %s (%zu)\n", hl, f->nunexpected);
+			free(hl);
+		}
+	} else
+		rd_text_printf(out, ascii, "Fleet: %zu node%s reported\n", f->nreported, f->nreported == 1 ? "" : "s");
+	const char *cur = NULL;
+	bool findings = false;
+	for (size_t i = 0; i < f->norder; i++) {
+		const struct rd_fleet_group *g = &f->groups[f->order[i]];
+		if (g->kind == RD_FK_NODES)
+			continue;
+		if (g->kind == RD_FK_FINDING) {
+			if (!findings)
+				rd_text_printf(out, ascii, "\nFindings that are not OK (check, subject, nodes):\n");
+			findings = true;
+		} else if (!cur || strcmp(cur, g->scope) != 0) {
+			cur = g->scope;
+			if (!*cur)
+				rd_text_printf(out, ascii, "\nWhole fleet (%zu nodes):\n", f->nreported);
+			else
+				rd_text_printf(out, ascii, "\nBoard %s %s (%zu nodes):\n", cur, board_model(f, cur),
+					       rd_fleet_scope_nodes(f, cur));
+		}
+		rd_text_printf(out, ascii, "  %s%s\n", heading(g), g->drift ? "  DRIFT" : "");
+		for (size_t j = 0; j < g->n; j++) {
+			const struct rd_fleet_entry *e = &f->entries[g->entries[j]];
+			char *hl = rd_fleet_entry_hostlist(f, e);
+			if (g->kind == RD_FK_FINDING) {
+				rd_text_printf(out, ascii, "    %-7s %-24s %5zu  %s\n", rd_fleet_status_name(e->status), e->value, e->n, hl);
+				if (e->message)
+					rd_text_printf(out, ascii, "            %s\n", e->message);
+			} else
+				rd_text_printf(out, ascii, "  %s %-30s %5zu  %s\n", flagged(g, j) ? "!" : " ", e->value, e->n, hl);
+			free(hl);
+		}
+	}
+	text_notes(out, ascii, "Unreadable", &f->problems);
+	text_notes(out, ascii, "Notes", &f->notes);
+	struct rd_strv why = {0};
+	reasons(f, &why);
+	rd_text_printf(out, ascii, "\nVerdict: %s (exit %d)%s\n", rd_fleet_verdict(f), f->exit_code,
+		       why.n ? "" : ": uniform and healthy");
+	for (size_t i = 0; i < why.n; i++)
+		rd_text_printf(out, ascii, "  %s\n", why.v[i]);
+	rd_strv_free(&why);
+}
+
+/* ---- JSON --------------------------------------------------------------------------------- */
+
+static void json_notes(struct rd_out *o, const char *key, const struct rd_fleet_notes *ns, const char *what)
+{
+	rd_out_arr_begin(o, key);
+	for (size_t i = 0; i < ns->n; i++) {
+		rd_out_obj_begin(o, NULL);
+		rd_out_str(o, "input", NULL, ns->v[i].origin);
+		rd_out_str(o, "host", NULL, ns->v[i].label);
+		rd_out_str(o, what, NULL, ns->v[i].msg);
+		rd_out_obj_end(o);
+	}
+	rd_out_arr_end(o);
+}
+
+static void json_group(struct rd_out *o, const struct rd_fleet *f, const struct rd_fleet_group *g)
+{
+	rd_out_obj_begin(o, NULL);
+	if (g->kind == RD_FK_FINDING)
+		rd_out_str(o, "check", NULL, g->name);
+	else
+		rd_out_str(o, "kind", NULL, rd_fleet_kind_key(g->kind));
+	if (g->kind == RD_FK_PORT) {
+		const char *ll = strchr(g->name, '(');
+		char buf[300];
+		snprintf(buf, sizeof buf, "%s", ll ? ll + 1 : g->name);
+		buf[strcspn(buf, ")")] = '\0';
+		rd_out_str(o, "link_layer", NULL, buf);
+	}
+	if (g->kind != RD_FK_FINDING)
+		rd_out_bool(o, "drift", NULL, g->drift);
+	rd_out_arr_begin(o, "values");
+	for (size_t j = 0; j < g->n; j++) {
+		const struct rd_fleet_entry *e = &f->entries[g->entries[j]];
+		char *hl = rd_fleet_entry_hostlist(f, e);
+		rd_out_obj_begin(o, NULL);
+		if (g->kind == RD_FK_FINDING) {
+			rd_out_str(o, "subject", NULL, e->value);
+			rd_out_str(o, "status", NULL, rd_fleet_status_name(e->status));
+		} else
+			rd_out_str(o, "value", NULL, e->value);
+		rd_out_uint(o, "count", NULL, e->n);
+		rd_out_str(o, "hosts", NULL, hl);
+		if (g->kind == RD_FK_FINDING)
+			rd_out_str(o, "message", NULL, e->message);
+		else
+			rd_out_bool(o, "minority", NULL, flagged(g, j));
+		rd_out_obj_end(o);
+		free(hl);
+	}
+	rd_out_arr_end(o);
+	rd_out_obj_end(o);
+}
+
+static const struct rd_fleet *sort_f;
+
+static int cmp_node_names(const void *a, const void *b)
+{
+	return rd_hostname_cmp(sort_f->nodes[*(const size_t *)a].name, sort_f->nodes[*(const size_t *)b].name);
+}
+
+static size_t *sorted_nodes(const struct rd_fleet *f)
+{
+	size_t *ix = rd_xmalloc((f->nnodes ? f->nnodes : 1) * sizeof *ix);
+	for (size_t i = 0; i < f->nnodes; i++)
+		ix[i] = i;
+	sort_f = f;
+	qsort(ix, f->nnodes, sizeof *ix, cmp_node_names);
+	return ix;
+}
+
+void rd_fleet_json(FILE *out, const struct rd_fleet *f)
+{
+	struct rd_out o;
+	rd_out_init(&o, out, true);
+	char tbuf[32];
+	rd_out_obj_begin(&o, NULL);
+	rd_out_str(&o, "schema", NULL, "rdma-doctor/fleet/v1");
+	rd_out_str(&o, "version", NULL, RD_VERSION);
+	rd_out_str(&o, "time", NULL, rd_utc_iso8601(f->now, tbuf, sizeof tbuf));
+	if (f->max_age > 0)
+		rd_out_int(&o, "max_age_seconds", NULL, f->max_age);
+	else
+		rd_out_null(&o, "max_age_seconds");
+	rd_out_str(&o, "status", NULL, rd_fleet_verdict(f));
+	rd_out_int(&o, "exit_code", NULL, f->exit_code);
+	rd_out_bool(&o, "drift", NULL, f->drift);
+	struct rd_strv why = {0};
+	reasons(f, &why);
+	rd_out_arr_begin(&o, "reasons");
+	for (size_t i = 0; i < why.n; i++)
+		rd_out_item_str(&o, NULL, why.v[i]);
+	rd_out_arr_end(&o);
+	rd_strv_free(&why);
+	size_t expected = 0;
+	for (size_t i = 0; i < f->nnodes; i++)
+		expected += f->nodes[i].expected;
+	rd_out_obj_begin(&o, "counts");
+	rd_out_uint(&o, "reported", NULL, f->nreported);
+	if (f->have_expect)
+		rd_out_uint(&o, "expected", NULL, expected);
+	else
+		rd_out_null(&o, "expected");
+	rd_out_uint(&o, "missing", NULL, f->nmissing);
+	rd_out_uint(&o, "stale", NULL, f->nstale);
+	rd_out_uint(&o, "unexpected", NULL, f->nunexpected);
+	rd_out_uint(&o, "unreadable", NULL, f->problems.total);
+	rd_out_uint(&o, "ok", NULL, f->nstatus[RD_FS_OK]);
+	rd_out_uint(&o, "warn", NULL, f->nstatus[RD_FS_WARN]);
+	rd_out_uint(&o, "fail", NULL, f->nstatus[RD_FS_FAIL]);
+	rd_out_uint(&o, "unknown", NULL, f->nstatus[RD_FS_UNKNOWN]);
+	rd_out_obj_end(&o);
+	char *hl = rd_fleet_nodes_hostlist(f, is_missing);
+	rd_out_str(&o, "missing", NULL, hl);
+	free(hl);
+	json_notes(&o, "unreadable", &f->problems, "error");
+	rd_out_uint(&o, "unreadable_not_listed", NULL, f->problems.total - f->problems.n);
+	json_notes(&o, "notes", &f->notes, "note");
+	rd_out_arr_begin(&o, "fleet");
+	for (size_t i = 0; i < f->norder; i++) {
+		const struct rd_fleet_group *g = &f->groups[f->order[i]];
+		if (!*g->scope && g->kind != RD_FK_FINDING)
+			json_group(&o, f, g);
+	}
+	rd_out_arr_end(&o);
+	rd_out_arr_begin(&o, "boards");
+	const char *cur = NULL;
+	for (size_t i = 0; i < f->norder; i++) {
+		const struct rd_fleet_group *g = &f->groups[f->order[i]];
+		if (!*g->scope || g->kind == RD_FK_NODES)
+			continue;
+		if (!cur || strcmp(cur, g->scope) != 0) {
+			if (cur) {
+				rd_out_arr_end(&o);
+				rd_out_obj_end(&o);
+			}
+			cur = g->scope;
+			rd_out_obj_begin(&o, NULL);
+			rd_out_str(&o, "board_id", NULL, cur);
+			rd_out_str(&o, "model", NULL, board_model(f, cur));
+			rd_out_uint(&o, "nodes", NULL, rd_fleet_scope_nodes(f, cur));
+			rd_out_arr_begin(&o, "groups");
+		}
+		json_group(&o, f, g);
+	}
+	if (cur) {
+		rd_out_arr_end(&o);
+		rd_out_obj_end(&o);
+	}
+	rd_out_arr_end(&o);
+	rd_out_arr_begin(&o, "findings");
+	for (size_t i = 0; i < f->norder; i++) {
+		const struct rd_fleet_group *g = &f->groups[f->order[i]];
+		if (g->kind == RD_FK_FINDING)
+			json_group(&o, f, g);
+	}
+	rd_out_arr_end(&o);
+	rd_out_arr_begin(&o, "nodes");
+	size_t *ix = sorted_nodes(f);
+	for (size_t k = 0; k < f->nnodes; k++) {
+		const struct rd_fleet_node *n = &f->nodes[ix[k]];
+		rd_out_obj_begin(&o, NULL);
+		rd_out_str(&o, "host", NULL, n->name);
+		rd_out_str(&o, "state", NULL, !n->reported ? "missing" : n->stale ? "stale" : "reported");
+		if (n->reported) {
+			rd_out_str(&o, "status", NULL, rd_fleet_status_name(n->status));
+			rd_out_str(&o, "time", NULL, n->time);
+			rd_out_str(&o, "input", NULL, n->origin);
+		} else {
+			rd_out_null(&o, "status");
+			rd_out_null(&o, "time");
+			rd_out_null(&o, "input");
+		}
+		rd_out_bool(&o, "expected", NULL, n->expected);
+		rd_out_obj_begin(&o, "checks");
+		for (size_t c = 0; c < n->nchecks; c++)
+			if (n->checks[c] && n->checks[c] != RD_FS_OK && n->checks[c] != RD_FS_SKIP)
+				rd_out_str(&o, f->checks.v[c], NULL, rd_fleet_status_name(n->checks[c]));
+		rd_out_obj_end(&o);
+		rd_out_obj_end(&o);
+	}
+	free(ix);
+	rd_out_arr_end(&o);
+	rd_out_obj_end(&o);
+	rd_out_finish(&o);
+}
+
+/* ---- HTML --------------------------------------------------------------------------------- */
+
+/* text as HTML: & < > " ' escaped, C0 controls and DEL as U+FFFD, invalid UTF-8 as U+FFFD */
+static void h(FILE *out, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	size_t n = strlen((const char *)p);
+	for (size_t i = 0; i < n;) {
+		unsigned char c = p[i];
+		if (c >= 0x80) {
+			size_t k = rd_utf8_len(p + i, n - i);
+			if (k) {
+				fwrite(p + i, 1, k, out);
+				i += k;
+			} else {
+				fputs("\xef\xbf\xbd", out);
+				i++;
+			}
+			continue;
+		}
+		switch (c) {
+		case '&': fputs("&amp;", out); break;
+		case '<': fputs("&lt;", out); break;
+		case '>': fputs("&gt;", out); break;
+		case '"': fputs("&quot;", out); break;
+		case '\'': fputs("&#39;", out); break;
+		default:
+			if (c < 0x20 || c == 0x7f)
+				fputs("\xef\xbf\xbd", out);
+			else
+				fputc(c, out);
+		}
+		i++;
+	}
+}
+
+static const char *css_status(enum rd_fleet_status s)
+{
+	switch (s) {
+	case RD_FS_OK: return "ok";
+	case RD_FS_WARN: return "warn";
+	case RD_FS_FAIL: return "fail";
+	case RD_FS_UNKNOWN: return "unknown";
+	case RD_FS_SKIP: return "skip";
+	default: return "none";
+	}
+}
+
+static void html_group(FILE *out, const struct rd_fleet *f, const struct rd_fleet_group *g)
+{
+	fputs("<tr class=\"head\"><th colspan=\"3\">", out);
+	h(out, heading(g));
+	if (g->drift)
+		fputs(" <span class=\"drift\">DRIFT</span>", out);
+	fputs("</th></tr>\n", out);
+	for (size_t j = 0; j < g->n; j++) {
+		const struct rd_fleet_entry *e = &f->entries[g->entries[j]];
+		char *hl = rd_fleet_entry_hostlist(f, e);
+		fprintf(out, "<tr%s><td>", flagged(g, j) ? " class=\"minority\"" : "");
+		if (g->kind == RD_FK_FINDING)
+			fprintf(out, "<span class=\"st %s\">%s</span> ", css_status(e->status), rd_fleet_status_name(e->status));
+		h(out, e->value);
+		if (g->kind == RD_FK_FINDING && e->message) {
+			fputs("<div class=\"msg\">", out);
+			h(out, e->message);
+			fputs("</div>", out);
+		}
+		fprintf(out, "</td><td class=\"n\">%zu</td><td class=\"hosts\">", e->n);
+		h(out, hl);
+		fputs("</td></tr>\n", out);
+		free(hl);
+	}
+}
+
+static int cmp_grid(const void *a, const void *b)
+{
+	const struct rd_fleet_node *x = &sort_f->nodes[*(const size_t *)a], *y = &sort_f->nodes[*(const size_t *)b];
+	int wx = x->reported && !x->stale ? (int)x->status : 99, wy = y->reported && !y->stale ? (int)y->status : 99;
+	if (wx != wy)
+		return wy - wx; /* missing first, then FAIL, WARN ... */
+	return rd_hostname_cmp(x->name, y->name);
+}
+
+void rd_fleet_html(FILE *out, const struct rd_fleet *f)
+{
+	char tbuf[32];
+	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>rdma-doctor fleet</title>\n"
+	      "<style>\n"
+	      "body{font-family:sans-serif;margin:1.5em;color:#222}\n"
+	      "table{border-collapse:collapse;margin:.5em 0 1.5em}\n"
+	      "td,th{border:1px solid #ccc;padding:.2em .5em;text-align:left;vertical-align:top}\n"
+	      "tr.head th{background:#eee}\n"
+	      "tr.minority td{background:#fff3cd}\n"
+	      "td.n{text-align:right}\n"
+	      "td.hosts{font-family:monospace}\n"
+	      ".drift{color:#fff;background:#b35900;padding:0 .3em}\n"
+	      ".msg{font-size:.85em;color:#555}\n"
+	      ".st{font-weight:bold}\n"
+	      ".ok{background:#d4edda}.warn{background:#fff3cd}.fail{background:#f8d7da}\n"
+	      ".unknown{background:#e2e3e5}.skip{background:#f8f9fa}.none{background:#fff}\n"
+	      ".missing{background:#343a40;color:#fff}\n"
+	      "table.grid td{font-size:.8em;text-align:center}\n"
+	      "table.grid th.v{writing-mode:vertical-rl;font-size:.8em}\n"
+	      "</style></head><body>\n",
+	      out);
+	fprintf(out, "<h1>rdma-doctor fleet: <span class=\"st %s\">%s</span></h1>\n",
+		f->exit_code == 2 ? "fail" : f->exit_code == 1 ? "warn" : f->exit_code == 0 ? "ok" : "unknown",
+		rd_fleet_verdict(f));
+	fprintf(out, "<p id=\"summary\">%zu nodes reported, %zu missing, %zu stale, %zu unreadable inputs or reports; "
+		     "exit status %d; made %s</p>\n",
+		f->nreported, f->nmissing, f->nstale, f->problems.total, f->exit_code, rd_utc_iso8601(f->now, tbuf, sizeof tbuf));
+	struct rd_strv why = {0};
+	reasons(f, &why);
+	fputs("<ul id=\"reasons\">\n", out);
+	for (size_t i = 0; i < why.n; i++) {
+		fputs("<li>", out);
+		h(out, why.v[i]);
+		fputs("</li>\n", out);
+	}
+	fputs("</ul>\n", out);
+	rd_strv_free(&why);
+	const char *cur = NULL;
+	bool in_table = false, findings = false;
+	for (size_t i = 0; i < f->norder; i++) {
+		const struct rd_fleet_group *g = &f->groups[f->order[i]];
+		if (g->kind == RD_FK_NODES)
+			continue;
+		bool new_section = false;
+		if (g->kind == RD_FK_FINDING) {
+			if (!findings)
+				new_section = true;
+			findings = true;
+		} else if (!cur || strcmp(cur, g->scope) != 0)
+			new_section = true;
+		if (new_section) {
+			if (in_table)
+				fputs("</table>\n", out);
+			if (g->kind == RD_FK_FINDING)
+				fputs("<h2>Findings that are not OK</h2>\n", out);
+			else if (!*g->scope)
+				fprintf(out, "<h2>Whole fleet (%zu nodes)</h2>\n", f->nreported);
+			else {
+				fputs("<h2>Board ", out);
+				h(out, g->scope);
+				fputs(" ", out);
+				h(out, board_model(f, g->scope));
+				fprintf(out, " (%zu nodes)</h2>\n", rd_fleet_scope_nodes(f, g->scope));
+			}
+			fputs("<table class=\"drift-table\">\n<tr><th>value</th><th>nodes</th><th>hosts</th></tr>\n", out);
+			in_table = true;
+			cur = g->scope;
+		}
+		html_group(out, f, g);
+	}
+	if (in_table)
+		fputs("</table>\n", out);
+	/* problems */
+	if (f->problems.total) {
+		fprintf(out, "<h2>Unreadable (%zu)</h2>\n<ul id=\"unreadable\">\n", f->problems.total);
+		for (size_t i = 0; i < f->problems.n; i++) {
+			fputs("<li>", out);
+			h(out, f->problems.v[i].origin);
+			if (f->problems.v[i].label) {
+				fputs(": host ", out);
+				h(out, f->problems.v[i].label);
+			}
+			fputs(": ", out);
+			h(out, f->problems.v[i].msg);
+			fputs("</li>\n", out);
+		}
+		fputs("</ul>\n", out);
+	}
+	/* nodes by checks */
+	size_t *ix = rd_xmalloc((f->nnodes ? f->nnodes : 1) * sizeof *ix);
+	for (size_t i = 0; i < f->nnodes; i++)
+		ix[i] = i;
+	sort_f = f;
+	qsort(ix, f->nnodes, sizeof *ix, cmp_grid);
+	size_t rows = f->nnodes < RD_FLEET_HTML_MAX_ROWS ? f->nnodes : RD_FLEET_HTML_MAX_ROWS;
+	fprintf(out, "<h2>Nodes by checks</h2>\n<p>%zu node%s", f->nnodes, f->nnodes == 1 ? "" : "s");
+	if (rows < f->nnodes)
+		fprintf(out, " (the first %zu shown: missing, then FAIL, WARN, UNKNOWN, OK)", rows);
+	fputs("</p>\n<table class=\"grid\" id=\"grid\">\n<tr><th>node</th><th>status</th>", out);
+	for (size_t c = 0; c < f->checks.n; c++) {
+		fputs("<th class=\"v\">", out);
+		h(out, f->checks.v[c]);
+		fputs("</th>", out);
+	}
+	fputs("</tr>\n", out);
+	for (size_t k = 0; k < rows; k++) {
+		const struct rd_fleet_node *n = &f->nodes[ix[k]];
+		fputs("<tr><th>", out);
+		h(out, n->name);
+		fputs("</th>", out);
+		if (!n->reported || n->stale) {
+			fprintf(out, "<td class=\"missing\" colspan=\"%zu\">%s</td></tr>\n", f->checks.n + 1,
+				n->stale ? "stale report" : "no report");
+			continue;
+		}
+		fprintf(out, "<td class=\"%s\">%s</td>", css_status(n->status), rd_fleet_status_name(n->status));
+		for (size_t c = 0; c < f->checks.n; c++) {
+			enum rd_fleet_status s = c < n->nchecks ? (enum rd_fleet_status)n->checks[c] : RD_FS_NONE;
+			fprintf(out, "<td class=\"%s\" title=\"%s\">%s</td>", css_status(s), rd_fleet_status_name(s),
+				s == RD_FS_NONE ? "" : s == RD_FS_OK ? "&#10003;" : rd_fleet_status_name(s));
+		}
+		fputs("</tr>\n", out);
+	}
+	fputs("</table>\n</body></html>\n", out);
+	free(ix);
+}
