@@ -75,7 +75,7 @@ static bool fits(const struct hname *h, size_t w)
 	return k > 0 && (size_t)k == h->nlen && memcmp(buf, h->s + h->plen, h->nlen) == 0;
 }
 
-char *rd_hostlist_compress(const char **names, size_t n)
+char *rd_hostlist_compress(const char *const *names, size_t n)
 {
 	struct rd_buf b = {0};
 	rd_buf_puts(&b, "");

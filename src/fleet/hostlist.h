@@ -22,6 +22,6 @@ int rd_hostname_cmp(const char *a, const char *b);
 
 /* Sorts names (rd_hostname_cmp) in place and returns their compressed list ("" for none).
  * Duplicates are kept once. */
-char *rd_hostlist_compress(const char **names, size_t n);
+char *rd_hostlist_compress(const char *const *names, size_t n);
 
 #endif

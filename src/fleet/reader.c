@@ -10,6 +10,7 @@
 #include <time.h>
 #include <yajl/yajl_parse.h>
 
+#include "fleet/hostlist.h"
 #include "fleet/map.h"
 #include "util/util.h"
 
@@ -558,7 +559,8 @@ static int parser_end(struct parser *p)
 
 /* ---- inputs: JSON, or `host: line` ---------------------------------------------------------- */
 
-enum { MODE_UNDECIDED, MODE_JSON, MODE_LINES };
+enum { MODE_UNDECIDED, MODE_JSON, MODE_LINES, MODE_GATHER };
+enum { G_CONTENT, G_HEADER, G_DASH };
 
 struct lhost {
 	char *name;
@@ -582,6 +584,8 @@ struct rd_fleet_input {
 	size_t nhosts;
 	const char *cur_label;
 	size_t nreports;
+	int gstate;               /* clush -b */
+	struct rd_strv glabels;   /* the nodes of the current clush -b block */
 };
 
 static void report_done(struct rd_fleet_input *in, struct parser *p)
@@ -609,20 +613,9 @@ static void give_up(struct rd_fleet_input *in, const char *label, const char *ms
 	in->cb->problem(in->arg, in->origin, label, msg);
 }
 
-static void host_line(struct rd_fleet_input *in, const char *s, size_t n)
+/* text (one line of a host's output, without its newline) goes to that host's parser */
+static void feed_host(struct rd_fleet_input *in, const char *s, size_t h, const char *t, size_t tn)
 {
-	/* "host: text" (pdsh, clush); "host:" for an empty line of output */
-	size_t h = 0;
-	while (h < n && (isalnum((unsigned char)s[h]) || s[h] == '-' || s[h] == '.' || s[h] == '_'))
-		h++;
-	if (h == 0 || h > 255 || h >= n || s[h] != ':' || (h + 1 < n && s[h + 1] != ' ')) {
-		if (!in->bad_lines++) {
-			in->first_bad = in->lineno;
-			snprintf(in->first_bad_text, sizeof in->first_bad_text, "%.*s", (int)(n < 40 ? n : 40), s);
-		}
-		return;
-	}
-	in->good_lines++;
 	size_t *ix = rd_fleet_map_get(&in->hostmap, s, h);
 	struct lhost *lh;
 	if (!ix) {
@@ -637,12 +630,6 @@ static void host_line(struct rd_fleet_input *in, const char *s, size_t n)
 		lh = &in->hosts[*ix];
 	if (lh->dead)
 		return;
-	const char *t = s + h + 1;
-	size_t tn = n - h - 1;
-	if (tn && *t == ' ') {
-		t++;
-		tn--;
-	}
 	if (!lh->o)
 		lh->o = parser_new(in);
 	in->cur_label = lh->name;
@@ -661,6 +648,93 @@ static void host_line(struct rd_fleet_input *in, const char *s, size_t n)
 		/* between reports: nothing kept but the count (the next line starts a new parser) */
 		parser_free(lh->o);
 		lh->o = NULL;
+	}
+}
+
+static size_t host_chars(const char *s, size_t n)
+{
+	size_t h = 0;
+	while (h < n && (isalnum((unsigned char)s[h]) || s[h] == '-' || s[h] == '.' || s[h] == '_'))
+		h++;
+	return h;
+}
+
+static void bad_line(struct rd_fleet_input *in, const char *s, size_t n)
+{
+	if (!in->bad_lines++) {
+		in->first_bad = in->lineno;
+		snprintf(in->first_bad_text, sizeof in->first_bad_text, "%.*s", (int)(n < 40 ? n : 40), s);
+	}
+}
+
+static void host_line(struct rd_fleet_input *in, const char *s, size_t n)
+{
+	/* "host: text" (pdsh, clush); "host:" for an empty line of output */
+	size_t h = host_chars(s, n);
+	if (h == 0 || h > 255 || h >= n || s[h] != ':' || (h + 1 < n && s[h + 1] != ' ')) {
+		bad_line(in, s, n);
+		return;
+	}
+	in->good_lines++;
+	const char *t = s + h + 1;
+	size_t tn = n - h - 1;
+	if (tn && *t == ' ') {
+		t++;
+		tn--;
+	}
+	feed_host(in, s, h, t, tn);
+}
+
+static bool dash_line(const char *s, size_t n)
+{
+	return n >= 3 && strspn(s, "-") >= n;
+}
+
+/* clush -b: "-----" / NODESET [(N)] / "-----", then the output those nodes had in common */
+static void gather_line(struct rd_fleet_input *in, const char *s, size_t n)
+{
+	switch (in->gstate) {
+	case G_CONTENT:
+		if (dash_line(s, n)) {
+			in->gstate = G_HEADER;
+			return;
+		}
+		if (!in->glabels.n) {
+			bad_line(in, s, n);
+			return;
+		}
+		in->good_lines++;
+		for (size_t i = 0; i < in->glabels.n; i++)
+			feed_host(in, in->glabels.v[i], strlen(in->glabels.v[i]), s, n);
+		return;
+	case G_HEADER: {
+		rd_strv_free(&in->glabels);
+		char *set = rd_xstrndup(s, n);
+		char *paren = strstr(set, " (");
+		if (paren)
+			*paren = '\0';
+		char err[128];
+		if (rd_hostlist_expand(set, &in->glabels, err, sizeof err) < 0 || !in->glabels.n) {
+			rd_strv_free(&in->glabels);
+			bad_line(in, s, n);
+		}
+		for (size_t i = 0; i < in->glabels.n; i++)
+			if (!rd_fleet_hostname_ok(in->glabels.v[i])) {
+				rd_strv_free(&in->glabels);
+				bad_line(in, s, n);
+				break;
+			}
+		free(set);
+		in->gstate = G_DASH;
+		return;
+	}
+	case G_DASH:
+		if (!dash_line(s, n)) {
+			rd_strv_free(&in->glabels);
+			bad_line(in, s, n);
+		}
+		in->gstate = G_CONTENT;
+		return;
 	}
 }
 
@@ -685,7 +759,7 @@ static int feed_lines(struct rd_fleet_input *in, const char *data, size_t len)
 			size_t ln = in->line.len;
 			if (ln && in->line.data[ln - 1] == '\r')
 				ln--;
-			host_line(in, in->line.data, ln);
+			(in->mode == MODE_GATHER ? gather_line : host_line)(in, in->line.data, ln);
 			in->line.len = 0;
 		}
 	}
@@ -702,11 +776,11 @@ int rd_fleet_input_feed(struct rd_fleet_input *in, const char *data, size_t len)
 			i++;
 		if (i == len)
 			return 0; /* only white space so far */
-		if (data[i] == '{') {
+		if (data[i] == '{' || data[i] == '[') {
 			in->mode = MODE_JSON;
 			in->json = parser_new(in);
-		} else
-			in->mode = MODE_LINES;
+		} else /* a host name never starts with '-': a clush -b header does */
+			in->mode = data[i] == '-' ? MODE_GATHER : MODE_LINES;
 	}
 	if (in->mode == MODE_JSON) {
 		if (parser_feed(&in->json->p, data, len) < 0) {
@@ -735,12 +809,12 @@ void rd_fleet_input_end(struct rd_fleet_input *in)
 	}
 	if (in->line.len) { /* a last line without a newline */
 		in->lineno++;
-		host_line(in, in->line.data, in->line.len);
+		(in->mode == MODE_GATHER ? gather_line : host_line)(in, in->line.data, in->line.len);
 		in->line.len = 0;
 	}
 	if (!in->good_lines) {
 		char msg[160];
-		snprintf(msg, sizeof msg, "not JSON and not pdsh/clush `host: line` output (line %llu: \"%s\")", in->first_bad,
+		snprintf(msg, sizeof msg, "not JSON and not pdsh/clush output (line %llu: \"%s\")", in->first_bad,
 			 in->first_bad_text);
 		give_up(in, NULL, msg);
 		return;
@@ -756,7 +830,7 @@ void rd_fleet_input_end(struct rd_fleet_input *in)
 	}
 	if (in->bad_lines) {
 		char msg[200];
-		snprintf(msg, sizeof msg, "%llu line%s not `host: line` output, ignored (first: line %llu \"%s\")",
+		snprintf(msg, sizeof msg, "%llu line%s not pdsh/clush output, ignored (first: line %llu \"%s\")",
 			 in->bad_lines, in->bad_lines == 1 ? " is" : "s are", in->first_bad, in->first_bad_text);
 		give_up(in, NULL, msg);
 	}
@@ -774,6 +848,7 @@ void rd_fleet_input_free(struct rd_fleet_input *in)
 	free(in->hosts);
 	rd_fleet_map_free(&in->hostmap);
 	rd_buf_free(&in->line);
+	rd_strv_free(&in->glabels);
 	free(in->origin);
 	free(in);
 }

@@ -1,0 +1,372 @@
+/* `rdma-doctor fleet`'s parts: Slurm hostlists (expand, compress), the streaming report reader
+ * (JSON, pdsh/clush `host: line`, clush -b blocks, every kind of bad input), and the summary
+ * (the newest of several reports counts, stale reports, drift, the exit status). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fleet/hostlist.h"
+#include "fleet/reader.h"
+#include "fleet/summary.h"
+#include "harness.h"
+#include "util/util.h"
+
+static void expand_is(const char *list, const char *want)
+{
+	struct rd_strv v = {0};
+	char err[256] = "";
+	int r = rd_hostlist_expand(list, &v, err, sizeof err);
+	struct rd_buf b = {0};
+	rd_buf_puts(&b, "");
+	if (r < 0)
+		rd_buf_printf(&b, "error: %s", err);
+	for (size_t i = 0; r == 0 && i < v.n; i++)
+		rd_buf_printf(&b, "%s%s", i ? " " : "", v.v[i]);
+	CHECK_STR(b.data, want);
+	rd_buf_free(&b);
+	rd_strv_free(&v);
+}
+
+static void compress_is(const char *names, const char *want)
+{
+	struct rd_strv v = {0};
+	char *copy = rd_xstrdup(names);
+	for (char *t = strtok(copy, " "); t; t = strtok(NULL, " "))
+		rd_strv_push(&v, t);
+	char *got = rd_hostlist_compress((const char *const *)v.v, v.n);
+	CHECK_STR(got, want);
+	free(got);
+	free(copy);
+	rd_strv_free(&v);
+}
+
+RD_TEST(hostlist_expand)
+{
+	expand_is("node[01-03]", "node01 node02 node03");
+	expand_is("node[8-11]", "node8 node9 node10 node11");
+	expand_is("n[01-3]", "n01 n02 n03");     /* the start's width */
+	expand_is("n[1-03]", "n1 n2 n3");
+	expand_is("tux[0-2,12,20-21]", "tux0 tux1 tux2 tux12 tux20 tux21");
+	expand_is("a[1-2]b[3-4]", "a1b3 a1b4 a2b3 a2b4");
+	expand_is("x,y z", "x y z");
+	expand_is("node[098-101]", "node098 node099 node100 node101");
+	expand_is("rack1-n[1-2].ib", "rack1-n1.ib rack1-n2.ib");
+	expand_is("", "");
+	expand_is("n[3-1]", "error: invalid range '3-1' (the end is below the start)");
+	expand_is("n[a-b]", "error: invalid range 'a-b'");
+	expand_is("n[1-3", "error: 'n[1-3': '[' without ']'");
+	expand_is("n1-3]", "error: 'n1-3]': ']' without '['");
+	expand_is("n[[1]]", "error: 'n[[': '[' inside '['");
+	expand_is("n[1-100000000]", "error: too many hosts in range '1-100000000'");
+	expand_is("n[1-1000]m[1-1001]", "error: 'n[1-1000]m[1-1001]': more than 1000000 hosts");
+	expand_is("n[]", "error: invalid range ''");
+}
+
+RD_TEST(hostlist_compress)
+{
+	compress_is("node01 node02 node03", "node[01-03]");
+	compress_is("node3 node1 node2 node5 gpu10 gpu9 x y", "gpu[9-10],node[1-3,5],x,y");
+	compress_is("node8 node9 node10 node11", "node[8-11]");
+	compress_is("n009 n010 n8 n9", "n[8-9,009-010]");
+	compress_is("node1 node01 node2 node10 node9", "node[1-2,9,01,10]");
+	compress_is("node098 node099 node100 node101", "node[098-101]");
+	compress_is("n1 n1 n2", "n[1-2]");       /* a duplicate is kept once */
+	compress_is("n5", "n5");
+	compress_is("n5 n5", "n5");
+	compress_is("node1-ib node2-ib", "node1-ib,node2-ib"); /* only a trailing number is bracketed */
+	compress_is("a b a", "a,b");
+	compress_is("", "");
+	compress_is("n1234567890123456789 n1", "n1,n1234567890123456789"); /* too long a number: part of the name */
+}
+
+/* ---- the reader ---------------------------------------------------------------------------- */
+
+struct got {
+	struct rd_buf log;
+	size_t reports;
+};
+
+static void g_report(void *arg, const char *origin, const char *label, const struct rd_fleet_report *r)
+{
+	struct got *g = arg;
+	char why[256];
+	g->reports++;
+	if (rd_fleet_report_valid(r, why, sizeof why))
+		rd_buf_printf(&g->log, "[%s%s%s: %s %s %zu dev %zu mod %zu find]", origin, label ? " " : "", label ? label : "",
+			      r->host, rd_fleet_status_name(r->status), r->ndevs, r->nmods, r->nfinds);
+	else
+		rd_buf_printf(&g->log, "[%s%s%s: invalid: %s]", origin, label ? " " : "", label ? label : "", why);
+}
+
+static void g_problem(void *arg, const char *origin, const char *label, const char *msg)
+{
+	struct got *g = arg;
+	rd_buf_printf(&g->log, "{%s%s%s: %s}", origin, label ? " " : "", label ? label : "", msg);
+}
+
+static const struct rd_fleet_input_cb gcb = {g_report, g_problem};
+
+/* feeds text in pieces of `piece` bytes and returns the log */
+static char *read_text(const char *text, size_t len, size_t piece)
+{
+	struct got g = {0};
+	rd_buf_puts(&g.log, "");
+	struct rd_fleet_input *in = rd_fleet_input_new("in", &gcb, &g);
+	bool dead = false;
+	for (size_t at = 0; at < len && !dead; at += piece)
+		dead = rd_fleet_input_feed(in, text + at, len - at < piece ? len - at : piece) < 0;
+	if (!dead)
+		rd_fleet_input_end(in);
+	rd_fleet_input_free(in);
+	return rd_buf_steal(&g.log);
+}
+
+static void reads_as(const char *text, const char *want)
+{
+	static const size_t pieces[] = {1, 7, 4096};
+	for (size_t i = 0; i < 3; i++) {
+		char *got = read_text(text, strlen(text), pieces[i]);
+		CHECK_STR(got, want);
+		free(got);
+	}
+}
+
+#define R1 "{\"schema\":\"rdma-doctor/report/v1\",\"host\":\"n1\",\"time\":\"2025-11-30T00:00:00Z\"," \
+	   "\"kernel\":\"6.1.0\",\"summary\":{\"status\":\"WARN\",\"exit_code\":1}," \
+	   "\"stack\":{\"installed\":\"inbox\",\"version\":\"rdma-core 44.0-2\"}," \
+	   "\"devices\":[{\"name\":\"mlx5_0\",\"board_id\":\"MT_1\",\"fw_ver\":\"28.41.1000\",\"model\":\"ConnectX-7\"," \
+	   "\"ports\":[{\"port\":1,\"state\":\"ACTIVE\",\"rate_gbps\":400,\"link_layer\":\"InfiniBand\",\"netdevs\":[]}]}]," \
+	   "\"modules\":[{\"name\":\"ib_umad\",\"loaded\":false,\"builtin\":false,\"persistent\":true}]," \
+	   "\"findings\":[{\"check\":\"modules.loaded\",\"status\":\"WARN\",\"subject\":\"ib_umad\",\"message\":\"m\"," \
+	   "\"evidence\":[{\"path\":\"/proc/modules\",\"value\":\"x\"}],\"fix\":[\"modprobe ib_umad\"]}]}"
+
+RD_TEST(reader_json_streams)
+{
+	reads_as(R1, "[in: n1 WARN 1 dev 1 mod 1 find]");
+	reads_as(" \n" R1 "\n" R1 "\n", "[in: n1 WARN 1 dev 1 mod 1 find][in: n1 WARN 1 dev 1 mod 1 find]");
+	reads_as(R1 R1, "[in: n1 WARN 1 dev 1 mod 1 find][in: n1 WARN 1 dev 1 mod 1 find]");
+	/* bad input: one line each, naming what was wrong */
+	reads_as("", "{in: empty: no report in it}");
+	reads_as("  \n\t", "{in: empty: no report in it}");
+	reads_as("{\"schema\":\"rdma-doctor/report/v1\",\"host\":", "{in: truncated: the input ends inside a report}");
+	reads_as("{\"a\":1} garbage", "[in: invalid: not a report (no \"schema\"; want rdma-doctor/report/v1)]"
+				      "{in: not JSON after the last complete report (lexical error: invalid char in json text.)}");
+	reads_as("{\"schema\":\"rdma-doctor/stack/v1\",\"host\":\"n1\"}",
+		 "[in: invalid: schema \"rdma-doctor/stack/v1\", not rdma-doctor/report/v1]");
+	reads_as("{\"schema\":\"rdma-doctor/error/v1\",\"error\":\"p.conf:3: bad key\",\"exit_code\":3}",
+		 "[in: invalid: the check could not make a report: p.conf:3: bad key]");
+	reads_as("{\"schema\":\"rdma-doctor/report/v1\",\"host\":null}", "[in: invalid: the report has a null \"host\"]");
+	reads_as("{\"schema\":\"rdma-doctor/report/v1\",\"host\":\"a b\"}", "[in: invalid: \"host\" \"a b\" is not a host name]");
+	reads_as("{\"schema\":\"rdma-doctor/report/v1\",\"host\":\"n\",\"time\":\"yesterday\"}",
+		 "[in: invalid: \"time\" \"yesterday\" is not an ISO 8601 UTC time]");
+	reads_as("{\"schema\":\"rdma-doctor/report/v1\",\"host\":\"n\",\"time\":\"2025-11-30T00:00:00Z\"}",
+		 "[in: invalid: no summary.status (OK, WARN, FAIL or UNKNOWN)]");
+	reads_as("[1,2]", "{in: not a report: the JSON value is an array, not an object}");
+	reads_as("{\"a\":1}\n42", "[in: invalid: not a report (no \"schema\"; want rdma-doctor/report/v1)]"
+				  "{in: not a report: the JSON value is not an object}");
+	reads_as("{\"a\":[[[[[[[[[[[[[[[[[[[[{\"b\":\"c\"}]]]]]]]]]]]]]]]]]]]]}",
+		 "[in: invalid: not a report (no \"schema\"; want rdma-doctor/report/v1)]"); /* deep: only counted */
+}
+
+RD_TEST(reader_pdsh_and_clush)
+{
+	/* pdsh: the lines of two hosts interleaved, each host's lines its report */
+	reads_as("n1: {\"schema\":\"rdma-doctor/report/v1\",\nn2: {\"schema\":\"rdma-doctor/report/v1\",\n"
+		 "n1: \"host\":\"n1\",\"time\":\"2025-11-30T00:00:00Z\",\"summary\":{\"status\":\"OK\"}}\n"
+		 "n2: \"host\":\"n2\",\"time\":\"2025-11-30T00:00:00Z\",\"summary\":{\"status\":\"FAIL\"}}\n",
+		 "[in n1: n1 OK 0 dev 0 mod 0 find][in n2: n2 FAIL 0 dev 0 mod 0 find]");
+	/* a host whose output stopped inside its report; one that printed something else */
+	reads_as("n1: {\"schema\":\"rdma-doctor/report/v1\",\nn2: rdma-doctor: command not found\nn3:\n",
+		 "{in n2: not JSON (lexical error: invalid char in json text.)}{in n1: truncated: the input ends inside a report}"
+		 "{in n3: no report in its output}");
+	reads_as("hello world\n", "{in: not JSON and not pdsh/clush output (line 1: \"hello world\")}");
+	reads_as("n1: {\"schema\":\"rdma-doctor/report/v1\",\"host\":\"n1\",\"time\":\"2025-11-30T00:00:00Z\","
+		 "\"summary\":{\"status\":\"OK\"}}\nstray line\r\n",
+		 "[in n1: n1 OK 0 dev 0 mod 0 find]{in: 1 line is not pdsh/clush output, ignored (first: line 2 \"stray line\")}");
+	/* clush -b: a block per node set */
+	reads_as("---------------\nn1\n---------------\n{\"schema\":\"rdma-doctor/report/v1\",\n\"host\":\"n1\","
+		 "\"time\":\"2025-11-30T00:00:00Z\",\"summary\":{\"status\":\"OK\"}}\n"
+		 "---------------\nn[2-3] (2)\n---------------\nnope\n",
+		 "[in n1: n1 OK 0 dev 0 mod 0 find]{in n2: not JSON (lexical error: invalid string in json text.)}"
+		 "{in n3: not JSON (lexical error: invalid string in json text.)}");
+}
+
+RD_TEST(reader_bounds)
+{
+	/* a report larger than the bound is refused without reading it all */
+	size_t n = RD_FLEET_MAX_REPORT + (1u << 20);
+	char *big = rd_xmalloc(n + 1);
+	memcpy(big, "{\"schema\":\"", 11);
+	memset(big + 11, 'x', n - 11);
+	big[n] = '\0';
+	char *got = read_text(big, n, 1u << 16);
+	CHECK_STR(got, "{in: a report larger than 64 MiB: not read further}");
+	free(got);
+	/* a line longer than the bound */
+	memset(big, 'y', n);
+	got = read_text(big, n, 1u << 16);
+	CHECK_STR(got, "{in: line 1 is longer than 64 MiB: not read further}");
+	free(got);
+	free(big);
+	/* more devices than kept: the report is still read, the bound noted */
+	struct rd_buf b = {0};
+	rd_buf_puts(&b, "{\"schema\":\"rdma-doctor/report/v1\",\"host\":\"n1\",\"time\":\"2025-11-30T00:00:00Z\","
+			"\"summary\":{\"status\":\"OK\"},\"devices\":[");
+	for (int i = 0; i < RD_FLEET_MAX_DEVICES + 5; i++)
+		rd_buf_printf(&b, "%s{\"name\":\"d%d\"}", i ? "," : "", i);
+	rd_buf_puts(&b, "]}");
+	got = read_text(b.data, b.len, 4096);
+	CHECK_STR(got, "[in: n1 OK 256 dev 0 mod 0 find]");
+	free(got);
+	rd_buf_free(&b);
+}
+
+/* ---- the summary ----------------------------------------------------------------------------- */
+
+static void f_report(void *arg, const char *origin, const char *label, const struct rd_fleet_report *r)
+{
+	rd_fleet_add(arg, origin, label, r);
+}
+
+static void f_problem(void *arg, const char *origin, const char *label, const char *msg)
+{
+	rd_fleet_problem(arg, origin, label, msg);
+}
+
+static const struct rd_fleet_input_cb fcb = {f_report, f_problem};
+
+static void feed(struct rd_fleet *f, const char *origin, const char *text)
+{
+	struct rd_fleet_input *in = rd_fleet_input_new(origin, &fcb, f);
+	if (rd_fleet_input_feed(in, text, strlen(text)) == 0)
+		rd_fleet_input_end(in);
+	rd_fleet_input_free(in);
+}
+
+static char *report(const char *host, const char *time, const char *status, const char *fw, unsigned mtu)
+{
+	return rd_xasprintf("{\"schema\":\"rdma-doctor/report/v1\",\"host\":\"%s\",\"time\":\"%s\",\"kernel\":\"6.1\","
+			    "\"summary\":{\"status\":\"%s\"},\"stack\":{\"installed\":\"inbox\",\"version\":\"rdma-core 44\"},"
+			    "\"devices\":[{\"name\":\"mlx5_0\",\"board_id\":\"MT_1\",\"model\":\"ConnectX-7\",\"fw_ver\":\"%s\","
+			    "\"ports\":[{\"port\":1,\"state\":\"ACTIVE\",\"rate_gbps\":100,\"link_layer\":\"Ethernet\","
+			    "\"netdevs\":[{\"name\":\"eth0\",\"mtu\":%u}]}]}],\"findings\":[]}",
+			    host, time, status, fw, mtu);
+}
+
+static void add(struct rd_fleet *f, const char *origin, const char *host, const char *time, const char *status,
+		const char *fw, unsigned mtu)
+{
+	char *r = report(host, time, status, fw, mtu);
+	feed(f, origin, r);
+	free(r);
+}
+
+static const struct rd_fleet_group *group(const struct rd_fleet *f, const char *scope, enum rd_fleet_kind k)
+{
+	for (size_t i = 0; i < f->norder; i++) {
+		const struct rd_fleet_group *g = &f->groups[f->order[i]];
+		if (g->kind == k && !strcmp(g->scope, scope))
+			return g;
+	}
+	return NULL;
+}
+
+static void values_are(const struct rd_fleet *f, const struct rd_fleet_group *g, const char *want)
+{
+	struct rd_buf b = {0};
+	rd_buf_puts(&b, "");
+	for (size_t i = 0; g && i < g->n; i++) {
+		const struct rd_fleet_entry *e = &f->entries[g->entries[i]];
+		char *hl = rd_fleet_entry_hostlist(f, e);
+		rd_buf_printf(&b, "%s%s=%zu:%s", i ? " " : "", e->value, e->n, hl);
+		free(hl);
+	}
+	CHECK_STR(b.data, want);
+	rd_buf_free(&b);
+}
+
+#define T0 "2025-11-30T00:00:00Z"
+#define T1 "2025-11-30T01:00:00Z"
+
+RD_TEST(summary_uniform_and_healthy)
+{
+	struct rd_fleet f;
+	rd_fleet_init(&f, rd_fleet_parse_time(T1), 0);
+	for (int i = 1; i <= 4; i++) {
+		char h[16];
+		snprintf(h, sizeof h, "n%d", i);
+		add(&f, h, h, T0, "OK", "28.41.1000", 9000);
+	}
+	rd_fleet_finish(&f);
+	CHECK_INT(f.exit_code, 0);
+	CHECK_INT(f.nreported, 4);
+	values_are(&f, group(&f, "MT_1", RD_FK_FIRMWARE), "28.41.1000=4:n[1-4]");
+	values_are(&f, group(&f, "", RD_FK_ACTIVE_MTU), "4096=4:n[1-4]");
+	rd_fleet_free(&f);
+}
+
+RD_TEST(summary_drift_newest_stale_missing)
+{
+	struct rd_strv exp = {0};
+	char err[64];
+	CHECK_INT(rd_hostlist_expand("n[1-5]", &exp, err, sizeof err), 0);
+	struct rd_fleet f;
+	rd_fleet_init(&f, rd_fleet_parse_time(T1), 1800);
+	rd_fleet_expect(&f, &exp);
+	rd_strv_free(&exp);
+	add(&f, "a", "n1", T1, "OK", "28.41.1000", 9000);
+	add(&f, "b", "n2", T1, "OK", "28.39.1010", 9000);
+	add(&f, "c", "n3", T1, "OK", "28.41.1000", 1500); /* MTU drift */
+	add(&f, "d", "n3", T0, "FAIL", "28.41.1000", 9000); /* older: ignored */
+	add(&f, "e", "n4", T0, "FAIL", "28.41.1000", 9000); /* stale: out of the summary */
+	add(&f, "g", "n1", T1, "OK", "28.41.1000", 9000);   /* the same time: the later read counts */
+	feed(&f, "h", "{\"schema\":\"rdma-doctor/report/v1\"");
+	rd_fleet_finish(&f);
+	CHECK_INT(f.nreported, 3);
+	CHECK_INT(f.nstale, 1);
+	CHECK_INT(f.nmissing, 1); /* n5 */
+	CHECK_INT(f.problems.total, 1);
+	CHECK_INT(f.notes.total, 2);
+	CHECK(f.drift);
+	CHECK_INT(f.exit_code, 1); /* drift, no FAIL: the stale FAIL does not count */
+	values_are(&f, group(&f, "MT_1", RD_FK_FIRMWARE), "28.41.1000=2:n[1,3] 28.39.1010=1:n2");
+	values_are(&f, group(&f, "", RD_FK_MTU), "9000=2:n[1-2] 1500=1:n3");
+	values_are(&f, group(&f, "", RD_FK_ACTIVE_MTU), "4096=2:n[1-2] 1024=1:n3");
+	CHECK_STR(f.nodes[0].origin, "g");
+	rd_fleet_free(&f);
+}
+
+RD_TEST(summary_exit_ranks)
+{
+	struct rd_fleet f;
+	/* a FAIL outranks drift and missing reports */
+	rd_fleet_init(&f, 0, 0);
+	add(&f, "a", "n1", T0, "FAIL", "1", 9000);
+	add(&f, "b", "n2", T0, "OK", "2", 9000);
+	feed(&f, "c", "not json");
+	rd_fleet_finish(&f);
+	CHECK_INT(f.exit_code, 2);
+	rd_fleet_free(&f);
+	/* unreadable only: 3 */
+	rd_fleet_init(&f, 0, 0);
+	add(&f, "a", "n1", T0, "OK", "1", 9000);
+	feed(&f, "c", "");
+	rd_fleet_finish(&f);
+	CHECK_INT(f.exit_code, 3);
+	rd_fleet_free(&f);
+	/* nothing read at all: 3 */
+	rd_fleet_init(&f, 0, 0);
+	rd_fleet_finish(&f);
+	CHECK_INT(f.exit_code, 3);
+	rd_fleet_free(&f);
+	/* a WARN: 1; an UNKNOWN node: 3 */
+	rd_fleet_init(&f, 0, 0);
+	add(&f, "a", "n1", T0, "WARN", "1", 9000);
+	rd_fleet_finish(&f);
+	CHECK_INT(f.exit_code, 1);
+	rd_fleet_free(&f);
+	rd_fleet_init(&f, 0, 0);
+	add(&f, "a", "n1", T0, "UNKNOWN", "1", 9000);
+	rd_fleet_finish(&f);
+	CHECK_INT(f.exit_code, 3);
+	rd_fleet_free(&f);
+}
