@@ -37,23 +37,31 @@ static const struct rd_fleet_input_cb input_cb = {on_report, on_problem};
 static void read_fd(struct rd_fleet *f, int fd, const char *origin)
 {
 	struct rd_fleet_input *in = rd_fleet_input_new(origin, &input_cb, f);
-	static char buf[1 << 16];
-	for (;;) {
-		ssize_t n = read(fd, buf, sizeof buf);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			char msg[128];
-			snprintf(msg, sizeof msg, "read failed: %s", strerror(errno));
-			rd_fleet_problem(f, origin, NULL, msg);
-			break;
+	/* large pieces: yajl lexes a token cut across two calls again from its start */
+	static char buf[1 << 20];
+	for (bool end = false; !end;) {
+		size_t len = 0;
+		while (len < sizeof buf) {
+			ssize_t n = read(fd, buf + len, sizeof buf - len);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0) {
+				char msg[128];
+				snprintf(msg, sizeof msg, "read failed: %s", strerror(errno));
+				rd_fleet_problem(f, origin, NULL, msg);
+				rd_fleet_input_free(in);
+				return;
+			}
+			if (n == 0) {
+				end = true;
+				break;
+			}
+			len += (size_t)n;
 		}
-		if (n == 0) {
-			rd_fleet_input_end(in);
-			break;
-		}
-		if (rd_fleet_input_feed(in, buf, (size_t)n) < 0)
+		if (len && rd_fleet_input_feed(in, buf, len) < 0)
 			break; /* the input said what was wrong; the rest is not read */
+		if (end)
+			rd_fleet_input_end(in);
 	}
 	rd_fleet_input_free(in);
 }
@@ -115,7 +123,8 @@ static void read_dir(struct rd_fleet *f, const char *path)
 			rd_strv_push(&names, de->d_name);
 	if (errno)
 		problem_errno(f, path, "cannot read the directory to its end", errno);
-	qsort(names.v, names.n, sizeof *names.v, cmp_names);
+	if (names.n)
+		qsort(names.v, names.n, sizeof *names.v, cmp_names);
 	size_t before = f->problems.total;
 	for (size_t i = 0; i < names.n; i++) {
 		char *origin = rd_path_join(path, names.v[i]);

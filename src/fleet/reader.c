@@ -520,7 +520,7 @@ static int parser_feed(struct parser *p, const char *data, size_t len)
 		return -1;
 	/* a report larger than the bound is refused before it is all read */
 	for (size_t at = 0; at < len;) {
-		size_t n = len - at < 65536 ? len - at : 65536;
+		size_t n = len - at < (1u << 20) ? len - at : (1u << 20); /* yajl rescans a token cut across calls: few, large calls */
 		if (!p->in_report)
 			p->report_bytes = 0;
 		yajl_status st = yajl_parse(p->h, (const unsigned char *)data + at, n);

@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 /* Bounds on one report: past them a report is refused with a one-line reason. */
-#define RD_FLEET_MAX_REPORT (64u << 20) /* bytes of one report */
+#define RD_FLEET_MAX_REPORT (16u << 20) /* bytes of one report (real ones are far below 1 MiB) */
 #define RD_FLEET_MAX_DEVICES 256
 #define RD_FLEET_MAX_PORTS 64            /* per device */
 #define RD_FLEET_MAX_NETDEVS 8           /* per port */

@@ -156,7 +156,8 @@ static void withdraw(struct rd_fleet *f, uint32_t node)
 			}
 	}
 	nd->n = 0;
-	memset(nd->checks, 0, nd->nchecks);
+	if (nd->nchecks)
+		memset(nd->checks, 0, nd->nchecks);
 }
 
 static size_t check_index(struct rd_fleet *f, const char *id)
@@ -426,7 +427,8 @@ void rd_fleet_finish(struct rd_fleet *f)
 	}
 	for (size_t i = 0; i < f->ngroups; i++) {
 		struct rd_fleet_group *g = &f->groups[i];
-		qsort(g->entries, g->n, sizeof *g->entries, cmp_entries);
+		if (g->n)
+			qsort(g->entries, g->n, sizeof *g->entries, cmp_entries);
 		if (g->n > 1 && ((*g->scope && (g->kind == RD_FK_FIRMWARE || g->kind == RD_FK_STACK)) ||
 				 (!*g->scope && (g->kind == RD_FK_MTU || g->kind == RD_FK_ACTIVE_MTU)))) {
 			g->drift = true;
@@ -437,7 +439,8 @@ void rd_fleet_finish(struct rd_fleet *f)
 			f->order[f->norder++] = i;
 		}
 	}
-	qsort(f->order, f->norder, sizeof *f->order, cmp_groups);
+	if (f->norder)
+		qsort(f->order, f->norder, sizeof *f->order, cmp_groups);
 	if (f->nstatus[RD_FS_FAIL])
 		f->exit_code = 2;
 	else if (f->drift || f->nstatus[RD_FS_WARN])

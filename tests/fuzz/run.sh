@@ -59,6 +59,11 @@ for ex in no-rdma h100-ofed; do
 done
 (cd "$top/examples/no-rdma" && tar -cf "$roots/plain.tar" proc)
 seed fuzz_archive "$roots/no-rdma.tar.gz" "$roots/plain.tar" "$roots/h100-ofed.tar.gz"
+# fleet: reports as check writes them, and as pdsh prints them
+seed fuzz_fleet "$top"/tests/scenarios/expected/healthy-inbox.json "$top"/tests/scenarios/expected/ib-umad-missing.json \
+	"$top"/tests/fleet/expected/*.json
+sed 's/^/node01: /' "$top/tests/scenarios/expected/roce-mtu-1500.json" > "$roots/fleet-pdsh.txt"
+seed fuzz_fleet "$roots/fleet-pdsh.txt"
 for t in "$out"/fuzz_*; do
 	[ -x "$t" ] || continue
 	n=$(basename "$t")

@@ -199,12 +199,12 @@ RD_TEST(reader_bounds)
 	memset(big + 11, 'x', n - 11);
 	big[n] = '\0';
 	char *got = read_text(big, n, 1u << 16);
-	CHECK_STR(got, "{in: a report larger than 64 MiB: not read further}");
+	CHECK_STR(got, "{in: a report larger than 16 MiB: not read further}");
 	free(got);
 	/* a line longer than the bound */
 	memset(big, 'y', n);
 	got = read_text(big, n, 1u << 16);
-	CHECK_STR(got, "{in: line 1 is longer than 64 MiB: not read further}");
+	CHECK_STR(got, "{in: line 1 is longer than 16 MiB: not read further}");
 	free(got);
 	free(big);
 	/* more devices than kept: the report is still read, the bound noted */

@@ -1,0 +1,260 @@
+#!/usr/bin/env bash
+# `rdma-doctor fleet` end to end, with the real engines (Debian pdsh, clustershell, slurm-client,
+# chromium):
+#   1. the 24-node scenario fleet (make-fleet.sh: firmware drift on node[05-07], ib_umad missing on
+#      node12, node24 never reports): text, JSON and HTML equal the goldens in expected/, exit 2;
+#   2. gathered by `pdsh -R exec` (stdin), `clush -R exec` (stdin, -b blocks on stdin, --outdir
+#      into a directory): the same summary; a host whose command failed, stopped half-way or
+#      timed out is missing, never healthy;
+#   3. hostlists against the real `scontrol show hostlistsorted` / `show hostnames`;
+#   4. bad input: truncated, not JSON, another schema, check's error document, a 1 GiB file, a
+#      FIFO and a link to /dev/zero in a directory, a directory of 100,000 files: one line each,
+#      the rest summarised; several reports for one node; --max-age; -o (atomic); usage errors;
+#   5. the HTML page in headless Chromium: it renders (the grid is in the DOM), no console error,
+#      a screenshot kept in BUILD_DIR/artifacts/fleet/.
+# Usage: tests/fleet/run.sh [BUILD_DIR] [--update]      Ends with "N passed, N failed".
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=$top/build update=0
+for a in "$@"; do case "$a" in --update) update=1 ;; *) build=$(cd "$a" && pwd) ;; esac; done
+bin=$build/rdma-doctor
+exp=$top/tests/fleet/expected
+art=$build/artifacts/fleet
+pass=0 fail=0
+ok() { pass=$((pass + 1)); echo "ok $*"; }
+bad() { fail=$((fail + 1)); echo "FAIL $*"; }
+finish() { echo "$pass passed, $fail failed"; [ "$fail" = 0 ]; exit; }
+for c in jq pdsh clush scontrol chromium; do
+	command -v "$c" > /dev/null || bad "$c is missing (apt-get install jq pdsh clustershell slurm-client chromium)"
+done
+[ -x "$bin" ] || bad "$bin is not built"
+[ $fail = 0 ] || finish
+work=$(mktemp -d "${TMPDIR:-/tmp}/rd-fleet.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$exp" "$art"
+export SOURCE_DATE_EPOCH=1764460800 NO_COLOR=1 LC_ALL=C.UTF-8
+cd "$work" || exit 1
+# rc_is WANT NAME COMMAND...: runs it (stdout to NAME.out, stderr to NAME.err), checks the status
+rc_is() {
+	local want=$1 name=$2; shift 2
+	"$@" > "$name.out" 2> "$name.err"
+	local rc=$?
+	if [ "$rc" = "$want" ]; then ok "$name: exit $rc"; else bad "$name: exit $rc, not $want"; head -5 "$name.err"; fi
+}
+# golden NAME FILE: FILE equals expected/NAME (or becomes it with --update)
+golden() {
+	[ $update = 1 ] && cp "$2" "$exp/$1"
+	if cmp -s "$2" "$exp/$1"; then ok "$1 equals the golden"; else bad "$1 differs from the golden"; diff "$exp/$1" "$2" | head -20; fi
+}
+has() { # NAME FILE PATTERN (grep -E)
+	if grep -qE -- "$3" "$2"; then ok "$1"; else bad "$1: no /$3/ in $2"; head -20 "$2"; fi
+}
+
+# ---- 1. the scenario fleet ----------------------------------------------------------------------
+"$top/tests/fleet/make-fleet.sh" "$work/fl" || { bad "make-fleet.sh"; finish; }
+mkdir reports
+for r in fl/node*; do "$bin" --root "$r" check --format json > "reports/${r#fl/}.json"; done
+n=$(ls reports | wc -l)
+[ "$n" = 23 ] && ok "23 reports made (node24 never reports)" || bad "$n reports"
+rc_is 2 dir-text "$bin" fleet --expect 'node[01-24]' reports
+golden fleet24.txt dir-text.out
+[ -s dir-text.err ] && bad "stderr: $(head -3 dir-text.err)"
+has "firmware drift within ConnectX-7's board" dir-text.out '^  firmware  DRIFT$'
+has "the 3 nodes on the old firmware, flagged" dir-text.out '^  ! 28\.39\.1010 +3  node\[05-07\]$'
+has "the majority's hostlist" dir-text.out '^    28\.41\.1000 +20  node\[01-04,08-23\]$'
+has "the missing module's node" dir-text.out '^  ! ib_umad not loaded +1  node12$'
+has "the finding, check -> subject -> hostlist" dir-text.out '^    FAIL +ib_umad +1  node12$'
+has "the node that never reported" dir-text.out '^  1 node missing \(no report\): node24$'
+rc_is 2 dir-json "$bin" fleet --expect 'node[01-24]' --format json reports
+golden fleet24.json dir-json.out
+if jq -e '.schema == "rdma-doctor/fleet/v1" and .exit_code == 2 and .status == "FAIL" and .drift == true
+	and .counts.reported == 23 and .counts.missing == 1 and .missing == "node24"
+	and ([.boards[] | select(.board_id == "MT_0000000838") | .groups[] | select(.kind == "firmware") | .drift, (.values | map([.value, .count, .hosts, .minority]))]
+	     == [true, [["28.41.1000", 20, "node[01-04,08-23]", false], ["28.39.1010", 3, "node[05-07]", true]]])
+	and ([.findings[] | select(.check == "modules.loaded") | .values[0] | .subject, .status, .hosts] == ["ib_umad", "FAIL", "node12"])
+	and ([.nodes[] | select(.host == "node24") | .state] == ["missing"])' dir-json.out > /dev/null; then
+	ok "JSON: schema, drift, hostlists, the missing node"
+else bad "JSON fields"; jq -c '.counts, .missing' dir-json.out; fi
+rc_is 2 dir-html "$bin" fleet --expect 'node[01-24]' --format html reports
+golden fleet24.html dir-html.out
+if grep -qiE '(src|href)=|https?:|<script|<link|@import|url\(' dir-html.out; then bad "the HTML refers to something outside it"
+else ok "the HTML is self-contained (no src=, href=, script, link, url())"; fi
+
+# ---- 2. gathered by real engines ----------------------------------------------------------------
+same_summary() { # NAME: NAME.out has the directory's text summary
+	if cmp -s "$1.out" dir-text.out; then ok "$1: the same summary as the directory"; else
+		bad "$1: the summary differs"; diff dir-text.out "$1.out" | head -10; fi
+}
+pdsh -R exec -w 'node[01-24]' "$bin" --root "$work/fl/%h" check --format json > pdsh.txt 2> pdsh.err
+grep -q '^node03: *"schema": "rdma-doctor/report/v1",$' pdsh.txt && ok "pdsh prints host: line" || bad "pdsh output: $(head -2 pdsh.txt)"
+rc_is 2 pdsh "$bin" fleet --expect 'node[01-24]' - < pdsh.txt
+same_summary pdsh
+# the pipe of the README, as one line
+pdsh -R exec -w 'node[01-24]' "$bin" --root "$work/fl/%h" check --format json 2> /dev/null | "$bin" fleet --expect 'node[01-24]' - > pipe.out
+cmp -s pipe.out dir-text.out && ok "pdsh ... | fleet - (one pipe)" || bad "pdsh pipe differs"
+clush -R exec -w 'node[01-24]' "$bin" --root "$work/fl/%h" check --format json > clush.txt 2> clush.err
+rc_is 2 clush "$bin" fleet --expect 'node[01-24]' - < clush.txt
+same_summary clush
+clush -R exec -w 'node[01-24]' -b "$bin" --root "$work/fl/%h" check --format json > clushb.txt 2> clushb.err
+grep -q '^node12$' clushb.txt && ok "clush -b prints a block per node" || bad "clush -b output: $(head -3 clushb.txt)"
+rc_is 2 clush-b "$bin" fleet --expect 'node[01-24]' - < clushb.txt
+same_summary clush-b
+mkdir outdir
+clush -R exec -w 'node[01-24]' --outdir outdir "$bin" --root "$work/fl/%h" check --format json > /dev/null 2>&1
+[ -f outdir/node01 ] && [ -f outdir/node24 ] && [ ! -s outdir/node24 ] && ok "clush --outdir: a file per node (node24's empty)" ||
+	bad "clush --outdir: $(ls outdir | head -3)"
+rc_is 2 clush-outdir "$bin" fleet --expect 'node[01-24]' outdir
+has "clush --outdir: the empty file is named" clush-outdir.out '^  outdir/node24: empty: no report in it$'
+has "clush --outdir: node24 is missing" clush-outdir.out '^  1 node missing \(no report\): node24$'
+has "clush --outdir: the same drift" clush-outdir.out '^  ! 28\.39\.1010 +3  node\[05-07\]$'
+# failing, cut and timed-out commands: node02 exits 127 with nothing, node03 prints the first 40
+# lines of its report, node04 sleeps past the -u 2 limit.  (Cut inside a line, pdsh 2.34 prints the
+# next host's first line on the same line: then that host's report is unreadable too.)
+cat > node.sh << EOF
+#!/bin/sh
+case \$1 in
+node02) echo "rdma-doctor: command not found" >&2; exit 127 ;;
+node03) "$bin" --root "$work/fl/\$1" check --format json | head -n 40; exit 1 ;;
+node04) sleep 30 ;;
+esac
+exec "$bin" --root "$work/fl/\$1" check --format json
+EOF
+chmod +x node.sh
+start=$SECONDS
+pdsh -R exec -u 2 -w 'node[01-24]' ./node.sh %h > pdsh-bad.txt 2> pdsh-bad.err
+[ $((SECONDS - start)) -lt 20 ] && ok "pdsh -u 2 stopped the sleeping command" || bad "pdsh -u did not stop it"
+rc_is 2 pdsh-bad "$bin" fleet --expect 'node[01-24]' - < pdsh-bad.txt
+has "failed, cut and timed-out hosts are missing" pdsh-bad.out '^  4 nodes missing \(no report\): node\[02-04,24\]$'
+has "the cut report is named" pdsh-bad.out '^  -: host node03: truncated: the input ends inside a report$'
+if grep -qE '^    OK +2[0-9] ' pdsh-bad.out || ! grep -qE '^    OK +19  node\[01,05-11,13-23\]$' pdsh-bad.out; then
+	bad "the failed hosts are counted as OK"; grep -A2 '^  status' pdsh-bad.out
+else ok "the failed hosts are not counted healthy (19 OK)"; fi
+start=$SECONDS
+clush -R exec -u 2 -w 'node[01-24]' ./node.sh %h > clush-bad.txt 2> clush-bad.err
+rc_is 2 clush-bad "$bin" fleet --expect 'node[01-24]' - < clush-bad.txt
+has "clush: failed, cut and timed-out hosts are missing" clush-bad.out '^  4 nodes missing \(no report\): node\[02-04,24\]$'
+
+# ---- 3. hostlists against scontrol ---------------------------------------------------------------
+printf 'ClusterName=x\nSlurmctldHost=localhost\nNodeName=localhost\n' > slurm.conf
+export SLURM_CONF=$work/slurm.conf
+# names ...: the OK group's hostlist of minimal reports for these hosts
+fleet_list() {
+	for h in "$@"; do printf '{"schema":"rdma-doctor/report/v1","host":"%s","time":"2025-11-30T00:00:00Z","summary":{"status":"OK"}}\n' "$h"; done |
+		"$bin" fleet --format json - | jq -r '.fleet[] | select(.kind == "status") | .values[0].hosts'
+}
+RANDOM=15
+sets=("node01 node02 node03 node07 node08 node24" "gpu9 gpu10 gpu11 gpu100 gpu99 gpu1" "n009 n010 n8 n9"
+	"a1 b2 a3 a2 c c10 b1" "rack1-node3 rack1-node4 rack2-node1" "x y z" "node098 node099 node100 node101 node103")
+for k in $(seq 8); do # random subsets of node[001-300] and gpu[1-300]
+	s=
+	for i in $(seq 60); do s="$s $(printf 'node%03d' $((RANDOM % 300 + 1))) gpu$((RANDOM % 300 + 1))"; done
+	sets+=("$(echo $s | tr ' ' '\n' | sort -u | tr '\n' ' ')")
+done
+hl_ok=0
+for s in "${sets[@]}"; do
+	# shellcheck disable=SC2086
+	mine=$(fleet_list $s)
+	theirs=$(scontrol show hostlistsorted "$(echo $s | tr ' ' ',')" 2>&1)
+	back=$(scontrol show hostnames "$mine" 2>&1 | sort | tr '\n' ' ')
+	want=$(echo $s | tr ' ' '\n' | sort -u | tr '\n' ' ')
+	if [ "$mine" = "$theirs" ] && [ "$back" = "$want" ]; then hl_ok=$((hl_ok + 1)); else
+		bad "hostlist of '$s': ours '$mine', scontrol '$theirs'; scontrol expands ours to '$back'"; fi
+done
+[ $hl_ok = ${#sets[@]} ] && ok "compression equals scontrol show hostlistsorted, and scontrol expands it back ($hl_ok sets)"
+# expansion: --expect L with no reports lists every node of L as missing, as scontrol show hostnames
+ex_ok=0 lists=("node[01-24]" "n[8-11],gpu[098-101]" "a[1-2]b[3-4]" "tux[0-5,12,20-25]" "n[01-3],x" "rack[1-2]-n[1-3]")
+for l in "${lists[@]}"; do
+	mine=$("$bin" fleet --expect "$l" --format json /dev/null 2> /dev/null | jq -r '.nodes[].host' | sort | tr '\n' ' ')
+	theirs=$(scontrol show hostnames "$l" | sort | tr '\n' ' ')
+	if [ "$mine" = "$theirs" ]; then ex_ok=$((ex_ok + 1)); else bad "expansion of '$l': ours '$mine', scontrol '$theirs'"; fi
+done
+[ $ex_ok = ${#lists[@]} ] && ok "--expect expands as scontrol show hostnames ($ex_ok lists)"
+unset SLURM_CONF
+
+# ---- 4. bad input ---------------------------------------------------------------------------------
+mkdir bad
+cp reports/node01.json reports/node02.json bad/
+head -c 3000 reports/node03.json > bad/truncated.json
+echo 'Segmentation fault' > bad/notjson.txt
+"$bin" --root fl/node04 stack --format json > bad/stack.json
+"$bin" --root fl/node05 check --format json --policy /nonexistent/policy.conf > bad/error.json 2> /dev/null
+printf '{"schema":"rdma-doctor/report/v1","host":"' > bad/huge.json
+truncate -s 1G bad/huge.json # 1 GiB (sparse, NULs in a string): not JSON, only its start is read
+mkfifo bad/fifo
+ln -s /dev/zero bad/zero
+rc_is 3 bad-dir timeout 60 "$bin" fleet bad
+has "bad: the two good reports are summarised" bad-dir.out '^Fleet: 2 nodes reported$'
+has "bad: truncated" bad-dir.out '^  bad/truncated.json: truncated: the input ends inside a report$'
+has "bad: not JSON" bad-dir.out '^  bad/notjson.txt: not JSON and not pdsh/clush output \(line 1: "Segmentation fault"\)$'
+has "bad: another schema" bad-dir.out '^  bad/stack.json: schema "rdma-doctor/stack/v1", not rdma-doctor/report/v1$'
+has "bad: check's error document" bad-dir.out '^  bad/error.json: the check could not make a report: .*nonexistent'
+has "bad: 1 GiB of NULs" bad-dir.out '^  bad/huge.json: not JSON \(lexical error: invalid character inside string.\)$'
+# a 1 GiB report on standard input: refused after 16 MiB, without reading the rest
+start=$SECONDS
+{ printf '{"schema":"rdma-doctor/report/v1","host":"n1","pad":"'; head -c 1G /dev/zero | tr '\0' x; } 2> /dev/null |
+	timeout 60 "$bin" fleet - > huge.out 2> huge.err
+rc=$?
+[ $rc = 3 ] && ok "a 1 GiB report on stdin: exit 3 in $((SECONDS - start)) s" || bad "1 GiB report: exit $rc"
+has "a 1 GiB report: one line" huge.out '^  -: a report larger than 16 MiB: not read further$'
+has "bad: a FIFO in a directory is not read" bad-dir.out '^  bad/fifo: not a regular file: not read$'
+has "bad: a link to /dev/zero is not read" bad-dir.out '^  bad/zero: not a regular file: not read$'
+has "bad: 7 unreadable" bad-dir.out '^Unreadable \(7\):$'
+rc_is 3 missing-path "$bin" fleet --expect 'node[01-02]' reports/node01.json no/such/file
+has "an operand that does not exist" missing-path.out '^  no/such/file: cannot read: No such file or directory$'
+# 100,000 files: 99,999 reports and one broken one
+mkdir many
+awk 'BEGIN { for (i = 1; i <= 100000; i++) { f = sprintf("many/r%06d", i);
+	if (i == 54321) print "{\"schema\":" > f; else
+	printf "{\"schema\":\"rdma-doctor/report/v1\",\"host\":\"n%06d\",\"time\":\"2025-11-30T00:00:00Z\",\"summary\":{\"status\":\"OK\"}}\n", i > f;
+	close(f) } }'
+rc_is 3 many timeout 120 "$bin" fleet --format json many
+if jq -e '.counts.reported == 99999 and .counts.unreadable == 1 and .unreadable[0].input == "many/r054321"
+	and (.fleet[] | select(.kind == "status") | .values[0].hosts) == "n[000001-054320,054322-100000]"' many.out > /dev/null; then
+	ok "100,000 files: 99,999 summarised, the broken one named"
+else bad "100,000 files: $(jq -c '.counts' many.out)"; fi
+# several reports for one node: the newest counts, the other is noted
+mkdir dup
+cp reports/node01.json dup/a.json
+SOURCE_DATE_EPOCH=$((SOURCE_DATE_EPOCH - 3600)) "$bin" --root fl/node05 check --format json | sed 's/"host": "node05"/"host": "node01"/' > dup/b.json
+rc_is 0 dup "$bin" fleet dup
+has "several reports: the newest counts" dup.out '^  dup/b\.json: host node01: several reports: the one of 2025-11-30T00:00:00Z from dup/a\.json counts, the one of 2025-11-29T23:00:00Z from dup/b\.json is ignored$'
+has "several reports: the older firmware is not counted" dup.out '^    28\.41\.1000 +1  node01$'
+# --max-age: reports an hour old are stale with --max-age 30m, fresh with 2h
+SOURCE_DATE_EPOCH=$((SOURCE_DATE_EPOCH + 3600)) rc_is 3 stale "$bin" fleet --max-age 30m --expect 'node[01-24]' reports
+has "stale reports are not summarised" stale.out '^  23 nodes with a stale report: node\[01-23\]$'
+SOURCE_DATE_EPOCH=$((SOURCE_DATE_EPOCH + 3600)) rc_is 2 fresh "$bin" fleet --max-age 2h --expect 'node[01-24]' reports
+cmp -s fresh.out dir-text.out && ok "--max-age 2h: all fresh, the same summary" || bad "--max-age 2h differs"
+# -o: written whole, nothing left beside it; an unwritable place is exit 3
+mkdir out
+rc_is 2 out "$bin" fleet --expect 'node[01-24]' --format json -o out/fleet.json reports
+cmp -s out/fleet.json dir-json.out && [ "$(ls -A out)" = fleet.json ] && [ ! -s out.out ] &&
+	ok "-o: the file is the document, nothing else in its directory" || bad "-o: $(ls -A out)"
+rc_is 3 out-bad "$bin" fleet -o no/such/dir/f.json reports
+has "-o: a one-line reason" out-bad.err '^rdma-doctor: fleet: --output no/such/dir/f.json: cannot create a file in its directory: No such file or directory$'
+# usage errors
+rc_is 3 usage-none "$bin" fleet
+has "no PATH" usage-none.err "^rdma-doctor: fleet: no PATH"
+rc_is 3 usage-expect "$bin" fleet --expect 'n[3-1]' reports
+has "a bad --expect" usage-expect.err "^rdma-doctor: fleet: --expect: invalid range '3-1' \(the end is below the start\)"
+rc_is 3 usage-age "$bin" fleet --max-age 5x reports
+rc_is 3 usage-format "$bin" fleet --format yaml reports
+rc_is 0 help "$bin" fleet --help
+has "--help names the options" help.out '--max-age DURATION'
+
+# ---- 5. the HTML in headless Chromium -------------------------------------------------------------
+cp dir-html.out fleet.html
+chrome() { timeout 90 chromium --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run \
+	--user-data-dir="$work/chrome" --enable-logging=stderr --v=0 "$@"; }
+chrome --dump-dom "file://$work/fleet.html" > dom.html 2> chrome-dom.err
+if grep -q '<table class="grid" id="grid">' dom.html && grep -q '<th>node24</th><td class="missing"' dom.html; then
+	ok "Chromium renders the page: the nodes-by-checks grid is in its DOM"
+else bad "Chromium DOM: $(head -c 300 dom.html) $(tail -3 chrome-dom.err)"; fi
+chrome --screenshot="$work/fleet.png" --window-size=1400,2400 "file://$work/fleet.html" > /dev/null 2> chrome-shot.err
+if [ -s fleet.png ] && [ "$(head -c 8 fleet.png | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]; then
+	cp fleet.png "$art/fleet24.png"
+	ok "screenshot kept: $art/fleet24.png ($(stat -c %s fleet.png) bytes)"
+else bad "no screenshot: $(tail -3 chrome-shot.err)"; fi
+if grep -hE 'CONSOLE|Uncaught|ERR_FILE_NOT_FOUND|net::ERR' chrome-dom.err chrome-shot.err; then bad "console errors above"
+else ok "no console error or failed load"; fi
+
+finish
