@@ -17,9 +17,9 @@
 enum rd_fleet_kind {
 	RD_FK_NODES,      /* board scope: the model of the board's devices */
 	RD_FK_STATUS,     /* the report's summary.status */
+	RD_FK_FIRMWARE,   /* board scope */
 	RD_FK_KERNEL,
 	RD_FK_STACK,      /* stack.installed + stack.version */
-	RD_FK_FIRMWARE,   /* board scope */
 	RD_FK_PORT,       /* "STATE RATE" per link layer (the group's name says which) */
 	RD_FK_MTU,        /* RoCE (Ethernet link layer) ports: the netdev MTU */
 	RD_FK_ACTIVE_MTU, /* ... and the active MTU it gives */
