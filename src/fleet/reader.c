@@ -208,6 +208,7 @@ static int enter(struct parser *p, bool map)
 		c = X_ROOT;
 		report_clear(&p->rep);
 		p->in_report = true;
+		p->report_bytes = 0; /* counted by the pieces fed while a report is open */
 	} else if (parent) {
 		const char *k = parent->key;
 		switch (parent->ctx) {

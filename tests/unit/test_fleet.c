@@ -370,3 +370,23 @@ RD_TEST(summary_exit_ranks)
 	CHECK_INT(f.exit_code, 3);
 	rd_fleet_free(&f);
 }
+
+RD_TEST(reader_many_reports_in_one_stream)
+{
+	/* 40,000 reports (over 16 MiB) in one JSON stream: the size bound is per report, not per stream */
+	struct rd_buf b = {0};
+	for (int i = 0; i < 40000; i++)
+		rd_buf_puts(&b, R1 "\n");
+	CHECK(b.len > RD_FLEET_MAX_REPORT);
+	struct got g = {0};
+	rd_buf_puts(&g.log, "");
+	struct rd_fleet_input *in = rd_fleet_input_new("in", &gcb, &g);
+	for (size_t at = 0; at < b.len; at += 1u << 20)
+		CHECK_INT(rd_fleet_input_feed(in, b.data + at, b.len - at < (1u << 20) ? b.len - at : (1u << 20)), 0);
+	rd_fleet_input_end(in);
+	rd_fleet_input_free(in);
+	CHECK_INT(g.reports, 40000);
+	CHECK(!strchr(g.log.data, '{')); /* no problem told */
+	rd_buf_free(&g.log);
+	rd_buf_free(&b);
+}
