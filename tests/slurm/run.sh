@@ -9,7 +9,8 @@
 #   3. an admin's drain ("maintenance: swap PSU") is kept and not resumed by a healthy root, and
 #      not overwritten by a failing one;
 #   4. slurmd's own HealthCheckInterval run drains the node (and resumes it when healthy again);
-#   5. a missing scontrol and a failing scontrol are one-line errors with a non-zero exit.
+#   5. a missing scontrol and a failing scontrol are one-line errors with a non-zero exit;
+#   6. `srun --output=%N` into a directory read by `rdma-doctor fleet` (a failed command: missing).
 # Every process it starts is stopped by its PID at the end.  Needs root (slurmd, munged's key).
 # Usage: tests/slurm/run.sh [BUILD_DIR]        Ends with "N passed, N failed".
 set -uo pipefail
@@ -213,6 +214,30 @@ rc=$?
 if [ $rc = 1 ] && [ "$(wc -l < "$work/nonode.out")" = 1 ] && grep -q 'scontrol show node -o nosuchnode` failed (exit 1)' "$work/nonode.out"; then
 	ok "scontrol failing (unknown node): one line, exit 1"
 else bad "unknown node: rc $rc: $(cat "$work/nonode.out")"; fi
+
+# ---- 6. fleet: srun --output=%N into a directory, read by `rdma-doctor fleet` -------------------
+# (issue 15) a root whose host name is this node's; the admin's drain of 4 lifted first
+ln -sfn "$healthy" "$work/root"
+scontrol update NodeName=localhost State=RESUME
+wait_for 20 eval '! drained' || bad "the resume before srun did not take: $(state)"
+cp -a "$healthy" "$work/roots/localhost"
+echo localhost > "$work/roots/localhost/proc/sys/kernel/hostname"
+mkdir -p "$work/srun-ok" "$work/srun-bad"
+timeout 60 srun -N1 -w localhost --output="$work/srun-ok/%N" "$bin" --root "$work/roots/localhost" check --format json > /dev/null 2>&1
+"$bin" fleet --expect localhost --format json "$work/srun-ok" > "$work/srun-ok.json" 2>&1
+rc=$?
+# %N is the short host name of the machine slurmd runs on; the node is the report's host
+if [ $rc = 0 ] && [ "$(ls "$work/srun-ok" | wc -l)" = 1 ] && jq -e '.counts.reported == 1 and .missing == ""' "$work/srun-ok.json" > /dev/null; then
+	ok "srun --output=%N into a directory: fleet reads localhost's report (exit 0)"
+else bad "srun fleet: rc $rc, files: $(ls "$work/srun-ok"), $(head -c 300 "$work/srun-ok.json")"; fi
+timeout 60 srun -N1 -w localhost --output="$work/srun-bad/%N" "$bin" --root "$work/no-such-root" check --format json > /dev/null 2>&1
+"$bin" fleet --expect localhost "$work/srun-bad" > "$work/srun-bad.out" 2>&1
+rc=$?
+if [ $rc = 3 ] && grep -q '^  1 node missing (no report): localhost$' "$work/srun-bad.out"; then
+	ok "srun: a node whose command failed is missing (exit 3), not healthy"
+else bad "srun failing command: rc $rc: $(cat "$work/srun-bad.out")"; fi
+# the jobs' step daemons end before slurmd is stopped (else they linger, retrying it)
+wait_for 30 eval '[ -z "$(squeue -h 2> /dev/null)" ] && ! pgrep -x slurmstepd > /dev/null' || bad "srun's jobs did not end: $(squeue -h)"
 
 echo "    slurmd ran the wrapper $(runs) times"
 finish
