@@ -17,6 +17,7 @@ need_cmds=(gcc clang make jq valgrind ibstat ibstatus unshare setpriv base64 md5
 	qemu-system-x86_64 busybox-static kernel cpio depmod rxe-provider ibv_devinfo rdma perfquery systemd-modules-load strace script iconv
 	slurmctld slurmd scontrol munged)
 need_cmds+=(promtool prometheus-node-exporter curl timeout) # tests/prometheus, tests/npd
+need_cmds+=(yajl pdsh clush chromium srun) # fleet: its JSON library; tests/fleet, tests/slurm
 pkg_for() { case "$1" in ibstat|ibstatus) echo infiniband-diags ;; unshare|setpriv) echo util-linux ;;
 	base64|md5sum) echo coreutils ;; gcc|make) echo build-essential ;; fuzzer-runtime) echo libclang-rt-14-dev ;;
 	inih) echo libinih-dev ;; verbs) echo libibverbs-dev ;; larchive) echo libarchive-dev ;;
@@ -24,11 +25,13 @@ pkg_for() { case "$1" in ibstat|ibstatus) echo infiniband-diags ;; unshare|setpr
 	rxe-provider) echo ibverbs-providers ;; ibv_devinfo) echo ibverbs-utils ;; rdma) echo iproute2 ;;
 	perfquery) echo infiniband-diags ;; systemd-modules-load) echo systemd ;; script) echo bsdutils ;;
 	iconv) echo libc-bin ;; scontrol) echo slurm-client ;; munged) echo munge ;;
-	promtool) echo prometheus ;; timeout) echo coreutils ;; *) echo "$1" ;; esac; }
+	promtool) echo prometheus ;; timeout) echo coreutils ;; yajl) echo libyajl-dev ;; clush) echo clustershell ;;
+	srun) echo slurm-client ;; *) echo "$1" ;; esac; }
 have() { # a command, or the libraries that are not commands
 	case "$1" in
 	fuzzer-runtime) ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a > /dev/null 2>&1 ;;
 	inih) [ -f /usr/include/ini.h ] ;;
+	yajl) [ -f /usr/include/yajl/yajl_parse.h ] ;;
 	verbs) [ -f /usr/include/infiniband/verbs.h ] ;;
 	larchive) [ -f /usr/include/archive.h ] && ls /usr/lib/*/libarchive.so.13 > /dev/null 2>&1 ;;
 	busybox-static) [ -x /bin/busybox ] && ! ldd /bin/busybox > /dev/null 2>&1 ;;
@@ -135,6 +138,8 @@ run "node-problem-detector plugin, golden lines, mock of NPD" tests/npd/run.sh b
 run "node-problem-detector plugin, golden lines, mock of NPD (ASan+UBSan)" tests/npd/run.sh build-asan
 run "probe against a fake libibverbs (valgrind)" env RD_WRAP="$VALGRIND" tests/probe/run.sh build
 run "Slurm: drain and resume by a real slurmctld/slurmd (tests/slurm)" tests/slurm/run.sh build
+run "fleet: 24-node scenario fleet, pdsh, clush, scontrol hostlists, bad input, Chromium" tests/fleet/run.sh build
+run "fleet (ASan+UBSan)" tests/fleet/run.sh build-asan
 run "real kernel in qemu: rxe0, modules, fix, probe, snapshot" tests/vm/run.sh build
 run "fuzz smoke (5 s per target)" tests/fuzz/run.sh 5
 echo
