@@ -66,3 +66,12 @@ void rd_fleet_map_free(struct rd_fleet_map *m)
 	free(m->vals);
 	memset(m, 0, sizeof *m);
 }
+
+void *rd_fleet_grow(void *v, size_t n, size_t sz)
+{
+	if (n == 0)
+		return rd_xrealloc(v, 4 * sz);
+	if (n >= 4 && (n & (n - 1)) == 0)
+		return rd_xrealloc(v, 2 * n * sz);
+	return v;
+}

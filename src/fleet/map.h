@@ -16,4 +16,8 @@ size_t *rd_fleet_map_get(const struct rd_fleet_map *m, const char *key, size_t l
 void rd_fleet_map_put(struct rd_fleet_map *m, const char *key, size_t len, size_t val);
 void rd_fleet_map_free(struct rd_fleet_map *m);
 
+/* An array of n elements of sz bytes, grown (by doubling) to hold one more: the capacity follows
+ * from n alone (4, 8, 16 ...), so appending stays linear in time (with ASan's realloc too). */
+void *rd_fleet_grow(void *v, size_t n, size_t sz);
+
 #endif

@@ -189,7 +189,7 @@ static void *push(void *vp, size_t *n, size_t sz, size_t max, struct parser *p, 
 		p->rep.too_many = what;
 		return NULL;
 	}
-	*v = rd_xrealloc(*v, (*n + 1) * sz);
+	*v = rd_fleet_grow(*v, *n, sz);
 	char *e = (char *)*v + *n * sz;
 	memset(e, 0, sz);
 	(*n)++;
@@ -622,7 +622,7 @@ static void feed_host(struct rd_fleet_input *in, const char *s, size_t h, const 
 	if (!ix) {
 		if (in->nhosts >= RD_FLEET_MAX_HOSTS)
 			return;
-		in->hosts = rd_xrealloc(in->hosts, (in->nhosts + 1) * sizeof *in->hosts);
+		in->hosts = rd_fleet_grow(in->hosts, in->nhosts, sizeof *in->hosts);
 		lh = &in->hosts[in->nhosts];
 		memset(lh, 0, sizeof *lh);
 		lh->name = rd_xstrndup(s, h);

@@ -46,7 +46,7 @@ static void note_add(struct rd_fleet_notes *ns, const char *origin, const char *
 	ns->total++;
 	if (ns->n >= RD_FLEET_MAX_NOTES)
 		return;
-	ns->v = rd_xrealloc(ns->v, (ns->n + 1) * sizeof *ns->v);
+	ns->v = rd_fleet_grow(ns->v, ns->n, sizeof *ns->v);
 	ns->v[ns->n].origin = rd_xstrdup(origin ? origin : "");
 	ns->v[ns->n].label = label ? rd_xstrdup(label) : NULL;
 	ns->v[ns->n].msg = rd_xstrdup(msg);
@@ -63,7 +63,7 @@ static size_t node_get(struct rd_fleet *f, const char *name)
 	size_t *ix = rd_fleet_map_get(&f->nodemap, name, strlen(name));
 	if (ix)
 		return *ix;
-	f->nodes = rd_xrealloc(f->nodes, (f->nnodes + 1) * sizeof *f->nodes);
+	f->nodes = rd_fleet_grow(f->nodes, f->nnodes, sizeof *f->nodes);
 	struct rd_fleet_node *n = &f->nodes[f->nnodes];
 	memset(n, 0, sizeof *n);
 	n->name = rd_xstrdup(name);
@@ -89,7 +89,7 @@ static size_t group_get(struct rd_fleet *f, const char *scope, enum rd_fleet_kin
 	if (ix)
 		g = *ix;
 	else {
-		f->groups = rd_xrealloc(f->groups, (f->ngroups + 1) * sizeof *f->groups);
+		f->groups = rd_fleet_grow(f->groups, f->ngroups, sizeof *f->groups);
 		struct rd_fleet_group *gr = &f->groups[f->ngroups];
 		memset(gr, 0, sizeof *gr);
 		gr->scope = rd_xstrdup(scope);
@@ -113,7 +113,7 @@ static void contribute(struct rd_fleet *f, uint32_t node, size_t g, const char *
 	if (ix)
 		e = *ix;
 	else {
-		f->entries = rd_xrealloc(f->entries, (f->nentries + 1) * sizeof *f->entries);
+		f->entries = rd_fleet_grow(f->entries, f->nentries, sizeof *f->entries);
 		struct rd_fleet_entry *en = &f->entries[f->nentries];
 		memset(en, 0, sizeof *en);
 		en->group = g;
@@ -422,7 +422,7 @@ void rd_fleet_finish(struct rd_fleet *f)
 		if (!en->n)
 			continue;
 		struct rd_fleet_group *g = &f->groups[en->group];
-		g->entries = rd_xrealloc(g->entries, (g->n + 1) * sizeof *g->entries);
+		g->entries = rd_fleet_grow(g->entries, g->n, sizeof *g->entries);
 		g->entries[g->n++] = e;
 	}
 	for (size_t i = 0; i < f->ngroups; i++) {
@@ -435,7 +435,7 @@ void rd_fleet_finish(struct rd_fleet *f)
 			f->drift = true;
 		}
 		if (g->n) {
-			f->order = rd_xrealloc(f->order, (f->norder + 1) * sizeof *f->order);
+			f->order = rd_fleet_grow(f->order, f->norder, sizeof *f->order);
 			f->order[f->norder++] = i;
 		}
 	}
