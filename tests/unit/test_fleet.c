@@ -390,3 +390,34 @@ RD_TEST(reader_many_reports_in_one_stream)
 	rd_buf_free(&g.log);
 	rd_buf_free(&b);
 }
+
+RD_TEST(summary_label_and_unexpected)
+{
+	struct rd_strv exp = {0};
+	char err[64];
+	CHECK_INT(rd_hostlist_expand("n1", &exp, err, sizeof err), 0);
+	struct rd_fleet f;
+	rd_fleet_init(&f, 0, 0);
+	rd_fleet_expect(&f, &exp);
+	rd_strv_free(&exp);
+	/* pdsh's host n1 whose report says n1.cluster: counted as n1, noted */
+	char *r = report("n1.cluster", T0, "OK", "1", 9000);
+	struct rd_buf b = {0};
+	for (const char *p = r; *p;) {
+		size_t n = strcspn(p, ",");
+		rd_buf_printf(&b, "n1: %.*s%s\n", (int)n, p, p[n] ? "," : "");
+		p += n + (p[n] ? 1 : 0);
+	}
+	feed(&f, "-", b.data);
+	rd_buf_free(&b);
+	free(r);
+	add(&f, "x", "n2", T0, "OK", "1", 9000); /* not expected */
+	rd_fleet_finish(&f);
+	CHECK_INT(f.nreported, 2);
+	CHECK_INT(f.nmissing, 0);
+	CHECK_INT(f.nunexpected, 1);
+	CHECK_INT(f.notes.total, 1);
+	CHECK_STR(f.notes.v[0].msg, "the report's host is n1.cluster (counted as n1)");
+	CHECK_INT(f.exit_code, 0);
+	rd_fleet_free(&f);
+}
