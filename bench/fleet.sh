@@ -6,7 +6,7 @@
 #      firmware-by-board grouping of the same files; both times and the ratio.
 #   2. M reports (default 100,000) streamed on standard input: the peak RSS of `fleet -` (bounded:
 #      the summary keeps per-value host sets, not reports).
-# Usage: bench/fleet.sh [N [M]]        Needs jq, python3, GNU time (/usr/bin/time).
+# Usage: bench/fleet.sh [N [M]]        Needs jq, python3, bc, GNU time (/usr/bin/time).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 n=${1:-10000} m=${2:-100000}

@@ -241,6 +241,18 @@ rc_is 3 usage-format "$bin" fleet --format yaml reports
 rc_is 0 help "$bin" fleet --help
 has "--help names the options" help.out '--max-age DURATION'
 
+# hostile strings in a report: escaped in HTML, made visible in text
+printf '%s\n' '{"schema":"rdma-doctor/report/v1","host":"evil","time":"2025-11-30T00:00:00Z","summary":{"status":"WARN"},' \
+	'"kernel":"<img src=x onerror=alert(1)>","findings":[{"check":"x.y","status":"WARN","subject":"</td><script>alert(1)</script>",' \
+	'"message":"a\u001b[31mred\u0007 & \"q\""}]}' > evil.json
+rc_is 1 evil-html "$bin" fleet --format html evil.json
+if grep -q '<script\|<img' evil-html.out || ! grep -q '&lt;/td&gt;&lt;script&gt;alert(1)&lt;/script&gt;' evil-html.out; then
+	bad "HTML: a report's strings are not escaped"; grep -n 'script\|img' evil-html.out | head -3
+else ok "HTML: a report's strings are escaped"; fi
+rc_is 1 evil-text "$bin" fleet evil.json
+if grep -q $'\x1b' evil-text.out || ! grep -qF 'a\x1b[31mred\x07 & "q"' evil-text.out; then bad "text: control characters printed raw"
+else ok "text: control characters made visible"; fi
+
 # ---- 5. the HTML in headless Chromium -------------------------------------------------------------
 cp dir-html.out fleet.html
 chrome() { timeout 90 chromium --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run \
