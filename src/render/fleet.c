@@ -261,6 +261,21 @@ static void json_group(struct rd_out *o, const struct rd_fleet *f, const struct 
 
 static const struct rd_fleet *sort_f;
 
+/* Per node: a bit (1 << kind) for each drift group where it has a minority value. */
+static unsigned *drift_marks(const struct rd_fleet *f)
+{
+	unsigned *m = rd_xcalloc(f->nnodes ? f->nnodes : 1, sizeof *m);
+	for (size_t i = 0; i < f->norder; i++) {
+		const struct rd_fleet_group *g = &f->groups[f->order[i]];
+		for (size_t j = 1; g->drift && j < g->n; j++) {
+			const struct rd_fleet_entry *e = &f->entries[g->entries[j]];
+			for (size_t k = 0; k < e->n; k++)
+				m[e->hosts[k]] |= 1u << g->kind;
+		}
+	}
+	return m;
+}
+
 static int cmp_node_names(const void *a, const void *b)
 {
 	return rd_hostname_cmp(sort_f->nodes[*(const size_t *)a].name, sort_f->nodes[*(const size_t *)b].name);
@@ -364,6 +379,7 @@ void rd_fleet_json(FILE *out, const struct rd_fleet *f)
 	rd_out_arr_end(&o);
 	rd_out_arr_begin(&o, "nodes");
 	size_t *ix = sorted_nodes(f);
+	unsigned *marks = drift_marks(f);
 	for (size_t k = 0; k < f->nnodes; k++) {
 		const struct rd_fleet_node *n = &f->nodes[ix[k]];
 		rd_out_obj_begin(&o, NULL);
@@ -379,6 +395,11 @@ void rd_fleet_json(FILE *out, const struct rd_fleet *f)
 			rd_out_null(&o, "input");
 		}
 		rd_out_bool(&o, "expected", NULL, n->expected);
+		rd_out_arr_begin(&o, "drift");
+		for (int b = 0; b <= RD_FK_FINDING; b++)
+			if (marks[ix[k]] & (1u << b))
+				rd_out_item_str(&o, NULL, rd_fleet_kind_key((enum rd_fleet_kind)b));
+		rd_out_arr_end(&o);
 		rd_out_obj_begin(&o, "checks");
 		for (size_t c = 0; c < n->nchecks; c++)
 			if (n->checks[c] && n->checks[c] != RD_FS_OK && n->checks[c] != RD_FS_SKIP)
@@ -387,6 +408,7 @@ void rd_fleet_json(FILE *out, const struct rd_fleet *f)
 		rd_out_obj_end(&o);
 	}
 	free(ix);
+	free(marks);
 	rd_out_arr_end(&o);
 	rd_out_obj_end(&o);
 	rd_out_finish(&o);
@@ -574,7 +596,8 @@ void rd_fleet_html(FILE *out, const struct rd_fleet *f)
 	fprintf(out, "<h2>Nodes by checks</h2>\n<p>%zu node%s", f->nnodes, f->nnodes == 1 ? "" : "s");
 	if (rows < f->nnodes)
 		fprintf(out, " (the first %zu shown: missing, then FAIL, WARN, UNKNOWN, OK)", rows);
-	fputs("</p>\n<table class=\"grid\" id=\"grid\">\n<tr><th>node</th><th>status</th>", out);
+	fputs("</p>\n<table class=\"grid\" id=\"grid\">\n<tr><th>node</th><th>status</th><th>drift</th>", out);
+	unsigned *marks = drift_marks(f);
 	for (size_t c = 0; c < f->checks.n; c++) {
 		fputs("<th class=\"v\">", out);
 		h(out, f->checks.v[c]);
@@ -587,11 +610,18 @@ void rd_fleet_html(FILE *out, const struct rd_fleet *f)
 		h(out, n->name);
 		fputs("</th>", out);
 		if (!n->reported || n->stale) {
-			fprintf(out, "<td class=\"missing\" colspan=\"%zu\">%s</td></tr>\n", f->checks.n + 1,
+			fprintf(out, "<td class=\"missing\" colspan=\"%zu\">%s</td></tr>\n", f->checks.n + 2,
 				n->stale ? "stale report" : "no report");
 			continue;
 		}
-		fprintf(out, "<td class=\"%s\">%s</td>", css_status(n->status), rd_fleet_status_name(n->status));
+		fprintf(out, "<td class=\"%s\">%s</td><td class=\"%s\">", css_status(n->status), rd_fleet_status_name(n->status),
+			marks[ix[k]] ? "warn" : "none");
+		for (int b = 0, first = 1; b <= RD_FK_FINDING; b++)
+			if (marks[ix[k]] & (1u << b)) {
+				fprintf(out, "%s%s", first ? "" : " ", rd_fleet_kind_key((enum rd_fleet_kind)b));
+				first = 0;
+			}
+		fputs("</td>", out);
 		for (size_t c = 0; c < f->checks.n; c++) {
 			enum rd_fleet_status s = c < n->nchecks ? (enum rd_fleet_status)n->checks[c] : RD_FS_NONE;
 			fprintf(out, "<td class=\"%s\" title=\"%s\">%s</td>", css_status(s), rd_fleet_status_name(s),
@@ -600,5 +630,6 @@ void rd_fleet_html(FILE *out, const struct rd_fleet *f)
 		fputs("</tr>\n", out);
 	}
 	fputs("</table>\n</body></html>\n", out);
+	free(marks);
 	free(ix);
 }

@@ -72,7 +72,8 @@ if jq -e '.schema == "rdma-doctor/fleet/v1" and .exit_code == 2 and .status == "
 	and ([.boards[] | select(.board_id == "MT_0000000838") | .groups[] | select(.kind == "firmware") | .drift, (.values | map([.value, .count, .hosts, .minority]))]
 	     == [true, [["28.41.1000", 20, "node[01-04,08-23]", false], ["28.39.1010", 3, "node[05-07]", true]]])
 	and ([.findings[] | select(.check == "modules.loaded") | .values[0] | .subject, .status, .hosts] == ["ib_umad", "FAIL", "node12"])
-	and ([.nodes[] | select(.host == "node24") | .state] == ["missing"])' dir-json.out > /dev/null; then
+	and ([.nodes[] | select(.host == "node24") | .state] == ["missing"])
+	and ([.nodes[] | select(.drift != []) | [.host, .drift[]]] == [["node05", "firmware"], ["node06", "firmware"], ["node07", "firmware"]])' dir-json.out > /dev/null; then
 	ok "JSON: schema, drift, hostlists, the missing node"
 else bad "JSON fields"; jq -c '.counts, .missing' dir-json.out; fi
 rc_is 2 dir-html "$bin" fleet --expect 'node[01-24]' --format html reports
@@ -258,7 +259,8 @@ cp dir-html.out fleet.html
 chrome() { timeout 90 chromium --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run \
 	--user-data-dir="$work/chrome" --enable-logging=stderr --v=0 "$@"; }
 chrome --dump-dom "file://$work/fleet.html" > dom.html 2> chrome-dom.err
-if grep -q '<table class="grid" id="grid">' dom.html && grep -q '<th>node24</th><td class="missing"' dom.html; then
+if grep -q '<table class="grid" id="grid">' dom.html && grep -q '<th>node24</th><td class="missing"' dom.html &&
+	grep -q '<th>node05</th><td class="ok">OK</td><td class="warn">firmware</td>' dom.html; then
 	ok "Chromium renders the page: the nodes-by-checks grid is in its DOM"
 else bad "Chromium DOM: $(head -c 300 dom.html) $(tail -3 chrome-dom.err)"; fi
 chrome --screenshot="$work/fleet.png" --window-size=1400,2400 "file://$work/fleet.html" > /dev/null 2> chrome-shot.err
