@@ -104,6 +104,47 @@ build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c build-fuzz/librdmadoctor.a
 fuzz: fuzz-bin
 	tests/fuzz/run.sh $(FUZZ_SECONDS)
 
+# ---- install -------------------------------------------------------------------------------
+# `make install` / `make uninstall` with PREFIX (default /usr/local) and DESTDIR: the program, its
+# man page, bash completion, the systemd service and timer that write the Prometheus textfile,
+# and contrib/ (alert rules, the NPD monitor and DaemonSet, the Slurm wrappers) under
+# $(DATADIR).  uninstall removes exactly the files install put, and the directories of ours.
+PREFIX         ?= /usr/local
+BINDIR         ?= $(PREFIX)/bin
+MANDIR         ?= $(PREFIX)/share/man
+DATADIR        ?= $(PREFIX)/share/rdma-doctor
+BASHCOMPDIR    ?= $(PREFIX)/share/bash-completion/completions
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+# where the service writes rdma-doctor.prom: Debian's prometheus-node-exporter's textfile directory
+TEXTFILE_DIR   ?= /var/lib/prometheus/node-exporter
+INSTALL        ?= install
+CONTRIB_FILES   = $(sort $(wildcard contrib/prometheus/* contrib/npd/* contrib/slurm/*))
+CONTRIB_DIRS    = $(sort $(patsubst contrib/%/,%,$(dir $(CONTRIB_FILES))))
+UNITS           = rdma-doctor.service rdma-doctor.timer
+INSTALLED_FILES = $(BINDIR)/rdma-doctor $(MANDIR)/man1/rdma-doctor.1 $(BASHCOMPDIR)/rdma-doctor \
+                  $(UNITS:%=$(SYSTEMDUNITDIR)/%) $(CONTRIB_FILES:contrib/%=$(DATADIR)/%)
+
+.PHONY: install uninstall
+install: $(BUILD)/rdma-doctor
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) \
+	        $(DESTDIR)$(SYSTEMDUNITDIR) $(CONTRIB_DIRS:%=$(DESTDIR)$(DATADIR)/%)
+	$(INSTALL) -m 0755 $(BUILD)/rdma-doctor $(DESTDIR)$(BINDIR)/rdma-doctor
+	$(INSTALL) -m 0644 docs/rdma-doctor.1 $(DESTDIR)$(MANDIR)/man1/rdma-doctor.1
+	$(INSTALL) -m 0644 contrib/bash-completion/rdma-doctor $(DESTDIR)$(BASHCOMPDIR)/rdma-doctor
+	for u in $(UNITS); do \
+	    sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@TEXTFILE_DIR@|$(TEXTFILE_DIR)|g' contrib/systemd/$$u.in \
+	        > $(DESTDIR)$(SYSTEMDUNITDIR)/$$u.tmp && chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/$$u.tmp && \
+	    mv -f $(DESTDIR)$(SYSTEMDUNITDIR)/$$u.tmp $(DESTDIR)$(SYSTEMDUNITDIR)/$$u || exit 1; \
+	done
+	for f in $(CONTRIB_FILES:contrib/%=%); do \
+	    if [ -x contrib/$$f ]; then m=0755; else m=0644; fi; \
+	    $(INSTALL) -m $$m contrib/$$f $(DESTDIR)$(DATADIR)/$$f || exit 1; \
+	done
+
+uninstall:
+	rm -f $(INSTALLED_FILES:%=$(DESTDIR)%)
+	rmdir $(CONTRIB_DIRS:%=$(DESTDIR)$(DATADIR)/%) $(DESTDIR)$(DATADIR) 2>/dev/null || true
+
 clean:
 	rm -rf build build-asan build-clang build-fuzz
 
