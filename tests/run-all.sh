@@ -17,6 +17,7 @@ need_cmds=(gcc clang make jq valgrind ibstat ibstatus unshare setpriv base64 md5
 	qemu-system-x86_64 busybox-static kernel cpio depmod rxe-provider ibv_devinfo rdma perfquery systemd-modules-load strace script iconv
 	slurmctld slurmd scontrol munged)
 need_cmds+=(promtool prometheus-node-exporter curl timeout) # tests/prometheus, tests/npd
+need_cmds+=(mandoc man systemd-analyze dpkg-buildpackage dh lintian bash-completion) # tests/install
 pkg_for() { case "$1" in ibstat|ibstatus) echo infiniband-diags ;; unshare|setpriv) echo util-linux ;;
 	base64|md5sum) echo coreutils ;; gcc|make) echo build-essential ;; fuzzer-runtime) echo libclang-rt-14-dev ;;
 	inih) echo libinih-dev ;; verbs) echo libibverbs-dev ;; larchive) echo libarchive-dev ;;
@@ -24,7 +25,8 @@ pkg_for() { case "$1" in ibstat|ibstatus) echo infiniband-diags ;; unshare|setpr
 	rxe-provider) echo ibverbs-providers ;; ibv_devinfo) echo ibverbs-utils ;; rdma) echo iproute2 ;;
 	perfquery) echo infiniband-diags ;; systemd-modules-load) echo systemd ;; script) echo bsdutils ;;
 	iconv) echo libc-bin ;; scontrol) echo slurm-client ;; munged) echo munge ;;
-	promtool) echo prometheus ;; timeout) echo coreutils ;; *) echo "$1" ;; esac; }
+	promtool) echo prometheus ;; timeout) echo coreutils ;; man) echo man-db ;; systemd-analyze) echo systemd ;;
+	dpkg-buildpackage) echo dpkg-dev ;; dh) echo debhelper ;; *) echo "$1" ;; esac; }
 have() { # a command, or the libraries that are not commands
 	case "$1" in
 	fuzzer-runtime) ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a > /dev/null 2>&1 ;;
@@ -35,6 +37,7 @@ have() { # a command, or the libraries that are not commands
 	kernel) ls /boot/vmlinuz-* > /dev/null 2>&1 && ls -d /lib/modules/*/kernel/drivers/infiniband > /dev/null 2>&1 ;;
 	rxe-provider) ls /usr/lib/*/libibverbs/librxe-*.so > /dev/null 2>&1 ;;
 	systemd-modules-load) [ -x /lib/systemd/systemd-modules-load ] ;;
+	bash-completion) [ -f /usr/share/bash-completion/bash_completion ] ;;
 	*) command -v "$1" > /dev/null 2>&1 ;;
 	esac
 }
@@ -133,6 +136,7 @@ run "Prometheus: promtool and a real node_exporter" tests/prometheus/run.sh buil
 run "Prometheus: promtool and a real node_exporter (ASan+UBSan)" tests/prometheus/run.sh build-asan
 run "node-problem-detector plugin, golden lines, mock of NPD" tests/npd/run.sh build
 run "node-problem-detector plugin, golden lines, mock of NPD (ASan+UBSan)" tests/npd/run.sh build-asan
+run "install: make install/uninstall, man page, bash completion, systemd units, the Debian package" tests/install/run.sh build
 run "probe against a fake libibverbs (valgrind)" env RD_WRAP="$VALGRIND" tests/probe/run.sh build
 run "Slurm: drain and resume by a real slurmctld/slurmd (tests/slurm)" tests/slurm/run.sh build
 run "real kernel in qemu: rxe0, modules, fix, probe, snapshot" tests/vm/run.sh build
