@@ -290,19 +290,43 @@ struct rd_librpm {
 
 static char first_error[200];
 static const struct rd_librpm *logfns;
+static const char *private_dir; /* left out of messages: they name the root's paths */
+
+/* msg without private_dir, the text after its last ": " when that leaves a cause (sqlite's
+ * "sqlite failure: CREATE TABLE ...: file is not a database" -> "file is not a database"),
+ * control characters as spaces */
+static void set_first_error(const char *m)
+{
+	char buf[512];
+	size_t o = 0, dl = private_dir ? strlen(private_dir) : 0;
+	for (const char *p = m; *p && o + 1 < sizeof buf;) {
+		if (dl && strncmp(p, private_dir, dl) == 0) {
+			p += dl;
+			continue;
+		}
+		unsigned char c = (unsigned char)*p++;
+		buf[o++] = c < 0x20 || c == 0x7f ? ' ' : (char)c;
+	}
+	while (o && buf[o - 1] == ' ')
+		o--;
+	buf[o] = '\0';
+	const char *cause = buf;
+	if (strncmp(buf, "sqlite failure: ", 16) == 0) {
+		const char *last = NULL;
+		for (const char *p = strstr(buf, ": "); p; p = strstr(p + 1, ": "))
+			last = p;
+		if (last && last[2])
+			cause = last + 2;
+	}
+	snprintf(first_error, sizeof first_error, "%.199s", cause);
+}
 
 static int log_cb(rpmlogRec rec, rpmlogCallbackData data)
 {
 	(void)data;
 	if (!first_error[0] && logfns->rpmlogRecPriority(rec) <= RPMLOG_ERR) {
 		const char *m = logfns->rpmlogRecMessage(rec);
-		snprintf(first_error, sizeof first_error, "%s", m ? m : "error");
-		size_t n = strlen(first_error);
-		while (n && (first_error[n - 1] == '\n' || first_error[n - 1] == ' '))
-			first_error[--n] = '\0';
-		for (size_t i = 0; i < n; i++)
-			if ((unsigned char)first_error[i] < 0x20 || first_error[i] == 0x7f)
-				first_error[i] = ' ';
+		set_first_error(m ? m : "error");
 	}
 	return 0; /* nothing printed */
 }
@@ -360,6 +384,7 @@ static void child_main(int fd, const char *dir, const char *soname, enum rd_rpm_
 	RD_RPM_SYMS(RD_RPM_SYM)
 #undef RD_RPM_SYM
 	logfns = &t;
+	private_dir = dir;
 	t.rpmlogSetCallback(log_cb, NULL);
 	/* no rpmReadConfigFiles: the host's rpm configuration is never read */
 	t.rpmDefineMacro(NULL, "_dbpath /var/lib/rpm", 0);
@@ -629,8 +654,10 @@ static void read_db(struct rd_source *src, const char *soname, const char *dir, 
 			} else if (rd_rpm_parse_answer(ans.data ? ans.data : "", ans.len, r) < 0) {
 				set_err(r, RD_EPARSE, "%s cannot be read: librpm stopped without an answer%s", r->path, "");
 			} else if (!r->err && r->headers == 0) {
-				set_err(r, RD_EPARSE, "%s cannot be read: librpm found no package in it (%s backend)", r->path,
-					rd_rpm_backend_name(r->backend));
+				set_err(r, RD_EPARSE, "%s cannot be read: librpm found no package in it%s", r->path,
+					r->backend == RD_RPMDB_NDB ? " (SUSE's ndb format: Debian's librpm is built without "
+								     "the ndb backend)"
+								   : "");
 			}
 			rd_buf_free(&ans);
 		}
