@@ -210,6 +210,14 @@ static bool field(const char *line, size_t n, unsigned i, char *out, size_t len)
 	return true;
 }
 
+static size_t tabs(const char *line, size_t n)
+{
+	size_t t = 0;
+	for (size_t i = 0; i < n; i++)
+		t += line[i] == '\t';
+	return t;
+}
+
 int rd_rpm_parse_answer(const char *text, size_t len, struct rd_rpmdb *out)
 {
 	bool done = false;
@@ -227,7 +235,7 @@ int rd_rpm_parse_answer(const char *text, size_t len, struct rd_rpmdb *out)
 			char epoch[24];
 			if (!field(line, n, 1, p.name, sizeof p.name) || !field(line, n, 2, epoch, sizeof epoch) ||
 			    !field(line, n, 3, p.version, sizeof p.version) || !field(line, n, 4, p.release, sizeof p.release) ||
-			    !field(line, n, 5, p.arch, sizeof p.arch) || field(line, n, 6, (char[2]){0}, 2) ||
+			    !field(line, n, 5, p.arch, sizeof p.arch) || tabs(line, n) != 5 ||
 			    !known_name(p.name) || !p.version[0])
 				continue;
 			char *end;
