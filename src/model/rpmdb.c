@@ -515,6 +515,10 @@ static int run_child(const char *dir, const char *soname, enum rd_rpm_backend ba
 			 strsignal(WTERMSIG(status)));
 		return EIO;
 	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) != 0) { /* a sanitizer's report of a crash, say */
+		snprintf(reason, rlen, "%s cannot be read: librpm exited with status %d", file, WEXITSTATUS(status));
+		return EIO;
+	}
 	return 0;
 }
 

@@ -251,7 +251,8 @@ RD_TEST(child_crash_error_and_answer)
 	long long ms;
 	load("crash", 0, &r, &ms);
 	CHECK_INT(r.err, EIO);
-	CHECK(strstr(r.reason, "librpm died of signal 11"));
+	/* a signal; under ASan its SEGV handler reports and exits 1 instead */
+	CHECK(strstr(r.reason, "librpm died of signal 11") || strstr(r.reason, "librpm exited with status 1"));
 	CHECK(tmp_empty());
 	rd_rpmdb_free(&r);
 	load("error", 0, &r, &ms);
