@@ -407,6 +407,7 @@ static void child_main(int fd, const char *dir, const char *soname, enum rd_rpm_
 	t.rpmtsSetVSFlags(ts, RPMVSF_MASK_NODIGESTS | RPMVSF_MASK_NOSIGNATURES | RPMVSF_NOHDRCHK);
 	if (t.rpmtsOpenDB(ts, O_RDONLY) != 0) {
 		child_say(fd, "E\t%s%s\n", first_error[0] ? first_error : "cannot open the database", "");
+		t.rpmtsFree(ts);
 		return;
 	}
 	struct rd_buf b = {0};
@@ -434,7 +435,7 @@ static void child_main(int fd, const char *dir, const char *soname, enum rd_rpm_
 		rd_buf_printf(&b, "T\t%zu\n", headers);
 	write_all(fd, b.data, b.len);
 	rd_buf_free(&b);
-	/* the transaction set and the library are left to _exit */
+	t.rpmtsFree(ts); /* after the answer: a failure in it cannot lose it */
 }
 
 /* ---- the parent -------------------------------------------------------------------------------- */
@@ -661,10 +662,15 @@ static void read_db(struct rd_source *src, const char *soname, const char *dir, 
 		} else {
 			struct rd_buf ans = {0};
 			int ce = run_child(tmp, soname, r->backend, timeout, r->path, &ans, r->reason, sizeof r->reason);
-			if (ce) {
+			/* a complete answer stands even if the child then failed (in its own clean-up, or a
+			 * checker's report at exit); without one, the child's failure is the reason */
+			if (ce == ETIMEDOUT) {
 				r->err = ce;
 			} else if (rd_rpm_parse_answer(ans.data ? ans.data : "", ans.len, r) < 0) {
-				set_err(r, RD_EPARSE, "%s cannot be read: librpm stopped without an answer%s", r->path, "");
+				if (ce)
+					r->err = ce;
+				else
+					set_err(r, RD_EPARSE, "%s cannot be read: librpm stopped without an answer%s", r->path, "");
 			} else if (!r->err && r->headers == 0) {
 				set_err(r, RD_EPARSE, "%s cannot be read: librpm found no package in it%s", r->path,
 					r->backend == RD_RPMDB_NDB ? " (SUSE's ndb format: Debian's librpm is built without "
