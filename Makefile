@@ -31,6 +31,14 @@ ifneq ($(MAKECMDGOALS),check)
 $(error libarchive-dev is missing (archive.h): apt-get install -y libarchive-dev)
 endif
 endif
+# RPM hosts' databases are read with librpm (Debian: librpm-dev to build, librpm9 to run), loaded
+# at run time with dlopen in a child process (model/rpmdb.h): a dpkg host never loads it.
+RPM_OK := $(shell printf '\043include <rpm/rpmts.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 && echo yes)
+ifneq ($(RPM_OK),yes)
+ifneq ($(MAKECMDGOALS),check)
+$(error librpm-dev is missing (rpm/rpmts.h): apt-get install -y librpm-dev)
+endif
+endif
 
 LIB_SRC  = $(sort $(wildcard src/util/*.c src/source/*.c src/model/*.c src/render/*.c src/checks/*.c src/fix/*.c src/explain/*.c src/probe/*.c src/cmd/*.c))
 MAIN_SRC = src/main.c
@@ -68,7 +76,12 @@ $(BUILD)/tests/libfaults.so: tests/shim/faults.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(WARN) -O1 -g -shared -fPIC -o $@ $<
 
-tests-bin: $(UNIT_BIN) $(BUILD)/rdma-doctor $(BUILD)/tests/libfaults.so
+# test_rpmdb runs model/rpmdb.c's child on a stand-in librpm that hangs, crashes or fails
+$(BUILD)/tests/librpmshim.so: tests/shim/rpmhang.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) -O1 -g -shared -fPIC -o $@ $<
+
+tests-bin: $(UNIT_BIN) $(BUILD)/rdma-doctor $(BUILD)/tests/libfaults.so $(BUILD)/tests/librpmshim.so
 
 # Unit tests only (the full suite is `make check`).
 unit: tests-bin

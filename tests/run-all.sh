@@ -18,6 +18,7 @@ need_cmds=(gcc clang make jq valgrind ibstat ibstatus unshare setpriv base64 md5
 	slurmctld slurmd scontrol munged)
 need_cmds+=(promtool prometheus-node-exporter curl timeout) # tests/prometheus, tests/npd
 need_cmds+=(mandoc man systemd-analyze dpkg-buildpackage dh lintian bash-completion) # tests/install
+need_cmds+=(rpm rpmbuild librpm-dev db5.3_load sqlite3) # tests/rpm (real rpm databases; librpm for the build)
 pkg_for() { case "$1" in ibstat|ibstatus) echo infiniband-diags ;; unshare|setpriv) echo util-linux ;;
 	base64|md5sum) echo coreutils ;; gcc|make) echo build-essential ;; fuzzer-runtime) echo libclang-rt-14-dev ;;
 	inih) echo libinih-dev ;; verbs) echo libibverbs-dev ;; larchive) echo libarchive-dev ;;
@@ -26,12 +27,14 @@ pkg_for() { case "$1" in ibstat|ibstatus) echo infiniband-diags ;; unshare|setpr
 	perfquery) echo infiniband-diags ;; systemd-modules-load) echo systemd ;; script) echo bsdutils ;;
 	iconv) echo libc-bin ;; scontrol) echo slurm-client ;; munged) echo munge ;;
 	promtool) echo prometheus ;; timeout) echo coreutils ;; man) echo man-db ;; systemd-analyze) echo systemd ;;
-	dpkg-buildpackage) echo dpkg-dev ;; dh) echo debhelper ;; *) echo "$1" ;; esac; }
+	dpkg-buildpackage) echo dpkg-dev ;; dh) echo debhelper ;;
+	rpmbuild) echo rpm ;; db5.3_load) echo db5.3-util ;; *) echo "$1" ;; esac; }
 have() { # a command, or the libraries that are not commands
 	case "$1" in
 	fuzzer-runtime) ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a > /dev/null 2>&1 ;;
 	inih) [ -f /usr/include/ini.h ] ;;
 	verbs) [ -f /usr/include/infiniband/verbs.h ] ;;
+	librpm-dev) [ -f /usr/include/rpm/rpmts.h ] && ls /usr/lib/*/librpm.so.9 > /dev/null 2>&1 ;;
 	larchive) [ -f /usr/include/archive.h ] && ls /usr/lib/*/libarchive.so.13 > /dev/null 2>&1 ;;
 	busybox-static) [ -x /bin/busybox ] && ! ldd /bin/busybox > /dev/null 2>&1 ;;
 	kernel) ls /boot/vmlinuz-* > /dev/null 2>&1 && ls -d /lib/modules/*/kernel/drivers/infiniband > /dev/null 2>&1 ;;
@@ -128,6 +131,8 @@ run "hostile roots given to snapshot" tests/hostile/snapshot.sh build
 run "hostile roots given to snapshot (ASan+UBSan)" tests/hostile/snapshot.sh build-asan
 run "example roots" tests/examples.sh
 run "snapshot round trips" tests/snapshot.sh build
+run "RPM hosts: real rpm databases through librpm (tests/rpm)" tests/rpm/run.sh build
+run "RPM hosts (ASan+UBSan)" tests/rpm/run.sh build-asan
 run "snapshot round trips (ASan+UBSan)" tests/snapshot.sh build-asan
 run "differential vs rdma-core ibstat/ibstatus" tests/diff/run.sh build
 run "probe against a fake libibverbs" tests/probe/run.sh build
