@@ -31,6 +31,14 @@ ifneq ($(MAKECMDGOALS),check)
 $(error libarchive-dev is missing (archive.h): apt-get install -y libarchive-dev)
 endif
 endif
+# RPM hosts' databases are read with librpm (Debian: librpm-dev to build, librpm9 to run), loaded
+# at run time with dlopen in a child process (model/rpmdb.h): a dpkg host never loads it.
+RPM_OK := $(shell printf '\043include <rpm/rpmts.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 && echo yes)
+ifneq ($(RPM_OK),yes)
+ifneq ($(MAKECMDGOALS),check)
+$(error librpm-dev is missing (rpm/rpmts.h): apt-get install -y librpm-dev)
+endif
+endif
 
 # `fleet` reads the nodes' JSON reports with yajl's streaming parser (Debian: libyajl-dev to build,
 # libyajl2 to run), linked.
@@ -78,7 +86,12 @@ $(BUILD)/tests/libfaults.so: tests/shim/faults.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(WARN) -O1 -g -shared -fPIC -o $@ $<
 
-tests-bin: $(UNIT_BIN) $(BUILD)/rdma-doctor $(BUILD)/tests/libfaults.so
+# test_rpmdb runs model/rpmdb.c's child on a stand-in librpm that hangs, crashes or fails
+$(BUILD)/tests/librpmshim.so: tests/shim/rpmhang.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) -O1 -g -shared -fPIC -o $@ $<
+
+tests-bin: $(UNIT_BIN) $(BUILD)/rdma-doctor $(BUILD)/tests/libfaults.so $(BUILD)/tests/librpmshim.so
 
 # Unit tests only (the full suite is `make check`).
 unit: tests-bin
@@ -113,6 +126,47 @@ build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c build-fuzz/librdmadoctor.a
 
 fuzz: fuzz-bin
 	tests/fuzz/run.sh $(FUZZ_SECONDS)
+
+# ---- install -------------------------------------------------------------------------------
+# `make install` / `make uninstall` with PREFIX (default /usr/local) and DESTDIR: the program, its
+# man page, bash completion, the systemd service and timer that write the Prometheus textfile,
+# and contrib/ (alert rules, the NPD monitor and DaemonSet, the Slurm wrappers) under
+# $(DATADIR).  uninstall removes exactly the files install put, and the directories of ours.
+PREFIX         ?= /usr/local
+BINDIR         ?= $(PREFIX)/bin
+MANDIR         ?= $(PREFIX)/share/man
+DATADIR        ?= $(PREFIX)/share/rdma-doctor
+BASHCOMPDIR    ?= $(PREFIX)/share/bash-completion/completions
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+# where the service writes rdma-doctor.prom: Debian's prometheus-node-exporter's textfile directory
+TEXTFILE_DIR   ?= /var/lib/prometheus/node-exporter
+INSTALL        ?= install
+CONTRIB_FILES   = $(sort $(wildcard contrib/prometheus/* contrib/npd/* contrib/slurm/*))
+CONTRIB_DIRS    = $(sort $(patsubst contrib/%/,%,$(dir $(CONTRIB_FILES))))
+UNITS           = rdma-doctor.service rdma-doctor.timer
+INSTALLED_FILES = $(BINDIR)/rdma-doctor $(MANDIR)/man1/rdma-doctor.1 $(BASHCOMPDIR)/rdma-doctor \
+                  $(UNITS:%=$(SYSTEMDUNITDIR)/%) $(CONTRIB_FILES:contrib/%=$(DATADIR)/%)
+
+.PHONY: install uninstall
+install: $(BUILD)/rdma-doctor
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) \
+	        $(DESTDIR)$(SYSTEMDUNITDIR) $(CONTRIB_DIRS:%=$(DESTDIR)$(DATADIR)/%)
+	$(INSTALL) -m 0755 $(BUILD)/rdma-doctor $(DESTDIR)$(BINDIR)/rdma-doctor
+	$(INSTALL) -m 0644 docs/rdma-doctor.1 $(DESTDIR)$(MANDIR)/man1/rdma-doctor.1
+	$(INSTALL) -m 0644 contrib/bash-completion/rdma-doctor $(DESTDIR)$(BASHCOMPDIR)/rdma-doctor
+	for u in $(UNITS); do \
+	    sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@TEXTFILE_DIR@|$(TEXTFILE_DIR)|g' contrib/systemd/$$u.in \
+	        > $(DESTDIR)$(SYSTEMDUNITDIR)/$$u.tmp && chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/$$u.tmp && \
+	    mv -f $(DESTDIR)$(SYSTEMDUNITDIR)/$$u.tmp $(DESTDIR)$(SYSTEMDUNITDIR)/$$u || exit 1; \
+	done
+	for f in $(CONTRIB_FILES:contrib/%=%); do \
+	    if [ -x contrib/$$f ]; then m=0755; else m=0644; fi; \
+	    $(INSTALL) -m $$m contrib/$$f $(DESTDIR)$(DATADIR)/$$f || exit 1; \
+	done
+
+uninstall:
+	rm -f $(INSTALLED_FILES:%=$(DESTDIR)%)
+	rmdir $(CONTRIB_DIRS:%=$(DESTDIR)$(DATADIR)/%) $(DESTDIR)$(DATADIR) 2>/dev/null || true
 
 clean:
 	rm -rf build build-asan build-clang build-fuzz

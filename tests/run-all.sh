@@ -17,6 +17,8 @@ need_cmds=(gcc clang make jq valgrind ibstat ibstatus unshare setpriv base64 md5
 	qemu-system-x86_64 busybox-static kernel cpio depmod rxe-provider ibv_devinfo rdma perfquery systemd-modules-load strace script iconv
 	slurmctld slurmd scontrol munged)
 need_cmds+=(promtool prometheus-node-exporter curl timeout) # tests/prometheus, tests/npd
+need_cmds+=(mandoc man systemd-analyze dpkg-buildpackage dh lintian bash-completion) # tests/install
+need_cmds+=(rpm rpmbuild librpm-dev db5.3_load sqlite3) # tests/rpm (real rpm databases; librpm for the build)
 need_cmds+=(yajl pdsh clush chromium srun) # fleet: its JSON library; tests/fleet, tests/slurm
 pkg_for() { case "$1" in ibstat|ibstatus) echo infiniband-diags ;; unshare|setpriv) echo util-linux ;;
 	base64|md5sum) echo coreutils ;; gcc|make) echo build-essential ;; fuzzer-runtime) echo libclang-rt-14-dev ;;
@@ -25,19 +27,23 @@ pkg_for() { case "$1" in ibstat|ibstatus) echo infiniband-diags ;; unshare|setpr
 	rxe-provider) echo ibverbs-providers ;; ibv_devinfo) echo ibverbs-utils ;; rdma) echo iproute2 ;;
 	perfquery) echo infiniband-diags ;; systemd-modules-load) echo systemd ;; script) echo bsdutils ;;
 	iconv) echo libc-bin ;; scontrol) echo slurm-client ;; munged) echo munge ;;
-	promtool) echo prometheus ;; timeout) echo coreutils ;; yajl) echo libyajl-dev ;; clush) echo clustershell ;;
-	srun) echo slurm-client ;; *) echo "$1" ;; esac; }
+	promtool) echo prometheus ;; timeout) echo coreutils ;; man) echo man-db ;; systemd-analyze) echo systemd ;;
+	dpkg-buildpackage) echo dpkg-dev ;; dh) echo debhelper ;;
+	rpmbuild) echo rpm ;; db5.3_load) echo db5.3-util ;;
+	yajl) echo libyajl-dev ;; clush) echo clustershell ;; srun) echo slurm-client ;; *) echo "$1" ;; esac; }
 have() { # a command, or the libraries that are not commands
 	case "$1" in
 	fuzzer-runtime) ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a > /dev/null 2>&1 ;;
 	inih) [ -f /usr/include/ini.h ] ;;
 	yajl) [ -f /usr/include/yajl/yajl_parse.h ] ;;
 	verbs) [ -f /usr/include/infiniband/verbs.h ] ;;
+	librpm-dev) [ -f /usr/include/rpm/rpmts.h ] && ls /usr/lib/*/librpm.so.9 > /dev/null 2>&1 ;;
 	larchive) [ -f /usr/include/archive.h ] && ls /usr/lib/*/libarchive.so.13 > /dev/null 2>&1 ;;
 	busybox-static) [ -x /bin/busybox ] && ! ldd /bin/busybox > /dev/null 2>&1 ;;
 	kernel) ls /boot/vmlinuz-* > /dev/null 2>&1 && ls -d /lib/modules/*/kernel/drivers/infiniband > /dev/null 2>&1 ;;
 	rxe-provider) ls /usr/lib/*/libibverbs/librxe-*.so > /dev/null 2>&1 ;;
 	systemd-modules-load) [ -x /lib/systemd/systemd-modules-load ] ;;
+	bash-completion) [ -f /usr/share/bash-completion/bash_completion ] ;;
 	*) command -v "$1" > /dev/null 2>&1 ;;
 	esac
 }
@@ -128,6 +134,8 @@ run "hostile roots given to snapshot" tests/hostile/snapshot.sh build
 run "hostile roots given to snapshot (ASan+UBSan)" tests/hostile/snapshot.sh build-asan
 run "example roots" tests/examples.sh
 run "snapshot round trips" tests/snapshot.sh build
+run "RPM hosts: real rpm databases through librpm (tests/rpm)" tests/rpm/run.sh build
+run "RPM hosts (ASan+UBSan)" tests/rpm/run.sh build-asan
 run "snapshot round trips (ASan+UBSan)" tests/snapshot.sh build-asan
 run "differential vs rdma-core ibstat/ibstatus" tests/diff/run.sh build
 run "probe against a fake libibverbs" tests/probe/run.sh build
@@ -136,6 +144,7 @@ run "Prometheus: promtool and a real node_exporter" tests/prometheus/run.sh buil
 run "Prometheus: promtool and a real node_exporter (ASan+UBSan)" tests/prometheus/run.sh build-asan
 run "node-problem-detector plugin, golden lines, mock of NPD" tests/npd/run.sh build
 run "node-problem-detector plugin, golden lines, mock of NPD (ASan+UBSan)" tests/npd/run.sh build-asan
+run "install: make install/uninstall, man page, bash completion, systemd units, the Debian package" tests/install/run.sh build
 run "probe against a fake libibverbs (valgrind)" env RD_WRAP="$VALGRIND" tests/probe/run.sh build
 run "Slurm: drain and resume by a real slurmctld/slurmd (tests/slurm)" tests/slurm/run.sh build
 run "fleet: 24-node scenario fleet, pdsh, clush, scontrol hostlists, bad input, Chromium" tests/fleet/run.sh build

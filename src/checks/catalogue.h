@@ -9,14 +9,14 @@
 #define RD_CHECKS(X)                                                                                  \
 	X(stack_flavor, "stack.flavor", RD_SUBJ_HOST, "RDMA stack flavor",                          \
 	  "inbox rdma-core vs MLNX_OFED vs DOCA-OFED, its version, and the guide's advice",          \
-	  "ofed_info -s, dpkg status, /sys/module/mlx_compat, /sys/module/mlx5_core/{version,taint}, " \
+	  "ofed_info -s, dpkg status or the rpm database, /sys/module/mlx_compat, /sys/module/mlx5_core/{version,taint}, " \
 	  "ports/*/has_smi, module paths in modules.dep")                                             \
 	X(stack_mixed, "stack.mixed", RD_SUBJ_HOST, "no mix of in-tree and OFED modules",           \
 	  "OFED installed but in-tree RDMA modules loaded, or in-tree and OFED modules loaded together", \
 	  "module taint and version files, ofed_info -s, dpkg status")                                \
 	X(stack_dkms, "stack.dkms", RD_SUBJ_PACKAGE, "OFED DKMS modules built for the running kernel", \
-	  "OFED DKMS modules not built for the running kernel (after a kernel upgrade)",              \
-	  "/proc/sys/kernel/osrelease, /var/lib/dkms/*/*/<kver>, dkms status")                        \
+	  "OFED DKMS modules not built for the running kernel (after a kernel upgrade); on RPM hosts, OFED kmod packages built for another kernel", \
+	  "/proc/sys/kernel/osrelease, /var/lib/dkms/*/*/<kver>, dkms status, rpm database (kmod-mlnx-ofa_kernel, mlnx-ofa_kernel-modules), /etc/infiniband/info, modules.dep") \
 	X(kernel_log, "kernel.log", RD_SUBJ_LOG, "no RDMA errors in the kernel log",                \
 	  "symbol version mismatches, unknown symbols, module insert failures, nvidia-peermem errors, " \
 	  "mlx5 PCIe bandwidth limits, firmware and health errors",                                   \

@@ -25,6 +25,11 @@ void rd_check_stack_flavor(struct rd_check_ctx *ctx)
 	for (size_t i = 0; i < s->npackages; i++)
 		if (s->packages[i].installed)
 			rd_evidence_add(f, "/var/lib/dpkg/status", "%s %s", s->packages[i].name, s->packages[i].version);
+	const struct rd_rpmdb *r = &s->rpm; /* an RPM host: its database (model/rpmdb.h) */
+	if (r->consulted && r->err)
+		rd_evidence_add(f, r->path, "<%s>", rd_strerror(r->err));
+	for (size_t i = 0; r->consulted && i < r->npkgs; i++)
+		rd_evidence_add(f, r->path, "%s %s", r->pkgs[i].name, r->pkgs[i].evr);
 	const struct rd_module *m = rd_host_module(ctx->host, "mlx5_core");
 	if (m) {
 		rd_evidence_attr(f, &m->version);

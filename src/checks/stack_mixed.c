@@ -64,7 +64,14 @@ void rd_check_stack_mixed(struct rd_check_ctx *ctx)
 					ctx->sys->ofed_info.data);
 		else if (st->installed_by)
 			rd_evidence_add(f, st->installed_by, "%s installed", rd_stack_kind_name(st->installed));
-		rd_fix_add(f, "dkms status; dkms autoinstall    # build the OFED modules for $(uname -r)");
+		const struct rd_rpmdb *r = &ctx->sys->rpm;
+		if (r->consulted && !r->err && !rd_rpmdb_find(r, "mlnx-ofa_kernel-dkms") &&
+		    (rd_rpmdb_find(r, "kmod-mlnx-ofa_kernel") || rd_rpmdb_find(r, "mlnx-ofa_kernel-modules")))
+			/* kmod packages, not DKMS (see stack.dkms) */
+			rd_fix_add(f, "/usr/sbin/mlnxofedinstall --kernel $(uname -r) --kernel-only --add-kernel-support    # "
+				      "OFED's kmod packages are built for one kernel: rebuild them for this one");
+		else
+			rd_fix_add(f, "dkms status; dkms autoinstall    # build the OFED modules for $(uname -r)");
 		rd_fix_add(f, "/etc/init.d/openibd restart    # or reboot");
 	} else {
 		struct rd_finding *f = rd_finding_add(ctx, RD_OK, "host", "all loaded RDMA stack modules are %s%s",

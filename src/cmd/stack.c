@@ -8,6 +8,7 @@
 #include "model/system.h"
 #include "render/inventory.h"
 #include "render/out.h"
+#include "render/rpmdb.h"
 
 static const char *val(const struct rd_attr *a)
 {
@@ -54,6 +55,8 @@ int rd_cmd_stack(struct rd_ctx *ctx, int argc, char **argv)
 			rd_out_obj_end(&o);
 		}
 	rd_out_arr_end(&o);
+	if (sys.rpm.consulted) /* an RPM host (model/rpmdb.h) */
+		rd_render_rpmdb(&o, &sys.rpm);
 	rd_out_str(&o, "advice", "Advice:  %s\n", st->advice);
 	rd_out_obj_end(&o);
 	rd_out_text(&o, "\nRDMA modules loaded:\n");

@@ -45,7 +45,8 @@ const struct rd_cmd rd_cmds[] = {
 	 "find known error messages in the text, files or standard input (-) and tell which cause is\n"
 	 "            confirmed on this host, with its fix",
 	 FORMAT_OPT
-	 "      --policy FILE       the policy the checks use\n" HELP_OPT
+	 "      --policy FILE       the policy the checks use\n"
+	 "      --file FILE         read FILE as a log, whatever its name looks like\n" HELP_OPT
 	 "  An operand that names an existing regular file is read as a log; - reads standard input;\n"
 	 "  any other operand is the error text itself.  Text that starts with - goes after --.\n",
 	 "0 nothing known, or every cause ruled out; 1 a cause is confirmed; 3 a cause cannot be told here,\n"
@@ -87,6 +88,7 @@ const struct rd_cmd rd_cmds[] = {
 	 "drift across nodes from their `check --format json` reports: files, directories of reports, or -\n"
 	 "            (standard input: concatenated reports, or pdsh/clush `host: line` output)",
 	 "  -f, --format text|json|html  text (default), one JSON document (rdma-doctor/fleet/v1), or one HTML page\n"
+	 "  -j, --json              the same as --format json\n"
 	 "      --expect HOSTLIST   the nodes that should report (Slurm syntax: node[01-24]); the others are missing\n"
 	 "      --max-age DURATION  a report older than this (SECONDS, or with s, m, h, d) counts as missing\n"
 	 "  -o, --output FILE       write to a temporary file beside FILE, then rename it over FILE\n" HELP_OPT,

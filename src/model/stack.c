@@ -61,13 +61,14 @@ static bool pkg(const struct rd_system *s, const char *name)
 static void installed(const struct rd_system *s, struct rd_stack *st)
 {
 	bool doca = pkg(s, "doca-ofed") || pkg(s, "doca-host");
+	bool rpm_doca = rd_rpmdb_find(&s->rpm, "doca-ofed") || rd_rpmdb_find(&s->rpm, "doca-ofed-userspace");
 	if (s->ofed_ok && strcmp(s->ofed.flavor, "MLNX_OFED") == 0) {
 		st->installed = RD_STACK_MLNX_OFED;
 		st->installed_by = "ofed_info -s";
 		snprintf(st->version, sizeof st->version, "%s", s->ofed.version);
 	} else if (s->ofed_ok) {
 		/* DOCA-OFED installs leave ofed_info saying OFED-internal-<ver> (versions 2x.y) */
-		st->installed = doca || strncmp(s->ofed.version, "2", 1) == 0 ? RD_STACK_DOCA_OFED : RD_STACK_OFED;
+		st->installed = doca || rpm_doca || strncmp(s->ofed.version, "2", 1) == 0 ? RD_STACK_DOCA_OFED : RD_STACK_OFED;
 		st->installed_by = "ofed_info -s";
 		snprintf(st->version, sizeof st->version, "%s", s->ofed.version);
 	} else if (doca) {
@@ -84,6 +85,8 @@ static void installed(const struct rd_system *s, struct rd_stack *st)
 		st->installed = RD_STACK_OFED;
 		st->installed_by = "/var/lib/dpkg/status";
 		snprintf(st->version, sizeof st->version, "%s", rd_system_package(s, name)->version);
+	} else if (rd_rpmdb_stack(&s->rpm, st)) {
+		/* an RPM host: what its rpm database says (model/rpmdb.c) */
 	} else if (!rd_attr_ok(&s->dpkg_status) && s->ofed_info.err != ENOENT) {
 		/* neither the package database nor ofed_info could be seen */
 		st->installed = RD_STACK_UNKNOWN;
@@ -168,6 +171,8 @@ static void advice(const struct rd_host *h, struct rd_stack *st)
 	if (st->installed == RD_STACK_MLNX_OFED)
 		st->advice = "existing MLNX_OFED: stay on it until there is a reason to migrate; DOCA-OFED is its "
 			     "successor and the choice for new deployments";
+	else if (st->installed == RD_STACK_UNKNOWN && st->unknown_why)
+		st->advice = st->unknown_why;
 	else if (st->installed == RD_STACK_UNKNOWN)
 		st->advice = "cannot tell which stack is installed: neither ofed_info nor the package database is readable";
 	else if (st->installed != RD_STACK_INBOX)

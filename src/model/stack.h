@@ -25,7 +25,10 @@ enum rd_openibd { RD_OPENIBD_UNKNOWN, RD_OPENIBD_ABSENT, RD_OPENIBD_DISABLED, RD
 struct rd_stack {
 	enum rd_stack_kind installed;
 	char version[96];          /* "24.10-2.1.8.0", "rdma-core 44.0-2", or "" */
-	const char *installed_by;  /* the evidence: "ofed_info -s", "/var/lib/dpkg/status", or NULL */
+	const char *installed_by;  /* the evidence: "ofed_info -s", "/var/lib/dpkg/status", the rpm
+				    * database ("/var/lib/rpm/rpmdb.sqlite", borrowed), or NULL */
+	const char *unknown_why;   /* borrowed: why installed is UNKNOWN when a file says so (an rpm
+				    * database that cannot be read, named), or NULL */
 	enum rd_stack_run running;
 	struct rd_strv oot;        /* loaded RDMA stack modules built out of tree (OFED) */
 	struct rd_strv intree;     /* ... built in tree (inbox) */

@@ -540,6 +540,7 @@ int rd_system_load(struct rd_source *src, const struct rd_host *h, const char *c
 	load_kmods(src, h, s);
 	load_dkms(src, s);
 	load_packages(src, s);
+	rd_rpmdb_load(src, s->dpkg_status.err == 0, &s->rpm); /* RPM hosts: model/rpmdb.h */
 	load_dmesg(src, s);
 	rd_stack_derive(h, s, &s->stack);
 	return 0;
@@ -606,6 +607,7 @@ void rd_system_free(struct rd_system *s)
 	rd_strv_free(&s->dkms_built);
 	rd_text_free(&s->dkms_status);
 	rd_attr_free(&s->dpkg_status);
+	rd_rpmdb_free(&s->rpm);
 	free(s->packages);
 	rd_text_free(&s->ofed_info);
 	rd_text_free(&s->dmesg);

@@ -10,6 +10,7 @@
 
 #include "model/host.h"
 #include "model/parse.h"
+#include "model/rpmdb.h"
 #include "model/stack.h"
 
 /* A modules-load.d file.  Directories in systemd's order of precedence (the first wins for a
@@ -132,6 +133,8 @@ struct rd_system {
 	struct rd_text ofed_info;       /* ofed_info -s */
 	struct rd_ofed_info ofed;
 	bool ofed_ok;
+	/* RPM hosts (model/rpmdb.h): the rpm database, os-release, /etc/infiniband/info */
+	struct rd_rpmdb rpm;
 	/* kernel log */
 	struct rd_text dmesg;           /* err EPERM: not readable by this user (kernel.dmesg_restrict) */
 	struct rd_attr dmesg_restrict;  /* /proc/sys/kernel/dmesg_restrict */

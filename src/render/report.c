@@ -4,6 +4,7 @@
 
 #include "render/inventory.h"
 #include "render/out.h"
+#include "render/rpmdb.h"
 
 static const char *mark(enum rd_status s, bool ascii)
 {
@@ -169,6 +170,8 @@ void rd_report_json(FILE *f, const struct rd_report *r, const struct rd_host *h,
 	rd_out_str(&o, "running", NULL, rd_stack_run_name(st->running));
 	rd_out_str(&o, "openibd", NULL, rd_openibd_name(st->openibd));
 	rd_out_str(&o, "advice", NULL, st->advice);
+	if (s->rpm.consulted) /* an RPM host (model/rpmdb.h) */
+		rd_render_rpmdb(&o, &s->rpm);
 	rd_out_obj_end(&o);
 
 	rd_render_devices(&o, h);

@@ -705,6 +705,14 @@ void rd_source_set_deadlines(struct rd_source *src, int read_timeout_ms, int run
 	src->run_deadline_ms = run_timeout_ms > 0 ? mono_ms() + run_timeout_ms : 0;
 }
 
+long long rd_source_time_left_ms(const struct rd_source *src)
+{
+	if (!src->run_deadline_ms)
+		return 0;
+	long long left = src->run_deadline_ms - mono_ms();
+	return left > 0 ? left : -1;
+}
+
 bool rd_source_is_live(const struct rd_source *src)
 {
 	return src->live;

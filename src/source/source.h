@@ -52,6 +52,9 @@ void rd_source_close(struct rd_source *src);
  * every read fails at once; a read that misses either gives ETIMEDOUT ("timed out"), and the
  * report goes on without it. */
 void rd_source_set_deadlines(struct rd_source *src, int read_timeout_ms, int run_timeout_ms);
+/* Milliseconds left before the run's deadline: 0 when there is none, negative once passed (for
+ * work done outside the source layer, e.g. librpm in model/rpmdb.c). */
+long long rd_source_time_left_ms(const struct rd_source *src);
 
 /* Port counter files (ports/N/counters, hw_counters) that failed with EINVAL so far: each is
  * remembered and fails at once when asked again, without a new read (a refused counter read is a

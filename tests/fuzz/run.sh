@@ -59,6 +59,12 @@ for ex in no-rdma h100-ofed; do
 done
 (cd "$top/examples/no-rdma" && tar -cf "$roots/plain.tar" proc)
 seed fuzz_archive "$roots/no-rdma.tar.gz" "$roots/plain.tar" "$roots/h100-ofed.tar.gz"
+# RPM hosts (model/rpmdb.c): os-release, /etc/infiniband/info, kmod releases, the librpm child's answer
+printf 'ID="rocky"\nID_LIKE="rhel centos fedora"\nVERSION_ID="9.4"\n' > "$roots/os-release"
+printf '#!/bin/bash\necho prefix=/usr\necho Kernel=5.14.0-427.13.1.el9_4.x86_64\n' > "$roots/ib-info"
+printf 'P\tmlnx-ofa_kernel-modules\t0\t24.10\tOFED.24.10.1.1.4.1.kver.5.14.0_427.13.1.el9_4.x86_64\tx86_64\nP\tdoca-ofed\t0\t2.9.1\t1\tx86_64\nT\t812\n' > "$roots/rpm-answer"
+printf 'E\tfile is not a database\n' > "$roots/rpm-error"
+seed fuzz_rpm "$roots/os-release" "$roots/ib-info" "$roots/rpm-answer" "$roots/rpm-error"
 # fleet: reports as check writes them, and as pdsh prints them
 seed fuzz_fleet "$top"/tests/scenarios/expected/healthy-inbox.json "$top"/tests/scenarios/expected/ib-umad-missing.json \
 	"$top"/tests/fleet/expected/*.json

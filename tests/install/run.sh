@@ -1,0 +1,351 @@
+#!/usr/bin/env bash
+# Installing rdma-doctor like a system tool (issue 14 section 4):
+#   1. make install into a DESTDIR (PREFIX /usr/local, then /usr): every file where it belongs,
+#      with its mode and content; make uninstall leaves none of them, and keeps a file not ours;
+#   2. the man page: mandoc -Tlint with no message about the page; complete for the program
+#      (tests/install/mancheck.sh: every command, option and check id of its --help and
+#      `checks`), and that check fails on a page with a gap;
+#   3. bash completion, loaded by bash-completion from the installed place, driven through
+#      COMP_WORDS/COMP_CWORD: commands, options per command, values, check ids, devices; and
+#      taken from the program (a stand-in program with a new command is completed too);
+#   4. the systemd units: systemd-analyze verify with no message (and it does complain about a
+#      unit whose program is missing); the service's ExecStart, typed as the unit has it, writes
+#      the textfile; its textfile directory is Debian node_exporter's default;
+#   5. README's Slurm scripts are the contrib/slurm files;
+#   6. the Debian package, built out of tree from a copy of the source: dpkg-buildpackage -us -uc
+#      -b makes rdma-doctor_<VERSION>_amd64.deb (the checkout is left unchanged), dpkg-deb -c
+#      lists what make install would put under /usr, lintian reports no error and no warning,
+#      dpkg -i installs it, the installed `rdma-doctor version` and `man rdma-doctor` work, and
+#      dpkg -r removes every file again.  Needs root (CI runs as root on a throwaway machine).
+# Every tool it needs is required: a missing one is a failure, never a skip.  Everything it
+# makes is in one directory of TMPDIR, removed at the end; its children get a TMPDIR of their
+# own inside it, which must be empty at the end.
+# Usage: tests/install/run.sh [BUILD_DIR]      Ends with "N passed, N failed".
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=$top/build
+[ $# -gt 0 ] && build=$(cd "$1" && pwd)
+version=$(cat "$top/VERSION")
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL $*"; }
+check() { # DESCRIPTION COMMAND...: passes when the command succeeds
+	local what=$1; shift
+	if "$@"; then ok; else bad "$what"; fi
+}
+finish() { echo "$pass passed, $fail failed"; [ $fail = 0 ]; exit $?; }
+
+missing=()
+for t in make mandoc man systemd-analyze dpkg-buildpackage dpkg-deb dpkg-parsechangelog dh lintian dpkg \
+	prometheus-node-exporter; do
+	command -v "$t" > /dev/null || missing+=("$t")
+done
+[ -f /usr/share/bash-completion/bash_completion ] || missing+=("bash-completion")
+[ -x "$build/rdma-doctor" ] || missing+=("$build/rdma-doctor (make)")
+if [ ${#missing[@]} -gt 0 ]; then
+	bad "missing: ${missing[*]} (Debian: mandoc man-db systemd dpkg-dev debhelper lintian bash-completion prometheus-node-exporter)"
+	finish
+fi
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/rd-install.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+mkdir "$work/tmp"
+export TMPDIR=$work/tmp
+export SOURCE_DATE_EPOCH=1764460800 NO_COLOR=1
+unset RDMA_DOCTOR_ROOT
+mk() { nice -n 10 make -s -C "$top" BUILD="$build" "$@"; }
+
+# ---- 1. make install / make uninstall ---------------------------------------------------------
+contrib=$(cd "$top/contrib" && find prometheus npd slurm -type f | sort)
+# expected FILE MODE SOURCE (relative to PREFIX); the units are made from their .in templates
+expected() { # PREFIX
+	echo "bin/rdma-doctor 755 -"
+	echo "share/man/man1/rdma-doctor.1 644 docs/rdma-doctor.1"
+	echo "share/bash-completion/completions/rdma-doctor 644 contrib/bash-completion/rdma-doctor"
+	echo "lib/systemd/system/rdma-doctor.service 644 -"
+	echo "lib/systemd/system/rdma-doctor.timer 644 -"
+	for f in $contrib; do
+		if [ -x "$top/contrib/$f" ]; then echo "share/rdma-doctor/$f 755 contrib/$f"; else echo "share/rdma-doctor/$f 644 contrib/$f"; fi
+	done
+}
+for prefix in /usr/local /usr; do
+	dest=$work/dest${prefix//\//-}
+	if ! mk install DESTDIR="$dest" PREFIX="$prefix" > "$work/install.log" 2>&1; then
+		bad "make install PREFIX=$prefix DESTDIR=...: $(tail -3 "$work/install.log")"
+		continue
+	fi
+	ok
+	got=$(cd "$dest" && find . \( -type f -o -type l \) | sed 's|^\./||' | sort)
+	want=$(expected | awk -v p="${prefix#/}" '{ print p "/" $1 }' | sort)
+	[ "$got" = "$want" ] && ok || bad "make install PREFIX=$prefix: files differ from the expected list: $(diff <(echo "$want") <(echo "$got") | grep '^[<>]' | tr '\n' ' ')"
+	while read -r f mode src; do
+		p=$dest$prefix/$f
+		[ -f "$p" ] || continue
+		[ "$(stat -c %a "$p")" = "$mode" ] && ok || bad "$prefix/$f: mode $(stat -c %a "$p"), not $mode"
+		if [ "$src" != - ]; then cmp -s "$p" "$top/$src" && ok || bad "$prefix/$f differs from $src"; fi
+	done < <(expected)
+	unit=$dest$prefix/lib/systemd/system/rdma-doctor.service
+	grep -qxF "ExecStart=$prefix/bin/rdma-doctor --timeout 60 check --format prometheus --output /var/lib/prometheus/node-exporter/rdma-doctor.prom" "$unit" &&
+		ok || bad "$prefix: rdma-doctor.service's ExecStart is not $prefix/bin/rdma-doctor ... --output /var/lib/prometheus/node-exporter/rdma-doctor.prom: $(grep ExecStart "$unit")"
+	grep -q @ "$dest$prefix/lib/systemd/system/"rdma-doctor.* && bad "$prefix: a @VARIABLE@ left in a unit: $(grep -h @ "$dest$prefix/lib/systemd/system/"rdma-doctor.*)" || ok
+	[ "$("$dest$prefix/bin/rdma-doctor" version)" = "rdma-doctor $version" ] && ok || bad "$prefix: installed rdma-doctor version is not rdma-doctor $version"
+	# uninstall removes exactly ours: a file of someone else's in the same directories stays
+	echo other > "$dest$prefix/bin/other-tool"
+	if ! mk uninstall DESTDIR="$dest" PREFIX="$prefix" > "$work/install.log" 2>&1; then
+		bad "make uninstall PREFIX=$prefix: $(tail -3 "$work/install.log")"
+		continue
+	fi
+	left=$(cd "$dest" && find . \( -type f -o -type l \) | sed 's|^\./||')
+	[ "$left" = "${prefix#/}/bin/other-tool" ] && ok || bad "make uninstall PREFIX=$prefix left: $(echo $left)"
+	[ ! -e "$dest$prefix/share/rdma-doctor" ] && ok || bad "make uninstall PREFIX=$prefix left $prefix/share/rdma-doctor"
+done
+
+# ---- 2. the man page --------------------------------------------------------------------------
+# mandoc -Tlint: no message about the page (lines naming the machine's missing mandoc.db, about
+# the pages .Xr refers to, are about this machine, not the page)
+mandoc -Tlint "$top/docs/rdma-doctor.1" > "$work/lint" 2>&1
+lint_rc=$?
+lint=$(grep -v 'mandoc\.db' "$work/lint")
+[ $lint_rc = 0 ] && [ -z "$lint" ] && ok || bad "mandoc -Tlint docs/rdma-doctor.1 (exit $lint_rc): $lint"
+# the check can fail: a page with a unit of each kind missing is flagged for each
+sed -e '/^\.It Fl -device Ar dev/d' -e '/^\.It Cm roce.mtu/d' -e 's/^\.Ss help$/.Ss helpx/' \
+	"$top/docs/rdma-doctor.1" > "$work/gappy.1"
+out=$("$top/tests/install/mancheck.sh" "$build/rdma-doctor" "$work/gappy.1")
+rc=$?
+[ $rc = 1 ] && grep -q "option '--device' of 'probe'" <<< "$out" && grep -q "check id 'roce.mtu'" <<< "$out" &&
+	grep -q "command 'help'" <<< "$out" && ok || bad "mancheck.sh does not flag a page with gaps (exit $rc): $out"
+if out=$("$top/tests/install/mancheck.sh" "$build/rdma-doctor" "$top/docs/rdma-doctor.1"); then ok; else
+	bad "the man page docs/rdma-doctor.1 is not complete for the program (add these to it):"
+	printf '     %s\n' "$out"
+fi
+# rendered, as man shows it
+MANWIDTH=80 MANPAGER=cat man -l "$top/docs/rdma-doctor.1" > "$work/man.txt" 2> "$work/man.err"
+grep -q '^NAME' "$work/man.txt" && grep -q '^EXIT STATUS' "$work/man.txt" && [ ! -s "$work/man.err" ] && ok ||
+	bad "man -l docs/rdma-doctor.1: $(head -3 "$work/man.err")"
+
+# ---- 3. bash completion -----------------------------------------------------------------------
+dest=$work/comp
+mk install DESTDIR="$dest" > /dev/null 2>&1 || bad "make install for the completion test"
+cbin=$dest/usr/local/bin/rdma-doctor
+# a stand-in program: the real one, with a command `fleet` (its option --hosts FILE) in its help
+cat > "$work/fake-rd" << EOF
+#!/bin/sh
+if [ "\$1" = --help ]; then "$cbin" --help | sed 's/^Commands:\$/Commands:\n  fleet     --hosts FILE\n            a new command/'; exit 0; fi
+if [ "\$1" = fleet ]; then printf 'Usage: rdma-doctor fleet --hosts FILE\n\nOptions:\n      --hosts FILE        the hosts\n'; exit 0; fi
+exec "$cbin" "\$@"
+EOF
+chmod +x "$work/fake-rd"
+ids=$("$cbin" checks | awk '/^[a-z][a-z0-9_]*\.[a-z0-9_.]+ / { print $1 }')
+cmds=$("$cbin" --help | awk '/^Commands:/ { c = 1; next } c && /^$/ { exit } c && /^  [a-z]/ { print $1 }')
+devs=$(ls "$top/examples/h100-ofed/sys/class/infiniband")
+cat > "$work/comp.bash" << 'EOF'
+# loaded as bash-completion loads it: from the installed completions directory, on first use
+source /usr/share/bash-completion/bash_completion
+_completion_loader rdma-doctor
+complete -p rdma-doctor | grep -q -- '-F _rdma_doctor rdma-doctor$' || echo "NOT LOADED: $(complete -p rdma-doctor 2>&1)"
+c() { # the program, then the line after it (the cursor at its end): prints COMPREPLY, one a line
+	local prog=$1; shift
+	COMP_LINE="$prog $*"; COMP_POINT=${#COMP_LINE}
+	# readline's split: blanks, and = and : (COMP_WORDBREAKS) are words of their own
+	read -ra COMP_WORDS <<< "$(sed 's/\([=:]\)/ \1 /g' <<< "$COMP_LINE")"
+	[[ $COMP_LINE == *[\ =:] ]] && COMP_WORDS+=("")
+	COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); COMPREPLY=()
+	_rdma_doctor rdma-doctor "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"
+	printf '%s\n' "${COMPREPLY[@]}"
+}
+EOF
+comp() { # LINE: the completions of "rdma-doctor LINE", sorted, on one line
+	(cd "$top" && XDG_DATA_DIRS=$dest/usr/local/share BASH_COMPLETION_USER_DIR=$work/none \
+		bash --norc --noprofile -c "source '$work/comp.bash'; c '${P:-$cbin}' $(printf '%q' "$1")" 2>&1) | sort | tr '\n' ' ' | sed 's/ $//'
+}
+expect() { # LINE WANT...: the completions are exactly these
+	local line=$1; shift
+	local want got
+	want=$(printf '%s\n' "$@" | sort | tr '\n' ' ' | sed 's/ $//')
+	got=$(comp "$line")
+	[ "$got" = "$want" ] && ok || bad "completion of 'rdma-doctor $line': got [$got], want [$want]"
+}
+expect_has() { # LINE WANT...: the completions include these
+	local line=$1; shift
+	local got w
+	got=" $(comp "$line") "
+	for w in "$@"; do [[ $got == *" $w "* ]] || { bad "completion of 'rdma-doctor $line' lacks $w: [$got]"; return; }; done
+	ok
+}
+expect_lacks() { # LINE NOT...
+	local line=$1; shift
+	local got w
+	got=" $(comp "$line") "
+	for w in "$@"; do [[ $got == *" $w "* ]] && { bad "completion of 'rdma-doctor $line' offers $w: [$got]"; return; }; done
+	ok
+}
+# shellcheck disable=SC2086
+{
+	expect "" $cmds
+	expect "ch" check checks
+	expect "--" --root --timeout --help --version
+	expect "--timeout 5 st" stack
+	expect "--root examples/h100-ofed ch" check checks
+	expect "--root examples/h1" examples/h100-ofed
+	expect_has "check --" --format --json --output --policy --only --skip --no-color --probe --probe-size --counters --help
+	expect "check --format " text json prometheus
+	expect "check --format=p" prometheus
+	expect "check -f j" json
+	expect "check --only po" ports ports.state ports.rate ports.sm
+	expect "check --only=po" ports ports.state ports.rate ports.sm
+	expect "check --only ports.state,modules.l" ports.state,modules.loaded
+	expect_has "check --skip " $ids
+	expect "check --policy tests/cli/polic" tests/cli/policies
+	expect "check --output doc" docs
+	expect_has "npd --" --only --skip --policy --no-color --help
+	expect_lacks "npd --" --format --json --output -o -f -j
+	expect "slurm --drain-on " fail warn
+	expect_has "slurm --" --drain-on --dry-run --node --policy --only --skip
+	expect "slurm --only memlock." memlock.limit
+	expect "explain --format " text json
+	expect_has "explain --" --file --policy --format
+	expect "help " $cmds
+	expect "help v" version
+	expect "fix " modules
+	expect "fix modules --" --apply --policy --help
+	expect "snapshot --" --output --force --counters --policy --help
+	expect "--root examples/h100-ofed ibstat " $devs
+	expect "--root=examples/h100-ofed probe --device mlx5_b" mlx5_bond_0
+	expect "--root examples/h100-ofed ibstatus mlx5_7" mlx5_7
+	expect_has "ibstat --" --list_of_cas --short --port_list
+	expect "ibstatus -" -h
+	expect "version " ""
+	# a root in the environment (even an empty one, an error for the program) does not matter
+	[ "$(RDMA_DOCTOR_ROOT= comp "check --only po")" = "ports ports.rate ports.sm ports.state" ] && ok ||
+		bad "completion with RDMA_DOCTOR_ROOT= set: [$(RDMA_DOCTOR_ROOT= comp "check --only po")]"
+	# from the program itself: a new command and its options are completed
+	P=$work/fake-rd expect "fl" fleet
+	P=$work/fake-rd expect "fleet --h" --hosts
+	P=$work/fake-rd expect "fleet --hosts tests/cli/polic" tests/cli/policies
+}
+
+# ---- 4. systemd units -------------------------------------------------------------------------
+pfx=$work/pfx
+mkdir -p "$pfx/textfile"
+if mk install PREFIX="$pfx/usr" TEXTFILE_DIR="$pfx/textfile" > "$work/install.log" 2>&1; then
+	ok
+	units=$pfx/usr/lib/systemd/system
+	out=$(MANPATH=$pfx/usr/share/man: systemd-analyze verify "$units/rdma-doctor.service" "$units/rdma-doctor.timer" 2>&1)
+	rc=$?
+	[ $rc = 0 ] && [ -z "$out" ] && ok || bad "systemd-analyze verify rdma-doctor.service rdma-doctor.timer (exit $rc): $out"
+	# and verify does complain: the same service with its program missing
+	mkdir "$work/broken"
+	sed "s|^ExecStart=$pfx/usr/bin/rdma-doctor|ExecStart=$pfx/usr/bin/rdma-doctor-missing|" "$units/rdma-doctor.service" > "$work/broken/rdma-doctor.service"
+	MANPATH=$pfx/usr/share/man: systemd-analyze verify "$work/broken/rdma-doctor.service" > /dev/null 2>&1 &&
+		bad "systemd-analyze verify accepts a service whose program is missing: the check above proves nothing" || ok
+	grep -qx 'Type=oneshot' "$units/rdma-doctor.service" && ok || bad "rdma-doctor.service is not Type=oneshot"
+	grep -q '^\[Timer\]' "$units/rdma-doctor.timer" && grep -q '^OnUnitActiveSec=' "$units/rdma-doctor.timer" && ok ||
+		bad "rdma-doctor.timer has no [Timer] section with OnUnitActiveSec="
+	# ExecStart as the unit has it (on an example root, through RDMA_DOCTOR_ROOT): the textfile is
+	# written, with nothing else in its directory, and the status is one SuccessExitStatus= allows
+	exec_line=$(sed -n 's/^ExecStart=//p' "$units/rdma-doctor.service")
+	success=" 0 $(sed -n 's/^SuccessExitStatus=//p' "$units/rdma-doctor.service") "
+	# shellcheck disable=SC2086
+	(cd "$top" && RDMA_DOCTOR_ROOT=examples/mixed-states $exec_line)
+	rc=$?
+	[[ $success == *" $rc "* ]] && ok || bad "the service's ExecStart exited $rc, which is not in 0 and SuccessExitStatus=${success}"
+	[ "$(ls -A "$pfx/textfile")" = rdma-doctor.prom ] && ok || bad "textfile directory after ExecStart: $(ls -A "$pfx/textfile")"
+	grep -q '^rdma_doctor_check_status{check="ports.state"' "$pfx/textfile/rdma-doctor.prom" && ok ||
+		bad "the textfile has no rdma_doctor_check_status series: $(head -3 "$pfx/textfile/rdma-doctor.prom")"
+else
+	bad "make install PREFIX=$pfx/usr: $(tail -3 "$work/install.log")"
+fi
+# the directory the Makefile writes into the unit is Debian node_exporter's default textfile directory
+ne_dir=$(prometheus-node-exporter --help 2>&1 | sed -n 's/.*--collector\.textfile\.directory="\([^"]*\)".*/\1/p')
+mk_dir=$(make -s -C "$top" --eval 'rd-print-textfile-dir: ; @echo $(TEXTFILE_DIR)' rd-print-textfile-dir 2>&1)
+[ -n "$ne_dir" ] && [ "$ne_dir" = "$mk_dir" ] && ok || bad "TEXTFILE_DIR ($mk_dir) is not node_exporter's default textfile directory ($ne_dir)"
+
+# ---- 5. README's Slurm scripts are contrib/slurm's ----------------------------------------------
+readme_block() { # the ```sh block of README.md whose second line is the comment naming FILE
+	awk -v f="$1" '/^```sh$/ { b = ""; inb = 1; n = 0; next } inb && /^```$/ { if (hit) { printf "%s", b; exit } inb = 0; next }
+		inb { n++; b = b $0 "\n"; if (n == 2 && index($0, "# " f) == 1) hit = 1 }' "$top/README.md"
+}
+for pair in "/usr/local/sbin/rdma-doctor-healthcheck:rdma-doctor-healthcheck" "/etc/slurm/prolog.d/50-rdma-doctor:50-rdma-doctor.prolog"; do
+	[ "$(readme_block "${pair%%:*}")" = "$(cat "$top/contrib/slurm/${pair#*:}")" ] && ok ||
+		bad "README.md's ${pair%%:*} block differs from contrib/slurm/${pair#*:}"
+done
+
+# ---- 6. the Debian package ----------------------------------------------------------------------
+[ "$(cd "$top" && dpkg-parsechangelog -S Version)" = "$version" ] && ok ||
+	bad "debian/changelog's version $(cd "$top" && dpkg-parsechangelog -S Version) is not VERSION ($version)"
+src=$work/pkg/rdma-doctor-$version
+mkdir -p "$src"
+status_before=$(git -C "$top" status --porcelain 2> /dev/null)
+if git -C "$top" rev-parse --git-dir > /dev/null 2>&1; then
+	# what a checkout has: tracked files and new ones that are not ignored (no build directories)
+	(cd "$top" && git ls-files -z -co --exclude-standard | tar -cf - --null -T -) | tar -xf - -C "$src"
+else
+	(cd "$top" && tar -cf - --exclude='./build*' .) | tar -xf - -C "$src"
+fi
+deb=$work/pkg/rdma-doctor_${version}_amd64.deb
+if (cd "$src" && nice -n 10 dpkg-buildpackage -us -uc -b) > "$work/dpkg-buildpackage.log" 2>&1 && [ -f "$deb" ]; then
+	ok
+else
+	bad "dpkg-buildpackage -us -uc -b did not make rdma-doctor_${version}_amd64.deb: $(tail -5 "$work/dpkg-buildpackage.log")"
+fi
+[ "$(git -C "$top" status --porcelain 2> /dev/null)" = "$status_before" ] && ok || bad "the package build changed the checkout"
+if [ -f "$deb" ]; then
+	listed=$(dpkg-deb -c "$deb" | awk '$1 !~ /^d/ { print $6 }' | sed 's|^\./||' | sort)
+	want=$(expected | awk '{ print $1 }' | sed -e 's|^lib/systemd/|../lib/systemd/|' -e 's|^share/man/man1/rdma-doctor.1$|share/man/man1/rdma-doctor.1.gz|' |
+		awk '{ print "usr/" $1 }' | sed 's|^usr/\.\./||'
+		echo usr/share/doc/rdma-doctor/changelog.gz; echo usr/share/doc/rdma-doctor/copyright
+		echo usr/share/doc/rdma-doctor/README.md.gz; echo usr/share/doc/rdma-doctor/report-json.md.gz
+		echo usr/share/lintian/overrides/rdma-doctor)
+	want=$(sort <<< "$want")
+	[ "$listed" = "$want" ] && ok || bad "dpkg-deb -c: the package's files differ: $(diff <(echo "$want") <(echo "$listed") | grep '^[<>]' | tr '\n' ' ')"
+	fields=$(dpkg-deb -f "$deb" Package Version Architecture Depends Recommends)
+	grep -qx "Version: $version" <<< "$fields" && grep -qx 'Architecture: amd64' <<< "$fields" &&
+		grep -q '^Depends:.*libinih1' <<< "$fields" && grep -q '^Recommends:.*libarchive13' <<< "$fields" && ok ||
+		bad "package fields: $fields"
+	# lintian (2.116) leaves mldbm-elf-* files in its TMPDIR: its own, removed with $work
+	mkdir "$work/lintian-tmp"
+	TMPDIR=$work/lintian-tmp lintian "$work/pkg/rdma-doctor_${version}_amd64.changes" > "$work/lintian" 2>&1
+	tags=$(grep -E '^[EW]: ' "$work/lintian")
+	[ -z "$tags" ] && ok || bad "lintian: $tags"
+	pkg_status() { dpkg-query -W -f='${db:Status-Status}' rdma-doctor 2> /dev/null || echo not-installed; }
+	if [ "$(id -u)" != 0 ]; then
+		bad "dpkg -i needs root (run as root, as CI does, on a throwaway machine)"
+	elif pkg_status | grep -qvxE 'not-installed|config-files'; then
+		bad "a package rdma-doctor is already installed on this machine: not replacing it (dpkg -r rdma-doctor first)"
+	else
+		dpkgw() { # dpkg ARGS, waiting up to 3 minutes for a lock another apt or dpkg holds
+			local i
+			for i in $(seq 90); do
+				dpkg "$@" > "$work/dpkg.log" 2>&1 && return 0
+				grep -q 'lock' "$work/dpkg.log" || return 1
+				sleep 2
+			done
+			return 1
+		}
+		if dpkgw -i "$deb"; then
+			ok
+			[ "$(/usr/bin/rdma-doctor version)" = "rdma-doctor $version" ] && ok || bad "installed /usr/bin/rdma-doctor version: $(/usr/bin/rdma-doctor version 2>&1)"
+			MANPAGER=cat MANWIDTH=80 man rdma-doctor > "$work/man-installed.txt" 2>&1
+			grep -q '^NAME' "$work/man-installed.txt" && grep -q 'rdma-doctor .* find what is wrong with the RDMA stack' "$work/man-installed.txt" && grep -q '^EXIT STATUS' "$work/man-installed.txt" && ok ||
+				bad "man rdma-doctor after dpkg -i: $(head -5 "$work/man-installed.txt")"
+			out=$(systemd-analyze verify /lib/systemd/system/rdma-doctor.service /lib/systemd/system/rdma-doctor.timer 2>&1)
+			[ -z "$out" ] && ok || bad "systemd-analyze verify of the installed units: $out"
+			files=$(dpkg -L rdma-doctor | while read -r f; do [ -f "$f" ] && echo "$f"; done)
+			if dpkgw -r rdma-doctor; then ok; else bad "dpkg -r rdma-doctor: $(tail -3 "$work/dpkg.log")"; fi
+			still=$(for f in $files; do [ -e "$f" ] && echo "$f"; done)
+			[ -z "$still" ] && [ -n "$files" ] && ok || bad "after dpkg -r these files remain: $still"
+			# removed: config-files, as for any package with a postrm (purge runs it again)
+			pkg_status | grep -qxE 'not-installed|config-files' && ok ||
+				bad "dpkg -r rdma-doctor: the package is $(pkg_status)"
+			dpkgw --purge rdma-doctor && pkg_status | grep -qx 'not-installed' && ok ||
+				bad "dpkg --purge rdma-doctor: $(tail -3 "$work/dpkg.log")"
+		else
+			bad "dpkg -i $(basename "$deb"): $(tail -3 "$work/dpkg.log")"
+		fi
+	fi
+fi
+
+# ---- nothing left in TMPDIR ---------------------------------------------------------------------
+debris=$(ls -A "$work/tmp")
+[ -z "$debris" ] && ok || bad "left in TMPDIR by the tools: $debris"
+finish
