@@ -9,6 +9,7 @@
 #include "cmd/emit.h"
 #include "checks/probe_loopback.h"
 #include "probe/probe.h"
+#include "render/catalogue.h"
 #include "render/out.h"
 #include "render/report.h"
 
@@ -280,22 +281,7 @@ int rd_cmd_checks(struct rd_ctx *ctx, int argc, char **argv)
 	int rc = rd_format_only_opts(ctx, argc, argv, &json);
 	if (rc >= 0)
 		return rc;
-	struct rd_out o;
-	rd_out_init(&o, ctx->out, json);
-	rd_out_obj_begin(&o, NULL);
-	rd_out_str(&o, "schema", NULL, "rdma-doctor/checks/v1");
-	rd_out_arr_begin(&o, "checks");
-	for (const struct rd_check *c = rd_checks; c->id; c++) {
-		rd_out_obj_begin(&o, NULL);
-		rd_out_str(&o, "id", "%-22s", c->id);
-		rd_out_str(&o, "title", "%s\n", c->title);
-		rd_out_str(&o, "detects", "    detects: %s\n", c->detects);
-		rd_out_str(&o, "evidence", "    reads:   %s\n", c->evidence);
-		rd_out_obj_end(&o);
-	}
-	rd_out_arr_end(&o);
-	rd_out_obj_end(&o);
-	rd_out_finish(&o);
+	rd_catalogue_render(ctx->out, json);
 	return 0;
 }
 
