@@ -87,6 +87,9 @@ void rd_fix_add(struct rd_finding *f, const char *fmt, ...) __attribute__((forma
 /* True when the running check has produced no finding yet. */
 bool rd_check_quiet(const struct rd_check_ctx *ctx);
 
+/* True when list (a comma list of check ids, or NULL) selects id: an item is the id itself or a prefix
+ * of it ending at a dot ("ports" selects "ports.rate"). */
+bool rd_check_selected(const char *id, const char *list);
 /* Runs the checks selected by only/skip (comma lists or NULL) into report. */
 void rd_checks_run(const struct rd_host *h, const struct rd_system *sys, const struct rd_policy *p, bool live,
 		   const char *only, const char *skip, struct rd_report *report);

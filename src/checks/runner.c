@@ -3,7 +3,7 @@
 
 #include "checks/check.h"
 
-static bool in_list(const char *list, const char *id)
+bool rd_check_selected(const char *id, const char *list)
 {
 	if (!list)
 		return false;
@@ -33,7 +33,7 @@ void rd_checks_run(const struct rd_host *h, const struct rd_system *sys, const s
 		   const char *only, const char *skip, struct rd_report *report)
 {
 	for (const struct rd_check *c = rd_checks; c->id; c++) {
-		if ((only && !in_list(only, c->id)) || in_list(skip, c->id))
+		if ((only && !rd_check_selected(c->id, only)) || rd_check_selected(c->id, skip))
 			continue;
 		struct rd_check_ctx ctx = {.host = h, .sys = sys, .policy = p, .live = live, .report = report,
 					   .check = c->id, .first = report->n};

@@ -1,5 +1,5 @@
 /* Unit tests of the pieces the layout clean-up of issue 13 made into one function each: the
- * catalogue renderer (render/catalogue.c). */
+ * catalogue renderer (render/catalogue.c), the check-id list matcher (checks/runner.c). */
 #include <stdlib.h>
 
 #include "checks/check.h"
@@ -43,4 +43,20 @@ RD_TEST(catalogue_json_schema_and_every_id)
 		CHECK(strstr(j, want) != NULL);
 	}
 	free(j);
+}
+
+/* One matcher of check-id lists, for the runner and for check's option validation. */
+RD_TEST(check_selected_ids_and_prefixes)
+{
+	CHECK(rd_check_selected("ports.rate", "ports.rate"));
+	CHECK(rd_check_selected("ports.rate", "ports"));
+	CHECK(rd_check_selected("ports.rate", "stack.flavor,ports"));
+	CHECK(rd_check_selected("ports.rate", "stack,,ports.rate"));
+	CHECK(!rd_check_selected("ports.rate", "port"));
+	CHECK(!rd_check_selected("ports.rate", "ports."));
+	CHECK(!rd_check_selected("ports.rate", "ports.rate.x"));
+	CHECK(!rd_check_selected("ports.rate", "ports.ra"));
+	CHECK(!rd_check_selected("ports.rate", ""));
+	CHECK(!rd_check_selected("ports.rate", NULL));
+	CHECK(!rd_check_selected("ports.rate", ","));
 }
