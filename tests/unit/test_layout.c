@@ -1,8 +1,10 @@
 /* Unit tests of the pieces the layout clean-up of issue 13 made into one function each: the
- * catalogue renderer (render/catalogue.c), the check-id list matcher (checks/runner.c). */
+ * catalogue renderer (render/catalogue.c), the check-id list matcher (checks/runner.c), the
+ * modules.* checks' fix lines (fix/modules.c). */
 #include <stdlib.h>
 
 #include "checks/check.h"
+#include "fix/fix.h"
 #include "harness.h"
 #include "render/catalogue.h"
 
@@ -59,4 +61,25 @@ RD_TEST(check_selected_ids_and_prefixes)
 	CHECK(!rd_check_selected("ports.rate", ""));
 	CHECK(!rd_check_selected("ports.rate", NULL));
 	CHECK(!rd_check_selected("ports.rate", ","));
+}
+
+/* modules.persistent and modules.peermem_order print the same fix lines from a plan. */
+RD_TEST(fix_plan_suggest_apply_then_by_hand)
+{
+	struct rd_finding f = {0};
+	struct rd_fix_plan plan = {0};
+	CHECK(!rd_fix_plan_suggest(&plan, &f));
+	CHECK_INT(f.fix.n, 0);
+	struct rd_file_change c = {.dir = "etc/modules-load.d", .name = "rdma.conf", .new = "ib_umad\nEOF\n"};
+	plan.files = &c;
+	plan.nfiles = 1;
+	CHECK(rd_fix_plan_suggest(&plan, &f));
+	CHECK_INT(f.fix.n, 6);
+	CHECK_STR(f.fix.v[0], "rdma-doctor fix modules --apply    # or by hand, the same change:");
+	CHECK_STR(f.fix.v[1], "mkdir -p /etc/modules-load.d");
+	CHECK_STR(f.fix.v[2], "cat > /etc/modules-load.d/rdma.conf <<'RDMA_DOCTOR_EOF0'");
+	CHECK_STR(f.fix.v[3], "ib_umad");
+	CHECK_STR(f.fix.v[4], "EOF");
+	CHECK_STR(f.fix.v[5], "RDMA_DOCTOR_EOF0");
+	rd_strv_free(&f.fix);
 }
