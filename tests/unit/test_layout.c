@@ -1,11 +1,13 @@
 /* Unit tests of the pieces the layout clean-up of issue 13 made into one function each: the
  * catalogue renderer (render/catalogue.c), the check-id list matcher (checks/runner.c), the
- * modules.* checks' fix lines (fix/modules.c). */
+ * modules.* checks' fix lines (fix/modules.c), ibstatus's reads through model/umad.c. */
+#include <errno.h>
 #include <stdlib.h>
 
 #include "checks/check.h"
 #include "fix/fix.h"
 #include "harness.h"
+#include "model/umad.h"
 #include "render/catalogue.h"
 
 static char *catalogue(bool json)
@@ -82,4 +84,51 @@ RD_TEST(fix_plan_suggest_apply_then_by_hand)
 	CHECK_STR(f.fix.v[4], "EOF");
 	CHECK_STR(f.fix.v[5], "RDMA_DOCTOR_EOF0");
 	rd_strv_free(&f.fix);
+}
+
+/* ibstatus reads sys/class/infiniband through model/umad.c: [ -d ], `*`, cat. */
+RD_TEST(umad_status_view_of_example)
+{
+	char path[1024], err[256], root[] = "/tmp/rd-layout.XXXXXX";
+	snprintf(path, sizeof path, "%s/../examples/h100-ofed", rd_test_dir());
+	struct rd_umad u = {0};
+	CHECK_INT(rd_source_open(path, &u.src, err, sizeof err), 0);
+	CHECK(rd_umad_status_dir(&u, NULL));
+	CHECK(rd_umad_status_dir(&u, "mlx5_0"));
+	CHECK(!rd_umad_status_dir(&u, "nosuch"));
+	struct rd_strv v = {0};
+	rd_umad_status_glob(&u, NULL, &v);
+	CHECK(v.n >= 9);
+	CHECK_STR(v.v[0], "mlx5_0");
+	rd_strv_free(&v);
+	rd_umad_status_glob(&u, "mlx5_0", &v);
+	CHECK_INT(v.n, 1);
+	CHECK_STR(v.v[0], "1");
+	rd_strv_free(&v);
+	rd_umad_status_glob(&u, "nosuch", &v);
+	CHECK_INT(v.n, 1);
+	CHECK_STR(v.v[0], "*"); /* the pattern itself, as sh leaves it */
+	rd_strv_free(&v);
+	CHECK_STR(rd_umad_status_files[3], "state");
+	struct rd_text t;
+	CHECK_INT(rd_umad_status_read(&u, "mlx5_0", "1", "state", &t), 1);
+	CHECK_STR(t.data, "4: ACTIVE\n");
+	rd_text_free(&t);
+	CHECK_INT(rd_umad_status_read(&u, "mlx5_0", "1", "nosuch", &t), 0);
+	CHECK(t.data == NULL);
+	CHECK_INT(rd_umad_status_read(&u, "mlx5_0", "1", "gids", &t), -EISDIR); /* cat of a directory */
+	rd_source_close(u.src);
+	/* an empty class directory: no device, "*" */
+	CHECK(mkdtemp(root) != NULL);
+	snprintf(path, sizeof path, "mkdir -p %s/sys/class/infiniband", root);
+	CHECK(system(path) == 0);
+	CHECK_INT(rd_source_open(root, &u.src, err, sizeof err), 0);
+	CHECK(rd_umad_status_dir(&u, NULL));
+	rd_umad_status_glob(&u, NULL, &v);
+	CHECK_INT(v.n, 1);
+	CHECK_STR(v.v[0], "*");
+	rd_strv_free(&v);
+	rd_source_close(u.src);
+	snprintf(path, sizeof path, "rm -rf %s", root);
+	CHECK(system(path) == 0);
 }
