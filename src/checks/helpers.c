@@ -12,7 +12,7 @@ bool rd_host_has_rdma_hardware(const struct rd_host *h, const struct rd_system *
 	if (h->ndevices)
 		return true;
 	for (size_t i = 0; i < sys->npci; i++)
-		if (sys->pci[i].vendor == 0x15b3 && (sys->pci[i].class_code >> 16) == 0x02)
+		if (rd_pci_is_mellanox_nic(&sys->pci[i]))
 			return true;
 	return false;
 }

@@ -1,12 +1,14 @@
 /* Unit tests of the pieces the layout clean-up of issue 13 made into one function each: the
  * catalogue renderer (render/catalogue.c), the check-id list matcher (checks/runner.c), the
- * modules.* checks' fix lines (fix/modules.c), ibstatus's reads through model/umad.c. */
+ * modules.* checks' fix lines (fix/modules.c), ibstatus's reads through model/umad.c, the one
+ * PCI walk (model/system.c) of check and probe. */
 #include <errno.h>
 #include <stdlib.h>
 
 #include "checks/check.h"
 #include "fix/fix.h"
 #include "harness.h"
+#include "model/system.h"
 #include "model/umad.h"
 #include "render/catalogue.h"
 
@@ -131,4 +133,37 @@ RD_TEST(umad_status_view_of_example)
 	rd_source_close(u.src);
 	snprintf(path, sizeof path, "rm -rf %s", root);
 	CHECK(system(path) == 0);
+}
+
+/* check (rd_host_has_rdma_hardware) and probe (a host without devices) share one PCI walk and one
+ * rule for "a Mellanox/NVIDIA network controller". */
+RD_TEST(pci_walk_and_mellanox_nic_rule)
+{
+	char cmd[1024], err[256], root[] = "/tmp/rd-layout.XXXXXX";
+	CHECK(mkdtemp(root) != NULL);
+	snprintf(cmd, sizeof cmd,
+		 "set -e; cd %s; d=sys/bus/pci/devices; mkdir -p $d/0000:0c:00.0 $d/0000:0d:00.0 $d/0000:0e:00.0;"
+		 "printf '0x15b3\\n' > $d/0000:0c:00.0/vendor; printf '0x0c0600\\n' > $d/0000:0c:00.0/class;"
+		 "printf '0x15b3\\n' > $d/0000:0d:00.0/vendor; printf '0x020000\\n' > $d/0000:0d:00.0/class;"
+		 "printf '0x101e\\n' > $d/0000:0d:00.0/device;"
+		 "printf '0x8086\\n' > $d/0000:0e:00.0/vendor; printf '0x020000\\n' > $d/0000:0e:00.0/class",
+		 root);
+	CHECK(system(cmd) == 0);
+	struct rd_source *src = NULL;
+	CHECK_INT(rd_source_open(root, &src, err, sizeof err), 0);
+	struct rd_system sys = {0};
+	rd_system_load_pci(src, &sys);
+	CHECK_INT(sys.pci_err, 0);
+	CHECK_INT(sys.npci, 2); /* the Intel function is not kept */
+	CHECK_STR(sys.pci[0].addr, "0000:0c:00.0");
+	CHECK(!rd_pci_is_mellanox_nic(&sys.pci[0])); /* class 0x0c: not a network controller */
+	CHECK_STR(sys.pci[1].addr, "0000:0d:00.0");
+	CHECK_INT(sys.pci[1].device, 0x101e);
+	CHECK(rd_pci_is_mellanox_nic(&sys.pci[1]));
+	struct rd_host h = {0};
+	CHECK(rd_host_has_rdma_hardware(&h, &sys));
+	rd_system_free(&sys);
+	rd_source_close(src);
+	snprintf(cmd, sizeof cmd, "rm -rf %s", root);
+	CHECK(system(cmd) == 0);
 }
