@@ -124,6 +124,7 @@ run "hostile roots (ASan+UBSan)" tests/hostile/run.sh build-asan
 run "hostile roots given to snapshot" tests/hostile/snapshot.sh build
 run "hostile roots given to snapshot (ASan+UBSan)" tests/hostile/snapshot.sh build-asan
 run "example roots" tests/examples.sh
+run "layout rules (headers state ownership, ibstat/ibstatus read through model/umad.c)" tests/layout.sh
 run "snapshot round trips" tests/snapshot.sh build
 run "snapshot round trips (ASan+UBSan)" tests/snapshot.sh build-asan
 run "differential vs rdma-core ibstat/ibstatus" tests/diff/run.sh build

@@ -227,7 +227,7 @@ int rd_cmd_ibstat(struct rd_ctx *ctx, int argc, char **argv)
 		rc = ibpanic(&s, "can't list IB device names");
 		goto out;
 	}
-	if (s.debug >= 2 && rd_exists(src, "sys/class/infiniband")) {
+	if (s.debug >= 2 && rd_umad_status_dir(&s.umad, NULL)) { /* listed: absent, or a directory */
 		char *m = rd_xasprintf("return %zu cas", names.n);
 		trace(&s, "umad_get_ca_device_list", m);
 		free(m);

@@ -4,7 +4,8 @@
  * byte-identical to rdma-core's ibstat.  The main host model (host.h) is stricter; this one
  * exists only for compatibility.
  *
- * Ownership: rd_umad borrows its source; rd_umad_ca is a plain value with no pointers. */
+ * Ownership: rd_umad borrows its source and owns its warnings (rd_buf_free); rd_umad_ca is a plain
+ * value with no pointers; the lists and texts it fills are the caller's. */
 #ifndef RD_UMAD_H
 #define RD_UMAD_H
 #include <stdbool.h>

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The layout rules of issue 13 that a reader of the tree relies on, checked on the sources:
+# every header under src/ states its ownership rule in its opening comment; the commands in
+# src/cmd/ that mimic rdma-core (ibstat, ibstatus) read sysfs only through model/umad.c; no
+# file name says "report" for two different things.  Ends with "N passed, N failed".
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL $*"; }
+
+# the opening comment of a header: from its first line to the first "*/"
+for h in $(cd "$top" && find src -name '*.h' | sort); do
+	if awk 'NR == 1 && !/^\/\*/ { exit 1 } { print } /\*\// { exit }' "$top/$h" | grep -q 'Ownership:'; then ok
+	else bad "$h: its opening comment states no ownership rule (\"Ownership: ...\")"; fi
+done
+
+for c in ibstat ibstatus; do
+	if grep -nE '\brd_(read_file|read_attr|read_prefix|list_dir|stat|exists|read_link)\(' "$top/src/cmd/$c.c"; then
+		bad "src/cmd/$c.c reads the source itself (go through model/umad.c)"
+	else ok; fi
+done
+
+if [ -e "$top/src/checks/report.c" ]; then bad "src/checks/report.c beside src/render/report.c: name it for what it holds"
+else ok; fi
+
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]
