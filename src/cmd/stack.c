@@ -9,11 +9,6 @@
 #include "render/inventory.h"
 #include "render/out.h"
 
-static const char *val(const struct rd_attr *a)
-{
-	return rd_attr_ok(a) ? a->value : NULL;
-}
-
 int rd_cmd_stack(struct rd_ctx *ctx, int argc, char **argv)
 {
 	bool json = false;
@@ -34,8 +29,8 @@ int rd_cmd_stack(struct rd_ctx *ctx, int argc, char **argv)
 	rd_out_init(&o, ctx->out, json);
 	rd_out_obj_begin(&o, NULL);
 	rd_out_str(&o, "schema", NULL, "rdma-doctor/stack/v1");
-	rd_out_str(&o, "host", "Host:    %s\n", val(&h.hostname));
-	rd_out_str(&o, "kernel", "Kernel:  %s\n", val(&h.osrelease));
+	rd_out_str(&o, "host", "Host:    %s\n", rd_attr_value(&h.hostname));
+	rd_out_str(&o, "kernel", "Kernel:  %s\n", rd_attr_value(&h.osrelease));
 	rd_out_str(&o, "root", rd_source_is_live(src) ? NULL : "Root:    %s\n",
 		   rd_source_is_live(src) ? NULL : rd_source_root(src)); /* null for the live host, as in every schema */
 

@@ -24,6 +24,11 @@ static inline bool rd_attr_ok(const struct rd_attr *a)
 {
 	return a->err == 0 && a->value != NULL;
 }
+/* The value when the attribute was read (and parsed), else NULL: what a renderer shows. */
+static inline const char *rd_attr_value(const struct rd_attr *a)
+{
+	return rd_attr_ok(a) ? a->value : NULL;
+}
 
 struct rd_gid {
 	unsigned index;

@@ -1,7 +1,7 @@
 /* Unit tests of the pieces the layout clean-up of issue 13 made into one function each: the
  * catalogue renderer (render/catalogue.c), the check-id list matcher (checks/runner.c), the
  * modules.* checks' fix lines (fix/modules.c), ibstatus's reads through model/umad.c, the one
- * PCI walk (model/system.c) of check and probe. */
+ * PCI walk (model/system.c) of check and probe, rd_attr_value (model/host.h). */
 #include <errno.h>
 #include <stdlib.h>
 
@@ -166,4 +166,17 @@ RD_TEST(pci_walk_and_mellanox_nic_rule)
 	rd_source_close(src);
 	snprintf(cmd, sizeof cmd, "rm -rf %s", root);
 	CHECK(system(cmd) == 0);
+}
+
+/* One rd_attr_value for the renderers (was val() in three files): the value only when it was read. */
+RD_TEST(attr_value_only_when_read)
+{
+	struct rd_attr ok = {.path = "/p", .value = "28.41.1000"};
+	struct rd_attr missing = {.path = "/p", .err = ENOENT};
+	struct rd_attr malformed = {.path = "/p", .value = "garbage", .err = RD_EPARSE};
+	struct rd_attr empty = {.path = "/p", .value = ""};
+	CHECK_STR(rd_attr_value(&ok), "28.41.1000");
+	CHECK(rd_attr_value(&missing) == NULL);
+	CHECK(rd_attr_value(&malformed) == NULL);
+	CHECK_STR(rd_attr_value(&empty), "");
 }
