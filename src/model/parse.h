@@ -137,5 +137,10 @@ int rd_limits_conf_memlock(const char *text, const char *user, uint64_t *soft, u
 /* /proc/<pid>/status "CapEff:" as a 64-bit mask.  Returns 0 or -RD_EPARSE (no such line, or
  * not hex); *mask is zeroed first. */
 int rd_parse_capeff(const char *status, uint64_t *mask);
+/* True when a CapEff mask holds CAP_IPC_LOCK (capability 14), which lifts RLIMIT_MEMLOCK. */
+static inline bool rd_capeff_ipc_lock(uint64_t mask)
+{
+	return (mask >> 14) & 1;
+}
 
 #endif

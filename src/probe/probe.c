@@ -22,8 +22,6 @@
 #include "model/system.h"
 #include "probe/probe.h"
 
-#define CAP_IPC_LOCK_BIT 14
-
 /* The functions used, by exported name ("ibv_" + name), with the exported symbol's prototype. */
 #define RD_VERBS_SYMS(X)                                                                              \
 	X(get_device_list, struct ibv_device **, (int *))                                             \
@@ -503,7 +501,7 @@ static void memlock_detail(struct port_run *pr, struct rd_probe_step *s)
 	uint64_t capeff = 0;
 	int cap = -1; /* unknown */
 	if (rd_read_file(pr->src, "proc/self/status", RD_CAP_ATTR, &st) == 0 && rd_parse_capeff(st.data, &capeff) == 0)
-		cap = (int)((capeff >> CAP_IPC_LOCK_BIT) & 1);
+		cap = rd_capeff_ipc_lock(capeff);
 	rd_text_free(&st);
 	const char *capw = cap == 1 ? "CAP_IPC_LOCK is in effect (it lifts the limit)"
 			   : cap == 0 ? "CAP_IPC_LOCK is not in effect"

@@ -1,13 +1,14 @@
 /* Unit tests of the pieces the layout clean-up of issue 13 made into one function each: the
  * catalogue renderer (render/catalogue.c), the check-id list matcher (checks/runner.c), the
  * modules.* checks' fix lines (fix/modules.c), ibstatus's reads through model/umad.c, the one
- * PCI walk (model/system.c) of check and probe, rd_attr_value (model/host.h). */
+ * PCI walk (model/system.c) of check and probe, rd_attr_value (model/host.h), CAP_IPC_LOCK. */
 #include <errno.h>
 #include <stdlib.h>
 
 #include "checks/check.h"
 #include "fix/fix.h"
 #include "harness.h"
+#include "model/parse.h"
 #include "model/system.h"
 #include "model/umad.h"
 #include "render/catalogue.h"
@@ -179,4 +180,16 @@ RD_TEST(attr_value_only_when_read)
 	CHECK(rd_attr_value(&missing) == NULL);
 	CHECK(rd_attr_value(&malformed) == NULL);
 	CHECK_STR(rd_attr_value(&empty), "");
+}
+
+/* memlock.limit and the probe read CAP_IPC_LOCK (bit 14 of CapEff) through one function. */
+RD_TEST(capeff_ipc_lock_bit)
+{
+	uint64_t m;
+	CHECK_INT(rd_parse_capeff("Name:\tx\nCapEff:\t0000000000004000\n", &m), 0);
+	CHECK(rd_capeff_ipc_lock(m));
+	CHECK_INT(rd_parse_capeff("CapEff:\t000001ffffffbfff\n", &m), 0);
+	CHECK(!rd_capeff_ipc_lock(m)); /* everything but CAP_IPC_LOCK */
+	CHECK(rd_capeff_ipc_lock(UINT64_MAX));
+	CHECK(!rd_capeff_ipc_lock(0));
 }
