@@ -40,6 +40,9 @@ enum rd_phys_state {
 };
 /* The kernel's names ("ACTIVE", "LinkUp") and the operator words ibstat uses ("Active"). */
 const char *rd_port_state_name(unsigned state);
+/* "Down", "Initializing", "Armed", "Active" (ibstat's words; also "NOP", "ActiveDefer"), or
+ * "unknown" for a negative or larger state. */
+const char *rd_port_state_word(int state);
 const char *rd_phys_state_name(unsigned phys);
 
 /* ports/N/rate: "400 Gb/sec (4X NDR)", "2.5 Gb/sec (1X SDR)", old "10 Gb/sec (4X)". */

@@ -2,12 +2,6 @@
 
 #include <string.h>
 
-const char *rd_port_state_word(int state)
-{
-	static const char *const words[] = {"NOP", "Down", "Initializing", "Armed", "Active", "ActiveDefer"};
-	return state >= 0 && state < (int)(sizeof words / sizeof words[0]) ? words[state] : "unknown";
-}
-
 static const char *phys_word(int phys)
 {
 	return phys >= 0 ? rd_phys_state_name((unsigned)phys) : "unknown";

@@ -1,7 +1,8 @@
 /* Unit tests of the pieces the layout clean-up of issue 13 made into one function each: the
  * catalogue renderer (render/catalogue.c), the check-id list matcher (checks/runner.c), the
  * modules.* checks' fix lines (fix/modules.c), ibstatus's reads through model/umad.c, the one
- * PCI walk (model/system.c) of check and probe, rd_attr_value (model/host.h), CAP_IPC_LOCK. */
+ * PCI walk (model/system.c) of check and probe, rd_attr_value (model/host.h), CAP_IPC_LOCK,
+ * the port-state words (model/parse.c). */
 #include <errno.h>
 #include <stdlib.h>
 
@@ -192,4 +193,18 @@ RD_TEST(capeff_ipc_lock_bit)
 	CHECK(!rd_capeff_ipc_lock(m)); /* everything but CAP_IPC_LOCK */
 	CHECK(rd_capeff_ipc_lock(UINT64_MAX));
 	CHECK(!rd_capeff_ipc_lock(0));
+}
+
+/* The port-state words live beside the kernel's names (model/parse.c); ibstat and the inventory
+ * share them. */
+RD_TEST(port_state_words)
+{
+	CHECK_STR(rd_port_state_word(RD_PORT_DOWN), "Down");
+	CHECK_STR(rd_port_state_word(RD_PORT_INIT), "Initializing");
+	CHECK_STR(rd_port_state_word(RD_PORT_ARMED), "Armed");
+	CHECK_STR(rd_port_state_word(RD_PORT_ACTIVE), "Active");
+	CHECK_STR(rd_port_state_word(RD_PORT_ACTIVE_DEFER), "ActiveDefer");
+	CHECK_STR(rd_port_state_word(-1), "unknown");
+	CHECK_STR(rd_port_state_word(6), "unknown");
+	CHECK_STR(rd_port_state_name(RD_PORT_ACTIVE), "ACTIVE");
 }
