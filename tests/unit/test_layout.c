@@ -2,9 +2,12 @@
  * catalogue renderer (render/catalogue.c), the check-id list matcher (checks/runner.c), the
  * modules.* checks' fix lines (fix/modules.c), ibstatus's reads through model/umad.c, the one
  * PCI walk (model/system.c) of check and probe, rd_attr_value (model/host.h), CAP_IPC_LOCK,
- * the port-state words (model/parse.c). */
+ * the port-state words (model/parse.c), the write loop (util). */
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "checks/check.h"
 #include "fix/fix.h"
@@ -207,4 +210,27 @@ RD_TEST(port_state_words)
 	CHECK_STR(rd_port_state_word(-1), "unknown");
 	CHECK_STR(rd_port_state_word(6), "unknown");
 	CHECK_STR(rd_port_state_name(RD_PORT_ACTIVE), "ACTIVE");
+}
+
+/* One write loop (rd_write_all) for main's stdout sink, the probe child, fix's atomic writes and
+ * snapshot directories. */
+RD_TEST(write_all_whole_or_errno)
+{
+	int p[2];
+	CHECK(pipe(p) == 0);
+	CHECK_INT(rd_write_all(p[1], "abc\n", 4), 0);
+	CHECK_INT(rd_write_all(p[1], NULL, 0), 0);
+	char buf[8] = {0};
+	CHECK_INT(read(p[0], buf, sizeof buf), 4);
+	CHECK_STR(buf, "abc\n");
+	close(p[0]);
+	signal(SIGPIPE, SIG_IGN);
+	CHECK_INT(rd_write_all(p[1], "x", 1), -EPIPE);
+	close(p[1]);
+	CHECK_INT(rd_write_all(p[1], "x", 1), -EBADF);
+	int full = open("/dev/full", O_WRONLY);
+	if (full >= 0) {
+		CHECK_INT(rd_write_all(full, "x", 1), -ENOSPC);
+		close(full);
+	}
 }
