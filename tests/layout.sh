@@ -2,7 +2,8 @@
 # The layout rules of issue 13 that a reader of the tree relies on, checked on the sources:
 # every header under src/ states its ownership rule in its opening comment; the commands in
 # src/cmd/ that mimic rdma-core (ibstat, ibstatus) read sysfs only through model/umad.c; no
-# file name says "report" for two different things.  Ends with "N passed, N failed".
+# file name says "report" for two different things; renderers call nothing of checks/ but the
+# report model.  Ends with "N passed, N failed".
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 pass=0 fail=0
@@ -18,6 +19,12 @@ done
 for c in ibstat ibstatus; do
 	if grep -nE '\brd_(read_file|read_attr|read_prefix|list_dir|stat|exists|read_link)\(' "$top/src/cmd/$c.c"; then
 		bad "src/cmd/$c.c reads the source itself (go through model/umad.c)"
+	else ok; fi
+done
+
+# renderers get a finished result: of checks/ they use only the report model (findings.c)
+for fn in $(cd "$top/src/checks" && ls *.c | grep -vx findings.c | xargs sed -nE 's/^[a-z].*[ *](rd_[a-z0-9_]+)\(.*/\1/p' | sort -u); do
+	if grep -nw "$fn" "$top"/src/render/*.c; then bad "src/render/ calls $fn of src/checks/ (a renderer gets a finished result)"
 	else ok; fi
 done
 

@@ -150,6 +150,8 @@ const struct rd_module *rd_host_module(const struct rd_host *host, const char *n
 /* 1 when the module was built out of tree (taint O, OFED-only module, OFED version file),
  * 0 when in-tree, -1 when the evidence is missing. */
 int rd_module_out_of_tree(const struct rd_module *m);
+/* True when the module is in /proc/modules (model/lookup.c). */
+bool rd_module_loaded(const struct rd_host *h, const char *name);
 
 /* The RDMA-related modules the inventory and checks talk about, NULL-terminated. */
 extern const char *const rd_rdma_modules[];

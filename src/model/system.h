@@ -146,6 +146,11 @@ void rd_system_free(struct rd_system *sys);
 /* Only the PCI part of rd_system_load (sys->pci, npci, pci_err), for the probe's account of a
  * host without devices; rd_system_free releases it. */
 void rd_system_load_pci(struct rd_source *src, struct rd_system *sys);
+/* Lookups shared by checks and renderers (model/lookup.c). */
+/* True when the host has an RDMA device or a Mellanox/NVIDIA networking PCI function. */
+bool rd_host_has_rdma_hardware(const struct rd_host *h, const struct rd_system *sys);
+/* The modules-load.d file that loads module (not overridden), or NULL. */
+const struct rd_modload_file *rd_modload_find(const struct rd_system *sys, const char *module);
 /* A Mellanox/NVIDIA network controller (vendor 0x15b3, class 0x02): RDMA hardware. */
 static inline bool rd_pci_is_mellanox_nic(const struct rd_pci_fn *f)
 {

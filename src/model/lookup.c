@@ -1,5 +1,8 @@
-/* Helpers shared by checks: pure lookups in the host and system model. */
-#include "checks/check.h"
+/* Lookups in the host and system model that the checks and the renderers share (model/host.h,
+ * model/system.h). */
+#include <string.h>
+
+#include "model/system.h"
 
 bool rd_module_loaded(const struct rd_host *h, const char *name)
 {
