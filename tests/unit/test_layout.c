@@ -2,7 +2,7 @@
  * catalogue renderer (render/catalogue.c), the check-id list matcher (checks/runner.c), the
  * modules.* checks' fix lines (fix/modules.c), ibstatus's reads through model/umad.c, the one
  * PCI walk (model/system.c) of check and probe, rd_attr_value (model/host.h), CAP_IPC_LOCK,
- * the port-state words (model/parse.c), the write loop (util). */
+ * the port-state words (model/parse.c), the write loop (util), the stack renderer. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -16,6 +16,7 @@
 #include "model/system.h"
 #include "model/umad.h"
 #include "render/catalogue.h"
+#include "render/stack.h"
 
 static char *catalogue(bool json)
 {
@@ -233,4 +234,36 @@ RD_TEST(write_all_whole_or_errno)
 		CHECK_INT(rd_write_all(full, "x", 1), -ENOSPC);
 		close(full);
 	}
+}
+
+/* `stack`'s renderer is in render/stack.c; the command only loads the models. */
+RD_TEST(stack_render_json_root)
+{
+	char path[1024], err[256];
+	snprintf(path, sizeof path, "%s/../examples/h100-ofed", rd_test_dir());
+	struct rd_source *src = NULL;
+	CHECK_INT(rd_source_open(path, &src, err, sizeof err), 0);
+	struct rd_host h;
+	struct rd_system sys;
+	rd_host_load(src, 0, &h);
+	static const char *const none[] = {NULL};
+	rd_system_load(src, &h, none, &sys);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	rd_stack_render(f, true, &h, &sys, "/r");
+	fclose(f);
+	CHECK(strstr(buf, "\"schema\": \"rdma-doctor/stack/v1\"") != NULL);
+	CHECK(strstr(buf, "\"root\": \"/r\"") != NULL);
+	CHECK(strstr(buf, "\"mlx5_0\"") != NULL);
+	free(buf);
+	f = open_memstream(&buf, &len);
+	rd_stack_render(f, false, &h, &sys, NULL);
+	fclose(f);
+	CHECK(strstr(buf, "Root:") == NULL); /* the live host shows no root */
+	CHECK(strstr(buf, "\nRDMA devices:\n") != NULL);
+	free(buf);
+	rd_system_free(&sys);
+	rd_host_free(&h);
+	rd_source_close(src);
 }
