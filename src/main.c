@@ -35,16 +35,11 @@ struct out_sink {
 static ssize_t sink_write(void *cookie, const char *buf, size_t n)
 {
 	struct out_sink *s = cookie;
-	for (size_t done = 0; done < n;) {
-		ssize_t w = write(s->fd, buf + done, n - done);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			if (!s->err)
-				s->err = w < 0 ? errno : EIO;
-			return -1;
-		}
-		done += (size_t)w;
+	int r = rd_write_all(s->fd, buf, n);
+	if (r < 0) {
+		if (!s->err)
+			s->err = -r;
+		return -1;
 	}
 	return (ssize_t)n;
 }

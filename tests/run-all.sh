@@ -133,6 +133,7 @@ run "hostile roots (ASan+UBSan)" tests/hostile/run.sh build-asan
 run "hostile roots given to snapshot" tests/hostile/snapshot.sh build
 run "hostile roots given to snapshot (ASan+UBSan)" tests/hostile/snapshot.sh build-asan
 run "example roots" tests/examples.sh
+run "layout rules (headers state ownership, ibstat/ibstatus read through model/umad.c)" tests/layout.sh
 run "snapshot round trips" tests/snapshot.sh build
 run "RPM hosts: real rpm databases through librpm (tests/rpm)" tests/rpm/run.sh build
 run "RPM hosts (ASan+UBSan)" tests/rpm/run.sh build-asan

@@ -1,7 +1,9 @@
 /* The check catalogue: one line per check (id, title, what it detects, where it looks), in the
  * order they run and print.  Ids are stable: add, never rename.  Each check lives in its own
  * file, src/checks/<id with '_'>.c, defining rd_check_<name>(); adding a check is that file plus
- * one line here.  The column after the id is the kind of its findings' subjects (checks/check.h). */
+ * one line here.  The column after the id is the kind of its findings' subjects (checks/check.h).
+ *
+ * Ownership: nothing here is allocated: the table (checks/registry.c) and its strings are static. */
 #ifndef RD_CATALOGUE_H
 #define RD_CATALOGUE_H
 #include "checks/check.h"

@@ -87,16 +87,15 @@ void rd_fix_add(struct rd_finding *f, const char *fmt, ...) __attribute__((forma
 /* True when the running check has produced no finding yet. */
 bool rd_check_quiet(const struct rd_check_ctx *ctx);
 
+/* True when list (a comma list of check ids, or NULL) selects id: an item is the id itself or a prefix
+ * of it ending at a dot ("ports" selects "ports.rate"). */
+bool rd_check_selected(const char *id, const char *list);
 /* Runs the checks selected by only/skip (comma lists or NULL) into report. */
 void rd_checks_run(const struct rd_host *h, const struct rd_system *sys, const struct rd_policy *p, bool live,
 		   const char *only, const char *skip, struct rd_report *report);
 
-/* Helpers shared by checks. */
-bool rd_module_loaded(const struct rd_host *h, const char *name);
-/* True when the host has an RDMA device or a Mellanox/NVIDIA networking PCI function. */
-bool rd_host_has_rdma_hardware(const struct rd_host *h, const struct rd_system *sys);
-/* The modules-load.d file that loads module (not overridden), or NULL. */
-const struct rd_modload_file *rd_modload_find(const struct rd_system *sys, const char *module);
-/* The stack facts (installed/running flavour, openibd) are derived once in the model:
- * ctx->sys->stack (model/stack.h). */
+/* The lookups shared by checks and renderers are the model's: rd_module_loaded (model/host.h),
+ * rd_host_has_rdma_hardware and rd_modload_find (model/system.h).  The stack facts
+ * (installed/running flavour, openibd) are derived once in the model: ctx->sys->stack
+ * (model/stack.h). */
 #endif

@@ -20,6 +20,16 @@ static bool class_has(const struct rd_class_dev *c, size_t n, const char *dev, l
 	return false;
 }
 
+/* Device node i is a uverbs node (want_uverbs) or rdma_cm, of known mode, that users other than
+ * its owner (and group) cannot open read-write. */
+static bool closed_to_others(const struct rd_host *h, size_t i, bool want_uverbs)
+{
+	const char *n = h->devnodes.v[i];
+	unsigned mode = h->devnode_perms[i].mode;
+	bool kind = want_uverbs ? strncmp(n, "uverbs", 6) == 0 : strcmp(n, "rdma_cm") == 0;
+	return mode != RD_MODE_UNKNOWN && kind && (mode & 0006) != 0006;
+}
+
 void rd_check_devnodes_present(struct rd_check_ctx *ctx)
 {
 	const struct rd_host *h = ctx->host;
@@ -178,8 +188,7 @@ void rd_check_devnodes_present(struct rd_check_ctx *ctx)
 		for (size_t i = 0; i < h->devnodes.n; i++) {
 			const char *n = h->devnodes.v[i];
 			unsigned mode = h->devnode_perms[i].mode;
-			bool uverbs = strncmp(n, "uverbs", 6) == 0;
-			if (mode == RD_MODE_UNKNOWN || (want_uverbs ? !uverbs : strcmp(n, "rdma_cm") != 0) || (mode & 0006) == 0006)
+			if (!closed_to_others(h, i, want_uverbs))
 				continue;
 			rd_buf_printf(&names, "%s%s", count ? ", " : "", n);
 			rd_buf_printf(&paths, " /dev/infiniband/%s", n);
@@ -206,8 +215,7 @@ void rd_check_devnodes_present(struct rd_check_ctx *ctx)
 		for (size_t i = 0; i < h->devnodes.n; i++) {
 			const char *n = h->devnodes.v[i];
 			unsigned mode = h->devnode_perms[i].mode;
-			bool uverbs = strncmp(n, "uverbs", 6) == 0;
-			if (mode == RD_MODE_UNKNOWN || (want_uverbs ? !uverbs : strcmp(n, "rdma_cm") != 0) || (mode & 0006) == 0006)
+			if (!closed_to_others(h, i, want_uverbs))
 				continue;
 			char *p = rd_xasprintf("/dev/infiniband/%s", n);
 			rd_evidence_add(f, p, "mode %04o", mode);

@@ -6,8 +6,7 @@
 #include <string.h>
 
 #include "checks/catalogue.h"
-
-#define CAP_IPC_LOCK 14
+#include "model/parse.h"
 
 /* The fix that makes LimitMEMLOCK=infinity apply to service, given the file that sets the
  * limit today (set_in, or NULL): an admin file under /etc is edited in place; otherwise a drop-in
@@ -146,7 +145,7 @@ void rd_check_memlock_limit(struct rd_check_ctx *ctx)
 		struct rd_finding *f = rd_finding_add(ctx, RD_UNKNOWN, "this process", "cannot read this process's limits");
 		rd_evidence_attr(f, &s->self.limits);
 	} else if (s->self.soft < need) {
-		bool cap = s->capeff_ok && (s->capeff >> CAP_IPC_LOCK) & 1;
+		bool cap = s->capeff_ok && rd_capeff_ipc_lock(s->capeff);
 		struct rd_finding *f;
 		if (cap)
 			f = rd_finding_add(ctx, RD_OK, "this process", "memlock limit is %s but CAP_IPC_LOCK is held, which lifts it",

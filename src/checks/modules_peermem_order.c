@@ -56,14 +56,7 @@ void rd_check_modules_peermem_order(struct rd_check_ctx *ctx)
 	/* `fix modules` moves it (keeping the operator's lines), and the same change by hand */
 	struct rd_fix_plan plan;
 	rd_fix_modules_plan(ctx->host, ctx->sys, ctx->policy, ctx->live, &plan);
-	if (plan.nfiles) {
-		rd_fix_add(f, "rdma-doctor fix modules --apply    # or by hand, the same change:");
-		struct rd_strv sh = {0};
-		rd_fix_plan_shell(&plan, &sh);
-		for (size_t i = 0; i < sh.n; i++)
-			rd_fix_add(f, "%s", sh.v[i]);
-		rd_strv_free(&sh);
-	} else {
+	if (!rd_fix_plan_suggest(&plan, f)) {
 		/* the guide suggests nvidia-peermem.conf, which only works when it sorts after ib_core's
 		 * file (it sorts before rdma.conf): name a file that does */
 		const char *after = cf ? cf->name : "rdma.conf";

@@ -125,13 +125,7 @@ void rd_check_modules_persistent(struct rd_check_ctx *ctx)
 	/* the fix: what `fix modules` plans, and the same change by hand */
 	struct rd_fix_plan plan;
 	rd_fix_modules_plan(ctx->host, sys, ctx->policy, ctx->live, &plan);
-	if (plan.nfiles) {
-		rd_fix_add(f, "rdma-doctor fix modules --apply    # or by hand, the same change:");
-		struct rd_strv sh = {0};
-		rd_fix_plan_shell(&plan, &sh);
-		for (size_t i = 0; i < sh.n; i++)
-			rd_fix_add(f, "%s", sh.v[i]);
-		rd_strv_free(&sh);
+	if (rd_fix_plan_suggest(&plan, f)) {
 		rd_fix_add(f, "systemctl restart systemd-modules-load    # listing an already-loaded module is harmless: "
 			      "modprobe is idempotent");
 	} else {

@@ -9,6 +9,7 @@
 #include "cmd/emit.h"
 #include "checks/probe_loopback.h"
 #include "probe/probe.h"
+#include "render/catalogue.h"
 #include "render/out.h"
 #include "render/report.h"
 
@@ -21,13 +22,6 @@ static void iso_time(char *buf, size_t len)
 	rd_utc_iso8601(t, buf, len);
 }
 
-/* id is selected by tok: the same id, or tok is a prefix ending at a dot ("ports" selects ports.rate). */
-static bool id_matches(const char *id, const char *tok)
-{
-	size_t n = strlen(tok);
-	return strcmp(id, tok) == 0 || (strncmp(id, tok, n) == 0 && id[n] == '.');
-}
-
 static bool ids_valid(struct rd_ctx *ctx, const char *cmd, const char *list, const char *opt)
 {
 	if (!list)
@@ -37,7 +31,7 @@ static bool ids_valid(struct rd_ctx *ctx, const char *cmd, const char *list, con
 	for (char *tok = strtok(copy, ","); tok; tok = strtok(NULL, ",")) {
 		bool found = false;
 		for (const struct rd_check *c = rd_checks; c->id; c++)
-			found |= id_matches(c->id, tok);
+			found |= rd_check_selected(c->id, tok);
 		if (!found) {
 			rd_text_printf(ctx->err, ctx->ascii, "%s: %s: %s: no check '%s' (see '%s checks')\n", ctx->prog, cmd, opt,
 				       tok, ctx->prog);
@@ -46,17 +40,6 @@ static bool ids_valid(struct rd_ctx *ctx, const char *cmd, const char *list, con
 	}
 	free(copy);
 	return ok;
-}
-
-static bool in_list(const char *id, const char *list)
-{
-	char *copy = rd_xstrdup(list);
-	bool hit = false;
-	char *save = NULL;
-	for (char *tok = strtok_r(copy, ",", &save); tok && !hit; tok = strtok_r(NULL, ",", &save))
-		hit = id_matches(id, tok);
-	free(copy);
-	return hit;
 }
 
 /* An --only item whose every check is skipped asks for nothing: "--only X --skip X" is an error. */
@@ -69,7 +52,7 @@ static bool only_skip_agree(struct rd_ctx *ctx, const char *only, const char *sk
 	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		bool left = false;
 		for (const struct rd_check *c = rd_checks; c->id; c++)
-			left |= id_matches(c->id, tok) && !in_list(c->id, skip);
+			left |= rd_check_selected(c->id, tok) && !rd_check_selected(c->id, skip);
 		if (!left) {
 			rd_usage_error(ctx, "check", "--only %s asks for nothing: --skip skips every check it names",
 				       tok);
@@ -280,22 +263,7 @@ int rd_cmd_checks(struct rd_ctx *ctx, int argc, char **argv)
 	int rc = rd_format_only_opts(ctx, argc, argv, &json);
 	if (rc >= 0)
 		return rc;
-	struct rd_out o;
-	rd_out_init(&o, ctx->out, json);
-	rd_out_obj_begin(&o, NULL);
-	rd_out_str(&o, "schema", NULL, "rdma-doctor/checks/v1");
-	rd_out_arr_begin(&o, "checks");
-	for (const struct rd_check *c = rd_checks; c->id; c++) {
-		rd_out_obj_begin(&o, NULL);
-		rd_out_str(&o, "id", "%-22s", c->id);
-		rd_out_str(&o, "title", "%s\n", c->title);
-		rd_out_str(&o, "detects", "    detects: %s\n", c->detects);
-		rd_out_str(&o, "evidence", "    reads:   %s\n", c->evidence);
-		rd_out_obj_end(&o);
-	}
-	rd_out_arr_end(&o);
-	rd_out_obj_end(&o);
-	rd_out_finish(&o);
+	rd_catalogue_render(ctx->out, json);
 	return 0;
 }
 

@@ -11,7 +11,6 @@
 #include "model/umad.h"
 
 static const char *const node_type_str[] = {"???", "CA", "Switch", "Router", "iWARP RNIC"};
-static const char *const port_state_str[] = {"???", "Down", "Initializing", "Armed", "Active"};
 static const char *const port_phy_state_str[] = {"No state change", "Sleep", "Polling", "Disabled",
 						 "PortConfigurationTraining", "LinkUp",
 						 "LinkErrorRecovery", "PhyTest"};
@@ -71,7 +70,7 @@ static void print_port(struct ibstat *s, const struct rd_umad_ca *ca, int portnu
 {
 	FILE *f = s->ctx->out;
 	const struct rd_umad_port *p = &ca->ports[portnum];
-	fprintf(f, "%sState: %s\n", pre, p->state <= 4 ? port_state_str[p->state] : "???");
+	fprintf(f, "%sState: %s\n", pre, p->state >= 1 && p->state <= 4 ? rd_port_state_word((int)p->state) : "???");
 	fprintf(f, "%sPhysical state: %s\n", pre, p->phys_state <= 7 ? port_phy_state_str[p->phys_state] : "???");
 	if (rd_umad_rate_is_fdr10(&s->umad, ca->name, portnum))
 		fprintf(f, "%sRate: %d (FDR10)\n", pre, (int)p->rate);
@@ -227,7 +226,7 @@ int rd_cmd_ibstat(struct rd_ctx *ctx, int argc, char **argv)
 		rc = ibpanic(&s, "can't list IB device names");
 		goto out;
 	}
-	if (s.debug >= 2 && rd_exists(src, "sys/class/infiniband")) {
+	if (s.debug >= 2 && rd_umad_status_dir(&s.umad, NULL)) { /* listed: absent, or a directory */
 		char *m = rd_xasprintf("return %zu cas", names.n);
 		trace(&s, "umad_get_ca_device_list", m);
 		free(m);

@@ -2,14 +2,15 @@
  * run by dash) on the same sysfs.  The script prints each value through an unquoted command
  * substitution and echo, so values lose trailing newlines, have their blanks collapsed and
  * their backslash escapes interpreted; that is reproduced here.  (The one thing not reproduced:
- * a value containing * ? [ is not expanded as a file name pattern.) */
-#include <errno.h>
+ * a value containing * ? [ is not expanded as a file name pattern.)  What the script reads is
+ * model/umad.c's (rd_umad_status_*); this file is the script's echo and its messages. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "model/umad.h"
 
-#define BASE "sys/class/infiniband"
+#define BASE "sys/class/infiniband" /* in its messages */
 
 /* dash's echo: backslash escapes in its arguments; returns false after \c (stop output). */
 static bool echo_escapes(struct rd_buf *out, const char *s)
@@ -43,7 +44,7 @@ static bool echo_escapes(struct rd_buf *out, const char *s)
 
 struct ibstatus {
 	struct rd_ctx *ctx;
-	struct rd_source *src;
+	struct rd_umad umad; /* its source and its view of sys/class/infiniband */
 	struct rd_buf out;
 	bool stopped; /* a \c ended all output */
 };
@@ -76,51 +77,30 @@ static void echo_line(struct ibstatus *s, const char *label, const char *value)
 }
 
 /* `[ -r f ] && cat f || echo fallback` */
-static void show(struct ibstatus *s, const char *label, const char *dir, const char *file, const char *fallback)
+static void show(struct ibstatus *s, const char *label, const char *dev, const char *port, int file,
+		 const char *fallback)
 {
-	char *path = rd_xasprintf("%s/%s", dir, file);
-	struct rd_text t = {0};
-	const char *value = fallback;
-	if (rd_exists(s->src, path)) {
-		if (rd_read_file(s->src, path, RD_CAP_FILE, &t) == 0)
-			value = t.data;
-		else
-			fprintf(s->ctx->err, "cat: /%s: %s\n", path,
-				strerror(t.err == RD_ENOTREG ? EISDIR : t.err == RD_EPARSE ? EIO : t.err));
-	}
-	echo_line(s, label, value);
+	struct rd_text t;
+	const char *name = rd_umad_status_files[file];
+	int r = rd_umad_status_read(&s->umad, dev, port, name, &t);
+	if (r < 0)
+		fprintf(s->ctx->err, "cat: /" BASE "/%s/ports/%s/%s: %s\n", dev, port, name, strerror(-r));
+	echo_line(s, label, r > 0 ? t.data : fallback);
 	rd_text_free(&t);
-	free(path);
 }
 
 static void port_status(struct ibstatus *s, const char *dev, const char *port)
 {
-	char *dir = rd_xasprintf(BASE "/%s/ports/%s", dev, port);
+	static const char *const label[RD_UMAD_STATUS_NFILES] = {
+		"\tdefault gid:\t", "\tbase lid:\t", "\tsm lid:\t\t", "\tstate:\t\t",
+		"\tphys state:\t", "\trate:\t\t", "\tlink_layer:\t",
+	};
 	char *head = rd_xasprintf("Infiniband device '%s' port %s status:", dev, port);
 	echo_line(s, head, NULL);
-	show(s, "\tdefault gid:\t", dir, "gids/0", "unknown");
-	show(s, "\tbase lid:\t", dir, "lid", "unknown");
-	show(s, "\tsm lid:\t\t", dir, "sm_lid", "unknown");
-	show(s, "\tstate:\t\t", dir, "state", "unknown");
-	show(s, "\tphys state:\t", dir, "phys_state", "unknown");
-	show(s, "\trate:\t\t", dir, "rate", "unknown");
-	show(s, "\tlink_layer:\t", dir, "link_layer", "IB");
+	for (int i = 0; i < RD_UMAD_STATUS_NFILES; i++)
+		show(s, label[i], dev, port, i, i == RD_UMAD_STATUS_NFILES - 1 ? "IB" : "unknown");
 	echo_line(s, "", NULL);
 	free(head);
-	free(dir);
-}
-
-/* `*` in a directory: entries without a leading dot, byte order; the pattern itself if none. */
-static void glob_dir(struct ibstatus *s, const char *dir, struct rd_strv *out)
-{
-	struct rd_strv all = {0};
-	rd_list_dir(s->src, dir, &all);
-	for (size_t i = 0; i < all.n; i++)
-		if (all.v[i][0] != '.')
-			rd_strv_push(out, all.v[i]);
-	rd_strv_free(&all);
-	if (!out->n)
-		rd_strv_push(out, "*");
 }
 
 static int fatal(struct ibstatus *s, const char *msg)
@@ -129,28 +109,21 @@ static int fatal(struct ibstatus *s, const char *msg)
 	return 255;
 }
 
-static bool is_dir(struct ibstatus *s, const char *path)
-{
-	struct stat st;
-	return rd_stat(s->src, path, true, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 /* ib_status DEV PORT ("+" = every port); all_mode: called without arguments (cwd = BASE). */
 static int ib_status(struct ibstatus *s, const char *dev, const char *port, bool all_mode)
 {
-	char *pdir = rd_xasprintf(BASE "/%s/ports", dev);
 	int rc = 0;
-	if (!is_dir(s, pdir)) {
-		char *m = rd_xasprintf("device '%s': sys files not found (/%s)", dev, pdir);
+	if (!rd_umad_status_dir(&s->umad, dev)) {
+		char *m = rd_xasprintf("device '%s': sys files not found (/" BASE "/%s/ports)", dev, dev);
 		rc = fatal(s, m);
 		free(m);
 	} else if (strcmp(port, "+") == 0) {
 		struct rd_strv ports = {0};
-		glob_dir(s, pdir, &ports);
+		rd_umad_status_glob(&s->umad, dev, &ports);
 		/* an empty ports/ leaves "*", expanded again where the script runs */
 		if (ports.n == 1 && strcmp(ports.v[0], "*") == 0 && all_mode) {
 			rd_strv_free(&ports);
-			glob_dir(s, BASE, &ports);
+			rd_umad_status_glob(&s->umad, NULL, &ports);
 		}
 		for (size_t i = 0; i < ports.n; i++)
 			port_status(s, dev, ports.v[i]);
@@ -162,7 +135,6 @@ static int ib_status(struct ibstatus *s, const char *dev, const char *port, bool
 			port_status(s, dev, tok);
 		free(copy);
 	}
-	free(pdir);
 	return rc;
 }
 
@@ -181,14 +153,14 @@ int rd_cmd_ibstatus(struct rd_ctx *ctx, int argc, char **argv)
 		return 255;
 	}
 	ctx->compat = true; /* like rdma-core: no read deadline */
-	if (rd_ctx_open_source(ctx, &s.src) < 0)
+	if (rd_ctx_open_source(ctx, &s.umad.src) < 0)
 		return 255;
 	if (argc < 2 || argv[1][0] == '\0') {
-		if (!is_dir(&s, BASE)) {
+		if (!rd_umad_status_dir(&s.umad, NULL)) {
 			rc = fatal(&s, "No devices");
 		} else {
 			struct rd_strv devs = {0};
-			glob_dir(&s, BASE, &devs);
+			rd_umad_status_glob(&s.umad, NULL, &devs);
 			for (size_t i = 0; i < devs.n && rc == 0; i++)
 				rc = ib_status(&s, devs.v[i], "+", true);
 			rd_strv_free(&devs);
@@ -208,6 +180,7 @@ int rd_cmd_ibstatus(struct rd_ctx *ctx, int argc, char **argv)
 	fwrite(s.out.data ? s.out.data : "", 1, s.out.len, ctx->out);
 	fflush(ctx->out);
 	rd_buf_free(&s.out);
-	rd_source_close(s.src);
+	rd_buf_free(&s.umad.warnings);
+	rd_source_close(s.umad.src);
 	return rc;
 }

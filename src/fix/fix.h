@@ -50,6 +50,11 @@ void rd_fix_modules_plan(const struct rd_host *h, const struct rd_system *s, con
  * quoted here-document of the whole new content), pushed onto lines. */
 void rd_fix_plan_shell(const struct rd_fix_plan *plan, struct rd_strv *lines);
 
+/* The fix lines of a modules.* finding when the plan changes files: "rdma-doctor fix modules
+ * --apply", then the same change by hand (rd_fix_plan_shell).  Returns false (adding nothing) when
+ * the plan changes no file. */
+bool rd_fix_plan_suggest(const struct rd_fix_plan *plan, struct rd_finding *f);
+
 /* A unified diff (3 lines of context) from old to new, with ---/+++ headers naming path. */
 char *rd_unified_diff(const char *path, const char *old, const char *new);
 

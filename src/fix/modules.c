@@ -435,3 +435,12 @@ void rd_fix_plan_shell(const struct rd_fix_plan *plan, struct rd_strv *lines)
 		rd_strv_push(lines, delim);
 	}
 }
+
+bool rd_fix_plan_suggest(const struct rd_fix_plan *plan, struct rd_finding *f)
+{
+	if (!plan->nfiles)
+		return false;
+	rd_fix_add(f, "rdma-doctor fix modules --apply    # or by hand, the same change:");
+	rd_fix_plan_shell(plan, &f->fix);
+	return true;
+}

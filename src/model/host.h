@@ -24,6 +24,11 @@ static inline bool rd_attr_ok(const struct rd_attr *a)
 {
 	return a->err == 0 && a->value != NULL;
 }
+/* The value when the attribute was read (and parsed), else NULL: what a renderer shows. */
+static inline const char *rd_attr_value(const struct rd_attr *a)
+{
+	return rd_attr_ok(a) ? a->value : NULL;
+}
 
 struct rd_gid {
 	unsigned index;
@@ -145,6 +150,8 @@ const struct rd_module *rd_host_module(const struct rd_host *host, const char *n
 /* 1 when the module was built out of tree (taint O, OFED-only module, OFED version file),
  * 0 when in-tree, -1 when the evidence is missing. */
 int rd_module_out_of_tree(const struct rd_module *m);
+/* True when the module is in /proc/modules (model/lookup.c). */
+bool rd_module_loaded(const struct rd_host *h, const char *name);
 
 /* The RDMA-related modules the inventory and checks talk about, NULL-terminated. */
 extern const char *const rd_rdma_modules[];

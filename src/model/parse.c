@@ -112,6 +112,12 @@ const char *rd_port_state_name(unsigned state)
 	return state < sizeof names / sizeof names[0] ? names[state] : "UNKNOWN";
 }
 
+const char *rd_port_state_word(int state)
+{
+	static const char *const words[] = {"NOP", "Down", "Initializing", "Armed", "Active", "ActiveDefer"};
+	return state >= 0 && state < (int)(sizeof words / sizeof words[0]) ? words[state] : "unknown";
+}
+
 const char *rd_phys_state_name(unsigned phys)
 {
 	static const char *const names[] = {"<unknown>", "Sleep", "Polling", "Disabled",

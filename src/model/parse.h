@@ -1,9 +1,15 @@
-/* Pure parsers from the text the kernel (and a few tools) write to typed values.  No I/O.
+/* Pure parsers from the text the kernel (and a few tools) write to typed values.  No I/O, and
+ * nothing printed.
  *
- * Ownership: parsers write into caller-provided structs and never allocate, except
- * rd_parse_proc_modules_line, whose holder strings point into the caller's line buffer.
- * Every parser accepts a value with or without one trailing newline and returns 0 on success
- * or -RD_EPARSE (garbage, empty, truncated, out of range), leaving the output zeroed. */
+ * Ownership: parsers borrow their input and write into caller-provided structs and buffers; only
+ * rd_parse_modules_load and rd_parse_openib_conf allocate, into the caller's rd_strv and *bad
+ * (freed with rd_strv_free and rd_modload_bad_free).
+ *
+ * The parsers of one value (a sysfs attribute, a /proc line: rd_parse_u64 ... rd_parse_devnode_line)
+ * accept it with or without one trailing newline, zero their output first, and return 0 or
+ * -RD_EPARSE (garbage, empty, truncated, out of range; rd_parse_counter also -ENODATA); use the
+ * output only on 0.  The parsers of whole files and tool outputs (below the "configuration files"
+ * line) say at each what they return. */
 #ifndef RD_PARSE_H
 #define RD_PARSE_H
 #include <stdbool.h>
@@ -34,6 +40,9 @@ enum rd_phys_state {
 };
 /* The kernel's names ("ACTIVE", "LinkUp") and the operator words ibstat uses ("Active"). */
 const char *rd_port_state_name(unsigned state);
+/* "Down", "Initializing", "Armed", "Active" (ibstat's words; also "NOP", "ActiveDefer"), or
+ * "unknown" for a negative or larger state. */
+const char *rd_port_state_word(int state);
 const char *rd_phys_state_name(unsigned phys);
 
 /* ports/N/rate: "400 Gb/sec (4X NDR)", "2.5 Gb/sec (1X SDR)", old "10 Gb/sec (4X)". */
@@ -58,7 +67,8 @@ int rd_parse_counter(const char *s, uint64_t *out);
 int rd_parse_hca_type(const char *s, unsigned *device_id);
 const char *rd_hca_model_name(unsigned device_id); /* NULL when unknown */
 
-/* One /proc/modules line: "mlx5_core 1448990 1 mlx5_ib, Live 0xffffffffc0521000 (OE)". */
+/* One /proc/modules line: "mlx5_core 1448990 1 mlx5_ib, Live 0xffffffffc0521000 (OE)", copied
+ * into the fixed arrays below. */
 #define RD_MAX_HOLDERS 64
 struct rd_proc_module {
 	char name[64];
@@ -99,11 +109,12 @@ void rd_modload_bad_free(struct rd_modload_bad *bad, size_t n);
 
 /* /etc/infiniband/openib.conf: "KEY=VALUE" lines ('#' comments).  For every "<X>_LOAD=yes" key
  * pushes the module names OFED's openibd loads for it (e.g. UMAD_LOAD -> ib_umad).  Unknown
- * *_LOAD keys are pushed lower-cased without the suffix.  Returns 0 or -RD_EPARSE. */
+ * *_LOAD keys are pushed lower-cased without the suffix.  Returns 0 (any text parses). */
 int rd_parse_openib_conf(const char *text, struct rd_strv *modules);
 
 /* `ofed_info -s`: "MLNX_OFED_LINUX-24.10-1.1.4.0:" or "OFED-internal-25.10-1.7.1:".
- * flavor: "MLNX_OFED" or "OFED-internal"; version without the prefix and colon. */
+ * flavor: "MLNX_OFED" or "OFED-internal"; version without the prefix and colon.  Returns 0 or
+ * -RD_EPARSE; *out is zeroed first. */
 struct rd_ofed_info {
 	char flavor[16];
 	char version[64];
@@ -115,16 +126,24 @@ int rd_parse_ofed_info(const char *text, struct rd_ofed_info *out);
 int rd_dpkg_package(const char *status_file, const char *package, char *version, size_t vlen);
 
 /* A size from systemd (LimitMEMLOCK=, DefaultLimitMEMLOCK=: "infinity", "64K", "8M", "1G",
- * bytes) or limits.conf (memlock: KiB, "unlimited"/"infinity"/-1).  UINT64_MAX = unlimited. */
+ * bytes) or limits.conf (memlock: KiB, "unlimited"/"infinity"/-1).  UINT64_MAX = unlimited.
+ * Returns 0 or -RD_EPARSE; *bytes is zeroed first. */
 int rd_parse_systemd_size(const char *s, uint64_t *bytes);
-/* The last "KEY=" assignment in a systemd unit/conf text (section-agnostic); NULL if none.
- * Returns a pointer into a static-free caller buffer: copies the value into buf. */
+/* The last "KEY=" assignment in a systemd unit/conf text (section-agnostic): true with its value,
+ * blanks trimmed, copied into buf (cut to len-1 bytes); false when there is none. */
 bool rd_systemd_value(const char *text, const char *key, char *buf, size_t len);
 /* limits.conf lines "domain type memlock value": the value for domain "*" or the given user,
- * type soft/hard/-.  Returns 1 when found (soft/hard filled, KiB converted to bytes), 0 if not. */
+ * type soft/hard/-.  Returns 1 when found (the lines' soft/hard set, KiB converted to bytes;
+ * UINT64_MAX = unlimited), 0 if not (soft and hard left as they were). */
 int rd_limits_conf_memlock(const char *text, const char *user, uint64_t *soft, uint64_t *hard);
 
-/* /proc/<pid>/status "CapEff:" as a 64-bit mask. */
+/* /proc/<pid>/status "CapEff:" as a 64-bit mask.  Returns 0 or -RD_EPARSE (no such line, or
+ * not hex); *mask is zeroed first. */
 int rd_parse_capeff(const char *status, uint64_t *mask);
+/* True when a CapEff mask holds CAP_IPC_LOCK (capability 14), which lifts RLIMIT_MEMLOCK. */
+static inline bool rd_capeff_ipc_lock(uint64_t mask)
+{
+	return (mask >> 14) & 1;
+}
 
 #endif

@@ -208,7 +208,7 @@ static unsigned hex_attr(struct rd_source *src, const char *dir, const char *nam
 	return (unsigned)v;
 }
 
-static void load_pci(struct rd_source *src, struct rd_system *s)
+void rd_system_load_pci(struct rd_source *src, struct rd_system *s)
 {
 	struct rd_strv names = {0};
 	s->pci_err = -rd_list_dir(src, "sys/bus/pci/devices", &names);
@@ -523,7 +523,7 @@ int rd_system_load(struct rd_source *src, const struct rd_host *h, const char *c
 	s->etc_present = rd_exists(src, "etc");
 	s->dev_present = rd_exists(src, "dev");
 	load_modload(src, s);
-	load_pci(src, s);
+	rd_system_load_pci(src, s);
 	load_rdma_boot(src, h, s);
 	s->memory_peers_dir = rd_exists(src, "sys/kernel/mm/memory_peers");
 	/* a snapshot holds sys/kernel/mm only when memory_peers exists; a root with /proc's kernel

@@ -146,6 +146,19 @@ struct rd_system {
 int rd_system_load(struct rd_source *src, const struct rd_host *host, const char *const *services,
 		   struct rd_system *sys);
 void rd_system_free(struct rd_system *sys);
+/* Only the PCI part of rd_system_load (sys->pci, npci, pci_err), for the probe's account of a
+ * host without devices; rd_system_free releases it. */
+void rd_system_load_pci(struct rd_source *src, struct rd_system *sys);
+/* Lookups shared by checks and renderers (model/lookup.c). */
+/* True when the host has an RDMA device or a Mellanox/NVIDIA networking PCI function. */
+bool rd_host_has_rdma_hardware(const struct rd_host *h, const struct rd_system *sys);
+/* The modules-load.d file that loads module (not overridden), or NULL. */
+const struct rd_modload_file *rd_modload_find(const struct rd_system *sys, const char *module);
+/* A Mellanox/NVIDIA network controller (vendor 0x15b3, class 0x02): RDMA hardware. */
+static inline bool rd_pci_is_mellanox_nic(const struct rd_pci_fn *f)
+{
+	return f->vendor == 0x15b3 && (f->class_code >> 16) == 0x02;
+}
 const struct rd_package *rd_system_package(const struct rd_system *sys, const char *name);
 /* What loads module at boot from a file: the effective modules-load.d file (at every boot, *when
  * set to NULL), else rdma-core's conf (or udev rule) whose trigger this host has (*when set to

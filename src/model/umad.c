@@ -224,3 +224,52 @@ bool rd_umad_rate_is_fdr10(struct rd_umad *u, const char *ca_name, int port)
 	char *paren = strchr(buf, ')');
 	return paren && paren - buf >= 5 && strncasecmp(paren - 5, "fdr10", 5) == 0;
 }
+
+/* ---- the ibstatus script's view ----------------------------------------------------------- */
+
+const char *const rd_umad_status_files[RD_UMAD_STATUS_NFILES] = {
+	"gids/0", "lid", "sm_lid", "state", "phys_state", "rate", "link_layer",
+};
+
+static char *status_dir(const char *dev)
+{
+	return dev ? rd_xasprintf(CLASS "/%s/ports", dev) : rd_xstrdup(CLASS);
+}
+
+bool rd_umad_status_dir(struct rd_umad *u, const char *dev)
+{
+	char *dir = status_dir(dev);
+	struct stat st;
+	bool r = rd_stat(u->src, dir, true, &st) == 0 && S_ISDIR(st.st_mode);
+	free(dir);
+	return r;
+}
+
+void rd_umad_status_glob(struct rd_umad *u, const char *dev, struct rd_strv *out)
+{
+	char *dir = status_dir(dev);
+	struct rd_strv all = {0};
+	rd_list_dir(u->src, dir, &all);
+	for (size_t i = 0; i < all.n; i++)
+		if (all.v[i][0] != '.')
+			rd_strv_push(out, all.v[i]);
+	rd_strv_free(&all);
+	free(dir);
+	if (!out->n)
+		rd_strv_push(out, "*");
+}
+
+int rd_umad_status_read(struct rd_umad *u, const char *dev, const char *port, const char *file, struct rd_text *t)
+{
+	memset(t, 0, sizeof *t);
+	char *path = rd_xasprintf(CLASS "/%s/ports/%s/%s", dev, port, file);
+	int r = 0;
+	if (rd_exists(u->src, path)) {
+		r = rd_read_file(u->src, path, RD_CAP_FILE, t) == 0 ? 1
+		    : -(t->err == RD_ENOTREG ? EISDIR : t->err == RD_EPARSE ? EIO : t->err);
+		if (r < 0)
+			rd_text_free(t);
+	}
+	free(path);
+	return r;
+}

@@ -4,7 +4,8 @@
  * byte-identical to rdma-core's ibstat.  The main host model (host.h) is stricter; this one
  * exists only for compatibility.
  *
- * Ownership: rd_umad borrows its source; rd_umad_ca is a plain value with no pointers. */
+ * Ownership: rd_umad borrows its source and owns its warnings (rd_buf_free); rd_umad_ca is a plain
+ * value with no pointers; the lists and texts it fills are the caller's. */
 #ifndef RD_UMAD_H
 #define RD_UMAD_H
 #include <stdbool.h>
@@ -48,5 +49,19 @@ int rd_umad_list(struct rd_umad *u, struct rd_strv *names);
 int rd_umad_get_ca(struct rd_umad *u, const char *name, struct rd_umad_ca *ca);
 /* ibstat's re-read of a port's rate text (31 bytes): true when it says FDR10. */
 bool rd_umad_rate_is_fdr10(struct rd_umad *u, const char *ca_name, int port);
+
+/* The view of rdma-core's ibstatus script, which reads the same directory with [ -d ], `*` and
+ * cat rather than through libibumad: whole files, as text.  dev NULL names the class directory. */
+/* True when sys/class/infiniband (dev NULL) or its dev/ports is a directory (links followed). */
+bool rd_umad_status_dir(struct rd_umad *u, const char *dev);
+/* `*` in sys/class/infiniband (dev NULL) or in its dev/ports: entries without a leading dot, byte
+ * order; the pattern "*" itself when there are none. */
+void rd_umad_status_glob(struct rd_umad *u, const char *dev, struct rd_strv *out);
+/* The files ibstatus shows of a port, in its order. */
+enum { RD_UMAD_STATUS_NFILES = 7 };
+extern const char *const rd_umad_status_files[RD_UMAD_STATUS_NFILES]; /* "gids/0", "lid", ... */
+/* `[ -r f ] && cat f` of file (relative to the port's directory): 1 with the whole content in t,
+ * 0 when the file does not exist, or -errno as cat reports it (EISDIR for a directory). */
+int rd_umad_status_read(struct rd_umad *u, const char *dev, const char *port, const char *file, struct rd_text *t);
 
 #endif

@@ -51,14 +51,8 @@ struct child {
 
 static void child_flush(struct child *c)
 {
-	for (size_t off = 0; off < c->b.len;) {
-		ssize_t n = write(c->fd, c->b.data + off, c->b.len - off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			_exit(3); /* the parent is gone */
-		off += (size_t)n;
-	}
+	if (rd_write_all(c->fd, c->b.data, c->b.len) < 0)
+		_exit(3); /* the parent is gone */
 	c->b.len = 0;
 }
 

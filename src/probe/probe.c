@@ -19,9 +19,8 @@
 #include <unistd.h>
 
 #include "model/parse.h"
+#include "model/system.h"
 #include "probe/probe.h"
-
-#define CAP_IPC_LOCK_BIT 14
 
 /* The functions used, by exported name ("ibv_" + name), with the exported symbol's prototype. */
 #define RD_VERBS_SYMS(X)                                                                              \
@@ -275,32 +274,17 @@ static void explain_open_failure(struct rd_source *src, const char *dev, struct 
 	rd_strv_free(&uv);
 }
 
-static unsigned hex_attr(struct rd_source *src, const char *dir, const char *name)
-{
-	struct rd_text t = {0};
-	char *p = rd_xasprintf("%s/%s", dir, name);
-	uint64_t v = 0;
-	if (rd_read_attr(src, p, &t) == 0)
-		rd_parse_u64(t.data, 0, 0xffffffffu, &v);
-	rd_text_free(&t);
-	free(p);
-	return (unsigned)v;
-}
-
-/* The first Mellanox/NVIDIA network controller (PCI vendor 0x15b3, class 0x02): its address, or
- * NULL.  The rule of rd_host_has_rdma_hardware, read from sysfs here. */
+/* The first Mellanox/NVIDIA network controller: its address, or NULL.  The rule of
+ * rd_host_has_rdma_hardware, on the system model's PCI walk. */
 static char *mellanox_nic(struct rd_source *src)
 {
-	struct rd_strv fns = {0};
+	struct rd_system sys = {0};
+	rd_system_load_pci(src, &sys);
 	char *found = NULL;
-	rd_list_dir(src, "sys/bus/pci/devices", &fns);
-	for (size_t i = 0; i < fns.n && !found; i++) {
-		char *dir = rd_xasprintf("sys/bus/pci/devices/%s", fns.v[i]);
-		if (hex_attr(src, dir, "vendor") == 0x15b3 && (hex_attr(src, dir, "class") >> 16) == 0x02)
-			found = rd_xstrdup(fns.v[i]);
-		free(dir);
-	}
-	rd_strv_free(&fns);
+	for (size_t i = 0; i < sys.npci && !found; i++)
+		if (rd_pci_is_mellanox_nic(&sys.pci[i]))
+			found = rd_xstrdup(sys.pci[i].addr);
+	rd_system_free(&sys);
 	return found;
 }
 
@@ -517,7 +501,7 @@ static void memlock_detail(struct port_run *pr, struct rd_probe_step *s)
 	uint64_t capeff = 0;
 	int cap = -1; /* unknown */
 	if (rd_read_file(pr->src, "proc/self/status", RD_CAP_ATTR, &st) == 0 && rd_parse_capeff(st.data, &capeff) == 0)
-		cap = (int)((capeff >> CAP_IPC_LOCK_BIT) & 1);
+		cap = rd_capeff_ipc_lock(capeff);
 	rd_text_free(&st);
 	const char *capw = cap == 1 ? "CAP_IPC_LOCK is in effect (it lifts the limit)"
 			   : cap == 0 ? "CAP_IPC_LOCK is not in effect"

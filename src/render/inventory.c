@@ -2,12 +2,6 @@
 
 #include <string.h>
 
-const char *rd_port_state_word(int state)
-{
-	static const char *const words[] = {"NOP", "Down", "Initializing", "Armed", "Active", "ActiveDefer"};
-	return state >= 0 && state < (int)(sizeof words / sizeof words[0]) ? words[state] : "unknown";
-}
-
 static const char *phys_word(int phys)
 {
 	return phys >= 0 ? rd_phys_state_name((unsigned)phys) : "unknown";
@@ -23,19 +17,14 @@ const char *rd_rate_words(const struct rd_port *p, char *buf, size_t len)
 	return buf;
 }
 
-/* Text value of an attr, or NULL (JSON null / text "-") when unreadable. */
-static const char *val(const struct rd_attr *a)
-{
-	return rd_attr_ok(a) ? a->value : NULL;
-}
-
 static void render_port(struct rd_out *o, const struct rd_port *p)
 {
 	char rate[64];
 	rd_out_obj_begin(o, NULL);
 	rd_out_uint(o, "port", "    port %llu  ", p->num);
+	const char *ll = rd_attr_value(&p->link_layer);
 	rd_out_text(o, "%s/%s  %s  %s", rd_port_state_word(p->state_v), phys_word(p->phys_v),
-		    rd_rate_words(p, rate, sizeof rate), val(&p->link_layer) ? val(&p->link_layer) : "link layer unknown");
+		    rd_rate_words(p, rate, sizeof rate), ll ? ll : "link layer unknown");
 	rd_out_str(o, "state", NULL, p->state_v >= 0 ? rd_port_state_name((unsigned)p->state_v) : NULL);
 	rd_out_str(o, "phys_state", NULL, p->phys_v >= 0 ? rd_phys_state_name((unsigned)p->phys_v) : NULL);
 	if (p->rate_ok) {
@@ -47,7 +36,7 @@ static void render_port(struct rd_out *o, const struct rd_port *p)
 		rd_out_null(o, "width");
 		rd_out_null(o, "speed");
 	}
-	rd_out_str(o, "link_layer", NULL, val(&p->link_layer));
+	rd_out_str(o, "link_layer", NULL, rd_attr_value(&p->link_layer));
 	if (p->lid_v >= 0)
 		rd_out_int(o, "lid", p->is_ib ? "  lid %lld" : NULL, p->lid_v);
 	else
@@ -97,14 +86,15 @@ void rd_render_devices(struct rd_out *o, const struct rd_host *h)
 			model = rd_str_has_prefix(d->name, "rxe") ? "Soft-RoCE (rxe)"
 				: rd_str_has_prefix(d->name, "siw") ? "Soft-iWARP (siw)" : "software RDMA device";
 		rd_out_str(o, "model", model ? "  %s" : NULL, model);
-		rd_out_str(o, "hca_type", val(&d->hca_type) ? " (%s)" : NULL, val(&d->hca_type));
-		rd_out_str(o, "fw_ver", val(&d->fw_ver) && *val(&d->fw_ver) ? "  fw %s" : NULL, val(&d->fw_ver));
-		rd_out_str(o, "board_id", val(&d->board_id) ? "  board %s" : NULL, val(&d->board_id));
-		rd_out_str(o, "hw_rev", NULL, val(&d->hw_rev));
-		rd_out_str(o, "node_type", NULL, val(&d->node_type));
-		rd_out_str(o, "node_guid", NULL, val(&d->node_guid));
-		rd_out_str(o, "sys_image_guid", NULL, val(&d->sys_image_guid));
-		rd_out_str(o, "node_desc", NULL, val(&d->node_desc));
+		rd_out_str(o, "hca_type", rd_attr_value(&d->hca_type) ? " (%s)" : NULL, rd_attr_value(&d->hca_type));
+		const char *fw = rd_attr_value(&d->fw_ver);
+		rd_out_str(o, "fw_ver", fw && *fw ? "  fw %s" : NULL, fw);
+		rd_out_str(o, "board_id", rd_attr_value(&d->board_id) ? "  board %s" : NULL, rd_attr_value(&d->board_id));
+		rd_out_str(o, "hw_rev", NULL, rd_attr_value(&d->hw_rev));
+		rd_out_str(o, "node_type", NULL, rd_attr_value(&d->node_type));
+		rd_out_str(o, "node_guid", NULL, rd_attr_value(&d->node_guid));
+		rd_out_str(o, "sys_image_guid", NULL, rd_attr_value(&d->sys_image_guid));
+		rd_out_str(o, "node_desc", NULL, rd_attr_value(&d->node_desc));
 		rd_out_str(o, "pci", d->pci_addr ? "  PCI %s" : NULL, d->pci_addr);
 		if (d->numa_node >= 0)
 			rd_out_int(o, "numa_node", "  NUMA %lld", d->numa_node);
@@ -142,8 +132,8 @@ void rd_render_modules(struct rd_out *o, const struct rd_host *h)
 			rd_out_bool(o, "out_of_tree", NULL, oot > 0);
 		else
 			rd_out_null(o, "out_of_tree");
-		rd_out_str(o, "version", rd_attr_ok(&m->version) ? "  version %s" : NULL, val(&m->version));
-		rd_out_str(o, "srcversion", NULL, val(&m->srcversion));
+		rd_out_str(o, "version", rd_attr_ok(&m->version) ? "  version %s" : NULL, rd_attr_value(&m->version));
+		rd_out_str(o, "srcversion", NULL, rd_attr_value(&m->srcversion));
 		rd_out_str(o, "taint", m->taint && *m->taint ? "  taint %s" : NULL, m->taint);
 		rd_out_int(o, "refcnt", NULL, m->refcnt);
 		if (m->holders.n)

@@ -8,8 +8,6 @@
 
 void rd_render_devices(struct rd_out *o, const struct rd_host *h);
 void rd_render_modules(struct rd_out *o, const struct rd_host *h);
-/* "Active", "Down", "Initializing"... for a port state number (ibstat's words); "unknown". */
-const char *rd_port_state_word(int state);
 /* "400 Gb/s 4X NDR" into buf; "unknown (<error>)" when unreadable. */
 const char *rd_rate_words(const struct rd_port *p, char *buf, size_t len);
 

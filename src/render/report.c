@@ -30,11 +30,6 @@ static const char *color(enum rd_status s)
 	return "";
 }
 
-static const char *val(const struct rd_attr *a)
-{
-	return rd_attr_ok(a) ? a->value : NULL;
-}
-
 static void text_finding(FILE *f, const struct rd_finding *x, bool details, bool col, bool ascii)
 {
 	/* "mlx5_0 port 1: Initializing: ..." unless the message already starts with its subject */
@@ -68,8 +63,8 @@ void rd_report_text(FILE *f, const struct rd_report *r, const struct rd_host *h,
 	(void)s;
 	(void)p;
 	rd_text_printf(f, m->ascii, "rdma-doctor check: %s, kernel %s",
-		       val(&h->hostname) ? val(&h->hostname) : "(unknown host)",
-		       val(&h->osrelease) ? val(&h->osrelease) : "(unknown)");
+		       rd_attr_value(&h->hostname) ? rd_attr_value(&h->hostname) : "(unknown host)",
+		       rd_attr_value(&h->osrelease) ? rd_attr_value(&h->osrelease) : "(unknown)");
 	if (m->root)
 		rd_text_printf(f, m->ascii, " (root %s)", m->root);
 	fputs("\n", f);
@@ -137,11 +132,11 @@ void rd_report_json(FILE *f, const struct rd_report *r, const struct rd_host *h,
 	rd_out_init(&o, f, true);
 	rd_out_obj_begin(&o, NULL);
 	rd_out_str(&o, "schema", NULL, "rdma-doctor/report/v1");
-	rd_out_str(&o, "host", NULL, val(&h->hostname));
+	rd_out_str(&o, "host", NULL, rd_attr_value(&h->hostname));
 	rd_out_str(&o, "time", NULL, m->time);
 	rd_out_str(&o, "version", NULL, RD_VERSION);
 	rd_out_str(&o, "root", NULL, m->root);
-	rd_out_str(&o, "kernel", NULL, val(&h->osrelease));
+	rd_out_str(&o, "kernel", NULL, rd_attr_value(&h->osrelease));
 
 	enum rd_status worst = rd_report_summary_status(r, m);
 	rd_out_obj_begin(&o, "summary");

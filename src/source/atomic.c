@@ -220,16 +220,10 @@ int rd_atomic_write(struct rd_source *src, const char *dir, const char *name, co
 		r = fail(err, errlen, errno, "cannot stat the temporary file beside %s: %s", shown, strerror(errno));
 		goto out;
 	}
-	for (size_t off = 0; off < len;) {
-		ssize_t n = write(fd, data + off, len - off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			int e = n < 0 ? errno : EIO;
-			r = fail(err, errlen, e, "cannot write %s: %s", shown, strerror(e));
-			goto out;
-		}
-		off += (size_t)n;
+	int w = rd_write_all(fd, data, len);
+	if (w < 0) {
+		r = fail(err, errlen, -w, "cannot write %s: %s", shown, strerror(-w));
+		goto out;
 	}
 	if (fchmod(fd, mode) < 0) {
 		r = fail(err, errlen, errno, "cannot set the mode of %s: %s", shown, strerror(errno));

@@ -778,16 +778,10 @@ static int dir_entry_out(struct writer *w, const char *path, const char *name, e
 	if (fd < 0)
 		return dir_fail(w, path, errno);
 	size_t len = it->data ? it->len : 0;
-	for (size_t off = 0; off < len;) {
-		ssize_t n = write(fd, it->data + off, len - off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			int e = n < 0 ? errno : EIO;
-			close(fd);
-			return dir_fail(w, path, e);
-		}
-		off += (size_t)n;
+	int r = rd_write_all(fd, it->data, len);
+	if (r < 0) {
+		close(fd);
+		return dir_fail(w, path, -r);
 	}
 	return close(fd) < 0 ? dir_fail(w, path, errno) : 0;
 }

@@ -1,7 +1,11 @@
 /* The source layer: how the model reads a host (the live one, a root directory or a snapshot
- * archive) and runs the few programs whose output the checks use.  It is the only reader of the
- * host the checks look at; other code touches the file system for its own files: the policy
- * file, fix's atomic writes (atomic.c, through rd_source_fd), snapshot's output, probe's /dev.
+ * archive) and runs the few programs whose output the checks use.  Everything the model and the
+ * checks know of a host is read here.  Outside src/source/, code touches the file system only
+ * for the operator's own files and for the live host's devices: the file given to --policy
+ * (model/policy.c; the default /etc/rdma-doctor.conf is read here), explain's log files and
+ * standard input (cmd/explain.c), --output files (cmd/emit.c), scontrol (cmd/slurm.c), the
+ * probe's stat of /dev/infiniband and its child process (probe/), and rd_remove_tree (util/,
+ * called by snapwrite.c).  fix's writes (atomic.c) and snapshot's output (snapwrite.c) are here.
  *
  * Ownership: an rd_source owns its root directory fd (or the tree of a snapshot archive read into
  * memory); every rd_text, string and rd_strv it fills is owned by the caller.

@@ -446,3 +446,17 @@ void rd_set_err(char *err, size_t errlen, const char *fmt, ...)
 	vsnprintf(err, errlen, fmt, ap);
 	va_end(ap);
 }
+
+int rd_write_all(int fd, const void *data, size_t len)
+{
+	const char *p = data;
+	for (size_t off = 0; off < len;) {
+		ssize_t n = write(fd, p + off, len - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		off += (size_t)n;
+	}
+	return 0;
+}

@@ -61,6 +61,10 @@ int rd_natural_cmp(const char *a, const char *b);
 
 
 
+/* Writes all len bytes of data to fd, again after EINTR and short writes.  Returns 0 or -errno
+ * (-EIO when write gives 0). */
+int rd_write_all(int fd, const void *data, size_t len);
+
 /* Removes name (relative to dirfd) and everything below it, never following a link.
  * Returns 0 or -errno of the last failure. */
 int rd_remove_tree(int dirfd, const char *name);

@@ -1,4 +1,4 @@
-/* Findings, reports, the policy defaults and the check runner. */
+/* Statuses, findings and reports: what a check produces (the renderers in render/ print it). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,72 +127,4 @@ void rd_fix_add(struct rd_finding *f, const char *fmt, ...)
 bool rd_check_quiet(const struct rd_check_ctx *ctx)
 {
 	return ctx->report->n == ctx->first;
-}
-
-/* ---- helpers ------------------------------------------------------------------------------ */
-
-bool rd_module_loaded(const struct rd_host *h, const char *name)
-{
-	const struct rd_module *m = rd_host_module(h, name);
-	return m && m->loaded;
-}
-
-bool rd_host_has_rdma_hardware(const struct rd_host *h, const struct rd_system *sys)
-{
-	if (h->ndevices)
-		return true;
-	for (size_t i = 0; i < sys->npci; i++)
-		if (sys->pci[i].vendor == 0x15b3 && (sys->pci[i].class_code >> 16) == 0x02)
-			return true;
-	return false;
-}
-
-const struct rd_modload_file *rd_modload_find(const struct rd_system *sys, const char *module)
-{
-	for (size_t i = 0; i < sys->nmodload; i++)
-		if (!sys->modload[i].overridden && rd_strv_contains(&sys->modload[i].modules, module))
-			return &sys->modload[i];
-	return NULL;
-}
-
-/* ---- runner ------------------------------------------------------------------------------- */
-
-static bool in_list(const char *list, const char *id)
-{
-	if (!list)
-		return false;
-	size_t n = strlen(id);
-	for (const char *p = list; *p;) {
-		const char *comma = strchr(p, ',');
-		size_t len = comma ? (size_t)(comma - p) : strlen(p);
-		/* "ports" selects every "ports.*" check */
-		if ((len == n && strncmp(p, id, n) == 0) || (len < n && strncmp(p, id, len) == 0 && id[len] == '.'))
-			return true;
-		if (!comma)
-			break;
-		p = comma + 1;
-	}
-	return false;
-}
-
-const struct rd_check *rd_check_find(const char *id)
-{
-	for (const struct rd_check *c = rd_checks; c->id; c++)
-		if (strcmp(c->id, id) == 0)
-			return c;
-	return NULL;
-}
-
-void rd_checks_run(const struct rd_host *h, const struct rd_system *sys, const struct rd_policy *p, bool live,
-		   const char *only, const char *skip, struct rd_report *report)
-{
-	for (const struct rd_check *c = rd_checks; c->id; c++) {
-		if ((only && !in_list(only, c->id)) || in_list(skip, c->id))
-			continue;
-		struct rd_check_ctx ctx = {.host = h, .sys = sys, .policy = p, .live = live, .report = report,
-					   .check = c->id, .first = report->n};
-		c->run(&ctx);
-		if (rd_check_quiet(&ctx))
-			rd_finding_add(&ctx, RD_OK, "host", "%s", c->title);
-	}
 }

@@ -1,0 +1,59 @@
+#include "render/stack.h"
+
+#include <errno.h>
+
+#include "render/inventory.h"
+#include "render/out.h"
+#include "render/rpmdb.h"
+
+void rd_stack_render(FILE *f, bool json, const struct rd_host *h, const struct rd_system *sys, const char *root)
+{
+	const struct rd_stack *st = &sys->stack;
+	struct rd_out o;
+	rd_out_init(&o, f, json);
+	rd_out_obj_begin(&o, NULL);
+	rd_out_str(&o, "schema", NULL, "rdma-doctor/stack/v1");
+	rd_out_str(&o, "host", "Host:    %s\n", rd_attr_value(&h->hostname));
+	rd_out_str(&o, "kernel", "Kernel:  %s\n", rd_attr_value(&h->osrelease));
+	rd_out_str(&o, "root", root ? "Root:    %s\n" : NULL, root); /* null for the live host, as in every schema */
+
+	rd_out_obj_begin(&o, "stack");
+	rd_out_str(&o, "installed", "Stack:   %s", rd_stack_kind_name(st->installed));
+	rd_out_str(&o, "version", st->version[0] ? " %s" : NULL, st->version[0] ? st->version : NULL);
+	rd_out_str(&o, "running", ", %s modules loaded\n", rd_stack_run_name(st->running));
+	rd_out_str(&o, "openibd", NULL, rd_openibd_name(st->openibd));
+	rd_out_str(&o, "ofed_info", NULL, sys->ofed_ok ? sys->ofed_info.data : NULL);
+	rd_out_arr_begin(&o, "packages");
+	for (size_t i = 0; i < sys->npackages; i++)
+		if (sys->packages[i].installed) {
+			rd_out_obj_begin(&o, NULL);
+			rd_out_str(&o, "name", "         package %s", sys->packages[i].name);
+			rd_out_str(&o, "version", " %s\n", sys->packages[i].version);
+			rd_out_obj_end(&o);
+		}
+	rd_out_arr_end(&o);
+	if (sys->rpm.consulted) /* an RPM host (model/rpmdb.h) */
+		rd_render_rpmdb(&o, &sys->rpm);
+	rd_out_str(&o, "advice", "Advice:  %s\n", st->advice);
+	rd_out_obj_end(&o);
+	rd_out_text(&o, "\nRDMA modules loaded:\n");
+	size_t shown = 0;
+	for (const char *const *name = rd_rdma_modules; *name; name++) {
+		const struct rd_module *m = rd_host_module(h, *name);
+		shown += m && m->loaded;
+	}
+	rd_render_modules(&o, h);
+	if (h->proc_modules.err)
+		rd_out_text(&o, "  (%s: %s)\n", h->proc_modules.path, rd_strerror(h->proc_modules.err));
+	else if (!shown)
+		rd_out_text(&o, "  none\n");
+
+	rd_out_text(&o, "\nRDMA devices:\n");
+	if (h->devices_err == ENOENT || (h->devices_err == 0 && h->ndevices == 0))
+		rd_out_text(&o, "  none (/sys/class/infiniband %s)\n", h->devices_err ? "does not exist" : "is empty");
+	else if (h->devices_err)
+		rd_out_text(&o, "  /sys/class/infiniband: %s\n", rd_strerror(h->devices_err));
+	rd_render_devices(&o, h);
+	rd_out_obj_end(&o);
+	rd_out_finish(&o);
+}

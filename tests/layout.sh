@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# The layout rules of issue 13 that a reader of the tree relies on, checked on the sources:
+# every header under src/ states its ownership rule in its opening comment; the commands in
+# src/cmd/ that mimic rdma-core (ibstat, ibstatus) read sysfs only through model/umad.c; no
+# file name says "report" for two different things; renderers call nothing of checks/ but the
+# report model.  Ends with "N passed, N failed".
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL $*"; }
+
+# the opening comment of a header: from its first line to the first "*/"
+for h in $(cd "$top" && find src -name '*.h' | sort); do
+	if awk 'NR == 1 && !/^\/\*/ { exit 1 } { print } /\*\// { exit }' "$top/$h" | grep -q 'Ownership:'; then ok
+	else bad "$h: its opening comment states no ownership rule (\"Ownership: ...\")"; fi
+done
+
+for c in ibstat ibstatus; do
+	if grep -nE '\brd_(read_file|read_attr|read_prefix|list_dir|stat|exists|read_link)\(' "$top/src/cmd/$c.c"; then
+		bad "src/cmd/$c.c reads the source itself (go through model/umad.c)"
+	else ok; fi
+done
+
+# renderers get a finished result: of checks/ they use only the report model (findings.c)
+for fn in $(cd "$top/src/checks" && ls *.c | grep -vx findings.c | xargs sed -nE 's/^[a-z].*[ *](rd_[a-z0-9_]+)\(.*/\1/p' | sort -u); do
+	if grep -nw "$fn" "$top"/src/render/*.c; then bad "src/render/ calls $fn of src/checks/ (a renderer gets a finished result)"
+	else ok; fi
+done
+
+if [ -e "$top/src/checks/report.c" ]; then bad "src/checks/report.c beside src/render/report.c: name it for what it holds"
+else ok; fi
+
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]
