@@ -6,6 +6,8 @@
 #include "checks/check.h"
 #include "model/host.h"
 #include "model/system.h"
+#include "render/fwtrain.h"
+#include "render/gids.h"
 #include "render/inventory.h"
 #include "render/out.h"
 
@@ -55,6 +57,10 @@ int rd_cmd_stack(struct rd_ctx *ctx, int argc, char **argv)
 		}
 	rd_out_arr_end(&o);
 	rd_out_str(&o, "advice", "Advice:  %s\n", st->advice);
+	rd_render_fw_train(&o, &h, st);
+	struct rd_nccl_sel sel;
+	rd_nccl_sel_make(&sel, &sys.nccl_env, -1, 0, 0); /* stack reads no policy: NCCL's defaults and the environment */
+	rd_render_nccl_gids(&o, &h, &sel);
 	rd_out_obj_end(&o);
 	rd_out_text(&o, "\nRDMA modules loaded:\n");
 	size_t shown = 0;

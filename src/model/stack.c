@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/fwtrain.h"
 #include "model/host.h"
 #include "model/system.h"
 
@@ -187,6 +188,11 @@ void rd_stack_derive(const struct rd_host *h, const struct rd_system *s, struct 
 	running(h, st);
 	openibd(s, st);
 	advice(h, st);
+	const struct rd_package *doca = rd_system_package(s, "doca-ofed");
+	if (!doca || !doca->installed)
+		doca = rd_system_package(s, "doca-host");
+	st->doca_version = doca && doca->installed ? doca->version : NULL;
+	st->fw_release = rd_fwtrain_find(st->installed, st->version, st->doca_version);
 }
 
 void rd_stack_free(struct rd_stack *st)
