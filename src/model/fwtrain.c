@@ -30,7 +30,8 @@ const struct rd_fw_release rd_fw_releases[] = {
 	{RD_STACK_MLNX_OFED, "24.01-0.3.3.1", DOCS "mlnxofedv24010331/legal+notices+and+3rd+party+licenses", MLNX("40.1000")},
 	/* from ../shared/reference (integrations-and-link-facts.md); its page was not found again here */
 	{RD_STACK_MLNX_OFED, "24.04-0.6.6.0", "NVIDIA MLNX_OFED v24.04-0.6.6.0 release notes, Legal Notices", MLNX("41.10xx")},
-	{RD_STACK_MLNX_OFED, "24.10-0.7.0.0", DOCS "MFTv4300/Legal+Notices+and+3rd+Party+Licenses (MFT 4.30.0 for MLNX_OFED 24.10-0.7.0.0)", MLNX("43.1000")},
+	/* the MLNX_EN page of the same release (and MFT 4.30.0's) */
+	{RD_STACK_MLNX_OFED, "24.10-0.7.0.0", DOCS "mlnxenv24100700/Legal+Notices+and+3rd+Party+Licenses", MLNX("43.1000")},
 	{RD_STACK_MLNX_OFED, "24.10-1.1.4.0", DOCS "mlnxofedv24101140lts/legal+notices+and+3rd+party+licenses", MLNX("43.2026")},
 	{RD_STACK_MLNX_OFED, "24.10-3.2.5.0", DOCS "mlnxofedv24103250lts/legal+notices+and+3rd+party+licenses", MLNX("43.36xx")},
 	/* the MLNX_OFED page says xx.43.4100, the MFT 4.30.1-1216 page for the same release xx.43.4076 */
