@@ -66,12 +66,14 @@ void rd_check_roce_gid(struct rd_check_ctx *ctx)
 	char subj[128], why[96], gd[160], cd[160];
 	for (size_t i = 0; i < h->ndevices; i++) {
 		const struct rd_device *d = &h->devices[i];
+		if (d->node_type_v == 4) /* an iWARP RNIC: Ethernet ports, but peers are not addressed by GID */
+			continue;
 		for (size_t k = 0; k < d->nports; k++) {
 			const struct rd_port *p = &d->ports[k];
 			if (p->is_ib || rd_policy_ignores(pol, d->name, p->num) || p->state_v != RD_PORT_ACTIVE)
 				continue;
 			snprintf(subj, sizeof subj, "%s port %u", d->name, p->num);
-			const char *ifname = p->nnetdevs ? p->netdevs[0].name : "<netdev>";
+			const char *ifname = p->nnetdevs ? p->netdevs[0].name : "\"$IFACE\"" /* its netdev, not known here */;
 			if (p->gids_err || !p->ngids) {
 				struct rd_finding *f = rd_finding_add(ctx, RD_UNKNOWN, subj, "cannot read the GID table of %s", subj);
 				char *path = rd_xasprintf("%s/gids", p->dir);
@@ -113,8 +115,8 @@ void rd_check_roce_gid(struct rd_check_ctx *ctx)
 							      "set gid_index = %d", pol->origin, chosen, good >= 0 ? good : chosen);
 					}
 					if (good < 0)
-						rd_fix_add(f, "ip addr add <address>/<prefix> dev %s    # the kernel adds its RoCE v1 "
-							      "and v2 GIDs", ifname);
+						rd_fix_add(f, "ip addr add \"$ADDR\" dev %s    # ADDR: this node's address/prefix on the "
+							      "RoCE fabric; the kernel adds its RoCE v1 and v2 GIDs", ifname);
 					continue;
 				}
 			} else if (good != chosen || good < 0) {
@@ -143,10 +145,10 @@ void rd_check_roce_gid(struct rd_check_ctx *ctx)
 				if (good >= 0 && any) {
 					rd_fix_add(f, "export NCCL_IB_GID_INDEX=%d    # in the job's environment", good);
 				} else {
-					rd_fix_add(f, "ip addr add <address>/<prefix> dev %s    # the kernel adds its RoCE v1 and "
-						      "v2 GIDs", ifname);
-					rd_fix_add(f, "make it persistent (netplan/NetworkManager/ifupdown); `rdma-doctor gids` "
-						      "shows the table");
+					rd_fix_add(f, "ip addr add \"$ADDR\" dev %s    # ADDR: this node's address/prefix on the "
+						      "RoCE fabric; the kernel adds its RoCE v1 and v2 GIDs", ifname);
+					rd_fix_add(f, "# make the address persistent (netplan, NetworkManager or ifupdown); "
+						      "rdma-doctor gids shows the GID table");
 				}
 				continue;
 			}

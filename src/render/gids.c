@@ -74,6 +74,8 @@ void rd_render_nccl_gids(struct rd_out *o, const struct rd_host *h, const struct
 	rd_out_arr_begin(o, "nccl_gids");
 	for (size_t i = 0; i < h->ndevices; i++) {
 		const struct rd_device *d = &h->devices[i];
+		if (d->node_type_v == 4) /* iWARP: no GID addressing (as roce.gid) */
+			continue;
 		for (size_t k = 0; k < d->nports; k++) {
 			const struct rd_port *p = &d->ports[k];
 			if (p->is_ib || p->state_v != RD_PORT_ACTIVE || !p->ngids)
