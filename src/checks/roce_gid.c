@@ -111,8 +111,13 @@ void rd_check_roce_gid(struct rd_check_ctx *ctx)
 							rd_fix_add(f, "# or: export NCCL_IB_GID_INDEX=%d (indexes move when addresses or "
 								      "VLANs change, and can differ between ports)", good);
 					} else {
-						rd_fix_add(f, "# in %s, [nccl]: remove gid_index (NCCL then chooses index %d here), or "
-							      "set gid_index = %d", pol->origin, chosen, good >= 0 ? good : chosen);
+						if (good >= 0)
+							rd_fix_add(f, "sed -i 's/^gid_index *=.*/gid_index = %d/' %s    # or remove the "
+								      "line: NCCL then chooses index %d here itself",
+								   good, pol->origin, chosen);
+						else
+							rd_fix_add(f, "# %s, [nccl]: remove gid_index (NCCL then chooses index %d here)",
+								   pol->origin, chosen);
 					}
 					if (good < 0)
 						rd_fix_add(f, "ip addr add \"$ADDR\" dev %s    # ADDR: this node's address/prefix on the "
