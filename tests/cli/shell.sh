@@ -172,7 +172,7 @@ elif command -v strace > /dev/null; then
 		esac
 		return 1
 	}
-	for cmd in "check" "check --format json" "stack" "checks" "fix modules" 'explain "$msg"' \
+	for cmd in "check" "check --format json" "stack" "gids" "gids --format json" "checks" "fix modules" 'explain "$msg"' \
 		'snapshot -o "$work/snap"'; do
 		rm -rf "$work/snap"
 		# a clean environment: no TZ, no locale variables (what cron and systemd may give)
