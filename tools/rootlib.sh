@@ -91,6 +91,9 @@ rocev2() {
 	attr "$p/gids/$2" "$3"
 	attr "$p/gid_attrs/types/$2" "RoCE v2"
 	attr "$p/gid_attrs/ndevs/$2" "$4"
+	# readable now: drop what port() recorded as failing reads for this index
+	[ -f "$R/rdma-doctor/read-errors" ] && sed -i "\|	/$p/gid_attrs/[a-z]*/$2\$|d" "$R/rdma-doctor/read-errors"
+	return 0
 }
 
 # netdev NAME BDF MTU [OPERSTATE] — a network interface of PCI function BDF.

@@ -46,8 +46,10 @@
 	  "an IB port with no SM: lid 0 or 0xffff, sm_lid 0", "ports/N/{lid,sm_lid}")                 \
 	X(firmware_uniform, "firmware.uniform", RD_SUBJ_DEVICE, "one firmware per HCA model",       \
 	  "HCAs of one model (board_id) on different firmware versions", "fw_ver, board_id, hca_type") \
-	X(firmware_pinned, "firmware.pinned", RD_SUBJ_DEVICE, "firmware matches the policy pin",    \
-	  "fw_ver differs from the policy's pin for that board_id", "fw_ver, board_id, policy file")  \
+	X(firmware_pinned, "firmware.pinned", RD_SUBJ_DEVICE, "firmware matches its pin or the OFED train",    \
+	  "fw_ver differs from the policy's pin for that board_id (FAIL), or, unpinned, from the firmware " \
+	  "train the installed MLNX_OFED/DOCA-OFED release ships (WARN)", "fw_ver, hca_type, board_id, policy file, " \
+	  "ofed_info -s / the doca-ofed package")  \
 	X(memlock_limit, "memlock.limit", RD_SUBJ_SERVICE, "memory lock limit unlimited",           \
 	  "RLIMIT_MEMLOCK below the policy for this process or the named services (slurmd), systemd " \
 	  "defaults, limits.conf; CAP_IPC_LOCK missing",                                              \
@@ -68,7 +70,11 @@
 	X(roce_mtu, "roce.mtu", RD_SUBJ_PORT, "RoCE MTU large and uniform",                         \
 	  "RoCE netdev MTU giving a smaller active MTU than the policy (1500 -> 1024); MTUs differing " \
 	  "across RoCE ports",                                                                        \
-	  "/sys/class/net/<if>/mtu via ports/N/gid_attrs/ndevs")
+	  "/sys/class/net/<if>/mtu via ports/N/gid_attrs/ndevs")                                      \
+	X(roce_gid, "roce.gid", RD_SUBJ_PORT, "RoCE ports have the GID NCCL needs",                 \
+	  "no RoCE v2 GID with an IPv4 address (only fe80:: link-local ones); NCCL_IB_GID_INDEX or the " \
+	  "policy's [nccl] gid_index naming a GID that is not the expected RoCE version and family",  \
+	  "ports/N/gids/*, gid_attrs/types/*, gid_attrs/ndevs/*, NCCL_IB_* of the environment, policy")
 
 #define RD_CHECK_DECLARE(fn, id, kind, title, detects, evidence) void rd_check_##fn(struct rd_check_ctx *ctx);
 RD_CHECKS(RD_CHECK_DECLARE)

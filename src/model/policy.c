@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "model/gid.h"
 #include "model/host.h"
 #include "model/parse.h"
 
@@ -20,6 +21,7 @@ void rd_policy_defaults(struct rd_policy *p)
 		rd_strv_push(&p->modules, *m);
 	rd_strv_push(&p->services, "slurmd");
 	p->roce_min_active_mtu = 4096;
+	p->nccl_gid_index = -1;
 	p->memlock_min = UINT64_MAX;
 	p->expect_active_ports = -1;
 }
@@ -199,6 +201,18 @@ static int handler(void *user, const char *section, const char *key, const char 
 			return fail(st, "%s: '%s' is not a size (unlimited, 64K, 8M, bytes)", key, value);
 	} else if (strcmp(section, "memlock") == 0 && strcmp(key, "services") == 0) {
 		words(value, &p->services);
+	} else if (strcmp(section, "nccl") == 0 && strcmp(key, "gid_index") == 0) {
+		if (rd_parse_u64(value, 10, 0xffff, &u) < 0)
+			return fail(st, "%s: '%s' is not a GID index (0..65535)", key, value);
+		p->nccl_gid_index = (int)u;
+	} else if (strcmp(section, "nccl") == 0 && strcmp(key, "roce_version") == 0) {
+		if (strcmp(value, "1") != 0 && strcmp(value, "2") != 0)
+			return fail(st, "%s: '%s' is not a RoCE version (1 or 2)", key, value);
+		p->nccl_roce_version = value[0] - '0';
+	} else if (strcmp(section, "nccl") == 0 && strcmp(key, "addr_family") == 0) {
+		if (!rd_gid_parse_family(value))
+			return fail(st, "%s: '%s' is not AF_INET or AF_INET6", key, value);
+		p->nccl_family = rd_gid_parse_family(value);
 	} else if (!*section) {
 		return fail(st, "setting '%s' is outside any [section]%s", key, "");
 	} else {

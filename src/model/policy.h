@@ -6,6 +6,7 @@
  *   [roce]      netdev_mtu = 9000   min_active_mtu = 4096
  *   [firmware]  MT_0000000838 = 28.41.1000                    (board_id = pinned fw_ver)
  *   [memlock]   min = unlimited     services = slurmd
+ *   [nccl]      gid_index = 3   roce_version = 2   addr_family = AF_INET   (what jobs set; roce.gid)
  *
  * Ownership: an rd_policy owns its lists; rd_policy_free releases them. */
 #ifndef RD_POLICY_H
@@ -36,6 +37,10 @@ struct rd_policy {
 	int expect_active_ports;          /* -1 = every port; counts only ports not ignored */
 	int ignore_line;                  /* line of "ignore =" in the file, 0 when none */
 	char origin[256];                 /* the file the policy came from, "" for the defaults */
+	/* [nccl]: what the fleet's jobs give NCCL (roce.gid); -1 / 0 = not set */
+	int nccl_gid_index;               /* NCCL_IB_GID_INDEX the jobs set, -1 none */
+	int nccl_roce_version;            /* NCCL_IB_ROCE_VERSION_NUM, 0 = NCCL's default (2) */
+	int nccl_family;                  /* NCCL_IB_ADDR_FAMILY: 4 or 6 (model/gid.h), 0 = AF_INET */
 };
 void rd_policy_defaults(struct rd_policy *p);
 /* Defaults, then the file at path (a path on this machine) if given, else /etc/rdma-doctor.conf

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/fwtrain.h"
 #include "model/host.h"
 #include "model/system.h"
 
@@ -192,6 +193,15 @@ void rd_stack_derive(const struct rd_host *h, const struct rd_system *s, struct 
 	running(h, st);
 	openibd(s, st);
 	advice(h, st);
+	const struct rd_package *doca = rd_system_package(s, "doca-ofed");
+	if (!doca || !doca->installed)
+		doca = rd_system_package(s, "doca-host");
+	st->doca_version = doca && doca->installed ? doca->version : NULL;
+	if (!st->doca_version && s->rpm.consulted && !s->rpm.err) { /* an RPM host: doca-ofed's version is the release */
+		const struct rd_rpm_pkg *p = rd_rpmdb_find(&s->rpm, "doca-ofed");
+		st->doca_version = p ? p->version : NULL;
+	}
+	st->fw_release = rd_fwtrain_find(st->installed, st->version, st->doca_version);
 }
 
 void rd_stack_free(struct rd_stack *st)

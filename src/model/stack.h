@@ -12,6 +12,7 @@
 
 struct rd_host;
 struct rd_system;
+struct rd_fw_release;
 
 /* What is installed.  UNKNOWN: neither ofed_info nor the package database could be read. */
 enum rd_stack_kind { RD_STACK_UNKNOWN, RD_STACK_INBOX, RD_STACK_OFED, RD_STACK_MLNX_OFED, RD_STACK_DOCA_OFED };
@@ -42,6 +43,10 @@ struct rd_stack {
 	char openibd_active[32];   /* first line of `systemctl is-active openibd`, or "" when not known */
 	char openibd_enabled[32];  /* first line of `systemctl is-enabled openibd`, or "" */
 	const char *advice;        /* the guide's recommendation for this host (static) */
+	/* the firmware train of the installed release (model/fwtrain.h), NULL when the table has no
+	 * row for it; doca_version: the doca-ofed / doca-host package's version, or NULL (borrowed) */
+	const struct rd_fw_release *fw_release;
+	const char *doca_version;
 };
 
 /* The RDMA stack modules OFED replaces (for in-tree/out-of-tree comparisons), NULL-terminated. */

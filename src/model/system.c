@@ -516,6 +516,11 @@ static void load_dmesg(struct rd_source *src, struct rd_system *s)
 	}
 }
 
+static const char *nccl_getenv(const char *name)
+{
+	return getenv(name);
+}
+
 int rd_system_load(struct rd_source *src, const struct rd_host *h, const char *const *services,
 		   struct rd_system *s)
 {
@@ -543,6 +548,7 @@ int rd_system_load(struct rd_source *src, const struct rd_host *h, const char *c
 	rd_rpmdb_load(src, s->dpkg_status.err == 0, &s->rpm); /* RPM hosts: model/rpmdb.h */
 	load_dmesg(src, s);
 	rd_stack_derive(h, s, &s->stack);
+	rd_nccl_env_read(&s->nccl_env, nccl_getenv); /* roce.gid: what NCCL would see (model/gid.h) */
 	return 0;
 }
 

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "model/gid.h"
 #include "model/host.h"
 #include "model/parse.h"
 #include "model/rpmdb.h"
@@ -140,6 +141,8 @@ struct rd_system {
 	struct rd_attr dmesg_restrict;  /* /proc/sys/kernel/dmesg_restrict */
 	/* derived from all of the above and the host model, once (model/stack.h) */
 	struct rd_stack stack;
+	/* roce.gid: the NCCL_IB_* variables of this process's environment (model/gid.h) */
+	struct rd_nccl_env nccl_env;
 };
 
 /* services: names whose processes and units to inspect (NULL-terminated), e.g. {"slurmd", NULL}. */

@@ -2,6 +2,8 @@
 
 #include <errno.h>
 
+#include "render/fwtrain.h"
+#include "render/gids.h"
 #include "render/inventory.h"
 #include "render/out.h"
 #include "render/rpmdb.h"
@@ -35,6 +37,10 @@ void rd_stack_render(FILE *f, bool json, const struct rd_host *h, const struct r
 	if (sys->rpm.consulted) /* an RPM host (model/rpmdb.h) */
 		rd_render_rpmdb(&o, &sys->rpm);
 	rd_out_str(&o, "advice", "Advice:  %s\n", st->advice);
+	rd_render_fw_train(&o, h, st);
+	struct rd_nccl_sel sel;
+	rd_nccl_sel_make(&sel, &sys->nccl_env, -1, 0, 0); /* stack reads no policy: NCCL's defaults and the environment */
+	rd_render_nccl_gids(&o, h, &sel);
 	rd_out_obj_end(&o);
 	rd_out_text(&o, "\nRDMA modules loaded:\n");
 	size_t shown = 0;

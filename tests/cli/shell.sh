@@ -172,7 +172,7 @@ elif command -v strace > /dev/null; then
 		esac
 		return 1
 	}
-	for cmd in "check" "check --format json" "stack" "checks" "fix modules" 'explain "$msg"' \
+	for cmd in "check" "check --format json" "stack" "gids" "gids --format json" "checks" "fix modules" 'explain "$msg"' \
 		'snapshot -o "$work/snap"'; do
 		rm -rf "$work/snap"
 		# a clean environment: no TZ, no locale variables (what cron and systemd may give)
@@ -188,6 +188,33 @@ elif command -v strace > /dev/null; then
 else
 	bad "strace is not installed (apt-get install strace)"
 fi
+
+# ---- roce.gid: NCCL's variables come from the environment rdma-doctor runs in (a Slurm prolog
+# runs with the job's), also with --root; the environment is over the policy's [nccl] block ----
+"$top/tests/scenarios/make.sh" "$work/sc" healthy-inbox roce-gid-index-v1
+gid() { env -u NCCL_IB_GID_INDEX -u NCCL_IB_ROCE_VERSION_NUM -u NCCL_IB_ADDR_FAMILY -u NCCL_IB_ADDR_RANGE "$@"; }
+gid "$bin" --root "$work/sc/healthy-inbox" check --only roce.gid > "$work/out" 2>&1; rc=$?
+expect "nccl-auto-ok" all '[ $rc = 0 ]' 'grep -q "automatic choice (RoCE v2, IPv4): mlx5_2 port 1 GID 3" "$work/out"'
+gid NCCL_IB_GID_INDEX=1 "$bin" --root "$work/sc/healthy-inbox" check --only roce.gid > "$work/out" 2>&1; rc=$?
+expect "nccl-env-index-link-local-fails" all '[ $rc = 2 ]' \
+	'grep -q "NCCL_IB_GID_INDEX = 1 selects GID 1 of mlx5_2 port 1, which is link-local" "$work/out"' \
+	'grep -q "NCCL should use index 3 (RoCE v2, 10.10.5.17 on enp193s0f0np0)" "$work/out"' \
+	'grep -q "unset NCCL_IB_GID_INDEX" "$work/out"'
+gid NCCL_IB_GID_INDEX=3 "$bin" --root "$work/sc/roce-gid-index-v1" check --only roce.gid > "$work/out" 2>&1; rc=$?
+expect "nccl-env-over-policy" all '[ $rc = 0 ]' 'grep -q "NCCL_IB_GID_INDEX = 3: mlx5_2 port 1 GID 3" "$work/out"'
+gid NCCL_IB_GID_INDEX=-1 "$bin" --root "$work/sc/roce-gid-index-v1" check --only roce.gid > "$work/out" 2>&1; rc=$?
+expect "nccl-env-minus-one-is-automatic" all '[ $rc = 0 ]' 'grep -q "automatic choice" "$work/out"'
+gid NCCL_IB_ROCE_VERSION_NUM=1 "$bin" --root "$work/sc/roce-gid-index-v1" check --only roce.gid > "$work/out" 2>&1; rc=$?
+expect "nccl-env-roce-v1-takes-index-2" all '[ $rc = 0 ]' 'grep -q "mlx5_2 port 1 GID 2 (RoCE v1, 10.10.5.17" "$work/out"'
+gid NCCL_IB_ADDR_FAMILY=AF_INET6 "$bin" --root "$work/sc/healthy-inbox" check --only roce.gid > "$work/out" 2>&1; rc=$?
+expect "nccl-env-ipv6-warns" all '[ $rc = 1 ]' 'grep -q "no RoCE v2 GID with an IPv6 address on enp193s0f0np0" "$work/out"'
+gid NCCL_IB_ADDR_RANGE=192.168.0.0/16 "$bin" --root "$work/sc/healthy-inbox" check --only roce.gid > "$work/out" 2>&1; rc=$?
+expect "nccl-env-range-excludes" all '[ $rc = 1 ]' 'grep -q "no RoCE v2 GID with an IPv4 address" "$work/out"'
+gid NCCL_IB_GID_INDEX=1 "$bin" --root "$work/sc/healthy-inbox" gids --format json > "$work/out" 2>&1; rc=$?
+expect "nccl-env-gids-json" all '[ $rc = 0 ]' \
+	'jq -e ".nccl_gids[0] | .index == 1 and .usable == false and .chosen_by == \"NCCL_IB_GID_INDEX\"" "$work/out" > /dev/null'
+gid NCCL_IB_GID_INDEX=1 "$bin" --root "$work/sc/healthy-inbox" stack > "$work/out" 2>&1; rc=$?
+expect "nccl-env-stack" all '[ $rc = 0 ]' 'grep -q "NCCL GID: mlx5_2 port 1 index 1 (RoCE v2) on enp193s0f0np0, set by NCCL_IB_GID_INDEX: unusable, link-local" "$work/out"'
 
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

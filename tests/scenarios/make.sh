@@ -14,23 +14,25 @@ base() {
 	local ofed=${1:-}    # "" inbox, "mlnx" MLNX_OFED, "doca" DOCA-OFED
 	host gpu-a01 "$KVER"
 	limits unlimited unlimited
-	local t= v=
+	local t= v= fw7=28.41.1000 fw6=22.39.1002
 	[ -n "$ofed" ] && t=OE
+	# an OFED host runs the firmware its release ships (MLNX_OFED 24.10-1.1.4.0: xx.43.2026)
+	[ -n "$ofed" ] && fw7=28.43.2026 fw6=22.43.2026
 	pcidev 0000:1b:00.0 0x15b3 0x1021 0 mlx5_core
-	ibdev mlx5_0 0000:1b:00.0 MT4129 28.41.1000 MT_0000000838 a088:c203:00c8:de4a
+	ibdev mlx5_0 0000:1b:00.0 MT4129 $fw7 MT_0000000838 a088:c203:00c8:de4a
 	port 1 "4: ACTIVE" "5: LinkUp" "400 Gb/sec (4X NDR)" InfiniBand 0x29 0x1 0xa651e848 fe80:0000:0000:0000:a088:c203:00c8:de4a
 	[ -n "$ofed" ] && attr "$IBDIR/ports/1/has_smi" 1
 	uverbs 0 mlx5_0 0000:1b:00.0; umad 0 mlx5_0 1 0000:1b:00.0; issm 0 mlx5_0 1 0000:1b:00.0
 	netdev ibp27s0 0000:1b:00.0 2044
 	pcidev 0000:9a:00.0 0x15b3 0x1021 1 mlx5_core
-	ibdev mlx5_1 0000:9a:00.0 MT4129 28.41.1000 MT_0000000838 a088:c203:00c8:e1f2
+	ibdev mlx5_1 0000:9a:00.0 MT4129 $fw7 MT_0000000838 a088:c203:00c8:e1f2
 	port 1 "4: ACTIVE" "5: LinkUp" "400 Gb/sec (4X NDR)" InfiniBand 0x2a 0x1 0xa651e848 fe80:0000:0000:0000:a088:c203:00c8:e1f2
 	[ -n "$ofed" ] && attr "$IBDIR/ports/1/has_smi" 1
 	uverbs 1 mlx5_1 0000:9a:00.0; umad 1 mlx5_1 1 0000:9a:00.0; issm 1 mlx5_1 1 0000:9a:00.0
 	netdev ibp154s0 0000:9a:00.0 2044
 	pcidev 0000:c1:00.0 0x15b3 0x101d 1 mlx5_core
 	attr "$PCIROOT/0000:c1:00.0/class" 0x020000
-	ibdev mlx5_2 0000:c1:00.0 MT4125 22.39.1002 MT_0000000359 b859:9f03:00e3:142a
+	ibdev mlx5_2 0000:c1:00.0 MT4125 $fw6 MT_0000000359 b859:9f03:00e3:142a
 	port 1 "4: ACTIVE" "5: LinkUp" "100 Gb/sec (4X EDR)" Ethernet 0x0 0x0 0x00010000 \
 		fe80:0000:0000:0000:ba59:9fff:fee3:142a enp193s0f0np0
 	[ -n "$ofed" ] && attr "$IBDIR/ports/1/has_smi" 0
@@ -81,7 +83,7 @@ base() {
 	attr lib/systemd/system/slurmd.service "$(printf '[Service]\nExecStart=/usr/sbin/slurmd -D\nLimitMEMLOCK=infinity')"
 	# captured command outputs: a clean kernel log
 	mkdir -p "$R/rdma-doctor/commands"
-	printf '%s\n' "[    4.101234] mlx5_core 0000:1b:00.0: firmware version: 28.41.1000" \
+	printf '%s\n' "[    4.101234] mlx5_core 0000:1b:00.0: firmware version: $fw7" \
 		"[    4.902345] mlx5_core 0000:1b:00.0: Port module event: module 0, Cable plugged" \
 		"[    6.012345] mlx5_ib: Mellanox Connect-IB Infiniband driver v6.1" > "$R/rdma-doctor/commands/dmesg"
 	attr rdma-doctor/commands/dmesg.status 0
@@ -263,6 +265,43 @@ build() {
 		base; attr rdma-doctor/devnodes "$(printf '%s\n' 'issm0 0600 0 0' 'issm1 0600 0 0' 'issm2 0600 0 0' \
 			'rdma_cm 0666 0 0' 'umad0 0600 0 0' 'umad1 0600 0 0' 'umad2 0600 0 0' \
 			'uverbs0 0600 0 0' 'uverbs1 0600 0 0' 'uverbs2 0660 0 27')" ;;
+	firmware-ofed-train-mismatch)
+		# the guide's own example: MLNX_OFED 24.10-1.1.4.0 with 28.41.1000 on the ConnectX-7s (it ships 28.43.2026)
+		base mlnx
+		attr "$PCIROOT/0000:1b:00.0/infiniband/mlx5_0/fw_ver" 28.41.1000
+		attr "$PCIROOT/0000:9a:00.0/infiniband/mlx5_1/fw_ver" 28.41.1000 ;;
+	firmware-ofed-train-pinned)
+		# the same firmware, pinned by the fleet's policy: the pin overrides the release's train
+		base mlnx
+		attr "$PCIROOT/0000:1b:00.0/infiniband/mlx5_0/fw_ver" 28.41.1000
+		attr "$PCIROOT/0000:9a:00.0/infiniband/mlx5_1/fw_ver" 28.41.1000
+		attr etc/rdma-doctor.conf "$(printf '[firmware]\nMT_0000000838 = 28.41.1000\n')" ;;
+	firmware-doca-connectx5-not-judged)
+		# DOCA 2.9.1 ships 28.43.2026 for ConnectX-7; a ConnectX-5 (16.35.x, its own train) is not judged
+		base doca
+		sed -i 's/^Version: 3.2.1-041000-25.10$/Version: 2.9.1-0.1.6/' "$R/var/lib/dpkg/status"
+		attr "$PCIROOT/0000:c1:00.0/infiniband/mlx5_2/hca_type" MT4119
+		attr "$PCIROOT/0000:c1:00.0/infiniband/mlx5_2/fw_ver" 16.35.4030
+		attr "$PCIROOT/0000:c1:00.0/device" 0x1017 ;;
+	roce-gid-link-local-only)
+		# the RoCE netdev lost its IPv4 address: only the fe80:: GIDs are left
+		base; local g="$PCIROOT/0000:c1:00.0/infiniband/mlx5_2/ports/1"
+		rm -f "$R/$g/gids/3" "$R/$g/gid_attrs/types/3" "$R/$g/gid_attrs/ndevs/3" ;;
+	roce-gid-empty)
+		# an Active RoCE port with an empty GID table (every entry all-zero)
+		base; local g="$PCIROOT/0000:c1:00.0/infiniband/mlx5_2/ports/1"
+		rm -f "$R/$g/gids/1" "$R/$g/gids/3" "$R/$g/gid_attrs/types/3" "$R/$g/gid_attrs/ndevs/3"
+		attr "$g/gids/0" 0000:0000:0000:0000:0000:0000:0000:0000 ;;
+	roce-gid-index-v1)
+		# the fleet's policy forces NCCL_IB_GID_INDEX 2, the RoCE v1 GID of the IPv4 address: v2 is index 3
+		base; local g="$PCIROOT/0000:c1:00.0/infiniband/mlx5_2/ports/1"
+		attr "$g/gids/2" 0000:0000:0000:0000:0000:ffff:0a0a:0511
+		attr "$g/gid_attrs/types/2" "IB/RoCE v1"
+		attr "$g/gid_attrs/ndevs/2" enp193s0f0np0
+		attr etc/rdma-doctor.conf "$(printf '[nccl]\ngid_index = 2\n')" ;;
+	roce-gid-index-pinned-ok)
+		# the policy forces index 3, which is the RoCE v2 IPv4 GID: quiet
+		base; attr etc/rdma-doctor.conf "$(printf '[nccl]\ngid_index = 3\nroce_version = 2\naddr_family = AF_INET\n')" ;;
 	*) echo "make.sh: no scenario $1" >&2; exit 2 ;;
 	esac
 }
@@ -276,6 +315,8 @@ ALL=(healthy-inbox healthy-mlnx-ofed healthy-doca-ofed ib-umad-missing rdma-ucm-
 	kernel-log-peermem-invalid-context kernel-log-pcie-limited kernel-log-mlx5-health kernel-log-rxe-crc32
 	kernel-log-unprivileged kernel-log-restricted peermem-registration-unreadable
 	modules-unreadable
-	uverbs-mode-0600 uverbs-device-missing-loaded)
+	uverbs-mode-0600 uverbs-device-missing-loaded
+	firmware-ofed-train-mismatch firmware-ofed-train-pinned firmware-doca-connectx5-not-judged
+	roce-gid-link-local-only roce-gid-empty roce-gid-index-v1 roce-gid-index-pinned-ok)
 [ $# -gt 0 ] || set -- "${ALL[@]}"
 for s in "$@"; do scenario "$s"; build "$s"; done

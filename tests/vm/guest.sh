@@ -66,6 +66,17 @@ wait_state rxe0 ACTIVE
 step healthy-check $RD check --format json
 step healthy-check-text $RD check
 step healthy-stack $RD stack --format json
+# roce.gid and `gids` on rxe0's real GID table, beside what sysfs holds (as show_gids reads it:
+# INDEX GID VER DEV for each entry that is not all-zero or fe80::0)
+step healthy-gids $RD gids
+step healthy-gids-json $RD gids --format json
+step healthy-gid-check env -u NCCL_IB_GID_INDEX $RD check --only roce.gid --format json
+step healthy-gid-sysfs sh -c 'd=/sys/class/infiniband/rxe0/ports/1; for f in $d/gids/*; do
+	i=${f##*/}; g=$(cat $f)
+	case $g in 0000:0000:0000:0000:0000:0000:0000:0000|fe80:0000:0000:0000:0000:0000:0000:0000) continue ;; esac
+	t=$(cat $d/gid_attrs/types/$i 2> /dev/null); echo "$i $g ${t##* } $(cat $d/gid_attrs/ndevs/$i 2> /dev/null)"
+done | sort -n'
+step gid-forced-check env NCCL_IB_GID_INDEX=0 $RD check --only roce.gid --format json
 for args in "" "-l" "-p" "-s" "rxe0" "rxe0 1" "-s rxe0" "nosuch" "rxe0 2"; do
 	n=$(echo "$args" | tr ' ' '_')
 	# shellcheck disable=SC2086
@@ -82,6 +93,13 @@ step healthy-perfquery timeout 20 perfquery
 step healthy-probe $RD --timeout 120 probe --format json
 step healthy-probe-text $RD --timeout 120 probe
 step healthy-check-probe $RD --timeout 120 check --probe --format json
+# eth0 without its IPv4 address: the kernel drops the address's GIDs; only fe80::/fec0:: ones stay
+ip addr del 10.0.2.15/24 dev eth0
+sleep 2
+step gid-noaddr-check env -u NCCL_IB_GID_INDEX $RD check --only roce.gid --format json
+step gid-noaddr-gids $RD gids
+ip addr add 10.0.2.15/24 dev eth0
+for i in 1 2 3 4 5 6 7 8 9 10; do grep -qs ffff:0a00:020f /sys/class/infiniband/rxe0/ports/1/gids/* && break; sleep 1; done
 step facts-modules cat /proc/modules
 step facts-devnodes ls -ln /dev/infiniband
 step facts-limits cat /proc/self/limits

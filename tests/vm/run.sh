@@ -111,6 +111,19 @@ jqt healthy-check "roce.mtu WARN on rxe0 port 1 (eth0 MTU 1500)" \
 expect_rc healthy-check 1
 jqt healthy-stack "rxe0 is an inbox device with 1 port" \
 	'[.. | objects | select(.name? == "rxe0")] | length > 0'
+# roce.gid / gids on a real GID table: the rows are sysfs' own, NCCL's choice is the IPv4 RoCE v2 GID
+awk -F'\t' 'NR > 2 && $1 == "rxe0" { print $3, $4, $(NF-1), $NF }' "$S/healthy-gids.out" > "$work/gids-ours"
+diff "$work/gids-ours" "$S/healthy-gid-sysfs.out" > "$work/d" && [ -s "$work/gids-ours" ] &&
+	ok "healthy-gids: the rows sysfs holds (INDEX GID VER DEV)" || { bad "healthy-gids != sysfs"; head -10 "$work/d"; }
+has healthy-gids "ends with n_gids_found" '^n_gids_found=[1-9]'
+jqt healthy-gids-json "NCCL's choice on rxe0 is the RoCE v2 GID of 10.0.2.15" \
+	'[.nccl_gids[] | select(.device == "rxe0" and .ipv4 == "10.0.2.15" and .type == "RoCE v2" and .usable)] | length == 1'
+jqt healthy-gid-check "roce.gid OK, naming 10.0.2.15" \
+	"$(status_of roce.gid) == [\"OK\"] and ([.findings[] | select(.check == \"roce.gid\") | .message] | join(\" \") | test(\"10.0.2.15\"))"
+jqt gid-forced-check "NCCL_IB_GID_INDEX=0 (fe80::) FAILs, naming the index to use" \
+	"$(status_of roce.gid ' and .subject == "rxe0 port 1"') == [\"FAIL\"] and ([.findings[] | select(.check == \"roce.gid\") | .message] | join(\" \") | test(\"should use index\"))"
+jqt gid-noaddr-check "eth0 without IPv4: roce.gid WARNs (only link-local/IPv6 GIDs)" \
+	"$(status_of roce.gid ' and .subject == "rxe0 port 1"') == [\"WARN\"]"
 # ibstat / ibstatus: ours prints what rdma-core's prints on the same kernel (the pid in ibpanic aside)
 for f in "$S"/ibstat-ours*.out "$S"/ibstatus-ours*.out; do
 	o=$(basename "$f" .out); r=${o/ours/real}
