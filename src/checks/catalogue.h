@@ -42,10 +42,17 @@
 	  "ports/N/rate")                                                                             \
 	X(ports_sm, "ports.sm", RD_SUBJ_PORT, "InfiniBand ports have a subnet manager",             \
 	  "an IB port with no SM: lid 0 or 0xffff, sm_lid 0", "ports/N/{lid,sm_lid}")                 \
+	X(link_phy, "link.phy", RD_SUBJ_PORT, "physical layer clean (mlxlink)",                      \
+	  "Effective Physical BER 1E-12 or worse, a firmware Status Opcode (with its Recommendation), " \
+	  "mlxlink's State/Physical state differing from sysfs",                                      \
+	  "mlxlink -d <pci> -p <port> -m -c -e (check --mft, snapshot), ports/N/{state,phys_state}")  \
 	X(firmware_uniform, "firmware.uniform", RD_SUBJ_DEVICE, "one firmware per HCA model",       \
 	  "HCAs of one model (board_id) on different firmware versions", "fw_ver, board_id, hca_type") \
 	X(firmware_pinned, "firmware.pinned", RD_SUBJ_DEVICE, "firmware matches the policy pin",    \
 	  "fw_ver differs from the policy's pin for that board_id", "fw_ver, board_id, policy file")  \
+	X(mlxconfig_policy, "mlxconfig.policy", RD_SUBJ_DEVICE, "mlxconfig settings as the policy sets", \
+	  "a [mlxconfig] NAME = VALUE of the policy not set for the next boot, or set but not applied", \
+	  "mlxconfig -d <pci> query (check --mft, snapshot), policy file")                            \
 	X(memlock_limit, "memlock.limit", RD_SUBJ_SERVICE, "memory lock limit unlimited",           \
 	  "RLIMIT_MEMLOCK below the policy for this process or the named services (slurmd), systemd " \
 	  "defaults, limits.conf; CAP_IPC_LOCK missing",                                              \
@@ -66,7 +73,12 @@
 	X(roce_mtu, "roce.mtu", RD_SUBJ_PORT, "RoCE MTU large and uniform",                         \
 	  "RoCE netdev MTU giving a smaller active MTU than the policy (1500 -> 1024); MTUs differing " \
 	  "across RoCE ports",                                                                        \
-	  "/sys/class/net/<if>/mtu via ports/N/gid_attrs/ndevs")
+	  "/sys/class/net/<if>/mtu via ports/N/gid_attrs/ndevs")                                     \
+	X(roce_qos, "roce.qos", RD_SUBJ_PORT, "RoCE QoS as the policy sets",                       \
+	  "a RoCE port's trust mode or PFC priorities differing from [roce] trust / pfc; without them, " \
+	  "what is set (trust, PFC, ECN, rdma_cm default ToS)",                                       \
+	  "/sys/class/net/<if>/qos/{trust,pfc}, ecn/roce_{np,rp}/enable, mlnx_qos -i <if>, "         \
+	  "dcb pfc show dev <if>, /sys/kernel/config/rdma_cm/<dev>/ports/<p>/default_roce_tos")
 
 #define RD_CHECK_DECLARE(fn, id, kind, title, detects, evidence) void rd_check_##fn(struct rd_check_ctx *ctx);
 RD_CHECKS(RD_CHECK_DECLARE)

@@ -6,6 +6,10 @@
  *   [roce]      netdev_mtu = 9000   min_active_mtu = 4096
  *   [firmware]  MT_0000000838 = 28.41.1000                    (board_id = pinned fw_ver)
  *   [memlock]   min = unlimited     services = slurmd
+ *   [mlxconfig] LINK_TYPE_P1 = IB(1)                        (NAME = value at next boot: as mlxconfig
+ *               prints it, the name alone or the number alone; any NAME is accepted;
+ *               SCOPE/NAME applies to the RDMA device or board_id SCOPE only: MT_0000000838/LINK_TYPE_P1)
+ *   [roce]      trust = dscp        pfc = 3                   (QoS of RoCE ports; pfc: priorities, or none)
  *
  * Ownership: an rd_policy owns its lists; rd_policy_free releases them. */
 #ifndef RD_POLICY_H
@@ -36,6 +40,15 @@ struct rd_policy {
 	int expect_active_ports;          /* -1 = every port; counts only ports not ignored */
 	int ignore_line;                  /* line of "ignore =" in the file, 0 when none */
 	char origin[256];                 /* the file the policy came from, "" for the defaults */
+	/* [mlxconfig] NAME = VALUE and [roce] trust / pfc (model/mft.h, checks mlxconfig.policy and roce.qos) */
+	struct rd_mlxconfig_pin {
+		char name[64];
+		char value[64];
+	} mlxconfig[RD_POLICY_MAX];
+	size_t nmlxconfig;
+	char roce_trust[8];               /* "dscp" or "pcp"; "" = not set */
+	bool roce_pfc_set;
+	uint8_t roce_pfc;                 /* priorities with PFC on (bit N = priority N) */
 };
 void rd_policy_defaults(struct rd_policy *p);
 /* Defaults, then the file at path (a path on this machine) if given, else /etc/rdma-doctor.conf

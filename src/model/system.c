@@ -541,6 +541,7 @@ int rd_system_load(struct rd_source *src, const struct rd_host *h, const char *c
 	load_dkms(src, s);
 	load_packages(src, s);
 	load_dmesg(src, s);
+	rd_mft_load(src, h, &s->mft);
 	rd_stack_derive(h, s, &s->stack);
 	return 0;
 }
@@ -611,6 +612,7 @@ void rd_system_free(struct rd_system *s)
 	rd_text_free(&s->dmesg);
 	rd_attr_free(&s->dmesg_restrict);
 	rd_stack_free(&s->stack);
+	rd_mft_free(&s->mft);
 	memset(s, 0, sizeof *s);
 }
 

@@ -10,6 +10,7 @@
 
 #include "model/host.h"
 #include "model/parse.h"
+#include "model/mft.h"
 #include "model/stack.h"
 
 /* A modules-load.d file.  Directories in systemd's order of precedence (the first wins for a
@@ -135,6 +136,9 @@ struct rd_system {
 	/* kernel log */
 	struct rd_text dmesg;           /* err EPERM: not readable by this user (kernel.dmesg_restrict) */
 	struct rd_attr dmesg_restrict;  /* /proc/sys/kernel/dmesg_restrict */
+	/* MFT tools and RoCE QoS per device and port (model/mft.h; mlxlink, mlxconfig, flint,
+	 * mlnx_qos, dcb run live only under check --mft and snapshot) */
+	struct rd_mft mft;
 	/* derived from all of the above and the host model, once (model/stack.h) */
 	struct rd_stack stack;
 };
