@@ -33,11 +33,32 @@ static const char *sysfs_word(const struct rd_attr *a)
 	return rd_attr_ok(a) ? a->value : "?";
 }
 
-static void judge(struct rd_check_ctx *ctx, const struct rd_device *d, const struct rd_port *p,
+/* False when the port is down in both views (not judged here). */
+static bool judge(struct rd_check_ctx *ctx, const struct rd_device *d, const struct rd_port *p,
 		  const struct rd_mft_port *mp, const char *subj)
 {
 	const struct rd_mlxlink_info *l = &mp->link;
 	const struct rd_tool_out *o = &mp->mlxlink_out;
+	bool ml_down = l->state && strcasecmp(l->state, "Active") != 0;
+	if (p->state_v >= 0 && p->state_v != RD_PORT_ACTIVE && (ml_down || !l->state)) {
+		/* a port down in both views is ports.state's finding (one problem, one finding): what the
+		 * firmware says about it is told here, not judged again */
+		bool op = l->status_opcode > 0 && l->status_opcode != 1023;
+		struct rd_finding *f;
+		if (op)
+			f = rd_finding_add(ctx, RD_SKIP, subj,
+					   "%s is not Active (ports.state); the firmware says: %s (Status Opcode %ld, %s)", subj,
+					   l->recommendation ? l->recommendation : "no recommendation given", l->status_opcode,
+					   rd_mlxlink_opcode_class(l->status_opcode));
+		else
+			f = rd_finding_add(ctx, RD_SKIP, subj, "%s is not Active (ports.state): its link is not judged here", subj);
+		(void)f;
+		if (op) {
+			rd_evidence_add(f, o->cmd, "Status Opcode: %ld", l->status_opcode);
+			add_line(f, o, "Recommendation", l->recommendation);
+		}
+		return false;
+	}
 	if (l->status_opcode > 0 && l->status_opcode != 1023) {
 		struct rd_finding *f = rd_finding_add(
 			ctx, RD_WARN, subj, "%s: %s (mlxlink Status Opcode %ld, %s)", subj,
@@ -86,6 +107,7 @@ static void judge(struct rd_check_ctx *ctx, const struct rd_device *d, const str
 				   p->dir, p->dir);
 		}
 	}
+	return true;
 }
 
 void rd_check_link_phy(struct rd_check_ctx *ctx)
@@ -115,12 +137,12 @@ void rd_check_link_phy(struct rd_check_ctx *ctx)
 				rd_evidence_add(f, o->capture ? o->capture : o->cmd, "<%s>", buf);
 				continue;
 			}
-			judged++;
-			judge(ctx, d, p, mp, subj);
+			judged += judge(ctx, d, p, mp, subj);
 		}
 	}
-	if (!rd_check_quiet(ctx))
-		return;
+	for (size_t i = ctx->first; i < ctx->report->n; i++)
+		if (ctx->report->findings[i].status != RD_SKIP)
+			return;
 	if (judged)
 		rd_finding_add(ctx, RD_OK, "host",
 			       "%zu port%s: mlxlink Status Opcode 0, Effective Physical BER below 1E-12, state as in sysfs%s",

@@ -57,7 +57,8 @@ static char *trimmed(const char *s, size_t n)
 	return rd_xstrndup(s, n);
 }
 
-/* Calls fn for each line of text (without its newline). */
+/* A loop over the lines of text: line and its length len (without the newline).  Two nested
+ * loops: use continue, or return, never break. */
 #define FOR_LINES(text, line, len)                                                                   \
 	for (const char *line = (text), *nl_ = NULL; line && *line; line = nl_ ? nl_ + 1 : NULL)         \
 		for (size_t len = (nl_ = strchr(line, '\n')) ? (size_t)(nl_ - line) : strlen(line), once_ = 1; \
@@ -211,13 +212,16 @@ int rd_parse_mlxconfig(const char *text, struct rd_mlxconfig_info *m)
 {
 	memset(m, 0, sizeof *m);
 	int ncols = 0, devices = 0;
-	bool in_table = false;
+	bool in_table = false, done = false;
 	FOR_LINES(text, line, len)
 	{
+		if (done)
+			continue; /* (FOR_LINES is two loops: no break) */
 		char *l = trimmed(line, len);
 		if (rd_str_has_prefix(l, "Device #") && ++devices > 1) {
 			free(l);
-			break; /* the first device only */
+			done = true; /* the first device only */
+			continue;
 		}
 		if (rd_str_has_prefix(l, "Device type:") && !m->device_type) {
 			m->device_type = trimmed(l + 12, strlen(l + 12));

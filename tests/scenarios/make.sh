@@ -342,6 +342,10 @@ build() {
 		attr "$PCIROOT/0000:9a:00.0/infiniband/mlx5_1/ports/1/sm_lid" 0x0
 		mlxlink_set mlx5_1 State Polling; mlxlink_set mlx5_1 'Physical state' Polling
 		mlxlink_set mlx5_1 'Status Opcode' 1024; mlxlink_set mlx5_1 'Recommendation' 'Cable is unplugged' ;;
+	link-phy-opcode)
+		# the link is up, but the PHY firmware reports an issue (synthetic opcode and text: MFT-SOURCES.md)
+		mft_base; mlxlink_set mlx5_0 'Status Opcode' 13
+		mlxlink_set mlx5_0 'Recommendation' 'Check the cable and the connectors at both ends' ;;
 	link-phy-state-differs)
 		# sysfs says Active/LinkUp, the firmware says the link is polling
 		mft_base; mlxlink_set mlx5_0 State Polling; mlxlink_set mlx5_0 'Physical state' Polling ;;
@@ -385,7 +389,7 @@ ALL=(healthy-inbox healthy-mlnx-ofed healthy-doca-ofed ib-umad-missing rdma-ucm-
 	kernel-log-unprivileged kernel-log-restricted peermem-registration-unreadable
 	modules-unreadable
 	uverbs-mode-0600 uverbs-device-missing-loaded
-	healthy-mft link-phy-ber-high link-phy-cable-unplugged link-phy-state-differs mlxconfig-policy-differs
+	healthy-mft link-phy-ber-high link-phy-cable-unplugged link-phy-opcode link-phy-state-differs mlxconfig-policy-differs
 	mlxconfig-policy-not-applied firmware-from-flint roce-qos-differs roce-qos-dcb-differs roce-qos-seen-no-policy)
 [ $# -gt 0 ] || set -- "${ALL[@]}"
 for s in "$@"; do scenario "$s"; build "$s"; done
