@@ -108,8 +108,9 @@ void rd_check_mlxconfig_policy(struct rd_check_ctx *ctx)
 	if (problems)
 		return;
 	if (judged && matched)
-		rd_finding_add(ctx, RD_OK, "host", "%zu HCA%s match%s the policy's %zu mlxconfig setting%s at next boot",
-			       judged, judged == 1 ? "" : "s", judged == 1 ? "es" : "", ctx->policy->nmlxconfig, ctx->policy->nmlxconfig == 1 ? "" : "s");
+		rd_finding_add(ctx, RD_OK, "host",
+			       "%zu HCA%s: every [mlxconfig] setting of the policy that applies is set for the next boot",
+			       judged, judged == 1 ? "" : "s");
 	else if (!judged && missing)
 		rd_finding_add(ctx, RD_SKIP, "host", "%s", why);
 	else if (!judged)
