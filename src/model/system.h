@@ -10,8 +10,8 @@
 
 #include "model/host.h"
 #include "model/parse.h"
-#include "model/mft.h"
 #include "model/stack.h"
+#include "model/mft.h"
 
 /* A modules-load.d file.  Directories in systemd's order of precedence (the first wins for a
  * given file name); files are applied in file-name order whatever their directory. */
