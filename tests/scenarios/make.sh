@@ -123,7 +123,7 @@ base() {
 # ---- MFT tools and RoCE QoS (tests/scenarios/MFT-SOURCES.md says where each output is from) ----
 # The operator's guide's own mlxlink, mlxconfig and flint blocks are real output of a ConnectX-7:
 # read in place from ../shared/seed, written into the scenario roots only.
-SEED=${RD_SEED:-$here/../../../shared/seed/000_82afedced5993be5.txt}
+SEED=${RD_SEED:-${RD_REAL_FIXTURES:-$here/../../../shared/fixtures/real}/../../seed/000_82afedced5993be5.txt}
 guide_block() { # FIRST-LINE-PATTERN LAST-LINE-PATTERN: the lines after the first, up to the last
 	[ -f "$SEED" ] || { echo "make.sh: the operator's guide is missing at $SEED" >&2; exit 2; }
 	sed -n "/$1/,/$2/p" "$SEED" | sed 1d
