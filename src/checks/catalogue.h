@@ -44,12 +44,19 @@
 	  "ports/N/rate")                                                                             \
 	X(ports_sm, "ports.sm", RD_SUBJ_PORT, "InfiniBand ports have a subnet manager",             \
 	  "an IB port with no SM: lid 0 or 0xffff, sm_lid 0", "ports/N/{lid,sm_lid}")                 \
+	X(link_phy, "link.phy", RD_SUBJ_PORT, "physical layer clean (mlxlink)",                      \
+	  "Effective Physical BER 1E-12 or worse, a firmware Status Opcode (with its Recommendation), " \
+	  "mlxlink's State/Physical state differing from sysfs",                                      \
+	  "mlxlink -d <pci> -p <port> -m -c -e (check --mft, snapshot), ports/N/{state,phys_state}")  \
 	X(firmware_uniform, "firmware.uniform", RD_SUBJ_DEVICE, "one firmware per HCA model",       \
 	  "HCAs of one model (board_id) on different firmware versions", "fw_ver, board_id, hca_type") \
 	X(firmware_pinned, "firmware.pinned", RD_SUBJ_DEVICE, "firmware matches its pin or the OFED train",    \
 	  "fw_ver differs from the policy's pin for that board_id (FAIL), or, unpinned, from the firmware " \
 	  "train the installed MLNX_OFED/DOCA-OFED release ships (WARN)", "fw_ver, hca_type, board_id, policy file, " \
 	  "ofed_info -s / the doca-ofed package")  \
+	X(mlxconfig_policy, "mlxconfig.policy", RD_SUBJ_DEVICE, "mlxconfig settings as the policy sets", \
+	  "a [mlxconfig] NAME = VALUE of the policy not set for the next boot, or set but not applied", \
+	  "mlxconfig -d <pci> query (check --mft, snapshot), policy file")                            \
 	X(memlock_limit, "memlock.limit", RD_SUBJ_SERVICE, "memory lock limit unlimited",           \
 	  "RLIMIT_MEMLOCK below the policy for this process or the named services (slurmd), systemd " \
 	  "defaults, limits.conf; CAP_IPC_LOCK missing",                                              \
@@ -74,7 +81,12 @@
 	X(roce_gid, "roce.gid", RD_SUBJ_PORT, "RoCE ports have the GID NCCL needs",                 \
 	  "no RoCE v2 GID with an IPv4 address (only fe80:: link-local ones); NCCL_IB_GID_INDEX or the " \
 	  "policy's [nccl] gid_index naming a GID that is not the expected RoCE version and family",  \
-	  "ports/N/gids/*, gid_attrs/types/*, gid_attrs/ndevs/*, NCCL_IB_* of the environment, policy")
+	  "ports/N/gids/*, gid_attrs/types/*, gid_attrs/ndevs/*, NCCL_IB_* of the environment, policy") \
+	X(roce_qos, "roce.qos", RD_SUBJ_PORT, "RoCE QoS as the policy sets",                       \
+	  "a RoCE port's trust mode or PFC priorities differing from [roce] trust / pfc; without them, " \
+	  "what is set (trust, PFC, ECN, rdma_cm default ToS)",                                       \
+	  "/sys/class/net/<if>/qos/{trust,pfc}, ecn/roce_{np,rp}/enable, mlnx_qos -i <if>, "         \
+	  "dcb pfc show dev <if>, /sys/kernel/config/rdma_cm/<dev>/ports/<p>/default_roce_tos")
 
 #define RD_CHECK_DECLARE(fn, id, kind, title, detects, evidence) void rd_check_##fn(struct rd_check_ctx *ctx);
 RD_CHECKS(RD_CHECK_DECLARE)

@@ -9,13 +9,18 @@
 
 #include "checks/catalogue.h"
 #include "model/fwtrain.h"
+#include "model/mft.h"
 
-static const struct rd_fw_pin *pin_for(const struct rd_policy *pol, const struct rd_device *d)
+/* sysfs fw_ver and board_id, or flint's FW Version and PSID where sysfs has none */
+#define FW(d) rd_mft_fw_ver(&ctx->sys->mft, (d))
+#define BOARD(d) rd_mft_board_id(&ctx->sys->mft, (d))
+
+static const struct rd_fw_pin *pin_for(const struct rd_check_ctx *ctx, const struct rd_policy *pol, const struct rd_device *d)
 {
-	if (!rd_attr_ok(&d->board_id))
+	if (!rd_attr_ok(BOARD(d)))
 		return NULL;
 	for (size_t k = 0; k < pol->npins; k++)
-		if (strcmp(pol->pins[k].board_id, d->board_id.value) == 0)
+		if (strcmp(pol->pins[k].board_id, BOARD(d)->value) == 0)
 			return &pol->pins[k];
 	return NULL;
 }
@@ -34,7 +39,7 @@ void rd_check_firmware_pinned(struct rd_check_ctx *ctx)
 	size_t nun = 0;
 	for (size_t i = 0; i < ctx->host->ndevices; i++) {
 		const struct rd_device *d = &ctx->host->devices[i];
-		const struct rd_fw_pin *pin = pin_for(pol, d);
+		const struct rd_fw_pin *pin = pin_for(ctx, pol, d);
 		enum rd_adapter ad = rd_adapter_of(d->device_id);
 		const char *want = pin ? pin->fw_ver : rd_fwtrain_expected(rel, ad);
 		if (!want) {
@@ -46,41 +51,41 @@ void rd_check_firmware_pinned(struct rd_check_ctx *ctx)
 			continue;
 		}
 		const char *dev = d->pci_addr ? d->pci_addr : d->name;
-		if (!rd_attr_ok(&d->fw_ver)) {
+		if (!rd_attr_ok(FW(d))) {
 			struct rd_finding *f = rd_finding_add(ctx, RD_UNKNOWN, d->name, "cannot read the firmware of %s", d->name);
-			rd_evidence_attr(f, &d->fw_ver);
+			rd_evidence_attr(f, FW(d));
 			continue;
 		}
 		if (pin) {
 			pinned++;
-			if (strcmp(d->fw_ver.value, pin->fw_ver) == 0)
+			if (strcmp(FW(d)->value, pin->fw_ver) == 0)
 				continue;
 			struct rd_finding *f = rd_finding_add(ctx, RD_FAIL, d->name, "%s runs firmware %s, the policy pins %s for %s",
-							      d->name, d->fw_ver.value, pin->fw_ver, d->board_id.value);
-			rd_evidence_attr(f, &d->fw_ver);
-			rd_evidence_attr(f, &d->board_id);
-			rd_fix_add(f, "flint -d %s -i <firmware %s for %s>.bin burn", dev, pin->fw_ver, d->board_id.value);
+							      d->name, FW(d)->value, pin->fw_ver, BOARD(d)->value);
+			rd_evidence_attr(f, FW(d));
+			rd_evidence_attr(f, BOARD(d));
+			rd_fix_add(f, "flint -d %s -i <firmware %s for %s>.bin burn", dev, pin->fw_ver, BOARD(d)->value);
 			rd_fix_add(f, "mlxfwreset -d %s -l 3 reset    # or reboot", dev);
 			continue;
 		}
 		trained++;
-		if (rd_fwtrain_match(want, d->fw_ver.value))
+		if (rd_fwtrain_match(want, FW(d)->value))
 			continue;
 		char shown[64];
 		snprintf(shown, sizeof shown, "%.*s", (int)strcspn(want, "|"), want);
 		struct rd_finding *f = rd_finding_add(
 			ctx, RD_WARN, d->name, "%s (%s) runs firmware %s; %s ships %s for it: the driver and firmware are "
 					       "tested as a pair",
-			d->name, rd_adapter_name(ad), d->fw_ver.value, relname, shown);
-		rd_evidence_attr(f, &d->fw_ver);
+			d->name, rd_adapter_name(ad), FW(d)->value, relname, shown);
+		rd_evidence_attr(f, FW(d));
 		rd_evidence_attr(f, &d->hca_type);
 		rd_evidence_add(f, st->installed_by ? st->installed_by : "stack", "%s", relname);
 		rd_evidence_add(f, "firmware train", "%s", rel->source);
-		const char *board = rd_attr_ok(&d->board_id) ? d->board_id.value : "this board";
+		const char *board = rd_attr_ok(BOARD(d)) ? BOARD(d)->value : "this board";
 		rd_fix_add(f, "# one node first: burn, reset, run a job, then roll out to the rest");
 		rd_fix_add(f, "flint -d %s -i <firmware %s for %s>.bin burn", dev, shown, board);
 		rd_fix_add(f, "mlxfwreset -d %s -l 3 reset    # or reboot", dev);
-		rd_fix_add(f, "# or keep this firmware on purpose: pin it in the policy, [firmware] %s = %s", board, d->fw_ver.value);
+		rd_fix_add(f, "# or keep this firmware on purpose: pin it in the policy, [firmware] %s = %s", board, FW(d)->value);
 	}
 	if (!rd_check_quiet(ctx))
 		return;

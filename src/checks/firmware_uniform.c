@@ -3,6 +3,11 @@
 #include <string.h>
 
 #include "checks/catalogue.h"
+#include "model/mft.h"
+
+/* sysfs fw_ver and board_id, or flint's FW Version and PSID where sysfs has none */
+#define FW(d) rd_mft_fw_ver(&ctx->sys->mft, (d))
+#define BOARD(d) rd_mft_board_id(&ctx->sys->mft, (d))
 
 void rd_check_firmware_uniform(struct rd_check_ctx *ctx)
 {
@@ -11,7 +16,7 @@ void rd_check_firmware_uniform(struct rd_check_ctx *ctx)
 	bool *done = rd_xcalloc(n ? n : 1, sizeof *done);
 	for (size_t i = 0; i < n; i++) {
 		const struct rd_device *d = &h->devices[i];
-		if (done[i] || !rd_attr_ok(&d->board_id) || !rd_attr_ok(&d->fw_ver) || !*d->fw_ver.value)
+		if (done[i] || !rd_attr_ok(BOARD(d)) || !rd_attr_ok(FW(d)) || !*FW(d)->value)
 			continue;
 		groups++;
 		/* the most common version in the group is the reference */
@@ -19,38 +24,38 @@ void rd_check_firmware_uniform(struct rd_check_ctx *ctx)
 		size_t common_n = 0, members = 0;
 		for (size_t j = i; j < n; j++) {
 			const struct rd_device *o = &h->devices[j];
-			if (!rd_attr_ok(&o->board_id) || strcmp(o->board_id.value, d->board_id.value) || !rd_attr_ok(&o->fw_ver))
+			if (!rd_attr_ok(BOARD(o)) || strcmp(BOARD(o)->value, BOARD(d)->value) || !rd_attr_ok(FW(o)))
 				continue;
 			members++;
 			size_t c = 0;
 			for (size_t k = i; k < n; k++) {
 				const struct rd_device *q = &h->devices[k];
-				c += rd_attr_ok(&q->board_id) && !strcmp(q->board_id.value, d->board_id.value) &&
-				     rd_attr_ok(&q->fw_ver) && !strcmp(q->fw_ver.value, o->fw_ver.value);
+				c += rd_attr_ok(BOARD(q)) && !strcmp(BOARD(q)->value, BOARD(d)->value) &&
+				     rd_attr_ok(FW(q)) && !strcmp(FW(q)->value, FW(o)->value);
 			}
 			if (c > common_n) {
 				common_n = c;
-				common = o->fw_ver.value;
+				common = FW(o)->value;
 			}
 		}
 		for (size_t j = i; j < n; j++) {
 			const struct rd_device *o = &h->devices[j];
-			if (!rd_attr_ok(&o->board_id) || strcmp(o->board_id.value, d->board_id.value) || !rd_attr_ok(&o->fw_ver))
+			if (!rd_attr_ok(BOARD(o)) || strcmp(BOARD(o)->value, BOARD(d)->value) || !rd_attr_ok(FW(o)))
 				continue;
 			done[j] = true;
-			if (strcmp(o->fw_ver.value, common) == 0)
+			if (strcmp(FW(o)->value, common) == 0)
 				continue;
 			struct rd_finding *f = rd_finding_add(
 				ctx, RD_WARN, o->name,
 				"%s runs firmware %s while %zu other %s (%s) run %s: mixed firmware causes subtle PFC "
 				"mis-handling and NCCL hangs only when this HCA is in the ring",
-				o->name, o->fw_ver.value, common_n, o->model ? o->model : "HCA", o->board_id.value, common);
-			rd_evidence_attr(f, &o->fw_ver);
-			rd_evidence_attr(f, &o->board_id);
+				o->name, FW(o)->value, common_n, o->model ? o->model : "HCA", BOARD(o)->value, common);
+			rd_evidence_attr(f, FW(o));
+			rd_evidence_attr(f, BOARD(o));
 			rd_fix_add(f, "mst start; flint -d %s query    # confirm the running image",
 				   o->pci_addr ? o->pci_addr : o->name);
 			rd_fix_add(f, "flint -d %s -i <firmware %s for %s>.bin burn", o->pci_addr ? o->pci_addr : o->name,
-				   common, o->board_id.value);
+				   common, BOARD(o)->value);
 			rd_fix_add(f, "mlxfwreset -d %s -l 3 reset    # or reboot; test on one node first, then the fleet",
 				   o->pci_addr ? o->pci_addr : o->name);
 		}

@@ -106,7 +106,7 @@ int rd_cmd_check(struct rd_ctx *ctx, int argc, char **argv)
 
 int rd_check_as(struct rd_ctx *ctx, int argc, char **argv, struct rd_emit *e)
 {
-	enum { OPT_ONLY = 256, OPT_SKIP, OPT_POLICY, OPT_NO_COLOR, OPT_PROBE, OPT_PROBE_SIZE, OPT_COUNTERS };
+	enum { OPT_ONLY = 256, OPT_SKIP, OPT_POLICY, OPT_NO_COLOR, OPT_PROBE, OPT_PROBE_SIZE, OPT_COUNTERS, OPT_MFT };
 	static const struct option longopts[] = {
 		RD_LONGOPT_FORMAT,
 		RD_LONGOPT_HELP,
@@ -118,6 +118,7 @@ int rd_check_as(struct rd_ctx *ctx, int argc, char **argv, struct rd_emit *e)
 		{"probe-size", required_argument, NULL, OPT_PROBE_SIZE},
 		{"output", required_argument, NULL, 'o'},
 		{"counters", no_argument, NULL, OPT_COUNTERS},
+		{"mft", no_argument, NULL, OPT_MFT},
 		{NULL, 0, NULL, 0},
 	};
 	bool json = false, color = rd_out_want_color(ctx->out_tty), probe = false, sized = false;
@@ -145,6 +146,9 @@ int rd_check_as(struct rd_ctx *ctx, int argc, char **argv, struct rd_emit *e)
 			break;
 		case OPT_COUNTERS:
 			rd_emit_counters(ctx, e);
+			break;
+		case OPT_MFT:
+			ctx->mft = true;
 			break;
 		case OPT_ONLY:
 			add_list(&only_b, optarg);

@@ -22,6 +22,7 @@ struct rd_ctx {
 	double timeout_s;  /* --timeout: the whole run's deadline for reads (0: none) */
 	bool compat;       /* ibstat/ibstatus: read like rdma-core does, with no deadline */
 	unsigned load_flags; /* rd_host_load's flags for rd_ctx_load (check --counters: RD_LOAD_COUNTERS) */
+	bool mft;          /* check --mft: rd_ctx_load lets the per-device tool commands run (source.h) */
 };
 
 /* Exit statuses, one table for every command (README "Exit status", `help`); ibstat and ibstatus

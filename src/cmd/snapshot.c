@@ -249,6 +249,7 @@ int rd_cmd_snapshot(struct rd_ctx *ctx, int argc, char **argv)
 	struct rd_source *src;
 	if (rd_ctx_open_source(ctx, &src) < 0)
 		return RD_EXIT_UNKNOWN;
+	rd_source_allow_device_commands(src, true); /* the MFT tools, mlnx_qos, dcb: when installed */
 
 	struct rd_recording rec = {0};
 	rd_source_record(src, &rec);

@@ -13,7 +13,7 @@
 const struct rd_cmd rd_cmds[] = {
 	{"check", rd_cmd_check,
 	 "[--format text|json|prometheus [--counters]] [--output FILE] [--policy FILE] [--only ID,...] [--skip ID,...] "
-	 "[--no-color] [--probe [--probe-size BYTES]]",
+	 "[--no-color] [--probe [--probe-size BYTES]] [--mft]",
 	 "check this host's RDMA stack and print each finding with its evidence and fix; --probe adds\n"
 	 "            `probe` as check probe.loopback (live host only; --probe-size BYTES)",
 	 FORMAT_OPT
@@ -23,6 +23,8 @@ const struct rd_cmd rd_cmds[] = {
 	 "      --no-color          no colour (also NO_COLOR=1, TERM=dumb, or output that is not a terminal)\n"
 	 "      --probe             add the verbs loopback probe as probe.loopback (live host only)\n"
 	 "      --probe-size BYTES  the probe's memory region (with --probe; default 32 MiB)\n"
+	 "      --mft               also run mlxlink, mlxconfig, flint, mlnx_qos and dcb per device, a timeout each\n"
+	 "                          (when installed; --root reads their captured output whatever this says)\n"
 	 "      --format prometheus the Prometheus text format, for node_exporter's textfile collector\n"
 	 "      --counters          with it, the ports' counters/ and hw_counters/ (a firmware command each on some HCAs)\n"
 	 "  -o, --output FILE       write to a temporary file beside FILE, then rename it over FILE\n" HELP_OPT,
@@ -248,6 +250,7 @@ int rd_ctx_load(struct rd_ctx *ctx, const char *policy_path, bool with_services,
 	memset(l, 0, sizeof *l);
 	if (rd_ctx_open_source(ctx, &l->src) < 0)
 		return -1;
+	rd_source_allow_device_commands(l->src, ctx->mft);
 	char err[512] = "";
 	if (rd_policy_load(policy_path, l->src, &l->pol, err, sizeof err) < 0) {
 		rd_text_printf(ctx->err, ctx->ascii, "%s: %s\n", ctx->prog, err); /* may quote the file */

@@ -213,6 +213,41 @@ static int handler(void *user, const char *section, const char *key, const char 
 		if (!rd_gid_parse_family(value))
 			return fail(st, "%s: '%s' is not AF_INET or AF_INET6", key, value);
 		p->nccl_family = rd_gid_parse_family(value);
+	} else if (strcmp(section, "roce") == 0 && strcmp(key, "trust") == 0) {
+		if (strcmp(value, "dscp") != 0 && strcmp(value, "pcp") != 0)
+			return fail(st, "%s: '%s' is not a trust mode (dscp or pcp)", key, value);
+		strcpy(p->roce_trust, value[0] == 'd' ? "dscp" : "pcp");
+	} else if (strcmp(section, "roce") == 0 && strcmp(key, "pfc") == 0) {
+		uint8_t mask = 0;
+		bool ok = *value != '\0';
+		if (strcmp(value, "none") != 0) {
+			char *copy = rd_xstrdup(value), *save = NULL;
+			for (char *t = strtok_r(copy, " \t,", &save); t && ok; t = strtok_r(NULL, " \t,", &save)) {
+				ok = t[0] >= '0' && t[0] <= '7' && !t[1];
+				if (ok)
+					mask |= (uint8_t)(1u << (t[0] - '0'));
+			}
+			free(copy);
+			ok = ok && mask;
+		}
+		if (!ok)
+			return fail(st, "%s: '%s' is not a list of priorities 0..7 (or none)", key, value);
+		p->roce_pfc_set = true;
+		p->roce_pfc = mask;
+	} else if (strcmp(section, "mlxconfig") == 0) {
+		/* any NAME: the adapters of a fleet differ in the parameters they have */
+		if (p->nmlxconfig >= RD_POLICY_MAX)
+			return fail(st, "too many mlxconfig settings (at most %s)%s", "32", "");
+		/* both go into the printed `mlxconfig set NAME=VALUE`: only what mlxconfig names and values use */
+		static const char name_chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_[]./";
+		static const char value_chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_().-";
+		if (strlen(key) >= sizeof p->mlxconfig[0].name || strlen(value) >= sizeof p->mlxconfig[0].value || !*value ||
+		    key[strspn(key, name_chars)] || value[strspn(value, value_chars)] || key[0] == '/' ||
+		    (strchr(key, '/') && (strchr(key, '/') != strrchr(key, '/') || !strrchr(key, '/')[1])))
+			return fail(st, "mlxconfig setting '%s = %s' is not NAME = VALUE as mlxconfig prints them", key, value);
+		memcpy(p->mlxconfig[p->nmlxconfig].name, key, strlen(key) + 1);
+		memcpy(p->mlxconfig[p->nmlxconfig].value, value, strlen(value) + 1);
+		p->nmlxconfig++;
 	} else if (!*section) {
 		return fail(st, "setting '%s' is outside any [section]%s", key, "");
 	} else {

@@ -7,6 +7,10 @@
  *   [firmware]  MT_0000000838 = 28.41.1000                    (board_id = pinned fw_ver)
  *   [memlock]   min = unlimited     services = slurmd
  *   [nccl]      gid_index = 3   roce_version = 2   addr_family = AF_INET   (what jobs set; roce.gid)
+ *   [mlxconfig] LINK_TYPE_P1 = IB(1)                        (NAME = value at next boot: as mlxconfig
+ *               prints it, the name alone or the number alone; any NAME is accepted;
+ *               SCOPE/NAME applies to the RDMA device or board_id SCOPE only: MT_0000000838/LINK_TYPE_P1)
+ *   [roce]      trust = dscp        pfc = 3                   (QoS of RoCE ports; pfc: priorities, or none)
  *
  * Ownership: an rd_policy owns its lists; rd_policy_free releases them. */
 #ifndef RD_POLICY_H
@@ -41,6 +45,15 @@ struct rd_policy {
 	int nccl_gid_index;               /* NCCL_IB_GID_INDEX the jobs set, -1 none */
 	int nccl_roce_version;            /* NCCL_IB_ROCE_VERSION_NUM, 0 = NCCL's default (2) */
 	int nccl_family;                  /* NCCL_IB_ADDR_FAMILY: 4 or 6 (model/gid.h), 0 = AF_INET */
+	/* [mlxconfig] NAME = VALUE and [roce] trust / pfc (model/mft.h, checks mlxconfig.policy and roce.qos) */
+	struct rd_mlxconfig_pin {
+		char name[64];
+		char value[64];
+	} mlxconfig[RD_POLICY_MAX];
+	size_t nmlxconfig;
+	char roce_trust[8];               /* "dscp" or "pcp"; "" = not set */
+	bool roce_pfc_set;
+	uint8_t roce_pfc;                 /* priorities with PFC on (bit N = priority N) */
 };
 void rd_policy_defaults(struct rd_policy *p);
 /* Defaults, then the file at path (a path on this machine) if given, else /etc/rdma-doctor.conf

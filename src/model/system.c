@@ -547,6 +547,7 @@ int rd_system_load(struct rd_source *src, const struct rd_host *h, const char *c
 	load_packages(src, s);
 	rd_rpmdb_load(src, s->dpkg_status.err == 0, &s->rpm); /* RPM hosts: model/rpmdb.h */
 	load_dmesg(src, s);
+	rd_mft_load(src, h, &s->mft);
 	rd_stack_derive(h, s, &s->stack);
 	rd_nccl_env_read(&s->nccl_env, nccl_getenv); /* roce.gid: what NCCL would see (model/gid.h) */
 	return 0;
@@ -619,6 +620,7 @@ void rd_system_free(struct rd_system *s)
 	rd_text_free(&s->dmesg);
 	rd_attr_free(&s->dmesg_restrict);
 	rd_stack_free(&s->stack);
+	rd_mft_free(&s->mft);
 	memset(s, 0, sizeof *s);
 }
 

@@ -13,6 +13,7 @@
 #include "model/parse.h"
 #include "model/rpmdb.h"
 #include "model/stack.h"
+#include "model/mft.h"
 
 /* A modules-load.d file.  Directories in systemd's order of precedence (the first wins for a
  * given file name); files are applied in file-name order whatever their directory. */
@@ -139,6 +140,9 @@ struct rd_system {
 	/* kernel log */
 	struct rd_text dmesg;           /* err EPERM: not readable by this user (kernel.dmesg_restrict) */
 	struct rd_attr dmesg_restrict;  /* /proc/sys/kernel/dmesg_restrict */
+	/* MFT tools and RoCE QoS per device and port (model/mft.h; mlxlink, mlxconfig, flint,
+	 * mlnx_qos, dcb run live only under check --mft and snapshot) */
+	struct rd_mft mft;
 	/* derived from all of the above and the host model, once (model/stack.h) */
 	struct rd_stack stack;
 	/* roce.gid: the NCCL_IB_* variables of this process's environment (model/gid.h) */

@@ -121,6 +121,7 @@ struct rd_source {
 	} pdir[PDIR_CACHE];
 	unsigned pdir_next;
 	bool in_command;            /* reading a captured command's files: recorded as the command */
+	bool device_commands;       /* live: per-device tool commands may run (check --mft, snapshot) */
 };
 
 static long long mono_ms(void)
@@ -1323,4 +1324,84 @@ int rd_run_program(struct rd_source *src, const char *const argv[], int timeout_
 	}
 	const struct rd_command c = {argv[0], argv, timeout_ms};
 	return run_live(&c, true, out);
+}
+
+/* ---- per-device commands (mlxlink, mlxconfig, flint, mlnx_qos, dcb) ------------------------- */
+
+void rd_source_allow_device_commands(struct rd_source *src, bool allow)
+{
+	src->device_commands = allow;
+}
+
+/* A capture name: one path component of visible ASCII, no '/' and not starting with '.'. */
+static bool device_command_name_ok(const char *name)
+{
+	if (!name || !*name || *name == '.' || strlen(name) >= 200)
+		return false;
+	for (const char *p = name; *p; p++)
+		if ((unsigned char)*p <= ' ' || (unsigned char)*p >= 0x7f || *p == '/')
+			return false;
+	return true;
+}
+
+/* The program is installed: argv0 is found, executable, in PATH or the sbin directories
+ * child_exec adds (so that an absent tool costs no fork). */
+static bool program_installed(const char *argv0)
+{
+	if (strchr(argv0, '/'))
+		return access(argv0, X_OK) == 0;
+	const char *path = getenv("PATH");
+	char *all = rd_xasprintf("%s%s/usr/local/sbin:/usr/sbin:/sbin:/usr/bin:/bin", path ? path : "",
+				 path && *path ? ":" : "");
+	bool found = false;
+	char *save = NULL;
+	for (char *d = strtok_r(all, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
+		char *full = rd_xasprintf("%s/%s", *d ? d : ".", argv0);
+		found = access(full, X_OK) == 0;
+		free(full);
+	}
+	free(all);
+	return found;
+}
+
+int rd_run_device_command(struct rd_source *src, const char *name, const char *const argv[], int timeout_ms,
+			  struct rd_text *out)
+{
+	memset(out, 0, sizeof *out);
+	out->status = -1;
+	if (!device_command_name_ok(name) || !argv || !argv[0]) {
+		out->err = EINVAL;
+		return -EINVAL;
+	}
+	int r;
+	if (src->live) {
+		if (!src->device_commands) {
+			out->err = RD_ENOTCAPTURED; /* not asked for: nothing run, nothing recorded */
+			return -RD_ENOTCAPTURED;
+		}
+		if (src->run_deadline_ms) {
+			long long left = src->run_deadline_ms - mono_ms();
+			if (left <= 0) {
+				out->err = ETIMEDOUT;
+				record_command(src, name, out);
+				return -ETIMEDOUT;
+			}
+			if (left < timeout_ms)
+				timeout_ms = (int)left;
+		}
+		if (!program_installed(argv[0])) {
+			out->err = ENOENT;
+			r = -ENOENT;
+		} else {
+			const struct rd_command c = {name, argv, timeout_ms};
+			r = run_live(&c, false, out);
+		}
+	} else {
+		src->in_command = true;
+		r = command_from_root(src, name, out);
+		src->in_command = false;
+	}
+	if (r != -RD_ENOTCAPTURED)
+		record_command(src, name, out);
+	return r;
 }

@@ -106,6 +106,17 @@ int rd_run_command(struct rd_source *src, const char *name, struct rd_text *out)
  * (modprobe).  In root mode nothing is run: -EPERM. */
 int rd_run_program(struct rd_source *src, const char *const argv[], int timeout_ms, struct rd_text *out);
 
+/* Per-device commands (MFT tools, mlnx_qos, dcb): argv built by the caller, output kept under
+ * a per-device name, rdma-doctor/commands/<name> (mlxlink-<rdma dev>-<port>, mlxconfig-<rdma dev>,
+ * flint-<rdma dev>, mlnx_qos-<netdev>, dcb-pfc-<netdev>).  Root: read like rd_run_command.  Live:
+ * run (stdout, timeout_ms, capped by the run's deadline) only after
+ * rd_source_allow_device_commands(src, true) (check --mft, snapshot), and only when argv[0] is
+ * installed (else ENOENT without a fork); otherwise RD_ENOTCAPTURED and nothing runs.  A name
+ * that is not one plain path component is EINVAL. */
+int rd_run_device_command(struct rd_source *src, const char *name, const char *const argv[], int timeout_ms,
+			  struct rd_text *out);
+void rd_source_allow_device_commands(struct rd_source *src, bool allow);
+
 struct rd_command {
 	const char *name;       /* file name under rdma-doctor/commands/ */
 	const char *const *argv; /* argv[0] is looked up in PATH (and /sbin, /usr/sbin) */

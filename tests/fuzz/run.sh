@@ -30,6 +30,9 @@ seed fuzz_roce "$roots"/*/rdma-doctor/commands/ofed_info-s "$roots"/*/var/lib/dp
 seed fuzz_explain "$top"/tests/explain/cases.txt "$top"/tests/explain/scenarios.txt "$real"/gpud__dmesg.peermem.log.0.txt "$real"/gpud__ibstat.*.txt \
 	"$real"/gpud__ibstatus.*.txt "$roots"/*/rdma-doctor/commands/dmesg
 seed fuzz_diff "$top"/tests/fix/expected/*.txt
+seed fuzz_mft "$roots"/*/rdma-doctor/commands/mlxlink-* "$roots"/*/rdma-doctor/commands/mlxconfig-* \
+	"$roots"/*/rdma-doctor/commands/flint-* "$roots"/*/rdma-doctor/commands/mlnx_qos-* "$roots"/*/rdma-doctor/commands/dcb-pfc-* \
+	"$roots"/healthy-mft/sys/devices/*/*/*/net/*/qos/* "$real"/skyao__hp544-cx3pro__mlxconfig-query.txt "$real"/skyao__cx6-ocp3__mlxlink-pcie-e.txt
 # the probe child's report (probe/wire.h), as a run on tests/probe's stand-in library writes it
 cat > "$roots/probe-wire.txt" <<'WIRE'
 at ~ 0 load sdlopen("libibverbs.so.1")

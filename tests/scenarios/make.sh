@@ -121,6 +121,69 @@ base() {
 	done > "$R/var/lib/dpkg/status"
 }
 
+
+# ---- MFT tools and RoCE QoS (tests/scenarios/MFT-SOURCES.md says where each output is from) ----
+# The operator's guide's own mlxlink, mlxconfig and flint blocks are real output of a ConnectX-7:
+# read in place from ../shared/seed, written into the scenario roots only.
+SEED=${RD_SEED:-${RD_REAL_FIXTURES:-$here/../../../shared/fixtures/real}/../../seed/000_82afedced5993be5.txt}
+guide_block() { # FIRST-LINE-PATTERN LAST-LINE-PATTERN: the lines after the first, up to the last
+	[ -f "$SEED" ] || { echo "make.sh: the operator's guide is missing at $SEED" >&2; exit 2; }
+	sed -n "/$1/,/$2/p" "$SEED" | sed 1d
+}
+CMD=rdma-doctor/commands
+ESC=$'\e'
+# mlxlink prints colours unconditionally: the values come wrapped in SGR codes
+colour() { sed -E "s/: (.+)\$/: ${ESC}[32m\\1${ESC}[0m/"; }
+mlxlink_guide() { guide_block '^\$ mlxlink -d \/dev\/mst\/mt4129_pciconf0 -p 1 -m -c -e' '^Raw Physical BER'; }
+mft_ib() { # DEV: the guide's captures for one ConnectX-7 IB function
+	mlxlink_guide | colour > "$R/$CMD/mlxlink-$1-1"
+	attr "$CMD/mlxlink-$1-1.status" 0
+	{ guide_block '^\$ flint -d \/dev\/mst\/mt4129_pciconf0 query | head -5' '^Rom Info:'
+	  printf '%s\n' 'PSID:                  MT_0000000838'; } > "$R/$CMD/flint-$1"
+	attr "$CMD/flint-$1.status" 0
+	guide_block '^\$ mlxconfig -d \/dev\/mst\/mt4129_pciconf0 query | head -40' '^Setting + reset:' | sed '$d' > "$R/$CMD/mlxconfig-$1"
+	attr "$CMD/mlxconfig-$1.status" 0
+}
+mft_roce() { # the ConnectX-6 Dx RoCE function mlx5_2 / enp193s0f0np0, MLNX_OFED's sysfs QoS
+	printf '%s\n' 'Operational Info' '----------------' 'State                           : Active' \
+		'Physical state                  : ETH_AN_FSM_ENABLE' 'Speed                           : 100G' \
+		'Width                           : 4x' '' 'Troubleshooting Info' '--------------------' \
+		'Status Opcode                   : 0' 'Group Opcode                    : N/A' \
+		'Recommendation                  : No issue was observed.' '' 'Physical Counters and BER Info' \
+		'------------------------------' 'Time Since Last Clear           : 2 days 03:10:44' \
+		'Effective Physical Errors       : 0' 'Effective Physical BER          : 1E-255' \
+		'Raw Physical Errors Per Lane    : 0,0,0,0' 'Raw Physical BER                : 1E-255' | colour > "$R/$CMD/mlxlink-mlx5_2-1"
+	attr "$CMD/mlxlink-mlx5_2-1.status" 0
+	printf '%s\n' 'Image type:            FS4' 'FW Version:            22.39.1002' 'PSID:                  MT_0000000359' > "$R/$CMD/flint-mlx5_2"
+	attr "$CMD/flint-mlx5_2.status" 0
+	printf '%s\n' '' 'Device #1:' '----------' '' 'Device type:        ConnectX6DX' 'Device:             0000:c1:00.0' '' \
+		'Configurations:                                          Default             Current             Next Boot' \
+		'        LINK_TYPE_P1                                ETH(2)              ETH(2)              ETH(2)' \
+		'        ROCE_CC_PRIO_MASK_P1                        255                 255                 255' \
+		'        CNP_DSCP_P1                                 48                  48                  48' \
+		'*       ADVANCED_PCI_SETTINGS                       False(0)            True(1)             True(1)' \
+		"The '*' shows parameters with next value different from default/current value." > "$R/$CMD/mlxconfig-mlx5_2"
+	attr "$CMD/mlxconfig-mlx5_2.status" 0
+	local n=$PCIROOT/0000:c1:00.0/net/enp193s0f0np0
+	attr "$n/qos/trust" dscp
+	attr "$n/qos/pfc" "$(printf 'PFC configuration:\n\tpriority    0   1   2   3   4   5   6   7\n\tenabled     0   0   0   1   0   0   0   0')"
+	for i in 0 1 2 3 4 5 6 7; do
+		attr "$n/ecn/roce_np/enable/$i" $([ $i = 3 ] && echo 1 || echo 0)
+		attr "$n/ecn/roce_rp/enable/$i" $([ $i = 3 ] && echo 1 || echo 0)
+	done
+	attr sys/kernel/config/rdma_cm/mlx5_2/ports/1/default_roce_tos 106
+}
+mft_base() { # base mlnx with every tool's capture, healthy; the policy asks for what is there
+	base mlnx; mft_ib mlx5_0; mft_ib mlx5_1; mft_roce
+	attr etc/rdma-doctor.conf "$(printf '%s\n' '[mlxconfig]' '# the ConnectX-7s (board_id MT_0000000838) run InfiniBand' \
+		'MT_0000000838/LINK_TYPE_P1 = IB(1)' 'CNP_DSCP_P1 = 48' \
+		'# ConnectX-6 Dx only: not a parameter of the ConnectX-7s (not an error)' 'ADVANCED_PCI_SETTINGS = True' \
+		'[roce]' 'trust = dscp' 'pfc = 3')"
+}
+mlxlink_set() { # DEV KEY VALUE: one line of a captured mlxlink output
+	sed -i -E "s/^($2 +: ).*\$/\\1${ESC}[31m$3${ESC}[0m/" "$R/$CMD/mlxlink-$1-1"
+}
+
 drop_module() { # NAME: unload it (and its lines)
 	sed -i "/^$1 /d" "$R/proc/modules"
 	rm -rf "$R/sys/module/$1"
@@ -302,6 +365,55 @@ build() {
 	roce-gid-index-pinned-ok)
 		# the policy forces index 3, which is the RoCE v2 IPv4 GID: quiet
 		base; attr etc/rdma-doctor.conf "$(printf '[nccl]\ngid_index = 3\nroce_version = 2\naddr_family = AF_INET\n')" ;;
+	healthy-mft) mft_base ;;
+	link-phy-ber-high)
+		# a dirty connector: errors on lane 2, the BER at 1.5E-11
+		mft_base; mlxlink_set mlx5_1 'Effective Physical Errors' 1822
+		mlxlink_set mlx5_1 'Effective Physical BER' 15E-12
+		mlxlink_set mlx5_1 'Raw Physical Errors Per Lane' '0,0,4412093,0'
+		mlxlink_set mlx5_1 'Raw Physical BER' 3E-8 ;;
+	link-phy-cable-unplugged)
+		# the port is down and the firmware says why (Status Opcode 1024, management firmware)
+		mft_base; attr "$PCIROOT/0000:9a:00.0/infiniband/mlx5_1/ports/1/state" "1: DOWN"
+		attr "$PCIROOT/0000:9a:00.0/infiniband/mlx5_1/ports/1/phys_state" "2: Polling"
+		attr "$PCIROOT/0000:9a:00.0/infiniband/mlx5_1/ports/1/rate" "10 Gb/sec (4X SDR)"
+		attr "$PCIROOT/0000:9a:00.0/infiniband/mlx5_1/ports/1/lid" 0x0
+		attr "$PCIROOT/0000:9a:00.0/infiniband/mlx5_1/ports/1/sm_lid" 0x0
+		mlxlink_set mlx5_1 State Polling; mlxlink_set mlx5_1 'Physical state' Polling
+		mlxlink_set mlx5_1 'Status Opcode' 1024; mlxlink_set mlx5_1 'Recommendation' 'Cable is unplugged' ;;
+	link-phy-opcode)
+		# the link is up, but the PHY firmware reports an issue (synthetic opcode and text: MFT-SOURCES.md)
+		mft_base; mlxlink_set mlx5_0 'Status Opcode' 13
+		mlxlink_set mlx5_0 'Recommendation' 'Check the cable and the connectors at both ends' ;;
+	link-phy-state-differs)
+		# sysfs says Active/LinkUp, the firmware says the link is polling
+		mft_base; mlxlink_set mlx5_0 State Polling; mlxlink_set mlx5_0 'Physical state' Polling ;;
+	mlxconfig-policy-differs)
+		# mlx5_0 comes up in Ethernet mode at the next boot; the policy wants IB
+		mft_base; sed -i -E 's/^( +LINK_TYPE_P1 +)IB\(1\)/\1ETH(2)/' "$R/$CMD/mlxconfig-mlx5_0" ;;
+	mlxconfig-policy-not-applied)
+		# set for the next boot, still the default until mlxfwreset or a reboot
+		mft_base; sed -i -E 's/^(\* +ADVANCED_PCI_SETTINGS +False\(0\) +)True\(1\)/\1False(0)/' "$R/$CMD/mlxconfig-mlx5_2" ;;
+	firmware-from-flint)
+		# sysfs fw_ver is empty on mlx5_1 (a driver that does not fill it): flint's FW Version is used
+		mft_base; attr "$PCIROOT/0000:9a:00.0/infiniband/mlx5_1/fw_ver" ""
+		sed -i 's/^FW Version: .*/FW Version:            28.39.1002/' "$R/$CMD/flint-mlx5_1" ;;
+	roce-qos-differs)
+		# trust pcp and no PFC: the policy's lossless RoCE is not what the NIC does
+		mft_base; attr "$PCIROOT/0000:c1:00.0/net/enp193s0f0np0/qos/trust" pcp
+		attr "$PCIROOT/0000:c1:00.0/net/enp193s0f0np0/qos/pfc" "$(printf 'PFC configuration:\n\tpriority    0   1   2   3   4   5   6   7\n\tenabled     0   0   0   0   0   0   0   0')" ;;
+	roce-qos-dcb-differs)
+		# inbox driver: no sysfs qos/, no mlnx_qos; iproute2's dcb shows PFC off on priority 3
+		base; attr etc/rdma-doctor.conf "$(printf '[roce]\npfc = 3\n')"
+		attr "$CMD/mlnx_qos-enp193s0f0np0.error" ENOENT
+		printf '%s\n' 'pfc-cap 8 macsec-bypass off delay 4096' 'prio-pfc 0:off 1:off 2:off 3:off 4:off 5:off 6:off 7:off' > "$R/$CMD/dcb-pfc-enp193s0f0np0"
+		attr "$CMD/dcb-pfc-enp193s0f0np0.status" 0 ;;
+	roce-qos-seen-no-policy)
+		# no [roce] trust/pfc: what mlnx_qos shows (pcp, no PFC) is reported, not judged
+		base; printf '%s\n' 'DCBX mode: OS controlled' 'Priority trust state: pcp' 'default priority:' 'Receive buffer size (bytes): 262016,0,0,0,0,0,0,0,' \
+			'Cable len: 7' 'PFC configuration:' '	priority    0   1   2   3   4   5   6   7' '	enabled     0   0   0   0   0   0   0   0' \
+			'	buffer      0   0   0   0   0   0   0   0' 'tc: 0 ratelimit: unlimited, tsa: vendor' '	 priority:  1' > "$R/$CMD/mlnx_qos-enp193s0f0np0"
+		attr "$CMD/mlnx_qos-enp193s0f0np0.status" 0 ;;
 	*) echo "make.sh: no scenario $1" >&2; exit 2 ;;
 	esac
 }
@@ -317,6 +429,8 @@ ALL=(healthy-inbox healthy-mlnx-ofed healthy-doca-ofed ib-umad-missing rdma-ucm-
 	modules-unreadable
 	uverbs-mode-0600 uverbs-device-missing-loaded
 	firmware-ofed-train-mismatch firmware-ofed-train-pinned firmware-doca-connectx5-not-judged
-	roce-gid-link-local-only roce-gid-empty roce-gid-index-v1 roce-gid-index-pinned-ok)
+	roce-gid-link-local-only roce-gid-empty roce-gid-index-v1 roce-gid-index-pinned-ok
+	healthy-mft link-phy-ber-high link-phy-cable-unplugged link-phy-opcode link-phy-state-differs mlxconfig-policy-differs
+	mlxconfig-policy-not-applied firmware-from-flint roce-qos-differs roce-qos-dcb-differs roce-qos-seen-no-policy)
 [ $# -gt 0 ] || set -- "${ALL[@]}"
 for s in "$@"; do scenario "$s"; build "$s"; done

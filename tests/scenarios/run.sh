@@ -37,6 +37,8 @@ for dir in */; do
 		if cmp -s "$s.$k" "$exp/$s.$k"; then ok; else bad "$s: $k output differs from the golden"; diff "$exp/$s.$k" "$s.$k" | head -10; fi
 	done
 	[ -s "$s.err" ] && bad "$s: unexpected stderr: $(head -3 "$s.err")"
+	# mlxlink's colour codes (and any ESC byte of a captured output) never reach a report
+	if grep -q $'\e' "$s.txt" "$s.json" || grep -qi '\\u001b' "$s.json"; then bad "$s: an ESC byte in the output"; else ok; fi
 	# the JSON report: parses, documented fields, exit status = summary
 	if jq -en 'input | .schema == "rdma-doctor/report/v1" and (.host|type|IN("string","null")) and (.time|type) == "string"
 		and (.version|type) == "string" and (.summary.status|type) == "string" and (.summary.counts|type) == "object"

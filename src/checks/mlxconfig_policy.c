@@ -1,0 +1,118 @@
+/* mlxconfig.policy: each [mlxconfig] NAME = VALUE of the policy against the Next Boot column of
+ * `mlxconfig -d <pci> query` (what the adapter runs with after the next reset), and a Current
+ * value that still differs (set, but not applied until mlxfwreset or a reboot). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checks/catalogue.h"
+#include "model/mft.h"
+
+static void judge_dev(struct rd_check_ctx *ctx, const struct rd_mft_dev *md, size_t *matched)
+{
+	const struct rd_policy *pol = ctx->policy;
+	const struct rd_mlxconfig_info *c = &md->config;
+	struct rd_buf set = {0}, names = {0}, absent = {0};
+	struct rd_finding *f = NULL, *pending = NULL;
+	size_t wrong = 0;
+	const struct rd_device *d = rd_host_device(ctx->host, md->name);
+	const struct rd_attr *board = d ? rd_mft_board_id(&ctx->sys->mft, d) : NULL;
+	for (size_t k = 0; k < pol->nmlxconfig; k++) {
+		const struct rd_mlxconfig_pin *pin = &pol->mlxconfig[k];
+		/* SCOPE/NAME: only for the RDMA device or the board_id (PSID) SCOPE */
+		const char *name = pin->name, *slash = strchr(name, '/');
+		if (slash) {
+			size_t n = (size_t)(slash - name);
+			bool dev_match = strlen(md->name) == n && !strncmp(md->name, name, n);
+			bool board_match = board && rd_attr_ok(board) && strlen(board->value) == n &&
+					   !strncmp(board->value, name, n);
+			if (!dev_match && !board_match)
+				continue;
+			name = slash + 1;
+		}
+		const struct rd_mlxconfig_param *pr = rd_mlxconfig_find(c, name);
+		if (!pr) {
+			rd_buf_printf(&absent, "%s%s", absent.len ? ", " : "", name);
+			continue;
+		}
+		(*matched)++;
+		if (!rd_mlxconfig_value_matches(pr->next, pin->value)) {
+			if (!f)
+				f = rd_finding_add(ctx, RD_WARN, md->name, "placeholder");
+			char v[64];
+			rd_buf_printf(&set, " %s=%s", pr->name, rd_mlxconfig_set_value(pin->value, v, sizeof v));
+			rd_buf_printf(&names, "%s%s is %s at next boot (the policy: %s)", wrong++ ? ", " : "", pr->name, pr->next,
+				      pin->value);
+			rd_evidence_add(f, md->mlxconfig_out.cmd, "%s: Next Boot %s%s%s", pr->name, pr->next,
+					pr->current ? ", Current " : "", pr->current ? pr->current : "");
+		} else if (pr->current && !rd_mlxconfig_value_matches(pr->current, pin->value)) {
+			if (!pending)
+				pending = rd_finding_add(
+					ctx, RD_WARN, md->name,
+					"%s: the policy's mlxconfig settings are set for the next boot but not applied yet "
+					"(Current differs): they take effect after mlxfwreset or a reboot",
+					md->name);
+			rd_evidence_add(pending, md->mlxconfig_out.cmd, "%s: Current %s, Next Boot %s", pr->name, pr->current,
+					pr->next);
+		}
+	}
+	if (f) {
+		free(f->message);
+		f->message = rd_xasprintf("%s: %s", md->name, names.data);
+		rd_fix_add(f, "mlxconfig -d %s set%s", md->pci, set.data);
+		rd_fix_add(f, "mlxfwreset -d %s -l 3 reset    # or reboot: Next Boot values take effect then", md->pci);
+	}
+	if (pending && !f)
+		rd_fix_add(pending, "mlxfwreset -d %s -l 3 reset    # or reboot", md->pci);
+	if (absent.len) {
+		/* not every adapter has every parameter (a fleet's policy names them all): not an error */
+		rd_finding_add(ctx, RD_SKIP, md->name, "%s: mlxconfig query lists no %s (not a parameter of this %s)", md->name,
+			       absent.data, c->device_type ? c->device_type : "adapter");
+	}
+	rd_buf_free(&set);
+	rd_buf_free(&names);
+	rd_buf_free(&absent);
+}
+
+void rd_check_mlxconfig_policy(struct rd_check_ctx *ctx)
+{
+	const struct rd_mft *m = &ctx->sys->mft;
+	if (!ctx->policy->nmlxconfig) {
+		rd_finding_add(ctx, RD_SKIP, "host", "no [mlxconfig] settings in the policy (NAME = VALUE)");
+		return;
+	}
+	size_t matched = 0, judged = 0, missing = 0;
+	char why[320] = "";
+	for (size_t i = 0; i < m->ndevs; i++) {
+		const struct rd_mft_dev *md = &m->devs[i];
+		const struct rd_tool_out *o = &md->mlxconfig_out;
+		if (o->err == RD_ENOTCAPTURED || o->err == ENOENT) {
+			if (!missing++)
+				rd_tool_why(o, why, sizeof why);
+			continue;
+		}
+		if (!rd_tool_ok(o)) {
+			char buf[320];
+			struct rd_finding *f = rd_finding_add(ctx, RD_UNKNOWN, md->name, "cannot read the mlxconfig settings of %s: %s",
+							      md->name, rd_tool_why(o, buf, sizeof buf));
+			rd_evidence_add(f, o->capture ? o->capture : o->cmd, "<%s>", buf);
+			continue;
+		}
+		judged++;
+		judge_dev(ctx, md, &matched);
+	}
+	bool problems = false;
+	for (size_t i = ctx->first; i < ctx->report->n; i++)
+		problems |= ctx->report->findings[i].status != RD_SKIP;
+	if (problems)
+		return;
+	if (judged && matched)
+		rd_finding_add(ctx, RD_OK, "host",
+			       "%zu HCA%s: every [mlxconfig] setting of the policy that applies is set for the next boot",
+			       judged, judged == 1 ? "" : "s");
+	else if (!judged && missing)
+		rd_finding_add(ctx, RD_SKIP, "host", "%s", why);
+	else if (!judged)
+		rd_finding_add(ctx, RD_SKIP, "host", "no Mellanox/NVIDIA PCI function to ask mlxconfig about");
+}

@@ -1,0 +1,161 @@
+/* MFT tools (mlxlink, mlxconfig, flint) and RoCE QoS (sysfs qos/, mlnx_qos, dcb, rdma_cm's
+ * configfs): the parsers of their output, and what rd_mft_load reads for each device and port.
+ *
+ * Every tool's output is captured as rdma-doctor/commands/<name> (source.h
+ * rd_run_device_command): mlxlink-<rdma dev>-<port>, mlxconfig-<rdma dev>, flint-<rdma dev>,
+ * mlnx_qos-<netdev>, dcb-pfc-<netdev>.  mlxlink prints ANSI colour codes whatever its output is:
+ * every captured text is passed through rd_strip_ansi before it is parsed, so that no ESC byte
+ * reaches a report.
+ *
+ * Ownership: the parsers fill structs that own their strings (free with the matching *_free);
+ * rd_mft_load fills an rd_mft that owns everything in it (rd_mft_free). */
+#ifndef RD_MFT_H
+#define RD_MFT_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/host.h"
+
+/* Removes ANSI escape sequences (CSI "ESC [ ... final", OSC "ESC ] ... BEL/ST", two-byte "ESC x")
+ * and any other ESC byte from s[0..*len) in place; NUL-terminates and updates *len. */
+void rd_strip_ansi(char *s, size_t *len);
+
+/* ---- mlxlink -d <pci> -p <port> -m -c -e ------------------------------------------------------ */
+struct rd_mlxlink_info {
+	char *state, *phys_state, *speed, *width, *fec;
+	long status_opcode;      /* -1 when absent */
+	char *group_opcode, *recommendation;
+	char *fw_version;
+	char *time_since_clear;
+	char *eff_errors;        /* "Effective Physical Errors" */
+	char *eff_ber, *raw_ber; /* as printed: "1E-255", "15E-13" */
+	double eff_ber_v;        /* valid when eff_ber_ok */
+	bool eff_ber_ok;
+	char *raw_errors_lanes;  /* "Raw Physical Errors Per Lane": "0,0,0,0" */
+};
+/* Parses the text (ANSI codes already stripped).  Returns 0 when it has at least State or the
+ * Status Opcode or a BER line, -RD_EPARSE otherwise (fields found are kept either way). */
+int rd_parse_mlxlink(const char *text, struct rd_mlxlink_info *out);
+void rd_mlxlink_info_free(struct rd_mlxlink_info *m);
+/* mlxlink's BER notation "<coef>E-<exp>" (also "1.5E-12", "0E-0"); -RD_EPARSE otherwise. */
+int rd_parse_ber(const char *s, double *out);
+/* What a Status Opcode says: "ok", "PHY firmware", "management firmware", "cable unplugged",
+ * "core/driver". */
+const char *rd_mlxlink_opcode_class(long opcode);
+
+/* ---- mlxconfig -d <pci> query ---------------------------------------------------------------- */
+struct rd_mlxconfig_param {
+	char *name;
+	char *dflt, *current, *next; /* NULL for a column the output does not have */
+};
+struct rd_mlxconfig_info {
+	char *device_type;
+	bool has_default, has_current; /* columns present (Next Boot always) */
+	struct rd_mlxconfig_param *params;
+	size_t nparams;
+};
+/* Parses the "Configurations:" table (Default / Current / Next Boot columns, in that order, or
+ * Next Boot alone as older mlxconfig prints it; a leading '*' marks a changed value).  Returns 0
+ * with at least one parameter, else -RD_EPARSE. */
+int rd_parse_mlxconfig(const char *text, struct rd_mlxconfig_info *out);
+void rd_mlxconfig_info_free(struct rd_mlxconfig_info *m);
+const struct rd_mlxconfig_param *rd_mlxconfig_find(const struct rd_mlxconfig_info *m, const char *name);
+/* True when the value mlxconfig printed ("IB(1)", "255", "True(1)") is what want asks for:
+ * "IB(1)", the name alone ("IB", any case) or the number alone ("1", "0x1"). */
+bool rd_mlxconfig_value_matches(const char *have, const char *want);
+/* The value to type after NAME= in `mlxconfig set`: the number of want when it has one
+ * ("IB(1)" -> "1"), else want as written.  Returns buf. */
+const char *rd_mlxconfig_set_value(const char *want, char *buf, size_t len);
+
+/* ---- flint -d <pci> query -------------------------------------------------------------------- */
+struct rd_flint_info {
+	char *fw_version;   /* "FW Version" (the image on flash) */
+	char *fw_running;   /* "FW Version(Running)": present when a new image awaits a reset */
+	char *psid;
+	char *product_version;
+};
+/* Returns 0 when FW Version or PSID was found, else -RD_EPARSE. */
+int rd_parse_flint(const char *text, struct rd_flint_info *out);
+void rd_flint_info_free(struct rd_flint_info *f);
+
+/* ---- QoS: mlnx_qos -i <if>, dcb pfc show dev <if>, /sys/class/net/<if>/qos/{trust,pfc} -------- */
+struct rd_qos_info {
+	char trust[8];   /* "dscp", "pcp", "" when not known */
+	int pfc[8];      /* 1 on, 0 off; valid when pfc_ok */
+	bool pfc_ok;
+};
+/* mlnx_qos -i: "Priority trust state: dscp" and the "enabled" row under "PFC configuration:".
+ * Returns 0 when either was found, else -RD_EPARSE. */
+int rd_parse_mlnx_qos(const char *text, struct rd_qos_info *out);
+/* dcb pfc show dev <if>: "prio-pfc 0:off 1:off 2:off 3:on ...".  0 or -RD_EPARSE. */
+int rd_parse_dcb_pfc(const char *text, struct rd_qos_info *out);
+/* qos/trust: "dscp" or "pcp" (also as "Priority trust state: dscp").  0 or -RD_EPARSE. */
+int rd_parse_qos_trust(const char *text, char trust[8]);
+/* qos/pfc: an "enabled" row as mlnx_qos prints it, or 8 values 0/1 (comma or blank separated).
+ * 0 or -RD_EPARSE. */
+int rd_parse_qos_pfc(const char *text, int pfc[8]);
+/* "0,0,0,1,0,0,0,0" (for mlnx_qos --pfc) from a mask of priorities. */
+void rd_pfc_list(uint8_t mask, char buf[16]);
+
+/* ---- what is read per device and per RoCE port ----------------------------------------------- */
+struct rd_tool_out {
+	char *cmd;       /* the command line, as shown in evidence: "mlxlink -d 0000:1b:00.0 -p 1 -m -c -e" */
+	char *capture;   /* "/rdma-doctor/commands/mlxlink-mlx5_0-1" in a root, else NULL */
+	int err;         /* 0, errno of the run (ENOENT: not installed), RD_ENOTCAPTURED (not run or not
+			  * in the root), RD_EPARSE (no known field in the output) */
+	int status;      /* exit status */
+	char *first_line; /* of the output, for a failed run's evidence (ANSI stripped) */
+};
+/* True when o's output was read and understood (exit status 0, or fields found anyway). */
+bool rd_tool_ok(const struct rd_tool_out *o);
+/* Why o gives nothing, in words: "not run (add --mft)", "not installed", "not captured in this
+ * root", "exited with status 1: -E- ...", "output not understood".  Returns buf. */
+const char *rd_tool_why(const struct rd_tool_out *o, char *buf, size_t len);
+
+struct rd_mft_port {
+	unsigned num;
+	struct rd_tool_out mlxlink_out;
+	struct rd_mlxlink_info link;
+};
+struct rd_mft_dev {
+	char *name;      /* RDMA device */
+	char *pci;
+	struct rd_tool_out mlxconfig_out, flint_out;
+	struct rd_mlxconfig_info config;
+	struct rd_flint_info flint;
+	struct rd_attr flint_fw, flint_psid; /* as attrs (path = the flint command), err when unknown */
+	struct rd_mft_port *ports;
+	size_t nports;
+};
+struct rd_qos_port {
+	char *dev;
+	unsigned port;
+	char *ifname;
+	struct rd_attr sys_trust, sys_pfc;   /* /sys/class/net/<if>/qos/{trust,pfc} (OFED driver) */
+	struct rd_tool_out mlnx_qos_out, dcb_out;
+	struct rd_qos_info qos;              /* the first readable of sysfs, mlnx_qos, dcb */
+	const char *trust_from, *pfc_from;   /* static: "sysfs", "mlnx_qos", "dcb"; NULL unknown */
+	int ecn_np[8], ecn_rp[8];            /* ecn/roce_{np,rp}/enable/<prio>: 1, 0, -1 unknown */
+	bool ecn_ok;
+	struct rd_attr tos;                  /* configfs rdma_cm/<dev>/ports/<p>/default_roce_tos */
+	bool cm_configfs;                    /* /sys/kernel/config/rdma_cm exists (configfs mounted, rdma_cm loaded) */
+};
+struct rd_mft {
+	struct rd_mft_dev *devs;
+	size_t ndevs;
+	struct rd_qos_port *qos;
+	size_t nqos;
+};
+/* Runs (or reads from the root) the tools for each Mellanox PCI device of host (VFs skipped) and
+ * each RoCE port's netdev.  Never fails; what could not be read is recorded. */
+void rd_mft_load(struct rd_source *src, const struct rd_host *host, struct rd_mft *m);
+void rd_mft_free(struct rd_mft *m);
+const struct rd_mft_dev *rd_mft_dev(const struct rd_mft *m, const char *name);
+const struct rd_mft_port *rd_mft_port(const struct rd_mft *m, const char *dev, unsigned port);
+/* firmware.*: the device's fw_ver and board_id, or flint's FW Version and PSID where sysfs has
+ * none (unreadable or empty). */
+const struct rd_attr *rd_mft_fw_ver(const struct rd_mft *m, const struct rd_device *d);
+const struct rd_attr *rd_mft_board_id(const struct rd_mft *m, const struct rd_device *d);
+
+#endif

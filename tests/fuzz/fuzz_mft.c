@@ -1,0 +1,43 @@
+/* Fuzz target: the captured outputs of mlxlink, mlxconfig, flint, mlnx_qos and dcb, and the sysfs
+ * qos/trust and qos/pfc files (model/mft.h), each after rd_strip_ansi as the loader does. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/mft.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *s = malloc(size + 1);
+	memcpy(s, data, size);
+	s[size] = '\0';
+	size_t len = size;
+	rd_strip_ansi(s, &len);
+	if (memchr(s, 0x1b, len))
+		abort(); /* an ESC byte survived */
+	struct rd_mlxlink_info l;
+	rd_parse_mlxlink(s, &l);
+	rd_mlxlink_info_free(&l);
+	struct rd_mlxconfig_info c;
+	if (rd_parse_mlxconfig(s, &c) == 0 && c.nparams) {
+		char v[64];
+		rd_mlxconfig_value_matches(c.params[0].next, s);
+		rd_mlxconfig_set_value(c.params[0].next, v, sizeof v);
+	}
+	rd_mlxconfig_info_free(&c);
+	struct rd_flint_info f;
+	rd_parse_flint(s, &f);
+	rd_flint_info_free(&f);
+	struct rd_qos_info q;
+	rd_parse_mlnx_qos(s, &q);
+	rd_parse_dcb_pfc(s, &q);
+	char trust[8];
+	rd_parse_qos_trust(s, trust);
+	int pfc[8];
+	rd_parse_qos_pfc(s, pfc);
+	double d;
+	rd_parse_ber(s, &d);
+	free(s);
+	return 0;
+}

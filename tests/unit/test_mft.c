@@ -1,0 +1,413 @@
+/* MFT and QoS parsers (model/mft.h) on real output read in place (the operator's guide's mlxlink,
+ * mlxconfig and flint blocks in ../shared/seed; a real ConnectX-3 Pro mlxconfig query and a real
+ * mlxlink PCIe output in ../shared/fixtures/real), the formats of mlnx_qos and dcb-pfc(8), the
+ * policy's [mlxconfig] and [roce] keys, and the per-device command runner (live and root). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "model/mft.h"
+#include "model/policy.h"
+#include "source/source.h"
+#include "util/util.h"
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		rd_test_fail(__FILE__, __LINE__, "cannot read %s (set RD_REAL_FIXTURES)", path);
+	struct rd_buf b = {0};
+	char chunk[4096];
+	size_t n;
+	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+		rd_buf_add(&b, chunk, n);
+	fclose(f);
+	return b.data ? rd_buf_steal(&b) : rd_xstrdup("");
+}
+
+/* The lines of the guide after the one starting with first, up to the one starting with last. */
+static char *guide_block(const char *first, const char *last)
+{
+	const char *real = rd_test_real_dir();
+	if (!real)
+		rd_test_fail(__FILE__, __LINE__, "../shared/fixtures/real is missing");
+	char *path = rd_xasprintf("%s/../../seed/000_82afedced5993be5.txt", real);
+	char *all = slurp(path);
+	free(path);
+	char *a = strstr(all, first);
+	CHECK(a != NULL);
+	a = strchr(a, '\n') + 1;
+	char *b = strstr(a, last);
+	CHECK(b != NULL);
+	char *nl = strchr(b, '\n');
+	char *out = rd_xstrndup(a, nl ? (size_t)(nl - a) : strlen(a));
+	free(all);
+	return out;
+}
+
+RD_TEST(ansi_stripped)
+{
+	char s[] = "State : \x1b[32mActive\x1b[0m\n\x1b]0;title\x07x\x1b[1;31;40mRed\x1b[m\x1b" "Dy\x1b";
+	size_t n = sizeof s - 1;
+	rd_strip_ansi(s, &n);
+	CHECK_STR(s, "State : Active\nxRedy");
+	CHECK_INT(n, strlen(s));
+	/* whatever the bytes, no ESC survives */
+	char r[512];
+	unsigned x = 12345;
+	for (int round = 0; round < 200; round++) {
+		for (size_t i = 0; i < sizeof r; i++) {
+			x = x * 1103515245u + 12345u;
+			r[i] = (char)((x >> 16) % 5 == 0 ? 0x1b : (x >> 8) & 0x7f);
+		}
+		n = sizeof r - 1;
+		rd_strip_ansi(r, &n);
+		CHECK(memchr(r, 0x1b, n) == NULL);
+	}
+}
+
+RD_TEST(mlxlink_guide_block_coloured)
+{
+	char *text = guide_block("$ mlxlink -d /dev/mst/mt4129_pciconf0 -p 1 -m -c -e", "Raw Physical BER");
+	/* as mlxlink prints it on a terminal or not: every value in colour */
+	struct rd_buf b = {0};
+	for (char *line = text; line && *line;) {
+		char *nl = strchr(line, '\n');
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+		char *colon = memchr(line, ':', len);
+		if (colon)
+			rd_buf_printf(&b, "%.*s\x1b[32m%.*s\x1b[0m\n", (int)(colon + 2 - line), line,
+				      (int)(len - (size_t)(colon + 2 - line)), colon + 2);
+		else
+			rd_buf_printf(&b, "%.*s\n", (int)len, line);
+		line = nl ? nl + 1 : NULL;
+	}
+	rd_strip_ansi(b.data, &b.len);
+	struct rd_mlxlink_info m;
+	CHECK_INT(rd_parse_mlxlink(b.data, &m), 0);
+	CHECK_STR(m.state, "Active");
+	CHECK_STR(m.phys_state, "LinkUp");
+	CHECK_STR(m.speed, "NDR");
+	CHECK_INT(m.status_opcode, 0);
+	CHECK_STR(m.recommendation, "No issue was observed.");
+	CHECK_STR(m.fw_version, "28.41.1000");
+	CHECK_STR(m.time_since_clear, "4 days 11:24:18");
+	CHECK_STR(m.eff_ber, "1E-255");
+	CHECK(m.eff_ber_ok && m.eff_ber_v < 1e-200);
+	CHECK_STR(m.raw_errors_lanes, "0,0,0,0");
+	CHECK_STR(rd_mlxlink_opcode_class(m.status_opcode), "ok");
+	rd_mlxlink_info_free(&m);
+	rd_buf_free(&b);
+	free(text);
+}
+
+RD_TEST(mlxlink_real_pcie_output_has_no_port_fields)
+{
+	const char *real = rd_test_real_dir();
+	CHECK(real != NULL);
+	char *path = rd_xasprintf("%s/skyao__cx6-ocp3__mlxlink-pcie-e.txt", real);
+	char *text = slurp(path);
+	free(path);
+	struct rd_mlxlink_info m;
+	CHECK_INT(rd_parse_mlxlink(text, &m), -RD_EPARSE);
+	CHECK(m.state == NULL && m.status_opcode == -1);
+	rd_mlxlink_info_free(&m);
+	free(text);
+}
+
+RD_TEST(mlxlink_opcodes_and_ber)
+{
+	struct rd_mlxlink_info m;
+	CHECK_INT(rd_parse_mlxlink("Status Opcode      : 1024\nRecommendation     : Cable is unplugged\n"
+				   "Effective Physical BER : 15E-12\n",
+				   &m),
+		  0);
+	CHECK_INT(m.status_opcode, 1024);
+	CHECK(m.eff_ber_ok && fabs(m.eff_ber_v - 1.5e-11) < 1e-20);
+	rd_mlxlink_info_free(&m);
+	CHECK_STR(rd_mlxlink_opcode_class(1023), "ok");
+	CHECK_STR(rd_mlxlink_opcode_class(1), "PHY firmware");
+	CHECK_STR(rd_mlxlink_opcode_class(1022), "PHY firmware");
+	CHECK_STR(rd_mlxlink_opcode_class(1024), "cable unplugged");
+	CHECK_STR(rd_mlxlink_opcode_class(2047), "management firmware");
+	CHECK_STR(rd_mlxlink_opcode_class(2048), "core/driver");
+	double d;
+	CHECK_INT(rd_parse_ber("1.5E-12", &d), 0);
+	CHECK(d > 1.4e-12 && d < 1.6e-12);
+	CHECK_INT(rd_parse_ber("1E-255", &d), 0);
+	static const char *const bad[] = {"", "E-12", "1E", "N/A", "1E-12x", "-1E-12", "1.E", " 1E-12"};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		CHECK_INT(rd_parse_ber(bad[i], &d), -RD_EPARSE);
+	CHECK_INT(rd_parse_mlxlink("", &m), -RD_EPARSE);
+	rd_mlxlink_info_free(&m);
+	CHECK_INT(rd_parse_mlxlink("Status Opcode : lots\nState\n: x\n", &m), -RD_EPARSE);
+	rd_mlxlink_info_free(&m);
+}
+
+RD_TEST(mlxconfig_guide_block)
+{
+	char *text = guide_block("$ mlxconfig -d /dev/mst/mt4129_pciconf0 query | head -40", "Setting + reset:");
+	struct rd_mlxconfig_info c;
+	CHECK_INT(rd_parse_mlxconfig(text, &c), 0);
+	CHECK_STR(c.device_type, "ConnectX7");
+	CHECK(!c.has_default && !c.has_current);
+	CHECK_INT(c.nparams, 6);
+	const struct rd_mlxconfig_param *p = rd_mlxconfig_find(&c, "LINK_TYPE_P1");
+	CHECK(p && !p->current);
+	CHECK_STR(p->next, "IB(1)");
+	CHECK_STR(rd_mlxconfig_find(&c, "CNP_DSCP_P2")->next, "48");
+	CHECK(rd_mlxconfig_find(&c, "PCI_WR_ORDERING") == NULL);
+	rd_mlxconfig_info_free(&c);
+	free(text);
+}
+
+RD_TEST(mlxconfig_real_connectx3_pro)
+{
+	const char *real = rd_test_real_dir();
+	CHECK(real != NULL);
+	char *path = rd_xasprintf("%s/skyao__hp544-cx3pro__mlxconfig-query.txt", real);
+	char *text = slurp(path);
+	free(path);
+	struct rd_mlxconfig_info c;
+	CHECK_INT(rd_parse_mlxconfig(text, &c), 0);
+	CHECK_STR(c.device_type, "ConnectX3Pro");
+	CHECK_INT(c.nparams, 28);
+	CHECK_STR(rd_mlxconfig_find(&c, "SRIOV_EN")->next, "True(1)");
+	CHECK_STR(rd_mlxconfig_find(&c, "NUM_OF_VFS")->next, "16");
+	CHECK_STR(rd_mlxconfig_find(&c, "XFI_MODE_P1")->next, "_10G(0)");
+	CHECK_STR(rd_mlxconfig_find(&c, "STEER_FORCE_VLAN")->next, "False(0)");
+	CHECK(rd_mlxconfig_value_matches(rd_mlxconfig_find(&c, "LINK_TYPE_P1")->next, "ETH"));
+	rd_mlxconfig_info_free(&c);
+	free(text);
+}
+
+RD_TEST(mlxconfig_three_columns_and_marks)
+{
+	const char *text = "Device #1:\n----------\n\nDevice type:    ConnectX6DX\n\n"
+			   "Configurations:                  Default         Current         Next Boot\n"
+			   "        LINK_TYPE_P1             ETH(2)          ETH(2)          IB(1)\n"
+			   "*       ADVANCED_PCI_SETTINGS    False(0)        True(1)         True(1)\n"
+			   "The '*' shows parameters with next value different from default/current value.\n"
+			   "Device #2:\n----------\nConfigurations:   Next Boot\n  OTHER_DEVICE   1\n";
+	struct rd_mlxconfig_info c;
+	CHECK_INT(rd_parse_mlxconfig(text, &c), 0);
+	CHECK(c.has_default && c.has_current);
+	CHECK_INT(c.nparams, 2);
+	const struct rd_mlxconfig_param *p = rd_mlxconfig_find(&c, "link_type_p1");
+	CHECK_STR(p->dflt, "ETH(2)");
+	CHECK_STR(p->current, "ETH(2)");
+	CHECK_STR(p->next, "IB(1)");
+	CHECK_STR(rd_mlxconfig_find(&c, "ADVANCED_PCI_SETTINGS")->current, "True(1)");
+	rd_mlxconfig_info_free(&c);
+	CHECK_INT(rd_parse_mlxconfig("-E- Failed to open device\n", &c), -RD_EPARSE);
+	rd_mlxconfig_info_free(&c);
+}
+
+RD_TEST(mlxconfig_values)
+{
+	CHECK(rd_mlxconfig_value_matches("IB(1)", "IB(1)"));
+	CHECK(rd_mlxconfig_value_matches("IB(1)", "IB"));
+	CHECK(rd_mlxconfig_value_matches("IB(1)", "ib"));
+	CHECK(rd_mlxconfig_value_matches("IB(1)", "1"));
+	CHECK(!rd_mlxconfig_value_matches("ETH(2)", "IB(1)"));
+	CHECK(!rd_mlxconfig_value_matches("ETH(2)", "IB"));
+	CHECK(!rd_mlxconfig_value_matches("ETH(2)", "1"));
+	CHECK(rd_mlxconfig_value_matches("255", "255"));
+	CHECK(rd_mlxconfig_value_matches("255", "0xff"));
+	CHECK(!rd_mlxconfig_value_matches("255", "25"));
+	CHECK(rd_mlxconfig_value_matches("True(1)", "True"));
+	CHECK(!rd_mlxconfig_value_matches("False(0)", "1"));
+	CHECK(rd_mlxconfig_value_matches("per_mkey(0)", "0"));
+	CHECK(!rd_mlxconfig_value_matches(NULL, "0"));
+	char v[64];
+	CHECK_STR(rd_mlxconfig_set_value("IB(1)", v, sizeof v), "1");
+	CHECK_STR(rd_mlxconfig_set_value("IB", v, sizeof v), "IB");
+	CHECK_STR(rd_mlxconfig_set_value("48", v, sizeof v), "48");
+	CHECK_STR(rd_mlxconfig_set_value("force_relax(1)", v, sizeof v), "1");
+}
+
+RD_TEST(flint_guide_block)
+{
+	char *text = guide_block("$ flint -d /dev/mst/mt4129_pciconf0 query | head -5", "Rom Info:");
+	struct rd_flint_info f;
+	CHECK_INT(rd_parse_flint(text, &f), 0);
+	CHECK_STR(f.fw_version, "28.41.1000");
+	CHECK_STR(f.product_version, "28.41.1000");
+	CHECK(f.psid == NULL && f.fw_running == NULL);
+	rd_flint_info_free(&f);
+	free(text);
+	CHECK_INT(rd_parse_flint("FW Version:            16.35.2000\nFW Version(Running):   16.33.1048\n"
+				 "PSID:                  MT_0000000008\n",
+				 &f),
+		  0);
+	CHECK_STR(f.fw_running, "16.33.1048");
+	CHECK_STR(f.psid, "MT_0000000008");
+	rd_flint_info_free(&f);
+	CHECK_INT(rd_parse_flint("-E- Cannot open Device: 0000:1b:00.0. No such file or directory\n", &f), -RD_EPARSE);
+	rd_flint_info_free(&f);
+}
+
+RD_TEST(qos_formats)
+{
+	struct rd_qos_info q;
+	CHECK_INT(rd_parse_mlnx_qos("DCBX mode: OS controlled\nPriority trust state: dscp\ndscp2prio mapping:\n"
+				    "\tprio:0 dscp:07,06,05,04,03,02,01,00,\nCable len: 7\nPFC configuration:\n"
+				    "\tpriority    0   1   2   3   4   5   6   7\n\tenabled     0   0   0   1   0   0   0   0\n"
+				    "\tbuffer      0   0   0   1   0   0   0   0\ntc: 0 ratelimit: unlimited, tsa: vendor\n",
+				    &q),
+		  0);
+	CHECK_STR(q.trust, "dscp");
+	CHECK(q.pfc_ok && q.pfc[3] == 1 && q.pfc[0] == 0 && q.pfc[7] == 0);
+	/* the older layout: rows not indented */
+	CHECK_INT(rd_parse_mlnx_qos("PFC configuration:\npriority 0 1 2 3 4 5 6 7\nenabled 1 0 1 0 0 0 1 1\n", &q), 0);
+	CHECK(q.pfc_ok && q.pfc[0] && q.pfc[2] && !q.pfc[3] && q.pfc[7] && !q.trust[0]);
+	CHECK_INT(rd_parse_mlnx_qos("Netlink error: Operation not supported\n", &q), -RD_EPARSE);
+	CHECK_INT(rd_parse_mlnx_qos("PFC configuration:\n\tenabled 0 0 0 1\n", &q), -RD_EPARSE);
+
+	CHECK_INT(rd_parse_dcb_pfc("pfc-cap 8 macsec-bypass off delay 4096\n"
+				   "prio-pfc 0:off 1:off 2:off 3:on 4:off 5:off 6:off 7:off\n",
+				   &q),
+		  0);
+	CHECK(q.pfc_ok && q.pfc[3] == 1 && q.pfc[4] == 0);
+	CHECK_INT(rd_parse_dcb_pfc("prio-pfc 0:off 1:on 2:off 3:off 4:off 5:off 6:on 7:off", &q), 0);
+	CHECK(q.pfc[1] && q.pfc[6] && !q.pfc[3]);
+	CHECK_INT(rd_parse_dcb_pfc("prio-pfc 0:off 1:on", &q), -RD_EPARSE);
+	CHECK_INT(rd_parse_dcb_pfc("Error: Device does not support DCB\n", &q), -RD_EPARSE);
+
+	char t[8];
+	CHECK_INT(rd_parse_qos_trust("dscp", t), 0);
+	CHECK_STR(t, "dscp");
+	CHECK_INT(rd_parse_qos_trust("pcp\n", t), 0);
+	CHECK_STR(t, "pcp");
+	CHECK_INT(rd_parse_qos_trust("Priority trust state: dscp\n", t), 0);
+	CHECK_STR(t, "dscp");
+	CHECK_INT(rd_parse_qos_trust("dscpx", t), -RD_EPARSE);
+	CHECK_INT(rd_parse_qos_trust("trust dscp", t), -RD_EPARSE);
+	CHECK_INT(rd_parse_qos_trust("", t), -RD_EPARSE);
+
+	int pfc[8];
+	CHECK_INT(rd_parse_qos_pfc("0,0,0,1,0,0,0,0\n", pfc), 0);
+	CHECK(pfc[3] && !pfc[2]);
+	CHECK_INT(rd_parse_qos_pfc("PFC configuration:\n\tpriority 0 1 2 3 4 5 6 7\n\tenabled 0 0 0 0 1 0 0 0\n", pfc), 0);
+	CHECK(pfc[4] && !pfc[3]);
+	CHECK_INT(rd_parse_qos_pfc("0,0,0,1", pfc), -RD_EPARSE);
+	CHECK_INT(rd_parse_qos_pfc("0,0,0,2,0,0,0,0", pfc), -RD_EPARSE);
+	char list[16];
+	rd_pfc_list(1u << 3, list);
+	CHECK_STR(list, "0,0,0,1,0,0,0,0");
+	rd_pfc_list(0x81, list);
+	CHECK_STR(list, "1,0,0,0,0,0,0,1");
+}
+
+RD_TEST(policy_mlxconfig_and_roce_keys)
+{
+	struct rd_policy p;
+	char err[256] = "";
+	rd_policy_defaults(&p);
+	CHECK_INT(rd_policy_parse("[mlxconfig]\nLINK_TYPE_P1 = IB(1)\nSOME_FUTURE_PARAM = 7\n"
+				  "MT_0000000838/CNP_DSCP_P1 = 48\n[roce]\ntrust = dscp\npfc = 3\n",
+				  "t.conf", &p, err, sizeof err),
+		  0);
+	CHECK_INT(p.nmlxconfig, 3);
+	CHECK_STR(p.mlxconfig[1].name, "SOME_FUTURE_PARAM");
+	CHECK_STR(p.mlxconfig[2].name, "MT_0000000838/CNP_DSCP_P1");
+	CHECK_STR(p.roce_trust, "dscp");
+	CHECK(p.roce_pfc_set && p.roce_pfc == 0x08);
+	rd_policy_free(&p);
+	rd_policy_defaults(&p);
+	CHECK_INT(rd_policy_parse("[roce]\npfc = none\n", "t.conf", &p, err, sizeof err), 0);
+	CHECK(p.roce_pfc_set && p.roce_pfc == 0);
+	rd_policy_free(&p);
+	static const char *const bad[] = {"[roce]\ntrust = l2\n", "[roce]\npfc = 8\n", "[roce]\npfc = 3,x\n",
+					  "[roce]\npfc =\n", "[mlxconfig]\nLINK_TYPE_P1 = IB(1);reboot\n",
+					  "[mlxconfig]\nLINK`id` = 1\n", "[mlxconfig]\n/LINK = 1\n", "[mlxconfig]\nA/B/C = 1\n"};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		rd_policy_defaults(&p);
+		err[0] = '\0';
+		CHECK_INT(rd_policy_parse(bad[i], "t.conf", &p, err, sizeof err), -1);
+		CHECK(strncmp(err, "t.conf:", 7) == 0);
+		rd_policy_free(&p);
+	}
+}
+
+static char *tmpdir(void)
+{
+	const char *t = getenv("TMPDIR");
+	char *d = rd_xasprintf("%s/rd-test-mft.XXXXXX", t && *t ? t : "/tmp");
+	CHECK(mkdtemp(d) != NULL);
+	return d;
+}
+
+RD_TEST(device_commands_root)
+{
+	char *d = tmpdir();
+	char *cmd = rd_xasprintf("mkdir -p %s/rdma-doctor/commands && printf 'State : \\033[32mActive\\033[0m\\n' > "
+				 "%s/rdma-doctor/commands/mlxlink-mlx5_0-1 && echo ENOENT > %s/rdma-doctor/commands/flint-mlx5_0.error",
+				 d, d, d);
+	CHECK_INT(system(cmd), 0);
+	free(cmd);
+	struct rd_source *src;
+	char err[256];
+	CHECK_INT(rd_source_open(d, &src, err, sizeof err), 0);
+	struct rd_text t;
+	const char *const argv[] = {"mlxlink", "-d", "0000:1b:00.0", "-p", "1", NULL};
+	CHECK_INT(rd_run_device_command(src, "mlxlink-mlx5_0-1", argv, 1000, &t), 0);
+	CHECK(strstr(t.data, "Active") != NULL);
+	rd_text_free(&t);
+	CHECK_INT(rd_run_device_command(src, "flint-mlx5_0", argv, 1000, &t), -ENOENT);
+	CHECK_INT(rd_run_device_command(src, "mlxconfig-mlx5_0", argv, 1000, &t), -RD_ENOTCAPTURED);
+	CHECK_INT(rd_run_device_command(src, "../etc/passwd", argv, 1000, &t), -EINVAL);
+	CHECK_INT(rd_run_device_command(src, ".hidden", argv, 1000, &t), -EINVAL);
+	CHECK_INT(rd_run_device_command(src, "a b", argv, 1000, &t), -EINVAL);
+	rd_source_close(src);
+	cmd = rd_xasprintf("rm -rf %s", d);
+	CHECK_INT(system(cmd), 0);
+	free(cmd);
+	free(d);
+}
+
+RD_TEST(device_commands_live_only_when_asked_and_installed)
+{
+	char *d = tmpdir();
+	char *tool = rd_xasprintf("%s/fake-mlxlink", d);
+	FILE *f = fopen(tool, "w");
+	CHECK(f != NULL);
+	fputs("#!/bin/sh\nprintf 'State : \\033[32mActive\\033[0m\\nargs: %s\\n' \"$*\"\n", f);
+	fclose(f);
+	CHECK_INT(chmod(tool, 0755), 0);
+	char *slow = rd_xasprintf("%s/slow-tool", d);
+	f = fopen(slow, "w");
+	fputs("#!/bin/sh\nsleep 5\n", f);
+	fclose(f);
+	CHECK_INT(chmod(slow, 0755), 0);
+	char *path = rd_xasprintf("%s:%s", d, getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
+	setenv("PATH", path, 1);
+	struct rd_source *src;
+	char err[256];
+	CHECK_INT(rd_source_open(NULL, &src, err, sizeof err), 0);
+	struct rd_text t;
+	const char *const argv[] = {"fake-mlxlink", "-d", "0000:1b:00.0", "-p", "1", NULL};
+	/* not asked for (check without --mft): nothing runs */
+	CHECK_INT(rd_run_device_command(src, "mlxlink-mlx5_0-1", argv, 2000, &t), -RD_ENOTCAPTURED);
+	rd_source_allow_device_commands(src, true);
+	CHECK_INT(rd_run_device_command(src, "mlxlink-mlx5_0-1", argv, 2000, &t), 0);
+	CHECK(strstr(t.data, "args: -d 0000:1b:00.0 -p 1") != NULL);
+	CHECK_INT(t.status, 0);
+	rd_text_free(&t);
+	const char *const absent[] = {"rd-no-such-tool-anywhere", "query", NULL};
+	CHECK_INT(rd_run_device_command(src, "flint-mlx5_0", absent, 2000, &t), -ENOENT);
+	const char *const sleeper[] = {"slow-tool", NULL};
+	CHECK_INT(rd_run_device_command(src, "mlxconfig-mlx5_0", sleeper, 200, &t), -ETIMEDOUT);
+	rd_source_close(src);
+	char *cmd = rd_xasprintf("rm -rf %s", d);
+	CHECK_INT(system(cmd), 0);
+	free(cmd);
+	free(path);
+	free(tool);
+	free(slow);
+	free(d);
+}
