@@ -111,7 +111,7 @@ struct rd_source {
 	/* deadlines (0: none): each read, and the whole run (monotonic ms) */
 	int read_timeout_ms;
 	long long run_deadline_ms;
-	struct rd_reader *reader;
+	bool armed;                 /* this source armed the run's watchdog (reader.h) */
 	unsigned einval_remembered; /* counter files that returned EINVAL, not read again */
 	struct rd_recording *rec;   /* when recording */
 	/* directories the resolver stepped in lately: canonical path and an O_PATH descriptor */
@@ -694,7 +694,8 @@ void rd_source_close(struct rd_source *src)
 	smap_free(&src->dirs, true);
 	smap_free(&src->errors, false);
 	pdir_clear(src);
-	rd_reader_stop(src->reader);
+	if (src->armed)
+		rd_watchdog_disarm();
 	free(src->root);
 	free(src);
 }
@@ -702,7 +703,11 @@ void rd_source_close(struct rd_source *src)
 void rd_source_set_deadlines(struct rd_source *src, int read_timeout_ms, int run_timeout_ms)
 {
 	src->read_timeout_ms = read_timeout_ms > 0 ? read_timeout_ms : 0;
-	src->run_deadline_ms = run_timeout_ms > 0 ? mono_ms() + run_timeout_ms : 0;
+	long long deadline = run_timeout_ms > 0 ? mono_ms() + run_timeout_ms : 0;
+	/* the watchdog of the run: one per process, the first deadline kept (a takeover's source) */
+	if (src->read_timeout_ms && rd_watchdog_arm(&deadline, src->read_timeout_ms))
+		src->armed = true;
+	src->run_deadline_ms = deadline;
 }
 
 bool rd_source_is_live(const struct rd_source *src)
@@ -943,18 +948,14 @@ static int tree_stat(struct rd_source *src, const char *path, bool follow, struc
 }
 
 /* single: one read() of at most cap bytes (what libibumad does); otherwise read to EOF, with
- * EFBIG past cap unless prefix_ok.  With deadlines, the read runs in the worker of reader.h. */
+ * EFBIG past cap unless prefix_ok.  The read is the caller's, under the run's watchdog (reader.h). */
 static int read_common(struct rd_source *src, const char *path, size_t cap, bool prefix_ok, bool single,
 		       struct rd_text *out)
 {
 	memset(out, 0, sizeof *out);
-	long long left = 0;
-	if (src->run_deadline_ms) {
-		left = src->run_deadline_ms - mono_ms();
-		if (left <= 0) {
-			out->err = ETIMEDOUT;
-			return -ETIMEDOUT;
-		}
+	if (src->run_deadline_ms && src->run_deadline_ms <= mono_ms()) {
+		out->err = ETIMEDOUT;
+		return -ETIMEDOUT;
 	}
 	char *canon = NULL;
 	struct rd_read_req req = {.cap = cap, .prefix_ok = prefix_ok, .single = single,
@@ -966,13 +967,8 @@ static int read_common(struct rd_source *src, const char *path, size_t cap, bool
 	} else if (fd < 0) {
 		out->err = -fd;
 		r = fd;
-	} else if (!src->read_timeout_ms) {
-		r = rd_read_fd(fd, &req, out);
 	} else {
-		int timeout = src->read_timeout_ms;
-		if (left && left < timeout)
-			timeout = (int)left;
-		r = rd_reader_read(&src->reader, fd, &req, timeout, out);
+		r = rd_reader_read(rel(path), fd, &req, out);
 	}
 	if (r == -EINVAL && fd >= 0 && is_counter_path(canon ? canon : path)) {
 		if (canon || resolve(src, path, true, &canon) == 0) {
@@ -1293,8 +1289,20 @@ int rd_run_command(struct rd_source *src, const char *name, struct rd_text *out)
 		return -EINVAL;
 	}
 	int r;
-	if (src->live) {
-		r = run_live(c, false, out);
+	if (src->live && rd_reader_command_logged(name, out)) {
+		r = out->err ? -out->err : 0; /* run before a takeover: not run again */
+	} else if (src->live) {
+		struct rd_command bounded = *c;
+		long long left = src->run_deadline_ms ? src->run_deadline_ms - mono_ms() : 0;
+		if (src->run_deadline_ms && left < bounded.timeout_ms)
+			bounded.timeout_ms = left > 0 ? (int)left : 0;
+		if (src->run_deadline_ms && left <= 0) {
+			out->err = ETIMEDOUT; /* past the run's deadline: not started */
+			r = -ETIMEDOUT;
+		} else {
+			r = run_live(&bounded, false, out);
+		}
+		rd_reader_command_log(name, out);
 	} else {
 		src->in_command = true; /* its files are recorded as the command, not as files */
 		r = command_from_root(src, name, out);
