@@ -104,8 +104,9 @@ struct rd_source {
 	int fd;                  /* the directory read ("/" for the live host); -1 for an archive */
 	struct rd_memtree *tree; /* an archive's entries; NULL for a directory */
 	char *root;              /* as given ("/" for the live host) */
-	/* read errors: replayed from a snapshot's list, or EINVAL remembered; canonical path -> errno */
-	struct smap errors;
+	/* read errors replayed from a snapshot's list, and counters' EINVAL remembered in this run:
+	 * canonical path -> errno */
+	struct smap errors, einval;
 	/* resolved directories: path as asked -> canonical (malloc'd) */
 	struct smap dirs;
 	/* deadlines (0: none): each read, and the whole run (monotonic ms) */
@@ -272,14 +273,16 @@ void rd_recording_free(struct rd_recording *rec)
 /* ---- read errors: replayed from a snapshot, or remembered in this run ---------------------- */
 
 /* From now on, opening canonical path fails with err (without touching the file). */
-static void record_error(struct rd_source *src, const char *canonical, int err)
+static void record_error(struct smap *m, const char *canonical, int err)
 {
-	*smap_put(&src->errors, rel(canonical), NULL) = (void *)(intptr_t)err;
+	*smap_put(m, rel(canonical), NULL) = (void *)(intptr_t)err;
 }
 
 static int recorded_error(const struct rd_source *src, const char *canonical)
 {
 	void **v = smap_get(&src->errors, rel(canonical));
+	if (!v)
+		v = smap_get(&src->einval, rel(canonical));
 	return v ? (int)(intptr_t)*v : 0;
 }
 
@@ -300,7 +303,7 @@ static void load_read_errors(struct rd_source *src)
 			while (*p == '/')
 				p++;
 			if (code && *p)
-				record_error(src, p, code);
+				record_error(&src->errors, p, code);
 		}
 		line = nl ? nl + 1 : NULL;
 	}
@@ -693,6 +696,7 @@ void rd_source_close(struct rd_source *src)
 	rd_memtree_free(src->tree);
 	smap_free(&src->dirs, true);
 	smap_free(&src->errors, false);
+	smap_free(&src->einval, false);
 	pdir_clear(src);
 	if (src->armed)
 		rd_watchdog_disarm();
@@ -757,21 +761,21 @@ unsigned rd_source_einval_remembered(const struct rd_source *src)
 /* Canonical paths are needed when a read error may be replayed or remembered, and to record. */
 static bool need_canon(const struct rd_source *src)
 {
-	return src->errors.used || src->rec;
+	return src->errors.used || src->einval.used || src->rec;
 }
 
 /* Opens path for reading.  The live host: one open of the attribute.  A root: an O_PATH open, its
  * fstat in *st, and only a regular file is opened for reading (through /proc/self/fd, the same
- * inode, not resolved again), so that no device node or FIFO in a root is ever opened.  *canon
- * gets the canonical path when need_canon (also on failure after it was known).  Returns the fd
- * or -errno (a read error replayed counts as that error). */
-static int open_for_read(struct rd_source *src, const char *path, char **canon, struct stat *st)
+ * inode, not resolved again), so that no device node or FIFO in a root is ever opened.  With
+ * canon_first, *canon gets the canonical path first (also on failure after it was known), and a
+ * read error recorded for it is returned without opening anything.  Returns the fd or -errno. */
+static int open_for_read(struct rd_source *src, const char *path, bool canon_first, char **canon, struct stat *st)
 {
 	int flags = src->live ? O_RDONLY | O_NONBLOCK | O_NOCTTY : O_PATH;
 	int fd;
 	memset(st, 0, sizeof *st);
 	*canon = NULL;
-	if (need_canon(src)) {
+	if (canon_first) {
 		char *cdir = NULL;
 		const char *base;
 		int r = resolve_parent(src, path, &cdir, &base);
@@ -960,7 +964,9 @@ static int read_common(struct rd_source *src, const char *path, size_t cap, bool
 	char *canon = NULL;
 	struct rd_read_req req = {.cap = cap, .prefix_ok = prefix_ok, .single = single,
 				  .one_page = src->live && rd_str_has_prefix(rel(path), "sys/")};
-	int fd = src->tree ? -1 : open_for_read(src, path, &canon, &req.st);
+	/* the canonical path first only to record, or for a counter that may have been refused */
+	bool canon_first = src->rec || (src->einval.used && is_counter_path(path));
+	int fd = src->tree ? -1 : open_for_read(src, path, canon_first, &canon, &req.st);
 	int r;
 	if (src->tree) {
 		r = tree_read(src, path, &req, out, &canon);
@@ -970,9 +976,19 @@ static int read_common(struct rd_source *src, const char *path, size_t cap, bool
 	} else {
 		r = rd_reader_read(rel(path), fd, &req, out);
 	}
+	/* a read error a snapshot recorded: its file is an empty placeholder, or absent, so only a
+	 * read that gave nothing is looked up (by its canonical path: a link may lead to it) */
+	if (!src->tree && !canon_first && src->errors.used && r != -ETIMEDOUT && (r < 0 || out->len == 0)) {
+		int rec = canon || resolve(src, path, true, &canon) == 0 ? recorded_error(src, canon) : 0;
+		if (rec) {
+			rd_text_free(out);
+			out->err = rec;
+			r = -rec;
+		}
+	}
 	if (r == -EINVAL && fd >= 0 && is_counter_path(canon ? canon : path)) {
 		if (canon || resolve(src, path, true, &canon) == 0) {
-			record_error(src, canon, EINVAL);
+			record_error(&src->einval, canon, EINVAL);
 			src->einval_remembered++;
 		}
 	}
@@ -1021,37 +1037,46 @@ int rd_list_dir(struct rd_source *src, const char *path, struct rd_strv *names)
 		free(canon);
 		return fd;
 	}
-	DIR *d = fdopendir(fd);
-	if (!d) {
-		int e = errno;
-		close(fd);
-		free(canon);
-		return -e;
-	}
 	struct stat st;
 	if (canon && fstat(fd, &st) == 0)
 		record(src, canon, RD_REC_DIR, NULL, 0, 0, &st);
-	struct dirent *de;
-	errno = 0;
-	while ((de = readdir(d)) != NULL) {
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+	/* getdents64 straight into a buffer: no fdopendir (its fcntl and fstat) for one listing */
+	char buf[32768] __attribute__((aligned(8)));
+	int ret = 0;
+	for (;;) {
+		ssize_t n = getdents64(fd, buf, sizeof buf);
+		if (n < 0 && errno == EINTR)
 			continue;
-		rd_strv_push(names, de->d_name);
-		if (!canon)
-			continue;
-		/* each name listed is recorded by its kind, so that a replay lists the same names */
-		char *child = join(canon, de->d_name);
-		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
-			char target[4096];
-			ssize_t n = S_ISLNK(st.st_mode) ? readlinkat(dirfd(d), de->d_name, target, sizeof target - 1) : -1;
-			if (n >= 0)
-				target[n] = '\0';
-			if (!S_ISLNK(st.st_mode) || n >= 0)
-				record_stat(src, child, &st, n >= 0 ? target : NULL);
+		if (n <= 0) {
+			ret = n < 0 ? -errno : 0;
+			break;
 		}
-		free(child);
+		for (ssize_t off = 0; off < n;) {
+			struct dirent64 *de = (struct dirent64 *)(void *)(buf + off);
+			off += de->d_reclen;
+			if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+				continue;
+			rd_strv_push(names, de->d_name);
+			if (!canon)
+				continue;
+			/* each name listed is recorded by its kind, so that a replay lists the same names */
+			char *child = join(canon, de->d_name);
+			if (fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+				char target[4096];
+				ssize_t tn = S_ISLNK(st.st_mode) ? readlinkat(fd, de->d_name, target, sizeof target - 1) : -1;
+				if (tn >= 0)
+					target[tn] = '\0';
+				if (!S_ISLNK(st.st_mode) || tn >= 0)
+					record_stat(src, child, &st, tn >= 0 ? target : NULL);
+			}
+			free(child);
+		}
 	}
-	closedir(d);
+	close(fd);
+	if (ret < 0) {
+		free(canon);
+		return ret;
+	}
 	free(canon);
 	rd_strv_sort(names);
 	return 0;
