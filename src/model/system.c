@@ -519,28 +519,51 @@ static void load_dmesg(struct rd_source *src, struct rd_system *s)
 int rd_system_load(struct rd_source *src, const struct rd_host *h, const char *const *services,
 		   struct rd_system *s)
 {
+	return rd_system_load_parts(src, h, services, 0, s);
+}
+
+int rd_system_load_parts(struct rd_source *src, const struct rd_host *h, const char *const *services,
+			 unsigned flags, struct rd_system *s)
+{
 	memset(s, 0, sizeof *s);
 	s->etc_present = rd_exists(src, "etc");
 	s->dev_present = rd_exists(src, "dev");
-	load_modload(src, s);
-	load_pci(src, s);
-	load_rdma_boot(src, h, s);
-	s->memory_peers_dir = rd_exists(src, "sys/kernel/mm/memory_peers");
-	/* a snapshot holds sys/kernel/mm only when memory_peers exists; a root with /proc's kernel
-	 * state is a capture of the whole host, where its absence is real */
-	s->kernel_mm_dir = s->memory_peers_dir || rd_exists(src, "sys/kernel/mm") || rd_exists(src, "proc/sys/kernel");
-	rd_attr_read(src, "sys/kernel/mm/memory_peers/nv_mem/version", &s->memory_peers_nv_mem);
-	rd_attr_read(src, "sys/kernel/mm/memory_peers/nv_mem_nc/version", &s->memory_peers_nv_mem_nc);
-	load_limits(src, "self", &s->self);
-	read_file_attr(src, "proc/self/status", &s->self_status);
-	s->capeff_ok = rd_attr_ok(&s->self_status) && rd_parse_capeff(s->self_status.value, &s->capeff) == 0;
-	load_services(src, services, s);
-	load_systemd_defaults(src, s);
-	load_openibd(src, s);
-	load_kmods(src, h, s);
-	load_dkms(src, s);
-	load_packages(src, s);
-	load_dmesg(src, s);
+	if (rd_load_wants(flags, RD_LOAD_MODLOAD))
+		load_modload(src, s);
+	/* the PCI functions also say whether a host without RDMA devices has RDMA hardware */
+	if (rd_load_wants(flags, RD_LOAD_PCI | RD_LOAD_MODLOAD) || !h->ndevices)
+		load_pci(src, s);
+	if (rd_load_wants(flags, RD_LOAD_MODLOAD))
+		load_rdma_boot(src, h, s);
+	if (rd_load_wants(flags, RD_LOAD_PEERMEM)) {
+		s->memory_peers_dir = rd_exists(src, "sys/kernel/mm/memory_peers");
+		/* a snapshot holds sys/kernel/mm only when memory_peers exists; a root with /proc's kernel
+		 * state is a capture of the whole host, where its absence is real */
+		s->kernel_mm_dir = s->memory_peers_dir || rd_exists(src, "sys/kernel/mm") ||
+				   rd_exists(src, "proc/sys/kernel");
+		rd_attr_read(src, "sys/kernel/mm/memory_peers/nv_mem/version", &s->memory_peers_nv_mem);
+		rd_attr_read(src, "sys/kernel/mm/memory_peers/nv_mem_nc/version", &s->memory_peers_nv_mem_nc);
+	}
+	if (rd_load_wants(flags, RD_LOAD_LIMITS))
+		load_limits(src, "self", &s->self);
+	if (rd_load_wants(flags, RD_LOAD_LIMITS | RD_LOAD_DMESG)) {
+		read_file_attr(src, "proc/self/status", &s->self_status);
+		s->capeff_ok = rd_attr_ok(&s->self_status) && rd_parse_capeff(s->self_status.value, &s->capeff) == 0;
+	}
+	if (rd_load_wants(flags, RD_LOAD_LIMITS)) {
+		load_services(src, services, s);
+		load_systemd_defaults(src, s);
+	}
+	if (rd_load_wants(flags, RD_LOAD_OPENIBD))
+		load_openibd(src, s);
+	if (rd_load_wants(flags, RD_LOAD_KMODS))
+		load_kmods(src, h, s);
+	if (rd_load_wants(flags, RD_LOAD_DKMS))
+		load_dkms(src, s);
+	if (rd_load_wants(flags, RD_LOAD_PACKAGES))
+		load_packages(src, s);
+	if (rd_load_wants(flags, RD_LOAD_DMESG))
+		load_dmesg(src, s);
 	rd_stack_derive(h, s, &s->stack);
 	return 0;
 }

@@ -142,6 +142,9 @@ struct rd_system {
 /* services: names whose processes and units to inspect (NULL-terminated), e.g. {"slurmd", NULL}. */
 int rd_system_load(struct rd_source *src, const struct rd_host *host, const char *const *services,
 		   struct rd_system *sys);
+/* The same, reading only the parts flags names when it has RD_LOAD_ONLY (host.h). */
+int rd_system_load_parts(struct rd_source *src, const struct rd_host *host, const char *const *services,
+			 unsigned flags, struct rd_system *sys);
 void rd_system_free(struct rd_system *sys);
 const struct rd_package *rd_system_package(const struct rd_system *sys, const char *name);
 /* What loads module at boot from a file: the effective modules-load.d file (at every boot, *when

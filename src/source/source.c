@@ -107,6 +107,7 @@ struct rd_source {
 	/* read errors replayed from a snapshot's list, and counters' EINVAL remembered in this run:
 	 * canonical path -> errno */
 	struct smap errors, einval;
+	struct smap error_bases;    /* the last components of the replayed errors' paths */
 	/* resolved directories: path as asked -> canonical (malloc'd) */
 	struct smap dirs;
 	/* deadlines (0: none): each read, and the whole run (monotonic ms) */
@@ -302,8 +303,11 @@ static void load_read_errors(struct rd_source *src)
 			const char *p = tab + 1;
 			while (*p == '/')
 				p++;
-			if (code && *p)
+			if (code && *p) {
 				record_error(&src->errors, p, code);
+				const char *base = strrchr(p, '/');
+				smap_put(&src->error_bases, base ? base + 1 : p, NULL);
+			}
 		}
 		line = nl ? nl + 1 : NULL;
 	}
@@ -697,6 +701,7 @@ void rd_source_close(struct rd_source *src)
 	smap_free(&src->dirs, true);
 	smap_free(&src->errors, false);
 	smap_free(&src->einval, false);
+	smap_free(&src->error_bases, false);
 	pdir_clear(src);
 	if (src->armed)
 		rd_watchdog_disarm();
@@ -951,6 +956,14 @@ static int tree_stat(struct rd_source *src, const char *path, bool follow, struc
 	return r;
 }
 
+/* A failed read can be a replayed error only when some recorded path ends with the same name
+ * (a missing "parent" or "has_smi" is not looked up by its canonical path). */
+static bool has_error_base(const struct rd_source *src, const char *path)
+{
+	const char *base = strrchr(path, '/');
+	return smap_get(&src->error_bases, base ? base + 1 : path) != NULL;
+}
+
 /* single: one read() of at most cap bytes (what libibumad does); otherwise read to EOF, with
  * EFBIG past cap unless prefix_ok.  The read is the caller's, under the run's watchdog (reader.h). */
 static int read_common(struct rd_source *src, const char *path, size_t cap, bool prefix_ok, bool single,
@@ -978,7 +991,8 @@ static int read_common(struct rd_source *src, const char *path, size_t cap, bool
 	}
 	/* a read error a snapshot recorded: its file is an empty placeholder, or absent, so only a
 	 * read that gave nothing is looked up (by its canonical path: a link may lead to it) */
-	if (!src->tree && !canon_first && src->errors.used && r != -ETIMEDOUT && (r < 0 || out->len == 0)) {
+	if (!src->tree && !canon_first && src->errors.used && r != -ETIMEDOUT && (r < 0 || out->len == 0) &&
+	    (r == 0 || has_error_base(src, path))) {
 		int rec = canon || resolve(src, path, true, &canon) == 0 ? recorded_error(src, canon) : 0;
 		if (rec) {
 			rd_text_free(out);
