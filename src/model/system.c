@@ -381,8 +381,22 @@ static void load_openibd(struct rd_source *src, struct rd_system *s)
 			free(p);
 		}
 	rd_strv_free(&names);
-	rd_run_command(src, "systemctl-is-active-openibd", &s->openibd_active);
-	rd_run_command(src, "systemctl-is-enabled-openibd", &s->openibd_enabled);
+	/* systemctl is asked only when it can know an openibd: on the live host, when a unit or an
+	 * init script (systemd-sysv-generator makes a unit of it) is in one of systemd's directories;
+	 * else it would say "not-found", which is what no answer means here (absent) */
+	static const char *const more[] = {"run/systemd/system/openibd.service", "run/systemd/generator/openibd.service",
+					   "run/systemd/generator.late/openibd.service",
+					   "usr/local/lib/systemd/system/openibd.service", "etc/init.d/openibd", NULL};
+	bool unit = !rd_source_is_live(src) || s->openibd_unit || s->openibd_wants;
+	for (const char *const *u = more; *u && !unit; u++)
+		unit = rd_exists(src, *u);
+	if (unit) {
+		rd_run_command(src, "systemctl-is-active-openibd", &s->openibd_active);
+		rd_run_command(src, "systemctl-is-enabled-openibd", &s->openibd_enabled);
+	} else {
+		s->openibd_active = (struct rd_text){.err = ENOENT, .status = -1};
+		s->openibd_enabled = (struct rd_text){.err = ENOENT, .status = -1};
+	}
 	read_file_attr(src, "etc/infiniband/openib.conf", &s->openib_conf);
 	if (rd_attr_ok(&s->openib_conf))
 		rd_parse_openib_conf(s->openib_conf.value, &s->openib_modules);
@@ -485,12 +499,15 @@ static void load_packages(struct rd_source *src, struct rd_system *s)
 		n++;
 	s->packages = rd_xcalloc(n, sizeof *s->packages);
 	s->npackages = n;
+	/* one pass over the status file (768 KB on a desktop-sized install) for every package */
+	int found[sizeof package_names / sizeof package_names[0]];
+	char versions[sizeof package_names / sizeof package_names[0]][sizeof s->packages[0].version];
+	rd_dpkg_packages(rd_attr_ok(&s->dpkg_status) ? s->dpkg_status.value : NULL, package_names, n, found,
+			 versions[0], sizeof versions[0]);
 	for (size_t i = 0; i < n; i++) {
 		s->packages[i].name = package_names[i];
-		if (rd_attr_ok(&s->dpkg_status))
-			s->packages[i].installed = rd_dpkg_package(s->dpkg_status.value, package_names[i],
-								   s->packages[i].version,
-								   sizeof s->packages[i].version) == 1;
+		s->packages[i].installed = found[i] == 1;
+		memcpy(s->packages[i].version, versions[i], sizeof versions[i]);
 	}
 	free(s->dpkg_status.value);
 	s->dpkg_status.value = rd_attr_ok(&s->dpkg_status) ? rd_xstrdup("(parsed)") : NULL;

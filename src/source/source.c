@@ -1186,7 +1186,43 @@ const struct rd_command *rd_command_find(const char *name)
 }
 
 
-static void child_exec(const struct rd_command *c, int outfd, int errpipe, bool merge_stderr)
+/* The PATH a program is looked up in: the caller's, then the system directories. */
+static char *search_path(void)
+{
+	const char *path = getenv("PATH");
+	return rd_xasprintf("%s%s/usr/local/sbin:/usr/sbin:/sbin:/usr/bin:/bin", path ? path : "", path && *path ? ":" : "");
+}
+
+/* Where program is, looked up once per process (NULL when it is in no directory of the path). */
+static const char *program_path(const char *name)
+{
+	static struct {
+		char *name, *path;
+	} known[16];
+	static size_t nknown;
+	if (strchr(name, '/'))
+		return name;
+	for (size_t i = 0; i < nknown; i++)
+		if (strcmp(known[i].name, name) == 0)
+			return known[i].path;
+	char *dirs = search_path(), *found = NULL, *save = NULL;
+	for (char *d = strtok_r(dirs, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
+		char *full = rd_xasprintf("%s/%s", *d ? d : ".", name);
+		struct stat st;
+		if (stat(full, &st) == 0 && S_ISREG(st.st_mode) && access(full, X_OK) == 0)
+			found = full;
+		else
+			free(full);
+	}
+	free(dirs);
+	if (nknown < sizeof known / sizeof known[0]) {
+		known[nknown].name = rd_xstrdup(name);
+		known[nknown++].path = found;
+	}
+	return found; /* kept for the process (a full table: the path is looked up again next time) */
+}
+
+static void child_exec(const struct rd_command *c, const char *prog, int outfd, int errpipe, bool merge_stderr)
 {
 	int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (devnull >= 0) {
@@ -1196,9 +1232,7 @@ static void child_exec(const struct rd_command *c, int outfd, int errpipe, bool 
 	dup2(outfd, 1);
 	if (merge_stderr)
 		dup2(outfd, 2);
-	const char *path = getenv("PATH");
-	char *full = rd_xasprintf("%s%s/usr/local/sbin:/usr/sbin:/sbin:/usr/bin:/bin", path ? path : "",
-				  path && *path ? ":" : "");
+	char *full = search_path(); /* for the programs it runs in turn */
 	setenv("PATH", full, 1);
 	free(full);
 	setenv("LC_ALL", "C", 1);
@@ -1207,7 +1241,7 @@ static void child_exec(const struct rd_command *c, int outfd, int errpipe, bool 
 	for (; c->argv[n] && n + 1 < sizeof args / sizeof args[0]; n++)
 		args[n] = rd_xstrdup(c->argv[n]);
 	args[n] = NULL;
-	execvp(args[0], args);
+	execv(prog, args);
 	int e = errno;
 	if (write(errpipe, &e, sizeof e) < 0) {
 		/* nothing more to do */
@@ -1219,6 +1253,12 @@ static void child_exec(const struct rd_command *c, int outfd, int errpipe, bool 
 
 static int run_live(const struct rd_command *c, bool merge_stderr, struct rd_text *out)
 {
+	const char *prog = program_path(c->argv[0]);
+	if (!prog) { /* in no directory of the path: not found, as execvp would have said, without a fork */
+		out->status = 127;
+		out->err = ENOENT;
+		return -ENOENT;
+	}
 	int pfd[2], epfd[2];
 	if (pipe2(pfd, O_CLOEXEC) < 0)
 		return -errno;
@@ -1235,7 +1275,7 @@ static int run_live(const struct rd_command *c, bool merge_stderr, struct rd_tex
 		return -e;
 	}
 	if (pid == 0)
-		child_exec(c, pfd[1], epfd[1], merge_stderr);
+		child_exec(c, prog, pfd[1], epfd[1], merge_stderr);
 	close(pfd[1]);
 	close(epfd[1]);
 

@@ -7,6 +7,7 @@
 #   * reads are made on the main thread: a whole check starts one thread (the watchdog), and the
 #     futex calls are a handful, not one per read; a root carrying a snapshot's read-errors list is
 #     not walked component by component for every file;
+#   * ports.rate costs the same per device at 1024 devices as at 64 (instructions, callgrind);
 #   * a read that never returns (the fault shim's RD_FAULT_SLOW) ends in the partial report: the
 #     read is UNKNOWN "timed out", what followed it is read, the exit status is the report's, and
 #     nothing is left in TMPDIR.
@@ -70,6 +71,18 @@ reads=$(calls read)
 strace -f -qq -e trace=openat2 -o "$work/walk.tr" "$bin" --root "$work/roots/h100-ofed" check > /dev/null 2>&1
 walks=$(grep -c 'O_PATH|O_DIRECTORY' "$work/walk.tr")
 [ "$walks" -lt $((reads / 4)) ] && ok || bad "check --root (read-errors list): $walks O_PATH directory steps for $reads reads"
+
+# ports.rate at 64 and 1024 devices (a model built in memory, tests/unit/test_scale.c): the
+# instructions callgrind counts in the check, per device, grow by less than half
+if command -v valgrind > /dev/null; then
+	ir() { RD_SCALE_DEVICES=$1 valgrind --tool=callgrind --toggle-collect=rd_check_ports_rate --callgrind-out-file=/dev/null \
+		--trace-children=yes "$build/tests/test_scale" 2>&1 | sed -n 's/.*Collected : \([0-9]*\)/\1/p' | sort -n | tail -1; }
+	i64=$(ir 64) i1k=$(ir 1024)
+	[ "${i64:-0}" -gt 0 ] && [ $((i1k / 1024 * 2)) -le $((i64 / 64 * 3)) ] && ok ||
+		bad "ports.rate: ${i1k:-?} instructions at 1024 devices, ${i64:-?} at 64 (not linear)"
+else
+	bad "valgrind is required (ports.rate's instruction count)"
+fi
 
 # a wedged read: the partial report, then the exit
 shim=$build/tests/libfaults.so
