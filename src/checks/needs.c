@@ -16,7 +16,7 @@ static const struct {
 } needs[] = {
 	{"stack.flavor", STACK},
 	{"stack.mixed", STACK},
-	{"stack.dkms", RD_LOAD_DKMS},
+	{"stack.dkms", RD_LOAD_DKMS | RD_LOAD_PACKAGES}, /* RPM hosts: OFED's kmod packages are not DKMS */
 	{"kernel.log", RD_LOAD_DMESG},
 	{"modules.loaded", RD_LOAD_PORTS | RD_LOAD_MODULES},
 	{"modules.persistent", RD_LOAD_MODULES | BOOT},
