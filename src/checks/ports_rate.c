@@ -1,6 +1,7 @@
 /* ports.rate: an active port below the policy's minimum, or below the best port of the same
  * model and link layer (a degraded link: fewer lanes or a lower speed). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "checks/catalogue.h"
@@ -14,21 +15,57 @@ static const char *model_key(const struct rd_device *d)
 	return d->name;
 }
 
-static bool usable(const struct rd_check_ctx *ctx, const struct rd_device *d, const struct rd_port *p)
-{
-	return !rd_policy_ignores(ctx->policy, d->name, p->num) && p->state_v == RD_PORT_ACTIVE && p->rate_ok;
-}
+/* The active, readable, not ignored ports of one model and link layer: the best rate among them. */
+struct group {
+	const char *model;
+	bool is_ib;
+	double best;
+	const struct rd_device *best_dev;
+	size_t peers;
+};
 
 void rd_check_ports_rate(struct rd_check_ctx *ctx)
 {
 	const struct rd_host *h = ctx->host;
 	size_t checked = 0;
 	char subj[128];
-	for (size_t i = 0; i < h->ndevices; i++) {
+	/* one pass over the ports: whether each counts (the policy asked once per port), and the best
+	 * rate of each model and link layer; then one pass to judge each port against its group */
+	size_t nports = 0;
+	for (size_t i = 0; i < h->ndevices; i++)
+		nports += h->devices[i].nports;
+	bool *counts = rd_xcalloc(nports + 1, sizeof *counts);
+	struct group *groups = rd_xcalloc(nports + 1, sizeof *groups);
+	size_t *group_of = rd_xcalloc(nports + 1, sizeof *group_of);
+	size_t ngroups = 0;
+	for (size_t i = 0, at = 0; i < h->ndevices; i++) {
 		const struct rd_device *d = &h->devices[i];
-		for (size_t k = 0; k < d->nports; k++) {
+		const char *model = model_key(d);
+		for (size_t k = 0; k < d->nports; k++, at++) {
 			const struct rd_port *p = &d->ports[k];
-			if (rd_policy_ignores(ctx->policy, d->name, p->num) || p->state_v != RD_PORT_ACTIVE)
+			counts[at] = p->state_v == RD_PORT_ACTIVE && !rd_policy_ignores(ctx->policy, d->name, p->num);
+			/* the ports of a device share its group: try the last one first */
+			size_t g = ngroups && groups[ngroups - 1].is_ib == p->is_ib && strcmp(groups[ngroups - 1].model, model) == 0
+					   ? ngroups - 1 : 0;
+			while (g < ngroups && (groups[g].is_ib != p->is_ib || strcmp(groups[g].model, model) != 0))
+				g++;
+			if (g == ngroups)
+				groups[ngroups++] = (struct group){.model = model, .is_ib = p->is_ib};
+			group_of[at] = g;
+			if (counts[at] && p->rate_ok) {
+				groups[g].peers++;
+				if (p->rate_v.gbps > groups[g].best) {
+					groups[g].best = p->rate_v.gbps;
+					groups[g].best_dev = d;
+				}
+			}
+		}
+	}
+	for (size_t i = 0, at = 0; i < h->ndevices; i++) {
+		const struct rd_device *d = &h->devices[i];
+		for (size_t k = 0; k < d->nports; k++, at++) {
+			const struct rd_port *p = &d->ports[k];
+			if (!counts[at])
 				continue;
 			snprintf(subj, sizeof subj, "%s port %u", d->name, p->num);
 			if (!p->rate_ok) {
@@ -37,23 +74,10 @@ void rd_check_ports_rate(struct rd_check_ctx *ctx)
 				continue;
 			}
 			checked++;
-			/* best rate among active ports of the same model and link layer */
-			double best = 0;
-			const struct rd_device *bd = NULL;
-			size_t peers = 0;
-			for (size_t j = 0; j < h->ndevices; j++) {
-				const struct rd_device *o = &h->devices[j];
-				if (strcmp(model_key(o), model_key(d)) != 0)
-					continue;
-				for (size_t q = 0; q < o->nports; q++)
-					if (usable(ctx, o, &o->ports[q]) && o->ports[q].is_ib == p->is_ib) {
-						peers++;
-						if (o->ports[q].rate_v.gbps > best) {
-							best = o->ports[q].rate_v.gbps;
-							bd = o;
-						}
-					}
-			}
+			const struct group *g = &groups[group_of[at]];
+			double best = g->best;
+			const struct rd_device *bd = g->best_dev;
+			size_t peers = g->peers;
 			double min = p->is_ib ? ctx->policy->min_rate_ib : ctx->policy->min_rate_eth;
 			struct rd_finding *f = NULL;
 			if (min > 0 && p->rate_v.gbps < min) {
@@ -74,6 +98,9 @@ void rd_check_ports_rate(struct rd_check_ctx *ctx)
 			}
 		}
 	}
+	free(counts);
+	free(groups);
+	free(group_of);
 	if (rd_check_quiet(ctx) && checked)
 		rd_finding_add(ctx, RD_OK, "host", "%zu active port%s at full rate for their model", checked,
 			       checked == 1 ? "" : "s");

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "checks/check.h"
+#include "checks/needs.h"
 #include "cmd/cmd.h"
 #include "cmd/emit.h"
 #include "checks/probe_loopback.h"
@@ -217,6 +218,15 @@ static int run_check(struct rd_ctx *ctx, bool json, bool color, const char *poli
 {
 	bool probe = probe_opts != NULL;
 	long long started = mono_ms(); /* --timeout is the whole run's, the probe's included */
+	/* the text report and the NPD line show only findings: read what the selected checks need
+	 * (the JSON and Prometheus views show the whole inventory: everything is read for them) */
+	if (!json && !e->prometheus) {
+		unsigned parts = RD_LOAD_ONLY;
+		for (const struct rd_check *c = rd_checks; c->id; c++)
+			if ((!only || rd_check_selected(c->id, only)) && !(skip && rd_check_selected(c->id, skip)))
+				parts |= rd_check_needs(c->id);
+		ctx->load_flags |= parts;
+	}
 	struct rd_loaded l;
 	if (rd_ctx_load(ctx, policy_path, true, &l) < 0) {
 		if (json && l.error[0]) { /* a JSON consumer gets a document, not 0 bytes */

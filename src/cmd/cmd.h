@@ -23,6 +23,8 @@ struct rd_ctx {
 	bool compat;       /* ibstat/ibstatus: read like rdma-core does, with no deadline */
 	unsigned load_flags; /* rd_host_load's flags for rd_ctx_load (check --counters: RD_LOAD_COUNTERS) */
 	bool mft;          /* check --mft: rd_ctx_load lets the per-device tool commands run (source.h) */
+	bool no_rerun;     /* the command read what it cannot read again (standard input): after a wedged
+			    * read it ends with one line instead of running again (main.c's takeover) */
 };
 
 /* Exit statuses, one table for every command (README "Exit status", `help`); ibstat and ibstatus

@@ -268,7 +268,7 @@ int rd_ctx_load(struct rd_ctx *ctx, const char *policy_path, bool with_services,
 	const char **services = rd_xcalloc(l->pol.services.n + 1, sizeof *services);
 	for (size_t i = 0; with_services && i < l->pol.services.n; i++)
 		services[i] = l->pol.services.v[i];
-	rd_system_load(l->src, &l->h, services, &l->sys);
+	rd_system_load_parts(l->src, &l->h, services, ctx->load_flags, &l->sys);
 	free(services);
 	return 0;
 }

@@ -174,36 +174,70 @@ static void load_gids(struct rd_source *src, const char *pdir, struct rd_port *p
 	free(gdir);
 }
 
+static void load_port_link(struct rd_source *src, const char *pdir, struct rd_port *p);
+static void load_port_subnet(struct rd_source *src, const char *pdir, struct rd_port *p);
+static void load_pkeys(struct rd_source *src, const char *pdir, struct rd_port *p);
+
 static void load_port(struct rd_source *src, const char *pdir, unsigned num, unsigned flags,
 		      struct rd_port *p)
 {
 	memset(p, 0, sizeof *p);
 	p->num = num;
 	p->dir = rd_xasprintf("/%s", pdir);
+	p->state_v = p->phys_v = -1;
+	p->lid_v = p->sm_lid_v = p->lmc_v = p->sm_sl_v = p->cap_mask_v = -1;
+	p->is_ib = true;
+	if (rd_load_wants(flags, RD_LOAD_PORTS))
+		load_port_link(src, pdir, p);
+	if (rd_load_wants(flags, RD_LOAD_SUBNET))
+		load_port_subnet(src, pdir, p);
+	if (rd_load_wants(flags, RD_LOAD_GIDS))
+		load_gids(src, pdir, p);
+	if (rd_load_wants(flags, RD_LOAD_PKEYS))
+		load_pkeys(src, pdir, p);
+	if (flags & RD_LOAD_COUNTERS) {
+		char *cdir = rd_path_join(pdir, "counters");
+		char *hdir = rd_path_join(pdir, "hw_counters");
+		load_counters(src, cdir, &p->counters, &p->ncounters);
+		load_counters(src, hdir, &p->hw_counters, &p->nhw_counters);
+		free(cdir);
+		free(hdir);
+	}
+}
+
+static void load_port_link(struct rd_source *src, const char *pdir, struct rd_port *p)
+{
 	attr_at(src, pdir, "state", &p->state);
 	attr_at(src, pdir, "phys_state", &p->phys_state);
 	attr_at(src, pdir, "rate", &p->rate);
 	attr_at(src, pdir, "link_layer", &p->link_layer);
-	attr_at(src, pdir, "lid", &p->lid);
-	attr_at(src, pdir, "lid_mask_count", &p->lid_mask_count);
-	attr_at(src, pdir, "sm_lid", &p->sm_lid);
-	attr_at(src, pdir, "sm_sl", &p->sm_sl);
-	attr_at(src, pdir, "cap_mask", &p->cap_mask);
-	attr_at(src, pdir, "has_smi", &p->has_smi);
 	p->state_v = attr_enum(&p->state);
 	p->phys_v = attr_enum(&p->phys_state);
-	p->lid_v = attr_long(&p->lid, 0xffff);
-	p->sm_lid_v = attr_long(&p->sm_lid, 0xffff);
-	p->lmc_v = attr_long(&p->lid_mask_count, 255);
-	p->sm_sl_v = attr_long(&p->sm_sl, 255);
-	p->cap_mask_v = attr_long(&p->cap_mask, 0xffffffffu);
 	if (rd_attr_ok(&p->rate)) {
 		p->rate_ok = rd_parse_rate(p->rate.value, &p->rate_v) == 0;
 		if (!p->rate_ok)
 			p->rate.err = RD_EPARSE;
 	}
 	p->is_ib = !rd_attr_ok(&p->link_layer) || strcmp(p->link_layer.value, "InfiniBand") == 0;
-	load_gids(src, pdir, p);
+}
+
+static void load_port_subnet(struct rd_source *src, const char *pdir, struct rd_port *p)
+{
+	attr_at(src, pdir, "lid", &p->lid);
+	attr_at(src, pdir, "lid_mask_count", &p->lid_mask_count);
+	attr_at(src, pdir, "sm_lid", &p->sm_lid);
+	attr_at(src, pdir, "sm_sl", &p->sm_sl);
+	attr_at(src, pdir, "cap_mask", &p->cap_mask);
+	attr_at(src, pdir, "has_smi", &p->has_smi);
+	p->lid_v = attr_long(&p->lid, 0xffff);
+	p->sm_lid_v = attr_long(&p->sm_lid, 0xffff);
+	p->lmc_v = attr_long(&p->lid_mask_count, 255);
+	p->sm_sl_v = attr_long(&p->sm_sl, 255);
+	p->cap_mask_v = attr_long(&p->cap_mask, 0xffffffffu);
+}
+
+static void load_pkeys(struct rd_source *src, const char *pdir, struct rd_port *p)
+{
 	char *kdir = rd_path_join(pdir, "pkeys");
 	struct rd_strv names = {0};
 	p->pkeys_err = -rd_list_dir(src, kdir, &names);
@@ -217,14 +251,6 @@ static void load_port(struct rd_source *src, const char *pdir, unsigned num, uns
 	}
 	rd_strv_free(&names);
 	free(kdir);
-	if (flags & RD_LOAD_COUNTERS) {
-		char *cdir = rd_path_join(pdir, "counters");
-		char *hdir = rd_path_join(pdir, "hw_counters");
-		load_counters(src, cdir, &p->counters, &p->ncounters);
-		load_counters(src, hdir, &p->hw_counters, &p->nhw_counters);
-		free(cdir);
-		free(hdir);
-	}
 }
 
 /* ---- devices -------------------------------------------------------------------------------- */
@@ -241,12 +267,27 @@ static bool looks_like_pci(const char *s)
 	return true;
 }
 
+static void load_device_info(struct rd_source *src, const char *dir, struct rd_device *d);
+static void load_device_link(struct rd_source *src, const char *dir, struct rd_device *d);
+static void load_ports(struct rd_source *src, const char *dir, unsigned flags, struct rd_device *d);
+
 static void load_device(struct rd_source *src, const char *name, unsigned flags, struct rd_device *d)
 {
 	memset(d, 0, sizeof *d);
 	char *dir = rd_xasprintf("sys/class/infiniband/%s", name);
 	d->name = rd_xstrdup(name);
 	d->dir = rd_xasprintf("/%s", dir);
+	d->node_type_v = d->numa_node = -1;
+	if (rd_load_wants(flags, RD_LOAD_DEVINFO))
+		load_device_info(src, dir, d);
+	if (rd_load_wants(flags, RD_LOAD_DEVLINK))
+		load_device_link(src, dir, d);
+	load_ports(src, dir, flags, d);
+	free(dir);
+}
+
+static void load_device_info(struct rd_source *src, const char *dir, struct rd_device *d)
+{
 	attr_at(src, dir, "node_type", &d->node_type);
 	attr_at(src, dir, "node_guid", &d->node_guid);
 	attr_at(src, dir, "sys_image_guid", &d->sys_image_guid);
@@ -260,8 +301,10 @@ static void load_device(struct rd_source *src, const char *name, unsigned flags,
 		d->node_guid.err = RD_EPARSE;
 	if (rd_attr_ok(&d->hca_type) && rd_parse_hca_type(d->hca_type.value, &d->device_id) == 0)
 		d->model = rd_hca_model_name(d->device_id);
-	d->numa_node = -1;
+}
 
+static void load_device_link(struct rd_source *src, const char *dir, struct rd_device *d)
+{
 	struct rd_text t;
 	char *p = rd_path_join(dir, "parent");
 	if (rd_read_attr(src, p, &t) == 0)
@@ -295,7 +338,10 @@ static void load_device(struct rd_source *src, const char *name, unsigned flags,
 	}
 	free(canon);
 	free(p);
+}
 
+static void load_ports(struct rd_source *src, const char *dir, unsigned flags, struct rd_device *d)
+{
 	struct rd_strv ports = {0};
 	char *pd = rd_path_join(dir, "ports");
 	d->ports_err = -rd_list_dir(src, pd, &ports);
@@ -310,7 +356,6 @@ static void load_device(struct rd_source *src, const char *name, unsigned flags,
 	}
 	rd_strv_free(&ports);
 	free(pd);
-	free(dir);
 }
 
 static void load_class(struct rd_source *src, const char *cls, const char *prefix, bool has_port,
@@ -481,14 +526,17 @@ int rd_host_load(struct rd_source *src, unsigned flags, struct rd_host *h)
 		load_device(src, names.v[i], flags, &h->devices[h->ndevices++]);
 	rd_strv_free(&names);
 
-	load_class(src, "infiniband_verbs", "uverbs", false, &h->uverbs, &h->nuverbs);
-	load_class(src, "infiniband_mad", "umad", true, &h->umad, &h->numad);
-	load_class(src, "infiniband_mad", "issm", true, &h->issm, &h->nissm);
-	h->verbs_class_err = rd_exists(src, "sys/class/infiniband_verbs") ? 0 : ENOENT;
-	h->mad_class_err = rd_exists(src, "sys/class/infiniband_mad") ? 0 : ENOENT;
-	h->devnodes_err = -rd_list_dir(src, "dev/infiniband", &h->devnodes);
-	load_devnode_perms(src, h);
-	load_modules(src, h);
+	if (rd_load_wants(flags, RD_LOAD_CLASSES)) {
+		load_class(src, "infiniband_verbs", "uverbs", false, &h->uverbs, &h->nuverbs);
+		load_class(src, "infiniband_mad", "umad", true, &h->umad, &h->numad);
+		load_class(src, "infiniband_mad", "issm", true, &h->issm, &h->nissm);
+		h->verbs_class_err = rd_exists(src, "sys/class/infiniband_verbs") ? 0 : ENOENT;
+		h->mad_class_err = rd_exists(src, "sys/class/infiniband_mad") ? 0 : ENOENT;
+		h->devnodes_err = -rd_list_dir(src, "dev/infiniband", &h->devnodes);
+		load_devnode_perms(src, h);
+	}
+	if (rd_load_wants(flags, RD_LOAD_MODULES))
+		load_modules(src, h);
 	return 0;
 }
 

@@ -138,7 +138,36 @@ struct rd_host {
 
 enum {
 	RD_LOAD_COUNTERS = 1 << 0, /* read counters/ and hw_counters/ (can cost firmware commands) */
+	/* With RD_LOAD_ONLY, only the parts named here are read (what the selected checks need,
+	 * checks/needs.h); without it, all of them (snapshot, inventory views).  The devices' and
+	 * ports' names, the hostname and the kernel are always read. */
+	RD_LOAD_ONLY = 1 << 1,
+	RD_LOAD_DEVINFO = 1 << 2,  /* device attributes (fw_ver, board_id, hca_type, node_guid...) */
+	RD_LOAD_PORTS = 1 << 3,    /* port state, phys_state, link_layer, rate */
+	RD_LOAD_GIDS = 1 << 4,     /* GIDs, their types and netdevs, the netdevs' MTU and state */
+	RD_LOAD_PKEYS = 1 << 5,    /* P_Keys (no check reads them: a snapshot keeps them) */
+	RD_LOAD_CLASSES = 1 << 6,  /* infiniband_verbs, infiniband_mad, /dev/infiniband */
+	RD_LOAD_MODULES = 1 << 7,  /* /proc/modules, /sys/module */
+	/* the system model (system.h: rd_system_load_parts) */
+	RD_LOAD_MODLOAD = 1 << 8,  /* modules-load.d, rdma-core's boot loading */
+	RD_LOAD_PCI = 1 << 9,      /* PCI functions of Mellanox/NVIDIA */
+	RD_LOAD_PEERMEM = 1 << 10, /* /sys/kernel/mm/memory_peers */
+	RD_LOAD_LIMITS = 1 << 11,  /* memlock limits, capabilities, services' units, systemd defaults */
+	RD_LOAD_OPENIBD = 1 << 12, /* openibd unit, systemctl, openib.conf */
+	RD_LOAD_KMODS = 1 << 13,   /* modules.dep, modules.builtin */
+	RD_LOAD_DKMS = 1 << 14,    /* /var/lib/dkms, dkms status */
+	RD_LOAD_PACKAGES = 1 << 15, /* dpkg status, ofed_info */
+	RD_LOAD_DMESG = 1 << 16,   /* the kernel log */
+	RD_LOAD_SUBNET = 1 << 17,  /* port lid, lid_mask_count, sm_lid, sm_sl, cap_mask, has_smi */
+	RD_LOAD_DEVLINK = 1 << 18, /* a device's PCI function (address, NUMA node, driver), its parent */
+	RD_LOAD_MFT = 1 << 19,     /* captured MFT/QoS tool output (model/mft.h) */
+	RD_LOAD_ALL = 0xffffc,     /* every part above */
 };
+/* Whether part is to be read under flags. */
+static inline bool rd_load_wants(unsigned flags, unsigned part)
+{
+	return !(flags & RD_LOAD_ONLY) || (flags & part);
+}
 
 /* Reads the host. Never fails as a whole: everything unreadable is recorded in the model.
  * Returns 0 (the model is always filled and must be freed). */

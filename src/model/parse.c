@@ -590,6 +590,57 @@ int rd_dpkg_package(const char *status_file, const char *package, char *version,
 	return 0;
 }
 
+int rd_dpkg_packages(const char *status_file, const char *const *names, size_t n, int *found, char *versions,
+		     size_t vlen)
+{
+	for (size_t i = 0; i < n; i++) {
+		/* -1: not met yet (the first stanza of a name decides, as in rd_dpkg_package) */
+		found[i] = status_file ? -1 : 0;
+		if (vlen)
+			versions[i * vlen] = '\0';
+	}
+	if (!status_file)
+		return -RD_EPARSE;
+	size_t left = n;
+	for (const char *st = status_file; st && *st && left;) {
+		const char *end = strstr(st, "\n\n");
+		const char *stop = end ? end + 1 : st + strlen(st);
+		const char *pkg = NULL, *ver = NULL;
+		size_t pkglen = 0, verlen = 0;
+		bool installed = false;
+		for (const char *line = st; line < stop;) {
+			const char *nl = memchr(line, '\n', (size_t)(stop - line));
+			size_t len = nl ? (size_t)(nl - line) : (size_t)(stop - line);
+			if (len > 9 && strncmp(line, "Package: ", 9) == 0 && !pkg) {
+				pkg = line + 9;
+				pkglen = len - 9;
+			} else if (len > 8 && strncmp(line, "Status: ", 8) == 0)
+				installed = len >= 8 + 20 && strncmp(line + len - 20, "install ok installed", 20) == 0;
+			else if (len > 9 && strncmp(line, "Version: ", 9) == 0) {
+				ver = line + 9;
+				verlen = len - 9;
+			}
+			line = nl ? nl + 1 : stop;
+		}
+		for (size_t i = 0; pkg && i < n; i++) {
+			if (found[i] >= 0 || strlen(names[i]) != pkglen || strncmp(pkg, names[i], pkglen) != 0)
+				continue;
+			found[i] = installed ? 1 : 0;
+			left--;
+			if (installed && ver && vlen) {
+				size_t c = verlen < vlen - 1 ? verlen : vlen - 1;
+				memcpy(versions + i * vlen, ver, c);
+				versions[i * vlen + c] = '\0';
+			}
+		}
+		st = end ? end + 2 : NULL;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (found[i] < 0)
+			found[i] = 0;
+	return 0;
+}
+
 int rd_parse_systemd_size(const char *s, uint64_t *bytes)
 {
 	*bytes = 0;

@@ -124,6 +124,11 @@ int rd_parse_ofed_info(const char *text, struct rd_ofed_info *out);
 /* One package's "Status:" and "Version:" from a dpkg status file; returns 1 when it is
  * installed ("install ok installed"), 0 when absent or not installed, -RD_EPARSE on a broken file. */
 int rd_dpkg_package(const char *status_file, const char *package, char *version, size_t vlen);
+/* rd_dpkg_package for n packages in one pass over the file: found[i] is what it would return for
+ * names[i] (1 installed, 0 not), its version in versions + i * vlen ("" when not installed).
+ * Returns 0, or -RD_EPARSE without a file (every found[i] 0). */
+int rd_dpkg_packages(const char *status_file, const char *const *names, size_t n, int *found, char *versions,
+		     size_t vlen);
 
 /* A size from systemd (LimitMEMLOCK=, DefaultLimitMEMLOCK=: "infinity", "64K", "8M", "1G",
  * bytes) or limits.conf (memlock: KiB, "unlimited"/"infinity"/-1).  UINT64_MAX = unlimited.

@@ -381,8 +381,22 @@ static void load_openibd(struct rd_source *src, struct rd_system *s)
 			free(p);
 		}
 	rd_strv_free(&names);
-	rd_run_command(src, "systemctl-is-active-openibd", &s->openibd_active);
-	rd_run_command(src, "systemctl-is-enabled-openibd", &s->openibd_enabled);
+	/* systemctl is asked only when it can know an openibd: on the live host, when a unit or an
+	 * init script (systemd-sysv-generator makes a unit of it) is in one of systemd's directories;
+	 * else it would say "not-found", which is what no answer means here (absent) */
+	static const char *const more[] = {"run/systemd/system/openibd.service", "run/systemd/generator/openibd.service",
+					   "run/systemd/generator.late/openibd.service",
+					   "usr/local/lib/systemd/system/openibd.service", "etc/init.d/openibd", NULL};
+	bool unit = !rd_source_is_live(src) || s->openibd_unit || s->openibd_wants;
+	for (const char *const *u = more; *u && !unit; u++)
+		unit = rd_exists(src, *u);
+	if (unit) {
+		rd_run_command(src, "systemctl-is-active-openibd", &s->openibd_active);
+		rd_run_command(src, "systemctl-is-enabled-openibd", &s->openibd_enabled);
+	} else {
+		s->openibd_active = (struct rd_text){.err = ENOENT, .status = -1};
+		s->openibd_enabled = (struct rd_text){.err = ENOENT, .status = -1};
+	}
 	read_file_attr(src, "etc/infiniband/openib.conf", &s->openib_conf);
 	if (rd_attr_ok(&s->openib_conf))
 		rd_parse_openib_conf(s->openib_conf.value, &s->openib_modules);
@@ -485,12 +499,15 @@ static void load_packages(struct rd_source *src, struct rd_system *s)
 		n++;
 	s->packages = rd_xcalloc(n, sizeof *s->packages);
 	s->npackages = n;
+	/* one pass over the status file (768 KB on a desktop-sized install) for every package */
+	int found[sizeof package_names / sizeof package_names[0]];
+	char versions[sizeof package_names / sizeof package_names[0]][sizeof s->packages[0].version];
+	rd_dpkg_packages(rd_attr_ok(&s->dpkg_status) ? s->dpkg_status.value : NULL, package_names, n, found,
+			 versions[0], sizeof versions[0]);
 	for (size_t i = 0; i < n; i++) {
 		s->packages[i].name = package_names[i];
-		if (rd_attr_ok(&s->dpkg_status))
-			s->packages[i].installed = rd_dpkg_package(s->dpkg_status.value, package_names[i],
-								   s->packages[i].version,
-								   sizeof s->packages[i].version) == 1;
+		s->packages[i].installed = found[i] == 1;
+		memcpy(s->packages[i].version, versions[i], sizeof versions[i]);
 	}
 	free(s->dpkg_status.value);
 	s->dpkg_status.value = rd_attr_ok(&s->dpkg_status) ? rd_xstrdup("(parsed)") : NULL;
@@ -524,30 +541,55 @@ static const char *nccl_getenv(const char *name)
 int rd_system_load(struct rd_source *src, const struct rd_host *h, const char *const *services,
 		   struct rd_system *s)
 {
+	return rd_system_load_parts(src, h, services, 0, s);
+}
+
+int rd_system_load_parts(struct rd_source *src, const struct rd_host *h, const char *const *services,
+			 unsigned flags, struct rd_system *s)
+{
 	memset(s, 0, sizeof *s);
 	s->etc_present = rd_exists(src, "etc");
 	s->dev_present = rd_exists(src, "dev");
-	load_modload(src, s);
-	rd_system_load_pci(src, s);
-	load_rdma_boot(src, h, s);
-	s->memory_peers_dir = rd_exists(src, "sys/kernel/mm/memory_peers");
-	/* a snapshot holds sys/kernel/mm only when memory_peers exists; a root with /proc's kernel
-	 * state is a capture of the whole host, where its absence is real */
-	s->kernel_mm_dir = s->memory_peers_dir || rd_exists(src, "sys/kernel/mm") || rd_exists(src, "proc/sys/kernel");
-	rd_attr_read(src, "sys/kernel/mm/memory_peers/nv_mem/version", &s->memory_peers_nv_mem);
-	rd_attr_read(src, "sys/kernel/mm/memory_peers/nv_mem_nc/version", &s->memory_peers_nv_mem_nc);
-	load_limits(src, "self", &s->self);
-	read_file_attr(src, "proc/self/status", &s->self_status);
-	s->capeff_ok = rd_attr_ok(&s->self_status) && rd_parse_capeff(s->self_status.value, &s->capeff) == 0;
-	load_services(src, services, s);
-	load_systemd_defaults(src, s);
-	load_openibd(src, s);
-	load_kmods(src, h, s);
-	load_dkms(src, s);
-	load_packages(src, s);
-	rd_rpmdb_load(src, s->dpkg_status.err == 0, &s->rpm); /* RPM hosts: model/rpmdb.h */
-	load_dmesg(src, s);
-	rd_mft_load(src, h, &s->mft);
+	if (rd_load_wants(flags, RD_LOAD_MODLOAD))
+		load_modload(src, s);
+	/* the PCI functions also say whether a host without RDMA devices has RDMA hardware */
+	if (rd_load_wants(flags, RD_LOAD_PCI | RD_LOAD_MODLOAD) || !h->ndevices)
+		rd_system_load_pci(src, s);
+	if (rd_load_wants(flags, RD_LOAD_MODLOAD))
+		load_rdma_boot(src, h, s);
+	if (rd_load_wants(flags, RD_LOAD_PEERMEM)) {
+		s->memory_peers_dir = rd_exists(src, "sys/kernel/mm/memory_peers");
+		/* a snapshot holds sys/kernel/mm only when memory_peers exists; a root with /proc's kernel
+		 * state is a capture of the whole host, where its absence is real */
+		s->kernel_mm_dir = s->memory_peers_dir || rd_exists(src, "sys/kernel/mm") ||
+				   rd_exists(src, "proc/sys/kernel");
+		rd_attr_read(src, "sys/kernel/mm/memory_peers/nv_mem/version", &s->memory_peers_nv_mem);
+		rd_attr_read(src, "sys/kernel/mm/memory_peers/nv_mem_nc/version", &s->memory_peers_nv_mem_nc);
+	}
+	if (rd_load_wants(flags, RD_LOAD_LIMITS))
+		load_limits(src, "self", &s->self);
+	if (rd_load_wants(flags, RD_LOAD_LIMITS | RD_LOAD_DMESG)) {
+		read_file_attr(src, "proc/self/status", &s->self_status);
+		s->capeff_ok = rd_attr_ok(&s->self_status) && rd_parse_capeff(s->self_status.value, &s->capeff) == 0;
+	}
+	if (rd_load_wants(flags, RD_LOAD_LIMITS)) {
+		load_services(src, services, s);
+		load_systemd_defaults(src, s);
+	}
+	if (rd_load_wants(flags, RD_LOAD_OPENIBD))
+		load_openibd(src, s);
+	if (rd_load_wants(flags, RD_LOAD_KMODS))
+		load_kmods(src, h, s);
+	if (rd_load_wants(flags, RD_LOAD_DKMS))
+		load_dkms(src, s);
+	if (rd_load_wants(flags, RD_LOAD_PACKAGES)) {
+		load_packages(src, s);
+		rd_rpmdb_load(src, s->dpkg_status.err == 0, &s->rpm); /* RPM hosts: model/rpmdb.h */
+	}
+	if (rd_load_wants(flags, RD_LOAD_DMESG))
+		load_dmesg(src, s);
+	if (rd_load_wants(flags, RD_LOAD_MFT))
+		rd_mft_load(src, h, &s->mft);
 	rd_stack_derive(h, s, &s->stack);
 	rd_nccl_env_read(&s->nccl_env, nccl_getenv); /* roce.gid: what NCCL would see (model/gid.h) */
 	return 0;

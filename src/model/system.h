@@ -152,6 +152,9 @@ struct rd_system {
 /* services: names whose processes and units to inspect (NULL-terminated), e.g. {"slurmd", NULL}. */
 int rd_system_load(struct rd_source *src, const struct rd_host *host, const char *const *services,
 		   struct rd_system *sys);
+/* The same, reading only the parts flags names when it has RD_LOAD_ONLY (host.h). */
+int rd_system_load_parts(struct rd_source *src, const struct rd_host *host, const char *const *services,
+			 unsigned flags, struct rd_system *sys);
 void rd_system_free(struct rd_system *sys);
 /* Only the PCI part of rd_system_load (sys->pci, npci, pci_err), for the probe's account of a
  * host without devices; rd_system_free releases it. */

@@ -104,14 +104,16 @@ struct rd_source {
 	int fd;                  /* the directory read ("/" for the live host); -1 for an archive */
 	struct rd_memtree *tree; /* an archive's entries; NULL for a directory */
 	char *root;              /* as given ("/" for the live host) */
-	/* read errors: replayed from a snapshot's list, or EINVAL remembered; canonical path -> errno */
-	struct smap errors;
+	/* read errors replayed from a snapshot's list, and counters' EINVAL remembered in this run:
+	 * canonical path -> errno */
+	struct smap errors, einval;
+	struct smap error_bases;    /* the last components of the replayed errors' paths */
 	/* resolved directories: path as asked -> canonical (malloc'd) */
 	struct smap dirs;
 	/* deadlines (0: none): each read, and the whole run (monotonic ms) */
 	int read_timeout_ms;
 	long long run_deadline_ms;
-	struct rd_reader *reader;
+	bool armed;                 /* this source armed the run's watchdog (reader.h) */
 	unsigned einval_remembered; /* counter files that returned EINVAL, not read again */
 	struct rd_recording *rec;   /* when recording */
 	/* directories the resolver stepped in lately: canonical path and an O_PATH descriptor */
@@ -273,14 +275,16 @@ void rd_recording_free(struct rd_recording *rec)
 /* ---- read errors: replayed from a snapshot, or remembered in this run ---------------------- */
 
 /* From now on, opening canonical path fails with err (without touching the file). */
-static void record_error(struct rd_source *src, const char *canonical, int err)
+static void record_error(struct smap *m, const char *canonical, int err)
 {
-	*smap_put(&src->errors, rel(canonical), NULL) = (void *)(intptr_t)err;
+	*smap_put(m, rel(canonical), NULL) = (void *)(intptr_t)err;
 }
 
 static int recorded_error(const struct rd_source *src, const char *canonical)
 {
 	void **v = smap_get(&src->errors, rel(canonical));
+	if (!v)
+		v = smap_get(&src->einval, rel(canonical));
 	return v ? (int)(intptr_t)*v : 0;
 }
 
@@ -300,8 +304,11 @@ static void load_read_errors(struct rd_source *src)
 			const char *p = tab + 1;
 			while (*p == '/')
 				p++;
-			if (code && *p)
-				record_error(src, p, code);
+			if (code && *p) {
+				record_error(&src->errors, p, code);
+				const char *base = strrchr(p, '/');
+				smap_put(&src->error_bases, base ? base + 1 : p, NULL);
+			}
 		}
 		line = nl ? nl + 1 : NULL;
 	}
@@ -694,8 +701,11 @@ void rd_source_close(struct rd_source *src)
 	rd_memtree_free(src->tree);
 	smap_free(&src->dirs, true);
 	smap_free(&src->errors, false);
+	smap_free(&src->einval, false);
+	smap_free(&src->error_bases, false);
 	pdir_clear(src);
-	rd_reader_stop(src->reader);
+	if (src->armed)
+		rd_watchdog_disarm();
 	free(src->root);
 	free(src);
 }
@@ -703,7 +713,11 @@ void rd_source_close(struct rd_source *src)
 void rd_source_set_deadlines(struct rd_source *src, int read_timeout_ms, int run_timeout_ms)
 {
 	src->read_timeout_ms = read_timeout_ms > 0 ? read_timeout_ms : 0;
-	src->run_deadline_ms = run_timeout_ms > 0 ? mono_ms() + run_timeout_ms : 0;
+	long long deadline = run_timeout_ms > 0 ? mono_ms() + run_timeout_ms : 0;
+	/* the watchdog of the run: one per process, the first deadline kept (a takeover's source) */
+	if (src->read_timeout_ms && rd_watchdog_arm(&deadline, src->read_timeout_ms))
+		src->armed = true;
+	src->run_deadline_ms = deadline;
 }
 
 long long rd_source_time_left_ms(const struct rd_source *src)
@@ -761,21 +775,21 @@ unsigned rd_source_einval_remembered(const struct rd_source *src)
 /* Canonical paths are needed when a read error may be replayed or remembered, and to record. */
 static bool need_canon(const struct rd_source *src)
 {
-	return src->errors.used || src->rec;
+	return src->errors.used || src->einval.used || src->rec;
 }
 
 /* Opens path for reading.  The live host: one open of the attribute.  A root: an O_PATH open, its
  * fstat in *st, and only a regular file is opened for reading (through /proc/self/fd, the same
- * inode, not resolved again), so that no device node or FIFO in a root is ever opened.  *canon
- * gets the canonical path when need_canon (also on failure after it was known).  Returns the fd
- * or -errno (a read error replayed counts as that error). */
-static int open_for_read(struct rd_source *src, const char *path, char **canon, struct stat *st)
+ * inode, not resolved again), so that no device node or FIFO in a root is ever opened.  With
+ * canon_first, *canon gets the canonical path first (also on failure after it was known), and a
+ * read error recorded for it is returned without opening anything.  Returns the fd or -errno. */
+static int open_for_read(struct rd_source *src, const char *path, bool canon_first, char **canon, struct stat *st)
 {
 	int flags = src->live ? O_RDONLY | O_NONBLOCK | O_NOCTTY : O_PATH;
 	int fd;
 	memset(st, 0, sizeof *st);
 	*canon = NULL;
-	if (need_canon(src)) {
+	if (canon_first) {
 		char *cdir = NULL;
 		const char *base;
 		int r = resolve_parent(src, path, &cdir, &base);
@@ -951,41 +965,53 @@ static int tree_stat(struct rd_source *src, const char *path, bool follow, struc
 	return r;
 }
 
+/* A failed read can be a replayed error only when some recorded path ends with the same name
+ * (a missing "parent" or "has_smi" is not looked up by its canonical path). */
+static bool has_error_base(const struct rd_source *src, const char *path)
+{
+	const char *base = strrchr(path, '/');
+	return smap_get(&src->error_bases, base ? base + 1 : path) != NULL;
+}
+
 /* single: one read() of at most cap bytes (what libibumad does); otherwise read to EOF, with
- * EFBIG past cap unless prefix_ok.  With deadlines, the read runs in the worker of reader.h. */
+ * EFBIG past cap unless prefix_ok.  The read is the caller's, under the run's watchdog (reader.h). */
 static int read_common(struct rd_source *src, const char *path, size_t cap, bool prefix_ok, bool single,
 		       struct rd_text *out)
 {
 	memset(out, 0, sizeof *out);
-	long long left = 0;
-	if (src->run_deadline_ms) {
-		left = src->run_deadline_ms - mono_ms();
-		if (left <= 0) {
-			out->err = ETIMEDOUT;
-			return -ETIMEDOUT;
-		}
+	if (src->run_deadline_ms && src->run_deadline_ms <= mono_ms()) {
+		out->err = ETIMEDOUT;
+		return -ETIMEDOUT;
 	}
 	char *canon = NULL;
 	struct rd_read_req req = {.cap = cap, .prefix_ok = prefix_ok, .single = single,
 				  .one_page = src->live && rd_str_has_prefix(rel(path), "sys/")};
-	int fd = src->tree ? -1 : open_for_read(src, path, &canon, &req.st);
+	/* the canonical path first only to record, or for a counter that may have been refused */
+	bool canon_first = src->rec || (src->einval.used && is_counter_path(path));
+	int fd = src->tree ? -1 : open_for_read(src, path, canon_first, &canon, &req.st);
 	int r;
 	if (src->tree) {
 		r = tree_read(src, path, &req, out, &canon);
 	} else if (fd < 0) {
 		out->err = -fd;
 		r = fd;
-	} else if (!src->read_timeout_ms) {
-		r = rd_read_fd(fd, &req, out);
 	} else {
-		int timeout = src->read_timeout_ms;
-		if (left && left < timeout)
-			timeout = (int)left;
-		r = rd_reader_read(&src->reader, fd, &req, timeout, out);
+		r = rd_reader_read(rel(path), fd, &req, out);
+	}
+	/* a read error a snapshot recorded: its file is an empty placeholder, or absent, so only a
+	 * read that gave nothing is looked up (by its canonical path: a link may lead to it) */
+	if (!src->tree && !canon_first && src->errors.used && r != -ETIMEDOUT && (r < 0 || out->len == 0) &&
+	    (r == 0 || has_error_base(src, path))) {
+		int rec = canon || resolve(src, path, true, &canon) == 0 ? recorded_error(src, canon) : 0;
+		if (rec) {
+			rd_text_free(out);
+			out->err = rec;
+			r = -rec;
+		}
 	}
 	if (r == -EINVAL && fd >= 0 && is_counter_path(canon ? canon : path)) {
 		if (canon || resolve(src, path, true, &canon) == 0) {
-			record_error(src, canon, EINVAL);
+			record_error(&src->einval, canon, EINVAL);
 			src->einval_remembered++;
 		}
 	}
@@ -1034,37 +1060,46 @@ int rd_list_dir(struct rd_source *src, const char *path, struct rd_strv *names)
 		free(canon);
 		return fd;
 	}
-	DIR *d = fdopendir(fd);
-	if (!d) {
-		int e = errno;
-		close(fd);
-		free(canon);
-		return -e;
-	}
 	struct stat st;
 	if (canon && fstat(fd, &st) == 0)
 		record(src, canon, RD_REC_DIR, NULL, 0, 0, &st);
-	struct dirent *de;
-	errno = 0;
-	while ((de = readdir(d)) != NULL) {
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+	/* getdents64 straight into a buffer: no fdopendir (its fcntl and fstat) for one listing */
+	char buf[32768] __attribute__((aligned(8)));
+	int ret = 0;
+	for (;;) {
+		ssize_t n = getdents64(fd, buf, sizeof buf);
+		if (n < 0 && errno == EINTR)
 			continue;
-		rd_strv_push(names, de->d_name);
-		if (!canon)
-			continue;
-		/* each name listed is recorded by its kind, so that a replay lists the same names */
-		char *child = join(canon, de->d_name);
-		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
-			char target[4096];
-			ssize_t n = S_ISLNK(st.st_mode) ? readlinkat(dirfd(d), de->d_name, target, sizeof target - 1) : -1;
-			if (n >= 0)
-				target[n] = '\0';
-			if (!S_ISLNK(st.st_mode) || n >= 0)
-				record_stat(src, child, &st, n >= 0 ? target : NULL);
+		if (n <= 0) {
+			ret = n < 0 ? -errno : 0;
+			break;
 		}
-		free(child);
+		for (ssize_t off = 0; off < n;) {
+			struct dirent64 *de = (struct dirent64 *)(void *)(buf + off);
+			off += de->d_reclen;
+			if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+				continue;
+			rd_strv_push(names, de->d_name);
+			if (!canon)
+				continue;
+			/* each name listed is recorded by its kind, so that a replay lists the same names */
+			char *child = join(canon, de->d_name);
+			if (fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+				char target[4096];
+				ssize_t tn = S_ISLNK(st.st_mode) ? readlinkat(fd, de->d_name, target, sizeof target - 1) : -1;
+				if (tn >= 0)
+					target[tn] = '\0';
+				if (!S_ISLNK(st.st_mode) || tn >= 0)
+					record_stat(src, child, &st, tn >= 0 ? target : NULL);
+			}
+			free(child);
+		}
 	}
-	closedir(d);
+	close(fd);
+	if (ret < 0) {
+		free(canon);
+		return ret;
+	}
 	free(canon);
 	rd_strv_sort(names);
 	return 0;
@@ -1160,7 +1195,43 @@ const struct rd_command *rd_command_find(const char *name)
 }
 
 
-static void child_exec(const struct rd_command *c, int outfd, int errpipe, bool merge_stderr)
+/* The PATH a program is looked up in: the caller's, then the system directories. */
+static char *search_path(void)
+{
+	const char *path = getenv("PATH");
+	return rd_xasprintf("%s%s/usr/local/sbin:/usr/sbin:/sbin:/usr/bin:/bin", path ? path : "", path && *path ? ":" : "");
+}
+
+/* Where program is, looked up once per process (NULL when it is in no directory of the path). */
+static const char *program_path(const char *name)
+{
+	static struct {
+		char *name, *path;
+	} known[16];
+	static size_t nknown;
+	if (strchr(name, '/'))
+		return name;
+	for (size_t i = 0; i < nknown; i++)
+		if (strcmp(known[i].name, name) == 0)
+			return known[i].path;
+	char *dirs = search_path(), *found = NULL, *save = NULL;
+	for (char *d = strtok_r(dirs, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
+		char *full = rd_xasprintf("%s/%s", *d ? d : ".", name);
+		struct stat st;
+		if (stat(full, &st) == 0 && S_ISREG(st.st_mode) && access(full, X_OK) == 0)
+			found = full;
+		else
+			free(full);
+	}
+	free(dirs);
+	if (nknown < sizeof known / sizeof known[0]) {
+		known[nknown].name = rd_xstrdup(name);
+		known[nknown++].path = found;
+	}
+	return found; /* kept for the process (a full table: the path is looked up again next time) */
+}
+
+static void child_exec(const struct rd_command *c, const char *prog, int outfd, int errpipe, bool merge_stderr)
 {
 	int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (devnull >= 0) {
@@ -1170,9 +1241,7 @@ static void child_exec(const struct rd_command *c, int outfd, int errpipe, bool 
 	dup2(outfd, 1);
 	if (merge_stderr)
 		dup2(outfd, 2);
-	const char *path = getenv("PATH");
-	char *full = rd_xasprintf("%s%s/usr/local/sbin:/usr/sbin:/sbin:/usr/bin:/bin", path ? path : "",
-				  path && *path ? ":" : "");
+	char *full = search_path(); /* for the programs it runs in turn */
 	setenv("PATH", full, 1);
 	free(full);
 	setenv("LC_ALL", "C", 1);
@@ -1181,7 +1250,7 @@ static void child_exec(const struct rd_command *c, int outfd, int errpipe, bool 
 	for (; c->argv[n] && n + 1 < sizeof args / sizeof args[0]; n++)
 		args[n] = rd_xstrdup(c->argv[n]);
 	args[n] = NULL;
-	execvp(args[0], args);
+	execv(prog, args);
 	int e = errno;
 	if (write(errpipe, &e, sizeof e) < 0) {
 		/* nothing more to do */
@@ -1193,6 +1262,12 @@ static void child_exec(const struct rd_command *c, int outfd, int errpipe, bool 
 
 static int run_live(const struct rd_command *c, bool merge_stderr, struct rd_text *out)
 {
+	const char *prog = program_path(c->argv[0]);
+	if (!prog) { /* in no directory of the path: not found, as execvp would have said, without a fork */
+		out->status = 127;
+		out->err = ENOENT;
+		return -ENOENT;
+	}
 	int pfd[2], epfd[2];
 	if (pipe2(pfd, O_CLOEXEC) < 0)
 		return -errno;
@@ -1209,7 +1284,7 @@ static int run_live(const struct rd_command *c, bool merge_stderr, struct rd_tex
 		return -e;
 	}
 	if (pid == 0)
-		child_exec(c, pfd[1], epfd[1], merge_stderr);
+		child_exec(c, prog, pfd[1], epfd[1], merge_stderr);
 	close(pfd[1]);
 	close(epfd[1]);
 
@@ -1302,8 +1377,20 @@ int rd_run_command(struct rd_source *src, const char *name, struct rd_text *out)
 		return -EINVAL;
 	}
 	int r;
-	if (src->live) {
-		r = run_live(c, false, out);
+	if (src->live && rd_reader_command_logged(name, out)) {
+		r = out->err ? -out->err : 0; /* run before a takeover: not run again */
+	} else if (src->live) {
+		struct rd_command bounded = *c;
+		long long left = src->run_deadline_ms ? src->run_deadline_ms - mono_ms() : 0;
+		if (src->run_deadline_ms && left < bounded.timeout_ms)
+			bounded.timeout_ms = left > 0 ? (int)left : 0;
+		if (src->run_deadline_ms && left <= 0) {
+			out->err = ETIMEDOUT; /* past the run's deadline: not started */
+			r = -ETIMEDOUT;
+		} else {
+			r = run_live(&bounded, false, out);
+		}
+		rd_reader_command_log(name, out);
 	} else {
 		src->in_command = true; /* its files are recorded as the command, not as files */
 		r = command_from_root(src, name, out);

@@ -23,6 +23,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char ver[96], buf[64];
 	rd_dpkg_package(s, "rdma-core", ver, sizeof ver);
 	rd_dpkg_package(s, "mlnx-ofed-kernel-dkms", ver, sizeof ver);
+	{
+		static const char *const names[] = {"rdma-core", "mlnx-ofed-kernel-dkms", "mft"};
+		int found[3];
+		char vers[3][96];
+		rd_dpkg_packages(s, names, 3, found, vers[0], sizeof vers[0]);
+		for (size_t i = 0; i < 3; i++)
+			if (found[i] != rd_dpkg_package(s, names[i], ver, sizeof ver) || strcmp(vers[i], ver) != 0)
+				abort(); /* the one pass must answer as one lookup per name */
+	}
 	struct rd_ofed_info o;
 	rd_parse_ofed_info(s, &o);
 	uint64_t v, soft = 0, hard = 0;

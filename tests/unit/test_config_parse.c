@@ -103,6 +103,28 @@ RD_TEST(dpkg_status)
 	CHECK_INT(rd_dpkg_package("", "rdma-core", v, sizeof v), 0);
 }
 
+/* The one pass over the file answers as one rd_dpkg_package per name (the first stanza decides). */
+RD_TEST(dpkg_status_one_pass)
+{
+	static const char st[] = "Package: rdma-core\nStatus: install ok installed\nVersion: 44.0-2\n\n"
+				 "Package: mlnx-ofed-kernel-dkms\nStatus: deinstall ok config-files\nVersion: 23.10\n\n"
+				 "Package: rdma-core\nStatus: install ok installed\nVersion: 99\n\n"
+				 "Package: mft\nVersion: 4.30\nStatus: install ok installed\n";
+	static const char *const names[] = {"rdma-core", "mlnx-ofed-kernel-dkms", "rdma", "mft", "absent"};
+	int found[5];
+	char vers[5][32];
+	CHECK_INT(rd_dpkg_packages(st, names, 5, found, vers[0], sizeof vers[0]), 0);
+	for (size_t i = 0; i < 5; i++) {
+		char v[32];
+		CHECK_INT(found[i], rd_dpkg_package(st, names[i], v, sizeof v));
+		CHECK_STR(vers[i], v);
+	}
+	CHECK_STR(vers[0], "44.0-2");
+	CHECK_STR(vers[3], "4.30");
+	CHECK_INT(rd_dpkg_packages(NULL, names, 5, found, vers[0], sizeof vers[0]), -RD_EPARSE);
+	CHECK_INT(found[0], 0);
+}
+
 RD_TEST(sizes_and_limits)
 {
 	uint64_t v, soft = 0, hard = 0;

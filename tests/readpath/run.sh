@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# The read path (issue 13): what a run reads, and how.
+#   * `check --only ID` (which reads only what ID needs, checks/needs.c) gives the same findings
+#     and evidence as the JSON report (which reads everything), on scenario roots, for every check;
+#   * `check --only ports.state` opens no module, package, unit or log file, and fewer files than a
+#     full check;
+#   * reads are made on the main thread: a whole check starts one thread (the watchdog), and the
+#     futex calls are a handful, not one per read; a root carrying a snapshot's read-errors list is
+#     not walked component by component for every file;
+#   * ports.rate costs the same per device at 1024 devices as at 64 (instructions, callgrind);
+#   * a read that never returns (the fault shim's RD_FAULT_SLOW) ends in the partial report: the
+#     read is UNKNOWN "timed out", what followed it is read, the exit status is the report's, and
+#     nothing is left in TMPDIR.
+# Counts, never times (timings are bench/'s).
+#     Usage: tests/readpath/run.sh [BUILD_DIR]     Ends with "N passed, N failed".
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=$(cd "${1:-$top/build}" && pwd)
+bin=$build/rdma-doctor
+work=$(mktemp -d /tmp/rd-readpath.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL $*"; }
+export NO_COLOR=1 SOURCE_DATE_EPOCH=1764460800
+for c in jq strace; do command -v $c > /dev/null || { echo "FAIL: $c is required"; echo "0 passed, 1 failed"; exit 1; }; done
+
+"$top/tests/scenarios/make.sh" "$work/roots" > /dev/null || { echo "FAIL: make.sh"; echo "0 passed, 1 failed"; exit 1; }
+cp -a "$top/examples/h100-ofed" "$work/roots/h100-ofed"
+mapfile -t ids < <("$bin" checks --format json | jq -r '.checks[].id')
+[ ${#ids[@]} -ge 19 ] && ok || bad "checks: ${#ids[@]} ids"
+
+# text findings as "STATUS<TAB>check<TAB>message", and the evidence of the problems (the text shows
+# no evidence for OK and SKIP) as "  path = value"; the JSON report of a whole check, filtered to ID
+from_text() { sed -nE '/^            (fix:| )/d; s/^.{1,3} (OK|WARN|FAIL|UNKNOWN|SKIP) +([a-z_]+\.[a-z_]+) +(.*)$/\1\t\2\t\3/p; s/^            (.* = .*)$/  \1/p' "$1"; }
+from_json() { jq -r --arg id "$2" '.findings[] | select(.check == $id) | . as $f |
+	"\(.status)\t\(.check)\t\(if $f.subject != "host" and ($f.message | contains($f.subject) | not) then "\($f.subject): " else "" end)\(.message)",
+	(select(.status == "FAIL" or .status == "WARN" or .status == "UNKNOWN") | .evidence[] | "  \(.path) = \(.value)")' "$1"; }
+n=0
+for root in "$work"/roots/*/; do
+	r=${root%/}; s=${r##*/}
+	# every third scenario (the failures are spread over them), the healthy ones and the H100 tree
+	n=$((n + 1)); case "$s" in healthy-*|h100-ofed) ;; *) [ $((n % 3)) = 0 ] || continue ;; esac
+	"$bin" --root "$r" check --format json > "$work/all.json" 2> /dev/null
+	diffs=0
+	for id in "${ids[@]}"; do
+		"$bin" --root "$r" check --only "$id" > "$work/t.txt" 2> /dev/null
+		# the text groups a check's findings by status: compare as sets of lines
+		if ! cmp -s <(from_text "$work/t.txt" | sort) <(from_json "$work/all.json" "$id" | sort); then
+			diffs=$((diffs + 1))
+			[ $diffs = 1 ] && { echo "  $s --only $id:"; diff <(from_json "$work/all.json" "$id") <(from_text "$work/t.txt") | head -6; }
+		fi
+	done
+	[ $diffs = 0 ] && ok || bad "$s: $diffs checks read alone differ from the whole report"
+done
+
+# --only ports.state reads the devices and ports, nothing of the system
+strace -f -qq -e trace=openat,openat2 -o "$work/only.tr" "$bin" --root "$work/roots/h100-ofed" check --only ports.state > /dev/null 2>&1
+strace -f -qq -e trace=openat,openat2 -o "$work/full.tr" "$bin" --root "$work/roots/h100-ofed" check > /dev/null 2>&1
+other=$(grep -E '"(sys/module|proc/modules|var/lib/dpkg|etc/modules-load.d|lib/modules|etc/systemd|usr/lib/systemd|proc/self|rdma-doctor/commands/dmesg|sys/bus/pci)' "$work/only.tr" | head -3)
+[ -z "$other" ] && ok || bad "--only ports.state opened: $other"
+grep -q '"sys/class/infiniband/mlx5_0/ports/1/state"' "$work/only.tr" && ok || bad "--only ports.state: no port state read"
+n_only=$(grep -c 'open' "$work/only.tr") n_full=$(grep -c 'open' "$work/full.tr")
+[ "$n_only" -lt $((n_full * 2 / 3)) ] && ok || bad "--only ports.state: $n_only opens, a full check $n_full"
+
+# one thread besides the main one (the watchdog), a handful of futex calls, no walk per file
+strace -f -c -o "$work/count.txt" "$bin" --root "$work/roots/h100-ofed" check > /dev/null 2>&1
+calls() { awk -v s="$1" 'BEGIN { n = 0 } $NF == s { n = $4 } END { print n }' "$work/count.txt"; }
+futex=$(calls futex) clones=$(($(calls clone3) + $(calls clone)))
+reads=$(calls read)
+max_clones=1 # the watchdog; an ASan build's leak check adds its own thread at exit
+grep -q __asan_init "$bin" && max_clones=2
+[ "${futex:-0}" -le 8 ] && [ "$clones" -le $max_clones ] && ok || bad "check --root: ${futex:-0} futex, $clones clone (reads handed to a thread?)"
+strace -f -qq -e trace=openat2 -o "$work/walk.tr" "$bin" --root "$work/roots/h100-ofed" check > /dev/null 2>&1
+walks=$(grep -c 'O_PATH|O_DIRECTORY' "$work/walk.tr")
+[ "$walks" -lt $((reads / 4)) ] && ok || bad "check --root (read-errors list): $walks O_PATH directory steps for $reads reads"
+
+# ports.rate at 64 and 1024 devices (a model built in memory, tests/unit/test_scale.c): the
+# instructions callgrind counts in the check, per device, grow by less than half
+# (valgrind runs no ASan binary: with an ASan build, the plain build's test is counted)
+scale=$build/tests/test_scale
+grep -q __asan_init "$scale" 2> /dev/null && scale=$top/build/tests/test_scale
+if command -v valgrind > /dev/null && [ -x "$scale" ]; then
+	ir() { RD_SCALE_DEVICES=$1 valgrind --tool=callgrind --toggle-collect=rd_check_ports_rate --callgrind-out-file=/dev/null \
+		--trace-children=yes "$scale" 2>&1 | sed -n 's/.*Collected : \([0-9]*\)/\1/p' | sort -n | tail -1; }
+	i64=$(ir 64) i1k=$(ir 1024)
+	[ "${i64:-0}" -gt 0 ] && [ $((i1k / 1024 * 2)) -le $((i64 / 64 * 3)) ] && ok ||
+		bad "ports.rate: ${i1k:-?} instructions at 1024 devices, ${i64:-?} at 64 (not linear)"
+else
+	bad "valgrind and $scale are required (ports.rate's instruction count)"
+fi
+
+# a wedged read: the partial report, then the exit
+shim=$build/tests/libfaults.so
+[ -f "$shim" ] || cc -std=c11 -D_GNU_SOURCE -O1 -shared -fPIC -o "$shim" "$top/tests/shim/faults.c"
+export ASAN_OPTIONS=verify_asan_link_order=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}
+mkdir "$work/tmp"
+TMPDIR=$work/tmp LD_PRELOAD=$shim RD_FAULT_SLOW="mlx5_1/ports/1/state:60000" timeout 60 "$bin" --root "$work/roots/healthy-inbox" check > "$work/w.txt" 2> "$work/w.err"; rc=$?
+grep -qE '^. UNKNOWN ports.state +cannot read the state of mlx5_1 port 1' "$work/w.txt" &&
+	grep -q 'mlx5_1/ports/1/state = <timed out>' "$work/w.txt" && grep -qE '^. OK +modules.loaded' "$work/w.txt" &&
+	grep -q '^UNKNOWN: 0 failed, 0 warnings, 1 unknown' "$work/w.txt" && [ $rc = 3 ] && [ ! -s "$work/w.err" ] && ok ||
+	bad "wedged read: exit $rc: $(head -c 300 "$work/w.err") $(grep -E 'UNKNOWN|^[A-Z]+:' "$work/w.txt" | head -3)"
+[ -z "$(ls -A "$work/tmp")" ] && ok || bad "wedged read: left in TMPDIR: $(ls -A "$work/tmp")"
+# wedged twice, then the run's deadline: everything after it timed out, the report still whole
+TMPDIR=$work/tmp LD_PRELOAD=$shim RD_FAULT_SLOW="ports/:60000" timeout 60 "$bin" --root "$work/roots/healthy-inbox" --timeout 3 check --format json > "$work/w2.json" 2> "$work/w2.err"; rc=$?
+jq -en 'input | (.findings | length) >= 19 and all(.findings[]; .status != "FAIL" and .status != "WARN")
+	and any(.findings[]; .check == "ports.state" and any(.evidence[]; .value == "<timed out>"))' "$work/w2.json" > /dev/null &&
+	[ $rc = 3 ] && ok || bad "wedged reads to the deadline: exit $rc $(head -c 300 "$work/w2.err")"
+# a wedged read in `explain -`, which cannot read its standard input again: one line, exit 3
+echo "mlx5_core 0000:0c:00.0: mlx5_cmd_out_err:838:(pid 1): QUERY_HCA_CAP(0x100) op_mod(0x0) failed, status bad parameter(0x3)" |
+	TMPDIR=$work/tmp LD_PRELOAD=$shim RD_FAULT_SLOW="ports/1/state:60000" timeout 60 "$bin" --root "$work/roots/healthy-inbox" --timeout 4 explain - > /dev/null 2> "$work/w3.err"; rc=$?
+if grep -q 'timed out reading' "$work/w3.err"; then [ $rc = 3 ] && ok || bad "explain wedged: exit $rc"; else [ $rc != 124 ] && ok || bad "explain wedged: hung"; fi
+[ -z "$(ls -A "$work/tmp")" ] && ok || bad "wedged reads: left in TMPDIR: $(ls -A "$work/tmp")"
+
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]
