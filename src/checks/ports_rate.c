@@ -16,7 +16,8 @@ static const char *model_key(const struct rd_device *d)
 
 static bool usable(const struct rd_check_ctx *ctx, const struct rd_device *d, const struct rd_port *p)
 {
-	return !rd_policy_ignores(ctx->policy, d->name, p->num) && p->state_v == RD_PORT_ACTIVE && p->rate_ok;
+	return !rd_policy_ignores(ctx->policy, d->name, p->num) &&
+	       rd_port_role(&ctx->sys->link, ctx->policy, d, p) == RD_ROLE_COMPUTE && p->state_v == RD_PORT_ACTIVE && p->rate_ok;
 }
 
 void rd_check_ports_rate(struct rd_check_ctx *ctx)
@@ -28,7 +29,8 @@ void rd_check_ports_rate(struct rd_check_ctx *ctx)
 		const struct rd_device *d = &h->devices[i];
 		for (size_t k = 0; k < d->nports; k++) {
 			const struct rd_port *p = &d->ports[k];
-			if (rd_policy_ignores(ctx->policy, d->name, p->num) || p->state_v != RD_PORT_ACTIVE)
+			if (rd_policy_ignores(ctx->policy, d->name, p->num) || p->state_v != RD_PORT_ACTIVE ||
+			    rd_port_role(&ctx->sys->link, ctx->policy, d, p) != RD_ROLE_COMPUTE)
 				continue;
 			snprintf(subj, sizeof subj, "%s port %u", d->name, p->num);
 			if (!p->rate_ok) {

@@ -16,7 +16,7 @@ void rd_check_ports_state(struct rd_check_ctx *ctx)
 		rd_finding_add(ctx, RD_SKIP, "host", "no RDMA device");
 		return;
 	}
-	size_t active = 0, total = 0, ignored = 0;
+	size_t active = 0, total = 0, ignored = 0, other = 0; /* other: VFs, management NIC, non-data planes */
 	char subj[128];
 	for (size_t i = 0; i < h->ndevices; i++) {
 		const struct rd_device *d = &h->devices[i];
@@ -24,6 +24,10 @@ void rd_check_ports_state(struct rd_check_ctx *ctx)
 			const struct rd_port *p = &d->ports[k];
 			if (rd_policy_ignores(ctx->policy, d->name, p->num)) {
 				ignored++;
+				continue;
+			}
+			if (rd_port_role(&ctx->sys->link, ctx->policy, d, p) != RD_ROLE_COMPUTE) {
+				other++; /* listed by `stack`, not judged by port rules (model/link.h) */
 				continue;
 			}
 			total++;
@@ -102,6 +106,9 @@ void rd_check_ports_state(struct rd_check_ctx *ctx)
 	char ign[96] = "";
 	if (ignored)
 		snprintf(ign, sizeof ign, " (%zu ports, %zu ignored by the policy)", total + ignored, ignored);
+	if (other)
+		snprintf(ign + strlen(ign), sizeof ign - strlen(ign), "; %zu not compute port%s (see `rdma-doctor stack`)",
+			 other, other == 1 ? "" : "s");
 	if (ctx->policy->expect_active_ports >= 0 && (int)active < ctx->policy->expect_active_ports) {
 		struct rd_finding *f = rd_finding_add(ctx, RD_FAIL, "host",
 						      "%zu port%s Active/LinkUp, the policy expects %d%s: the node cannot run "

@@ -13,7 +13,7 @@
 const struct rd_cmd rd_cmds[] = {
 	{"check", rd_cmd_check,
 	 "[--format text|json|prometheus [--counters]] [--output FILE] [--policy FILE] [--only ID,...] [--skip ID,...] "
-	 "[--no-color] [--probe [--probe-size BYTES]]",
+	 "[--no-color] [--probe [--probe-size BYTES]] [--state-dir DIR] [--no-counters]",
 	 "check this host's RDMA stack and print each finding with its evidence and fix; --probe adds\n"
 	 "            `probe` as check probe.loopback (live host only; --probe-size BYTES)",
 	 FORMAT_OPT
@@ -24,7 +24,10 @@ const struct rd_cmd rd_cmds[] = {
 	 "      --probe             add the verbs loopback probe as probe.loopback (live host only)\n"
 	 "      --probe-size BYTES  the probe's memory region (with --probe; default 32 MiB)\n"
 	 "      --format prometheus the Prometheus text format, for node_exporter's textfile collector\n"
-	 "      --counters          with it, the ports' counters/ and hw_counters/ (a firmware command each on some HCAs)\n"
+	 "      --counters          (the default) read the ports' counters/ and hw_counters/\n"
+	 "      --no-counters       do not read the port counters (a firmware command each on some HCAs)\n"
+	 "      --state-dir DIR     keep the previous counter sample there (default /var/lib/rdma-doctor on the\n"
+	 "                          live host; under --root only when given)\n"
 	 "  -o, --output FILE       write to a temporary file beside FILE, then rename it over FILE\n" HELP_OPT,
 	 "0 OK, 1 WARN, 2 FAIL, 3 UNKNOWN (a check could not tell, no RDMA hardware, a usage error, an unreadable\n"
 	 "root or policy, output that cannot be written): the monitoring-plugin convention"},
@@ -254,6 +257,7 @@ int rd_ctx_load(struct rd_ctx *ctx, const char *policy_path, bool with_services,
 		services[i] = l->pol.services.v[i];
 	rd_system_load(l->src, &l->h, services, &l->sys);
 	free(services);
+	rd_link_prepare(ctx, l);
 	return 0;
 }
 

@@ -542,6 +542,7 @@ int rd_system_load(struct rd_source *src, const struct rd_host *h, const char *c
 	load_packages(src, s);
 	load_dmesg(src, s);
 	rd_stack_derive(h, s, &s->stack);
+	rd_link_load(src, h, &s->link); /* link health facts (model/link.c) */
 	return 0;
 }
 
@@ -553,6 +554,7 @@ static void free_limits(struct rd_proc_limits *l)
 
 void rd_system_free(struct rd_system *s)
 {
+	rd_link_free(&s->link);
 	for (size_t i = 0; i < s->nmodload; i++) {
 		free(s->modload[i].name);
 		free(s->modload[i].path);

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "model/host.h"
+#include "model/link.h"
 #include "model/parse.h"
 #include "model/stack.h"
 
@@ -137,6 +138,8 @@ struct rd_system {
 	struct rd_attr dmesg_restrict;  /* /proc/sys/kernel/dmesg_restrict */
 	/* derived from all of the above and the host model, once (model/stack.h) */
 	struct rd_stack stack;
+	/* link health: boot_id, default route, port netdevs, PCIe paths, counters, state (model/link.h) */
+	struct rd_link link;
 };
 
 /* services: names whose processes and units to inspect (NULL-terminated), e.g. {"slurmd", NULL}. */

@@ -263,7 +263,7 @@ build() {
 		base; attr rdma-doctor/devnodes "$(printf '%s\n' 'issm0 0600 0 0' 'issm1 0600 0 0' 'issm2 0600 0 0' \
 			'rdma_cm 0666 0 0' 'umad0 0600 0 0' 'umad1 0600 0 0' 'umad2 0600 0 0' \
 			'uverbs0 0600 0 0' 'uverbs1 0600 0 0' 'uverbs2 0660 0 27')" ;;
-	*) echo "make.sh: no scenario $1" >&2; exit 2 ;;
+	*) link_build "$1" ;; # tests/scenarios/link.sh
 	esac
 }
 
@@ -277,5 +277,7 @@ ALL=(healthy-inbox healthy-mlnx-ofed healthy-doca-ofed ib-umad-missing rdma-ucm-
 	kernel-log-unprivileged kernel-log-restricted peermem-registration-unreadable
 	modules-unreadable
 	uverbs-mode-0600 uverbs-device-missing-loaded)
+. "$here/link.sh"
+ALL+=("${LINK_ALL[@]}")
 [ $# -gt 0 ] || set -- "${ALL[@]}"
 for s in "$@"; do scenario "$s"; build "$s"; done
