@@ -60,12 +60,12 @@ const struct rd_cmd rd_cmds[] = {
 	 "      --policy FILE       the policy (its [modules] required list)\n" HELP_OPT,
 	 "0 done, or nothing to change; 1 a change could not be made (stderr says which); 3 a usage error,\n"
 	 "an unreadable root or policy, output that cannot be written"},
-	{"snapshot", rd_cmd_snapshot, "-o FILE.tar.gz|FILE.tar|DIR [--force] [--counters] [--policy FILE]",
+	{"snapshot", rd_cmd_snapshot, "-o FILE.tar.gz|FILE.tar|DIR [--force] [--no-counters] [--policy FILE]",
 	 "collect everything the checks read, to check it elsewhere with --root (--force: replace an\n"
-	 "            existing file; --counters: the port counters too, a firmware command each on some HCAs)",
+	 "            existing file; --no-counters: not the port counters, a firmware command each on some HCAs)",
 	 "  -o, --output PATH       FILE.tar.gz / FILE.tgz, FILE.tar (not compressed), or a new (or empty) directory\n"
 	 "      --force             replace an existing file\n"
-	 "      --counters          also the port counters\n"
+	 "      --no-counters       not the port counters (read by default, as check does; --counters: the default)\n"
 	 "      --policy FILE       capture the limits of this policy's services (default: the root's policy)\n" HELP_OPT,
 	 "0 written, 2 the snapshot could not be written (an existing file without --force, a full disk ...),\n"
 	 "3 a usage error or an unreadable root"},

@@ -289,6 +289,8 @@ enum rd_port_role rd_port_role(const struct rd_link *lk, const struct rd_policy 
 	bool listed = false;
 	if (p && !rd_policy_data_port(p, d->name, port->num, &listed) && listed)
 		return RD_ROLE_NOT_DATA;
+	if (ld && ld->multiplane && !listed && port->state_v != RD_PORT_ACTIVE)
+		return RD_ROLE_PLANE;
 	if (lk && lk->mgmt_netdev && !(p && p->management_is_compute) && port_has_netdev(lk, d, port, lk->mgmt_netdev))
 		return RD_ROLE_MGMT;
 	return RD_ROLE_COMPUTE;
@@ -303,6 +305,8 @@ const char *rd_port_role_words(enum rd_port_role r)
 		return "the management NIC: it carries the default route (not a compute port; [ports] management = compute to judge it)";
 	case RD_ROLE_NOT_DATA:
 		return "not a data port of this multi-plane device ([ports] data_ports)";
+	case RD_ROLE_PLANE:
+		return "a port of a multi-plane device, not Active; [ports] data_ports says which planes carry data";
 	case RD_ROLE_COMPUTE:
 		break;
 	}

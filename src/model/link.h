@@ -105,6 +105,8 @@ enum rd_port_role {
 	RD_ROLE_VF,       /* an SR-IOV VF: listed, not judged (unassigned VFs stay down by design) */
 	RD_ROLE_MGMT,     /* carries the default route: the management NIC */
 	RD_ROLE_NOT_DATA, /* a multi-plane port the policy's data_ports does not list */
+	RD_ROLE_PLANE,    /* a port of a multi-plane device the policy says nothing of, not Active:
+			   * which planes carry data is the policy's to say (ports.state asks for it) */
 };
 enum rd_port_role rd_port_role(const struct rd_link *lk, const struct rd_policy *p, const struct rd_device *d,
 			       const struct rd_port *port);

@@ -71,6 +71,14 @@ for dir in */; do
 		fi
 	done
 done
+# What each device is (`stack`): a VF, the management NIC and the non-data planes are listed, not judged
+for c in "port-vf-down mlx5_3 1 vf" "port-mgmt-nic-down mlx5_2 1 management" "port-multiplane-data-ports mlx5_3 1 not_data" \
+	"port-multiplane-data-ports mlx5_3 3 compute" "healthy-inbox mlx5_0 1 compute"; do
+	set -- $c
+	[ -d "$1" ] || continue
+	"$bin" --root "$1" stack --format json | jq -en --arg d "$2" --argjson p "$3" --arg r "$4" \
+		'input | any(.roles[]; .device == $d and .port == $p and .role == $r)' > /dev/null && ok || bad "$1: stack does not call $2 port $3 $4"
+done
 # The real H100 tree: its BlueField-3 RoCE bond is not judged by InfiniBand rules (no SM/LID
 # finding for it), and what the capture lacks is UNKNOWN, never a failure.
 if [ -f real-gpud-h100.json ]; then
