@@ -82,6 +82,18 @@ step healthy-perfquery timeout 20 perfquery
 step healthy-probe $RD --timeout 120 probe --format json
 step healthy-probe-text $RD --timeout 120 probe
 step healthy-check-probe $RD --timeout 120 check --probe --format json
+# link.counters on a real kernel: rxe's hw_counters read by two runs with probe traffic between
+# (they move); the samples are kept on the share (/out/state), so a later boot of the guest with
+# the same results directory meets them under another boot_id (a new baseline, no alarm)
+mkdir -p /out/state
+step link-boot-id cat /proc/sys/kernel/random/boot_id
+step link-state-before sh -c 'cat /out/state/*.link-state 2> /dev/null; true'
+step link-counters-1 env SOURCE_DATE_EPOCH=1764460800 $RD check --only link.counters,link.flaps --state-dir /out/state --format json
+step link-hw-1 sh -c 'grep -H . /sys/class/infiniband/rxe0/ports/1/hw_counters/*'
+$RD --timeout 120 probe > /dev/null 2>&1
+step link-hw-2 sh -c 'grep -H . /sys/class/infiniband/rxe0/ports/1/hw_counters/*'
+step link-counters-2 env SOURCE_DATE_EPOCH=1764464400 $RD check --only link.counters,link.flaps --state-dir /out/state --format json
+step link-state-after sh -c 'cat /out/state/*.link-state'
 step facts-modules cat /proc/modules
 step facts-devnodes ls -ln /dev/infiniband
 step facts-limits cat /proc/self/limits
