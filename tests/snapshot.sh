@@ -65,8 +65,12 @@ grep -q 'kubelet (pid 4343) runs with a memlock limit of 64 KiB' "$work/out" && 
 [ -L "$work/h100-ofed/sys/class/infiniband/mlx5_0" ] && ok || bad "class link not kept"
 grep -q "gid_attrs/ndevs/0" "$work/h100-ofed/rdma-doctor/read-errors" && ok || bad "read errors not recorded"
 grep -q "MLNX_OFED_LINUX-24.10" "$work/h100-ofed/rdma-doctor/commands/ofed_info-s" && ok || bad "captured command output not kept"
-# counters only when asked: reading them costs a firmware command on some HCAs
-[ -n "$(find "$work/h100-ofed" -path '*/ports/1/counters*')" ] && bad "counters copied without --counters" || ok
+# counters by default, as check reads them (link.counters); --no-counters leaves them out: reading
+# them costs a firmware command on some HCAs
+[ -n "$(find "$work/h100-ofed" -path '*/ports/1/counters/*')" ] && ok || bad "counters not copied by default"
+"$bin" --root "$top/examples/h100-ofed" snapshot --no-counters -o "$work/h100-nocounters" > /dev/null 2>&1
+[ -d "$work/h100-nocounters/sys" ] && [ -z "$(find "$work/h100-nocounters" -path '*/ports/1/counters*')" ] && ok ||
+	bad "counters copied with --no-counters"
 "$bin" --root "$top/examples/h100-ofed" snapshot -o "$work/with-counters" --counters 2> /dev/null
 [ -f "$(find "$work/with-counters" -path '*mlx5_0/ports/1/counters/symbol_error' | head -1)" ] && ok || bad "--counters did not copy the counters"
 # the live machine

@@ -32,6 +32,13 @@ pcidev() {
 	attr "$d/class" 0x020700
 	lnk "$d/driver" "../../../../bus/pci/drivers/$5"   # (the driver's own directory is not needed)
 	lnk "sys/bus/pci/devices/$1" "../../../devices/pci0000:00/0000:00:01.0/$1"
+	pcielink "$d" "32.0 GT/s PCIe" 16 "32.0 GT/s PCIe" 16
+	pcielink "$PCIROOT" "32.0 GT/s PCIe" 16 "32.0 GT/s PCIe" 16
+}
+# pcielink DIR CUR_SPEED CUR_WIDTH MAX_SPEED MAX_WIDTH — a PCIe function's link attributes.
+pcielink() {
+	attr "$1/current_link_speed" "$2"; attr "$1/current_link_width" "$3"
+	attr "$1/max_link_speed" "$4"; attr "$1/max_link_width" "$5"
 }
 
 # ibdev NAME BDF HCA_TYPE FW BOARD NODE_GUID [NODE_TYPE] — an RDMA device on PCI function BDF.
@@ -103,6 +110,7 @@ netdev() {
 	attr "$d/mtu" "$3"
 	attr "$d/operstate" "${4:-up}"
 	attr "$d/carrier" 1
+	attr "$d/carrier_changes" 2
 	attr "$d/type" 1
 }
 

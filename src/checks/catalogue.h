@@ -86,7 +86,19 @@
 	  "a RoCE port's trust mode or PFC priorities differing from [roce] trust / pfc; without them, " \
 	  "what is set (trust, PFC, ECN, rdma_cm default ToS)",                                       \
 	  "/sys/class/net/<if>/qos/{trust,pfc}, ecn/roce_{np,rp}/enable, mlnx_qos -i <if>, "         \
-	  "dcb pfc show dev <if>, /sys/kernel/config/rdma_cm/<dev>/ports/<p>/default_roce_tos")
+	  "dcb pfc show dev <if>, /sys/kernel/config/rdma_cm/<dev>/ports/<p>/default_roce_tos") \
+	X(link_counters, "link.counters", RD_SUBJ_PORT, "port error counters not rising",          \
+	  "link_downed, buffer overruns, integrity errors, rnr_nak_retry_err rising between runs; "   \
+	  "symbol errors past the BER 1e-12 budget; receive errors, discards, link recoveries",      \
+	  "ports/N/counters/*, ports/N/hw_counters/*, the previous sample in --state-dir, boot_id")    \
+	X(link_flaps, "link.flaps", RD_SUBJ_PORT, "links not flapping",                            \
+	  "a port netdev's carrier_changes rising between runs; 'lost carrier' and mlx5 'Port module " \
+	  "event' kernel lines of a port",                                                            \
+	  "/sys/class/net/<if>/carrier_changes, the previous sample, dmesg")                         \
+	X(pcie_link, "pcie.link", RD_SUBJ_DEVICE, "HCA PCIe links at full speed and width",        \
+	  "an HCA function, or a link on its path to the root port, trained below what both ends "    \
+	  "can do; below the policy's [pcie] min_width / min_speed",                                  \
+	  "current_link_speed/width, max_link_speed/width up the PCI path, mlx5 'limited by' lines")
 
 #define RD_CHECK_DECLARE(fn, id, kind, title, detects, evidence) void rd_check_##fn(struct rd_check_ctx *ctx);
 RD_CHECKS(RD_CHECK_DECLARE)

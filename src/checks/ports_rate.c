@@ -43,7 +43,8 @@ void rd_check_ports_rate(struct rd_check_ctx *ctx)
 		const char *model = model_key(d);
 		for (size_t k = 0; k < d->nports; k++, at++) {
 			const struct rd_port *p = &d->ports[k];
-			counts[at] = p->state_v == RD_PORT_ACTIVE && !rd_policy_ignores(ctx->policy, d->name, p->num);
+			counts[at] = p->state_v == RD_PORT_ACTIVE && !rd_policy_ignores(ctx->policy, d->name, p->num) &&
+				     rd_port_role(&ctx->sys->link, ctx->policy, d, p) == RD_ROLE_COMPUTE;
 			/* the ports of a device share its group: try the last one first */
 			size_t g = ngroups && groups[ngroups - 1].is_ib == p->is_ib && strcmp(groups[ngroups - 1].model, model) == 0
 					   ? ngroups - 1 : 0;

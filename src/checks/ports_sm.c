@@ -18,7 +18,8 @@ void rd_check_ports_sm(struct rd_check_ctx *ctx)
 		const struct rd_device *d = &h->devices[i];
 		for (size_t k = 0; k < d->nports; k++) {
 			const struct rd_port *p = &d->ports[k];
-			if (!p->is_ib || rd_policy_ignores(ctx->policy, d->name, p->num))
+			if (!p->is_ib || rd_policy_ignores(ctx->policy, d->name, p->num) ||
+			    rd_port_role(&ctx->sys->link, ctx->policy, d, p) != RD_ROLE_COMPUTE)
 				continue;
 			/* a port with no physical link cannot reach an SM: ports.state says why */
 			if (p->phys_v != RD_PHYS_LINKUP || d->node_type_v == 2)

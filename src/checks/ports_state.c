@@ -16,14 +16,22 @@ void rd_check_ports_state(struct rd_check_ctx *ctx)
 		rd_finding_add(ctx, RD_SKIP, "host", "no RDMA device");
 		return;
 	}
-	size_t active = 0, total = 0, ignored = 0;
+	size_t active = 0, total = 0, ignored = 0, other = 0; /* other: VFs, management NIC, non-data planes */
 	char subj[128];
 	for (size_t i = 0; i < h->ndevices; i++) {
 		const struct rd_device *d = &h->devices[i];
+		size_t planes = 0;
 		for (size_t k = 0; k < d->nports; k++) {
 			const struct rd_port *p = &d->ports[k];
 			if (rd_policy_ignores(ctx->policy, d->name, p->num)) {
 				ignored++;
+				continue;
+			}
+			enum rd_port_role role = rd_port_role(&ctx->sys->link, ctx->policy, d, p);
+			if (role == RD_ROLE_PLANE)
+				planes++;
+			if (role != RD_ROLE_COMPUTE) {
+				other++; /* listed by `stack`, not judged by port rules (model/link.h) */
 				continue;
 			}
 			total++;
@@ -97,11 +105,25 @@ void rd_check_ports_state(struct rd_check_ctx *ctx)
 				rd_evidence_attr(f, &p->sm_lid);
 			}
 		}
+		if (planes) {
+			struct rd_finding *f = rd_finding_add(ctx, RD_WARN, d->name,
+							      "%s is a multi-plane ConnectX-8 with %zu of %zu ports not Active and no "
+							      "[ports] data_ports for it: which planes carry data is not known",
+							      d->name, planes, d->nports);
+			rd_evidence_add(f, d->dir, "%zu ports", d->nports);
+			rd_fix_add(f, "[ports] data_ports = %s:PORT,PORT...    # in the policy: the ports that carry data", d->name);
+		}
 	}
 	/* "9 ports, 2 ignored by the policy": expect_active counts only the ports not ignored */
-	char ign[96] = "";
-	if (ignored)
+	char ign[192] = "";
+	if (ignored && !other)
 		snprintf(ign, sizeof ign, " (%zu ports, %zu ignored by the policy)", total + ignored, ignored);
+	else if (ignored)
+		snprintf(ign, sizeof ign, " (%zu ports, %zu ignored: %zu by the policy, %zu not compute port%s, see `rdma-doctor stack`)",
+			 total + ignored + other, ignored + other, ignored, other, other == 1 ? "" : "s");
+	else if (other)
+		snprintf(ign, sizeof ign, " (%zu ports, %zu ignored: not compute port%s, see `rdma-doctor stack`)",
+			 total + other, other, other == 1 ? "" : "s");
 	if (ctx->policy->expect_active_ports >= 0 && (int)active < ctx->policy->expect_active_ports) {
 		struct rd_finding *f = rd_finding_add(ctx, RD_FAIL, "host",
 						      "%zu port%s Active/LinkUp, the policy expects %d%s: the node cannot run "

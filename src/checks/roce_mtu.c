@@ -28,7 +28,8 @@ void rd_check_roce_mtu(struct rd_check_ctx *ctx)
 		const struct rd_device *d = &h->devices[i];
 		for (size_t k = 0; k < d->nports; k++) {
 			const struct rd_port *p = &d->ports[k];
-			if (p->is_ib || rd_policy_ignores(pol, d->name, p->num) || p->state_v != RD_PORT_ACTIVE)
+			if (p->is_ib || rd_policy_ignores(pol, d->name, p->num) || p->state_v != RD_PORT_ACTIVE ||
+			    rd_port_role(&ctx->sys->link, pol, d, p) != RD_ROLE_COMPUTE)
 				continue;
 			snprintf(subj, sizeof subj, "%s port %u", d->name, p->num);
 			if (!p->nnetdevs) {

@@ -107,7 +107,8 @@ int rd_cmd_check(struct rd_ctx *ctx, int argc, char **argv)
 
 int rd_check_as(struct rd_ctx *ctx, int argc, char **argv, struct rd_emit *e)
 {
-	enum { OPT_ONLY = 256, OPT_SKIP, OPT_POLICY, OPT_NO_COLOR, OPT_PROBE, OPT_PROBE_SIZE, OPT_COUNTERS, OPT_MFT };
+	enum { OPT_ONLY = 256, OPT_SKIP, OPT_POLICY, OPT_NO_COLOR, OPT_PROBE, OPT_PROBE_SIZE, OPT_COUNTERS, OPT_MFT,
+	       OPT_NO_COUNTERS, OPT_STATE_DIR };
 	static const struct option longopts[] = {
 		RD_LONGOPT_FORMAT,
 		RD_LONGOPT_HELP,
@@ -120,6 +121,8 @@ int rd_check_as(struct rd_ctx *ctx, int argc, char **argv, struct rd_emit *e)
 		{"output", required_argument, NULL, 'o'},
 		{"counters", no_argument, NULL, OPT_COUNTERS},
 		{"mft", no_argument, NULL, OPT_MFT},
+		{"no-counters", no_argument, NULL, OPT_NO_COUNTERS},
+		{"state-dir", required_argument, NULL, OPT_STATE_DIR},
 		{NULL, 0, NULL, 0},
 	};
 	bool json = false, color = rd_out_want_color(ctx->out_tty), probe = false, sized = false;
@@ -150,6 +153,14 @@ int rd_check_as(struct rd_ctx *ctx, int argc, char **argv, struct rd_emit *e)
 			break;
 		case OPT_MFT:
 			ctx->mft = true;
+			break;
+		case OPT_NO_COUNTERS:
+			rd_link_opt(ctx, "--no-counters", NULL);
+			break;
+		case OPT_STATE_DIR:
+			if (!*optarg)
+				bad = rd_usage_error(ctx, "check", "--state-dir needs a directory");
+			rd_link_opt(ctx, "--state-dir", optarg);
 			break;
 		case OPT_ONLY:
 			add_list(&only_b, optarg);
@@ -207,6 +218,7 @@ int rd_check_as(struct rd_ctx *ctx, int argc, char **argv, struct rd_emit *e)
 		rd_buf_free(&skip_b);
 		return bad;
 	}
+	ctx->link.keep = true; /* check and npd read the counters and keep a sample (cmd/linkstate.c) */
 	int rc = run_check(ctx, json, color, policy_path, only, skip, probe ? &probe_opts : NULL, e);
 	rd_buf_free(&only_b);
 	rd_buf_free(&skip_b);

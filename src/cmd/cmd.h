@@ -13,6 +13,14 @@
 #include "model/system.h"
 #include "source/source.h"
 
+/* Link health (cmd/linkstate.c): check, slurm and npd read the port counters and keep a sample
+ * between runs; read-only commands (explain, stack, ibstat ...) do neither. */
+struct rd_link_opts {
+	bool keep;             /* this command reads counters and keeps samples */
+	bool no_counters;      /* check --no-counters: no counter read, the kept sample left as it is */
+	const char *state_dir; /* --state-dir; NULL: /var/lib/rdma-doctor on the live host, none under --root */
+};
+
 struct rd_ctx {
 	const char *prog;  /* "rdma-doctor" */
 	bool ascii;        /* the locale is not UTF-8: ASCII marks (rd_env_locale_utf8) */
@@ -25,6 +33,7 @@ struct rd_ctx {
 	bool mft;          /* check --mft: rd_ctx_load lets the per-device tool commands run (source.h) */
 	bool no_rerun;     /* the command read what it cannot read again (standard input): after a wedged
 			    * read it ends with one line instead of running again (main.c's takeover) */
+	struct rd_link_opts link;
 };
 
 /* Exit statuses, one table for every command (README "Exit status", `help`); ibstat and ibstatus
@@ -64,6 +73,13 @@ struct rd_loaded {
  * with_services.  On failure prints one line and returns -1 (nothing to free). */
 int rd_ctx_load(struct rd_ctx *ctx, const char *policy_path, bool with_services, struct rd_loaded *l);
 void rd_loaded_free(struct rd_loaded *l);
+/* rd_ctx_load's last step when ctx->link.keep: reads the counters, the previous sample from the
+ * state directory, and writes the new one (cmd/linkstate.c).  What went wrong is in
+ * l->sys.link.sample for link.counters to say. */
+#define RD_STATE_DIR_DEFAULT "/var/lib/rdma-doctor"
+void rd_link_prepare(struct rd_ctx *ctx, struct rd_loaded *l);
+/* check/slurm/npd's --state-dir DIR and --no-counters: returns 1 when opt is one of them (taken), 0 when not. */
+int rd_link_opt(struct rd_ctx *ctx, const char *opt, const char *value);
 
 /* What `check` runs: --only/--skip (comma lists of ids or prefixes, or NULL) and --policy. */
 struct rd_check_sel {

@@ -305,7 +305,7 @@ static bool scontrol(struct rd_ctx *ctx, char *const argv[], char **text)
 
 #define SLURM_USAGE                                                                                   \
 	"slurm [--drain-on fail|warn] [-n|--dry-run] [--node NAME] [--policy FILE] [--only ID,...] "  \
-	"[--skip ID,...]"
+	"[--skip ID,...] [--state-dir DIR] [--no-counters]"
 
 static void help(FILE *f, const char *prog)
 {
@@ -315,7 +315,7 @@ static void help(FILE *f, const char *prog)
 		"  --drain-on fail|warn  drain on a FAIL (default), or on a WARN too\n"
 		"  -n, --dry-run         print the scontrol update command instead of running it\n"
 		"  --node NAME           Slurm's node name (default: $SLURMD_NODENAME, else the short host name)\n"
-		"  --policy, --only, --skip  as for check\n"
+		"  --policy, --only, --skip, --state-dir, --no-counters  as for check\n"
 		"  -h, --help            this help\n\n"
 		"A node is drained with Reason=\"" RD_SLURM_REASON_PREFIX " <check> <subject>: <message>\" and resumed only\n"
 		"when that reason is ours; a node out of service for anyone else's reason is left alone.\n"
@@ -382,7 +382,7 @@ static char *make_reason(const struct verdict *v)
 	return reason;
 }
 
-enum { OPT_DRAIN_ON = 256, OPT_NODE, OPT_ONLY, OPT_SKIP, OPT_POLICY };
+enum { OPT_DRAIN_ON = 256, OPT_NODE, OPT_ONLY, OPT_SKIP, OPT_POLICY, OPT_NO_COUNTERS, OPT_STATE_DIR };
 
 int rd_cmd_slurm(struct rd_ctx *ctx, int argc, char **argv)
 {
@@ -394,6 +394,8 @@ int rd_cmd_slurm(struct rd_ctx *ctx, int argc, char **argv)
 		{"only", required_argument, NULL, OPT_ONLY},
 		{"skip", required_argument, NULL, OPT_SKIP},
 		{"policy", required_argument, NULL, OPT_POLICY},
+		{"no-counters", no_argument, NULL, OPT_NO_COUNTERS},
+		{"state-dir", required_argument, NULL, OPT_STATE_DIR},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -442,6 +444,10 @@ int rd_cmd_slurm(struct rd_ctx *ctx, int argc, char **argv)
 		case OPT_POLICY:
 			sel.policy = optarg;
 			break;
+		case OPT_NO_COUNTERS:
+		case OPT_STATE_DIR:
+			rd_link_opt(ctx, c == OPT_STATE_DIR ? "--state-dir" : "--no-counters", optarg);
+			break;
 		case 'h':
 			help(ctx->out, ctx->prog);
 			return 0;
@@ -476,6 +482,7 @@ int rd_cmd_slurm(struct rd_ctx *ctx, int argc, char **argv)
 		return 3;
 	}
 
+	ctx->link.keep = true; /* the periodic caller: counters read, a sample kept (cmd/linkstate.c) */
 	struct rd_loaded l;
 	struct rd_report rep;
 	bool no_hw = false;

@@ -196,17 +196,18 @@ static void keep_stat_files(struct rd_source *src, struct rd_recording *rec)
 
 int rd_cmd_snapshot(struct rd_ctx *ctx, int argc, char **argv)
 {
-	enum { OPT_COUNTERS = 256, OPT_FORCE, OPT_POLICY };
+	enum { OPT_COUNTERS = 256, OPT_FORCE, OPT_POLICY, OPT_NO_COUNTERS };
 	static const struct option longopts[] = {
 		RD_LONGOPT_HELP,
 		{"output", required_argument, NULL, 'o'},
 		{"counters", no_argument, NULL, OPT_COUNTERS},
+		{"no-counters", no_argument, NULL, OPT_NO_COUNTERS},
 		{"force", no_argument, NULL, OPT_FORCE},
 		{"policy", required_argument, NULL, OPT_POLICY},
 		{NULL, 0, NULL, 0},
 	};
 	const char *out = NULL, *policy_path = NULL;
-	bool counters = false, force = false;
+	bool counters = true, force = false; /* as check reads them (model/link.h) */
 	struct rd_getopt g = {.argc = argc, .argv = argv, .shortopts = "o:", .longopts = longopts};
 	for (int c; (c = rd_getopt(ctx, &g)) != RD_OPT_END;) {
 		switch (c) {
@@ -217,6 +218,9 @@ int rd_cmd_snapshot(struct rd_ctx *ctx, int argc, char **argv)
 			break;
 		case OPT_COUNTERS:
 			counters = true;
+			break;
+		case OPT_NO_COUNTERS:
+			counters = false;
 			break;
 		case OPT_FORCE:
 			force = true;
@@ -257,13 +261,15 @@ int rd_cmd_snapshot(struct rd_ctx *ctx, int argc, char **argv)
 	if (rd_policy_load(policy_path, src, &pol, err, sizeof err) < 0)
 		fprintf(ctx->err, "%s: snapshot: %s (the default policy's services are captured)\n", ctx->prog, err);
 	struct rd_host h;
-	rd_host_load(src, counters ? RD_LOAD_COUNTERS : 0, &h);
+	rd_host_load(src, 0, &h);
 	const char **services = rd_xcalloc(pol.services.n + 1, sizeof *services);
 	for (size_t i = 0; i < pol.services.n; i++)
 		services[i] = pol.services.v[i];
 	struct rd_system sys;
 	rd_system_load(src, &h, services, &sys);
 	free(services);
+	if (counters) /* the ports' counters, as check reads them (but the policy's [counters] exclude) */
+		rd_link_counters_load(src, &h, &pol, &sys.link);
 	load_umad_view(src);
 	keep_stat_files(src, &rec);
 	rd_source_record(src, NULL);

@@ -19,7 +19,11 @@ int rd_cmd_stack(struct rd_ctx *ctx, int argc, char **argv)
 	static const char *const no_services[] = {NULL};
 	rd_system_load(src, &h, no_services, &sys);
 
-	rd_stack_render(ctx->out, json, &h, &sys, rd_source_is_live(src) ? NULL : rd_source_root(src));
+	struct rd_policy pol; /* the root's own policy (data_ports, management, ignore), or the defaults */
+	char perr[512];
+	(void)rd_policy_load(NULL, src, &pol, perr, sizeof perr);
+	rd_stack_render(ctx->out, json, &h, &sys, rd_source_is_live(src) ? NULL : rd_source_root(src), &pol);
+	rd_policy_free(&pol);
 
 	rd_system_free(&sys);
 	rd_host_free(&h);

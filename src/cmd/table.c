@@ -13,7 +13,7 @@
 const struct rd_cmd rd_cmds[] = {
 	{"check", rd_cmd_check,
 	 "[--format text|json|prometheus [--counters]] [--output FILE] [--policy FILE] [--only ID,...] [--skip ID,...] "
-	 "[--no-color] [--probe [--probe-size BYTES]] [--mft]",
+	 "[--no-color] [--probe [--probe-size BYTES]] [--mft] [--state-dir DIR] [--no-counters]",
 	 "check this host's RDMA stack and print each finding with its evidence and fix; --probe adds\n"
 	 "            `probe` as check probe.loopback (live host only; --probe-size BYTES)",
 	 FORMAT_OPT
@@ -26,7 +26,10 @@ const struct rd_cmd rd_cmds[] = {
 	 "      --mft               also run mlxlink, mlxconfig, flint, mlnx_qos and dcb per device, a timeout each\n"
 	 "                          (when installed; --root reads their captured output whatever this says)\n"
 	 "      --format prometheus the Prometheus text format, for node_exporter's textfile collector\n"
-	 "      --counters          with it, the ports' counters/ and hw_counters/ (a firmware command each on some HCAs)\n"
+	 "      --counters          (the default) read the ports' counters/ and hw_counters/\n"
+	 "      --no-counters       do not read the port counters (a firmware command each on some HCAs)\n"
+	 "      --state-dir DIR     keep the previous counter sample there (default /var/lib/rdma-doctor on the\n"
+	 "                          live host; under --root only when given)\n"
 	 "  -o, --output FILE       write to a temporary file beside FILE, then rename it over FILE\n" HELP_OPT,
 	 "0 OK, 1 WARN, 2 FAIL, 3 UNKNOWN (a check could not tell, no RDMA hardware, a usage error, an unreadable\n"
 	 "root or policy, output that cannot be written): the monitoring-plugin convention"},
@@ -61,12 +64,12 @@ const struct rd_cmd rd_cmds[] = {
 	 "      --policy FILE       the policy (its [modules] required list)\n" HELP_OPT,
 	 "0 done, or nothing to change; 1 a change could not be made (stderr says which); 3 a usage error,\n"
 	 "an unreadable root or policy, output that cannot be written"},
-	{"snapshot", rd_cmd_snapshot, "-o FILE.tar.gz|FILE.tar|DIR [--force] [--counters] [--policy FILE]",
+	{"snapshot", rd_cmd_snapshot, "-o FILE.tar.gz|FILE.tar|DIR [--force] [--no-counters] [--policy FILE]",
 	 "collect everything the checks read, to check it elsewhere with --root (--force: replace an\n"
-	 "            existing file; --counters: the port counters too, a firmware command each on some HCAs)",
+	 "            existing file; --no-counters: not the port counters, a firmware command each on some HCAs)",
 	 "  -o, --output PATH       FILE.tar.gz / FILE.tgz, FILE.tar (not compressed), or a new (or empty) directory\n"
 	 "      --force             replace an existing file\n"
-	 "      --counters          also the port counters\n"
+	 "      --no-counters       not the port counters (read by default, as check does; --counters: the default)\n"
 	 "      --policy FILE       capture the limits of this policy's services (default: the root's policy)\n" HELP_OPT,
 	 "0 written, 2 the snapshot could not be written (an existing file without --force, a full disk ...),\n"
 	 "3 a usage error or an unreadable root"},
@@ -270,6 +273,7 @@ int rd_ctx_load(struct rd_ctx *ctx, const char *policy_path, bool with_services,
 		services[i] = l->pol.services.v[i];
 	rd_system_load_parts(l->src, &l->h, services, ctx->load_flags, &l->sys);
 	free(services);
+	rd_link_prepare(ctx, l);
 	return 0;
 }
 

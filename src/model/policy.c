@@ -31,6 +31,8 @@ void rd_policy_free(struct rd_policy *p)
 	rd_strv_free(&p->modules);
 	rd_strv_free(&p->services);
 	rd_strv_free(&p->ignore);
+	rd_strv_free(&p->counters_exclude);
+	rd_strv_free(&p->data_ports);
 	memset(p, 0, sizeof *p);
 }
 
@@ -150,6 +152,98 @@ static void strip_comment(const char *v, char *out, size_t len)
 	out[n] = '\0';
 }
 
+/* ---- link health: [counters], [pcie], [ports] data_ports / management (link.* and pcie.link) ---- */
+const char *const rd_rate_counters[4] = {"symbol_error", "port_rcv_errors", "port_xmit_discards", "link_error_recovery"};
+
+/* 1: the setting was this block's and is taken; -1: it was and is refused (st->why); 0: not this block's. */
+static int link_key(struct parse_state *st, struct rd_policy *p, const char *section, const char *key,
+		    const char *value, double *d)
+{
+	uint64_t u;
+	if (strcmp(section, "counters") == 0 && strcmp(key, "exclude") == 0) {
+		words(value, &p->counters_exclude);
+		return 1;
+	}
+	if (strcmp(section, "counters") == 0) {
+		for (size_t i = 0; i < 4; i++) {
+			char name[64];
+			snprintf(name, sizeof name, "%s_per_hour", rd_rate_counters[i]);
+			if (strcmp(key, name) == 0) {
+				if (!number(value, d) || *d <= 0)
+					return fail(st, "%s: '%s' is not a number of errors per hour", key, value), -1;
+				p->counters_fail_per_hour[i] = *d;
+				return 1;
+			}
+		}
+		return 0;
+	}
+	if (strcmp(section, "pcie") == 0 && strcmp(key, "min_width") == 0) {
+		if (rd_parse_u64(value, 10, 32, &u) < 0 || !(u == 1 || u == 2 || u == 4 || u == 8 || u == 16 || u == 32))
+			return fail(st, "%s: '%s' is not a PCIe width (1, 2, 4, 8, 16 or 32 lanes)", key, value), -1;
+		p->pcie_min_width = (unsigned)u;
+		return 1;
+	}
+	if (strcmp(section, "pcie") == 0 && strcmp(key, "min_speed") == 0) {
+		char *end;
+		double v = strtod(value, &end);
+		while (*end == ' ')
+			end++;
+		if (end == value || v < 2.5 || v > 128 || (*end && strcmp(end, "GT/s") != 0))
+			return fail(st, "%s: '%s' is not a PCIe speed in GT/s (2.5 ... 64)", key, value), -1;
+		p->pcie_min_speed = v;
+		return 1;
+	}
+	if (strcmp(section, "ports") == 0 && strcmp(key, "data_ports") == 0) {
+		rd_strv_free(&p->data_ports);
+		char *copy = rd_xstrdup(value);
+		for (char *t = strtok(copy, " \t"); t; t = strtok(NULL, " \t")) {
+			const char *colon = strchr(t, ':');
+			bool ok = colon && colon > t && colon[1];
+			for (const char *c = colon ? colon + 1 : ""; ok && *c; c++)
+				ok = (*c >= '0' && *c <= '9') || (*c == ',' && c[1] && c[1] != ',');
+			if (!ok) {
+				fail(st, "%s: '%s' is not DEVICE:PORT,PORT... (e.g. mlx5_0:3,6,9,12)", key, t);
+				free(copy);
+				return -1;
+			}
+			rd_strv_push(&p->data_ports, t);
+		}
+		free(copy);
+		return 1;
+	}
+	if (strcmp(section, "ports") == 0 && strcmp(key, "management") == 0) {
+		if (strcmp(value, "compute") != 0 && strcmp(value, "skip") != 0)
+			return fail(st, "%s: '%s' is neither compute nor skip", key, value), -1;
+		p->management_is_compute = strcmp(value, "compute") == 0;
+		return 1;
+	}
+	return 0;
+}
+
+bool rd_policy_data_port(const struct rd_policy *p, const char *dev, unsigned port, bool *listed)
+{
+	size_t dl = strlen(dev);
+	*listed = false;
+	for (size_t i = 0; i < p->data_ports.n; i++) {
+		const char *e = p->data_ports.v[i];
+		if (strncmp(e, dev, dl) != 0 || e[dl] != ':')
+			continue;
+		*listed = true;
+		for (const char *c = e + dl + 1; *c;) {
+			char *end;
+			unsigned long v = strtoul(c, &end, 10);
+			if (end == c)
+				break;
+			if (v == port)
+				return true;
+			if (*end != ',')
+				break;
+			c = end + 1;
+		}
+	}
+	return false;
+}
+
 static int handler(void *user, const char *section, const char *key, const char *raw)
 {
 	struct parse_state *st = user;
@@ -248,6 +342,8 @@ static int handler(void *user, const char *section, const char *key, const char 
 		memcpy(p->mlxconfig[p->nmlxconfig].name, key, strlen(key) + 1);
 		memcpy(p->mlxconfig[p->nmlxconfig].value, value, strlen(value) + 1);
 		p->nmlxconfig++;
+	} else if (link_key(st, p, section, key, value, &d) != 0) {
+		return st->why[0] ? 0 : 1;
 	} else if (!*section) {
 		return fail(st, "setting '%s' is outside any [section]%s", key, "");
 	} else {

@@ -54,7 +54,24 @@ struct rd_policy {
 	char roce_trust[8];               /* "dscp" or "pcp"; "" = not set */
 	bool roce_pfc_set;
 	uint8_t roce_pfc;                 /* priorities with PFC on (bit N = priority N) */
+	/* link health (link.counters, link.flaps, pcie.link, non-compute ports):
+	 *   [counters] exclude = mlx5_4 ...    devices whose counters are never read
+	 *              symbol_error_per_hour = N, port_rcv_errors_per_hour = N,
+	 *              port_xmit_discards_per_hour = N, link_error_recovery_per_hour = N: FAIL past it
+	 *   [pcie]     min_width = 16   min_speed = 32    (lanes, GT/s): FAIL below
+	 *   [ports]    data_ports = mlx5_0:3,6,9,12 ...   the ports judged on a multi-plane device
+	 *              management = compute              the default route's NIC is a compute port */
+	struct rd_strv counters_exclude;
+	double counters_fail_per_hour[4]; /* RD_RATE_COUNTERS order; 0 = no FAIL limit */
+	unsigned pcie_min_width;          /* 0 = none */
+	double pcie_min_speed;            /* GT/s, 0 = none */
+	struct rd_strv data_ports;        /* "mlx5_0:3,6,9,12" */
+	bool management_is_compute;
 };
+/* The counters whose rate link.counters judges, in rd_policy.counters_fail_per_hour's order. */
+extern const char *const rd_rate_counters[4];
+/* True when the policy lists port of dev in data_ports; *listed tells whether dev is named at all. */
+bool rd_policy_data_port(const struct rd_policy *p, const char *dev, unsigned port, bool *listed);
 void rd_policy_defaults(struct rd_policy *p);
 /* Defaults, then the file at path (a path on this machine) if given, else /etc/rdma-doctor.conf
  * read through src (in the root) when it exists.  Returns 0, or -1 with "FILE:LINE: reason" in

@@ -592,6 +592,7 @@ int rd_system_load_parts(struct rd_source *src, const struct rd_host *h, const c
 		rd_mft_load(src, h, &s->mft);
 	rd_stack_derive(h, s, &s->stack);
 	rd_nccl_env_read(&s->nccl_env, nccl_getenv); /* roce.gid: what NCCL would see (model/gid.h) */
+	rd_link_load(src, h, &s->link); /* link health facts (model/link.c) */
 	return 0;
 }
 
@@ -603,6 +604,7 @@ static void free_limits(struct rd_proc_limits *l)
 
 void rd_system_free(struct rd_system *s)
 {
+	rd_link_free(&s->link);
 	for (size_t i = 0; i < s->nmodload; i++) {
 		free(s->modload[i].name);
 		free(s->modload[i].path);

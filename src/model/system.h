@@ -10,6 +10,7 @@
 
 #include "model/gid.h"
 #include "model/host.h"
+#include "model/link.h"
 #include "model/parse.h"
 #include "model/rpmdb.h"
 #include "model/stack.h"
@@ -147,6 +148,8 @@ struct rd_system {
 	struct rd_stack stack;
 	/* roce.gid: the NCCL_IB_* variables of this process's environment (model/gid.h) */
 	struct rd_nccl_env nccl_env;
+	/* link health: boot_id, default route, port netdevs, PCIe paths, counters, state (model/link.h) */
+	struct rd_link link;
 };
 
 /* services: names whose processes and units to inspect (NULL-terminated), e.g. {"slurmd", NULL}. */

@@ -5,10 +5,49 @@
 #include "render/fwtrain.h"
 #include "render/gids.h"
 #include "render/inventory.h"
+#include "model/link.h"
+#include "model/policy.h"
 #include "render/out.h"
 #include "render/rpmdb.h"
 
-void rd_stack_render(FILE *f, bool json, const struct rd_host *h, const struct rd_system *sys, const char *root)
+/* What each device is, and whether the port rules judge its ports (model/link.h). */
+static void render_roles(struct rd_out *o, const struct rd_host *h, const struct rd_system *sys,
+			 const struct rd_policy *pol)
+{
+	const struct rd_link *lk = &sys->link;
+	rd_out_text(o, "\nDevice roles (what the port checks judge):\n");
+	if (!h->ndevices)
+		rd_out_text(o, "  none\n");
+	rd_out_arr_begin(o, "roles");
+	for (size_t i = 0; i < h->ndevices; i++) {
+		const struct rd_device *d = &h->devices[i];
+		const struct rd_link_dev *ld = rd_link_dev(lk, d->name);
+		const char *kind = !d->pci_addr ? (d->parent ? "soft RDMA device" : "device without a PCI function")
+				   : ld && ld->vf ? "SR-IOV virtual function"
+				   : ld && ld->bond ? "RoCE LAG (one port over a bond)"
+				   : ld && ld->multiplane ? "multi-plane ConnectX-8"
+							  : "physical function";
+		for (size_t k = 0; k < d->nports; k++) {
+			const struct rd_port *p = &d->ports[k];
+			enum rd_port_role r = rd_port_role(lk, pol, d, p);
+			bool ignored = rd_policy_ignores(pol, d->name, p->num);
+			static const char *const names[] = {"compute", "vf", "management", "not_data", "plane"};
+			rd_out_obj_begin(o, NULL);
+			rd_out_str(o, "device", "  %-14s", d->name);
+			rd_out_int(o, "port", " port %-3lld", (long long)p->num);
+			rd_out_str(o, "kind", " %-32s", kind);
+			rd_out_str(o, "role", NULL, names[r]);
+			rd_out_bool(o, "ignored", NULL, ignored);
+			rd_out_text(o, " %s%s\n", r == RD_ROLE_COMPUTE ? "a compute port" : rd_port_role_words(r),
+				    ignored ? "; ignored by the policy" : "");
+			rd_out_obj_end(o);
+		}
+	}
+	rd_out_arr_end(o);
+}
+
+void rd_stack_render(FILE *f, bool json, const struct rd_host *h, const struct rd_system *sys, const char *root,
+		     const struct rd_policy *pol)
 {
 	const struct rd_stack *st = &sys->stack;
 	struct rd_out o;
@@ -60,6 +99,8 @@ void rd_stack_render(FILE *f, bool json, const struct rd_host *h, const struct r
 	else if (h->devices_err)
 		rd_out_text(&o, "  /sys/class/infiniband: %s\n", rd_strerror(h->devices_err));
 	rd_render_devices(&o, h);
+	if (pol)
+		render_roles(&o, h, sys, pol);
 	rd_out_obj_end(&o);
 	rd_out_finish(&o);
 }

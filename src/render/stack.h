@@ -8,9 +8,12 @@
 #include <stdio.h>
 
 #include "model/host.h"
+#include "model/policy.h"
 #include "model/system.h"
 
-/* root: the --root shown, or NULL for the live host. */
-void rd_stack_render(FILE *f, bool json, const struct rd_host *h, const struct rd_system *sys, const char *root);
+/* root: the --root shown, or NULL for the live host; pol: the policy that says which ports are
+ * compute ports (data_ports, management, ignore), or NULL to leave out the device roles. */
+void rd_stack_render(FILE *f, bool json, const struct rd_host *h, const struct rd_system *sys, const char *root,
+		     const struct rd_policy *pol);
 
 #endif

@@ -25,6 +25,7 @@ seed fuzz_sysfs $(find "$top/examples/h100-ofed/sys/devices" "$top/examples/mixe
 seed fuzz_procfs "$top"/examples/*/proc/modules "$top"/examples/*/proc/self/limits "$roots"/*/proc/4242/limits
 seed fuzz_config $(find "$roots"/healthy-*/etc "$roots"/*/var/lib/dpkg "$roots"/*/rdma-doctor/commands -type f 2>/dev/null | head -100) \
 	"$roots"/*/lib/systemd/system/*.service "$roots"/*/etc/systemd/system/*/*.conf "$roots"/*/rdma-doctor/devnodes
+seed fuzz_state $(find "$roots"/.state -type f -size -64k 2>/dev/null)
 seed fuzz_policy "$top"/tests/cli/policies/*.conf "$roots"/*/etc/rdma-doctor.conf
 seed fuzz_roce "$roots"/*/rdma-doctor/commands/ofed_info-s "$roots"/*/var/lib/dpkg/status
 seed fuzz_explain "$top"/tests/explain/cases.txt "$top"/tests/explain/scenarios.txt "$real"/gpud__dmesg.peermem.log.0.txt "$real"/gpud__ibstat.*.txt \

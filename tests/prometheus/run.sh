@@ -86,7 +86,18 @@ grep -q '^rdma_doctor_info{version="[^"]*",stack="inbox",stack_version="[^"]*"} 
 expect "$work/firmware-one-hca-older.prom" 'rdma_doctor_check_status{check="firmware.uniform",subject="mlx5_1"}' 1
 expect "$work/port-state-unreadable.prom" 'rdma_doctor_check_status{check="ports.state",subject="mlx5_1 port 1"}' 3
 expect "$work/healthy-inbox.prom" 'rdma_doctor_findings{status="FAIL"}' 0
-grep -q '^rdma_doctor_port_counters_total' "$work/healthy-inbox.prom" && bad "counters exported without --counters" || ok
+# the counters are read by default (link.counters); --no-counters leaves them out
+grep -q '^rdma_doctor_port_counters_total{device="mlx5_0",port="1",counter="link_downed"} 0$' "$work/healthy-inbox.prom" &&
+	ok || bad "healthy-inbox: the port counters are not exported"
+"$bin" --root "$roots/healthy-inbox" check --format prometheus --no-counters > "$work/nocounters.prom" 2> /dev/null
+lint "$work/nocounters.prom"
+grep -q '^rdma_doctor_port_counters_total' "$work/nocounters.prom" && bad "counters exported with --no-counters" || ok
+# link.counters' verdict on a counter that rose since the kept sample
+mkdir -p "$work/state" && cp -a "$roots/.state/link-downed-rose/." "$work/state/"
+"$bin" --root "$roots/link-downed-rose" check --format prometheus --state-dir "$work/state" > "$work/link.prom" 2> /dev/null
+lint "$work/link.prom"
+expect "$work/link.prom" 'rdma_doctor_check_status{check="link.counters",subject="mlx5_0 port 1"}' 2
+expect "$work/link.prom" 'rdma_doctor_port_counters_total{device="mlx5_0",port="1",counter="link_downed"}' 3
 grep -q 'node_infiniband_' "$work"/*.prom && bad "a series named node_infiniband_* (node_exporter's)" || ok
 # SKIP findings are left out of rdma_doctor_check_status and counted in rdma_doctor_findings
 skips=$(jq '[.findings[] | select(.status == "SKIP")] | length' "$work/healthy-inbox.json")

@@ -414,7 +414,7 @@ build() {
 			'Cable len: 7' 'PFC configuration:' '	priority    0   1   2   3   4   5   6   7' '	enabled     0   0   0   0   0   0   0   0' \
 			'	buffer      0   0   0   0   0   0   0   0' 'tc: 0 ratelimit: unlimited, tsa: vendor' '	 priority:  1' > "$R/$CMD/mlnx_qos-enp193s0f0np0"
 		attr "$CMD/mlnx_qos-enp193s0f0np0.status" 0 ;;
-	*) echo "make.sh: no scenario $1" >&2; exit 2 ;;
+	*) link_build "$1" ;; # tests/scenarios/link.sh
 	esac
 }
 
@@ -432,5 +432,7 @@ ALL=(healthy-inbox healthy-mlnx-ofed healthy-doca-ofed ib-umad-missing rdma-ucm-
 	roce-gid-link-local-only roce-gid-empty roce-gid-index-v1 roce-gid-index-pinned-ok
 	healthy-mft link-phy-ber-high link-phy-cable-unplugged link-phy-opcode link-phy-state-differs mlxconfig-policy-differs
 	mlxconfig-policy-not-applied firmware-from-flint roce-qos-differs roce-qos-dcb-differs roce-qos-seen-no-policy)
+. "$here/link.sh"
+ALL+=("${LINK_ALL[@]}")
 [ $# -gt 0 ] || set -- "${ALL[@]}"
 for s in "$@"; do scenario "$s"; build "$s"; done

@@ -28,10 +28,17 @@ else
 fi
 export SOURCE_DATE_EPOCH=1764460800 NO_COLOR=1
 cd "$work" || exit 1
+# each run gets a fresh --state-dir holding the scenario's previous sample, if it has one (link.sh)
+sdir=.state-dir # relative: the path in the goldens does not name the temporary directory
+seed() { rm -rf "$sdir"; mkdir -p "$sdir"; [ ! -d ".state/$s" ] || cp -a ".state/$s/." "$sdir/"; }
 for dir in */; do
 	s=${dir%/}
-	"$bin" --root "$s" check > "$s.txt" 2> "$s.err"; rc_text=$?
-	"$bin" --root "$s" check --format json > "$s.json" 2>> "$s.err"; rc_json=$?
+	seed; "$bin" --root "$s" check --state-dir "$sdir" > "$s.txt" 2> "$s.err"; rc_text=$?
+	seed; "$bin" --root "$s" check --state-dir "$sdir" --format json > "$s.json" 2>> "$s.err"; rc_json=$?
+	# the sample written is the state file of this host (a link in its place is never replaced)
+	if [ -L "$sdir/gpu-a01.link-state" ] || [ ! -e "$sdir/gpu-a01.link-state" ]; then :; else
+		head -1 "$sdir/gpu-a01.link-state" | grep -qx 'rdma-doctor-link-state 1' && ok || bad "$s: state file not written as one"
+	fi
 	if [ $update = 1 ]; then cp "$s.txt" "$exp/$s.txt"; cp "$s.json" "$exp/$s.json"; fi
 	for k in txt json; do
 		if cmp -s "$s.$k" "$exp/$s.$k"; then ok; else bad "$s: $k output differs from the golden"; diff "$exp/$s.$k" "$s.$k" | head -10; fi
@@ -65,6 +72,14 @@ for dir in */; do
 				ok || bad "$s: expected $id=$st"
 		fi
 	done
+done
+# What each device is (`stack`): a VF, the management NIC and the non-data planes are listed, not judged
+for c in "port-vf-down mlx5_3 1 vf" "port-mgmt-nic-down mlx5_2 1 management" "port-multiplane-data-ports mlx5_3 1 not_data" \
+	"port-multiplane-data-ports mlx5_3 3 compute" "healthy-inbox mlx5_0 1 compute"; do
+	set -- $c
+	[ -d "$1" ] || continue
+	"$bin" --root "$1" stack --format json | jq -en --arg d "$2" --argjson p "$3" --arg r "$4" \
+		'input | any(.roles[]; .device == $d and .port == $p and .role == $r)' > /dev/null && ok || bad "$1: stack does not call $2 port $3 $4"
 done
 # The real H100 tree: its BlueField-3 RoCE bond is not judged by InfiniBand rules (no SM/LID
 # finding for it), and what the capture lacks is UNKNOWN, never a failure.

@@ -251,14 +251,14 @@ RD_TEST(stack_render_json_root)
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
-	rd_stack_render(f, true, &h, &sys, "/r");
+	rd_stack_render(f, true, &h, &sys, "/r", NULL);
 	fclose(f);
 	CHECK(strstr(buf, "\"schema\": \"rdma-doctor/stack/v1\"") != NULL);
 	CHECK(strstr(buf, "\"root\": \"/r\"") != NULL);
 	CHECK(strstr(buf, "\"mlx5_0\"") != NULL);
 	free(buf);
 	f = open_memstream(&buf, &len);
-	rd_stack_render(f, false, &h, &sys, NULL);
+	rd_stack_render(f, false, &h, &sys, NULL, NULL);
 	fclose(f);
 	CHECK(strstr(buf, "Root:") == NULL); /* the live host shows no root */
 	CHECK(strstr(buf, "\nRDMA devices:\n") != NULL);

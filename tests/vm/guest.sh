@@ -100,6 +100,18 @@ step gid-noaddr-check env -u NCCL_IB_GID_INDEX $RD check --only roce.gid --forma
 step gid-noaddr-gids $RD gids
 ip addr add 10.0.2.15/24 dev eth0
 for i in 1 2 3 4 5 6 7 8 9 10; do grep -qs ffff:0a00:020f /sys/class/infiniband/rxe0/ports/1/gids/* && break; sleep 1; done
+# link.counters on a real kernel: rxe's hw_counters read by two runs with probe traffic between
+# (they move); the samples are kept on the share (/out/state), so a later boot of the guest with
+# the same results directory meets them under another boot_id (a new baseline, no alarm)
+mkdir -p /out/state
+step link-boot-id cat /proc/sys/kernel/random/boot_id
+step link-state-before sh -c 'cat /out/state/*.link-state 2> /dev/null; true'
+step link-counters-1 env SOURCE_DATE_EPOCH=1764460800 $RD check --only link.counters,link.flaps --state-dir /out/state --format json
+step link-hw-1 sh -c 'grep -H . /sys/class/infiniband/rxe0/ports/1/hw_counters/*'
+$RD --timeout 120 probe > /dev/null 2>&1
+step link-hw-2 sh -c 'grep -H . /sys/class/infiniband/rxe0/ports/1/hw_counters/*'
+step link-counters-2 env SOURCE_DATE_EPOCH=1764464400 $RD check --only link.counters,link.flaps --state-dir /out/state --format json
+step link-state-after sh -c 'cat /out/state/*.link-state'
 step facts-modules cat /proc/modules
 step facts-devnodes ls -ln /dev/infiniband
 step facts-limits cat /proc/self/limits

@@ -1,0 +1,123 @@
+/* pcie.link: each HCA physical function's PCIe link, and each link on its path to the root port,
+ * trained below what both of its ends can do (current_link_speed/width against the smaller of the
+ * two ends' max_link_speed/width), as scitix/sichek does.  VFs are skipped (their links are their
+ * PF's).  The kernel's own mlx5 "... limited by ... at <bdf>" line is evidence when present.
+ * Degraded: WARN; below the policy's [pcie] min_width / min_speed: FAIL.
+ *
+ * The path from the function up is [function, its port, (switch upstream port, switch downstream
+ * port)..., root port]: a link is a child (the function, or a switch's upstream port) below a
+ * downstream or root port, i.e. the pairs (0,1), (2,3), ...; the hops inside a switch are not
+ * links.  A path of an odd length is not that shape: only the function's own link is judged. */
+#include <stdio.h>
+#include <string.h>
+
+#include "checks/catalogue.h"
+#include "model/link.h"
+
+static void hop_evidence(struct rd_finding *f, const struct rd_pcie_hop *h)
+{
+	rd_evidence_attr(f, &h->cur_speed);
+	rd_evidence_attr(f, &h->cur_width);
+	rd_evidence_attr(f, &h->max_speed);
+	rd_evidence_attr(f, &h->max_width);
+}
+
+static void kernel_lines(struct rd_check_ctx *ctx, struct rd_finding *f, const char *addr)
+{
+	const struct rd_text *log = &ctx->sys->dmesg;
+	if (log->err || !log->data)
+		return;
+	for (const char *line = log->data; line && *line;) {
+		const char *nl = strchr(line, '\n');
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+		char buf[512];
+		snprintf(buf, sizeof buf, "%.*s", (int)(len < sizeof buf ? len : sizeof buf - 1), line);
+		if (strstr(buf, "limited by") && strstr(buf, "PCIe bandwidth") && strstr(buf, addr))
+			rd_evidence_add(f, "dmesg", "%s", buf);
+		line = nl ? nl + 1 : NULL;
+	}
+}
+
+void rd_check_pcie_link(struct rd_check_ctx *ctx)
+{
+	const struct rd_host *h = ctx->host;
+	const struct rd_link *lk = &ctx->sys->link;
+	const struct rd_policy *pol = ctx->policy;
+	size_t checked = 0, vfs = 0, blind = 0;
+	for (size_t i = 0; i < h->ndevices; i++) {
+		const struct rd_device *d = &h->devices[i];
+		const struct rd_link_dev *ld = rd_link_dev(lk, d->name);
+		if (!ld || !d->pci_addr)
+			continue; /* soft devices (rxe, siw) have no PCIe link */
+		if (ld->vf) {
+			vfs++;
+			continue;
+		}
+		if (ld->path_err || !ld->npath) {
+			struct rd_finding *f = rd_finding_add(ctx, RD_UNKNOWN, d->name, "%s: cannot find PCI function %s: %s",
+							      d->name, d->pci_addr, rd_strerror(ld->path_err));
+			rd_evidence_add(f, "/sys/bus/pci/devices", "<error: %s>", rd_strerror(ld->path_err));
+			continue;
+		}
+		const struct rd_pcie_hop *fn = &ld->path[0];
+		if (!fn->cur_gts && !fn->cur_w && !fn->max_gts && !fn->max_w) {
+			blind++;
+			continue;
+		}
+		checked++;
+		size_t links = ld->npath == 1 ? 1 : ld->npath % 2 == 0 ? ld->npath / 2 : 1;
+		for (size_t k = 0; k < links; k++) {
+			const struct rd_pcie_hop *c = &ld->path[2 * k], *up = 2 * k + 1 < ld->npath ? &ld->path[2 * k + 1] : NULL;
+			if (!c->cur_gts || !c->cur_w)
+				continue;
+			double cap_s = c->max_gts;
+			unsigned cap_w = c->max_w;
+			if (up && up->max_gts > 0 && (!cap_s || up->max_gts < cap_s))
+				cap_s = up->max_gts;
+			if (up && up->max_w > 0 && (!cap_w || up->max_w < cap_w))
+				cap_w = up->max_w;
+			bool pin = (pol->pcie_min_width && c->cur_w < pol->pcie_min_width) ||
+				   (pol->pcie_min_speed > 0 && c->cur_gts + 1e-9 < pol->pcie_min_speed);
+			bool slow = (cap_s > 0 && c->cur_gts + 1e-9 < cap_s) || (cap_w && c->cur_w < cap_w);
+			if (!pin && !slow)
+				continue;
+			char where[128];
+			if (k == 0)
+				snprintf(where, sizeof where, "its own link (%s to %s)", c->addr, up ? up->addr : "the root complex");
+			else
+				snprintf(where, sizeof where, "the link %s to %s on its path to the root port", c->addr, up->addr);
+			char need[96] = "";
+			if (pin) {
+				int n = snprintf(need, sizeof need, ", below the policy's minimum");
+				if (pol->pcie_min_speed > 0)
+					n += snprintf(need + n, sizeof need - (size_t)n, " %g GT/s", pol->pcie_min_speed);
+				if (pol->pcie_min_width)
+					snprintf(need + n, sizeof need - (size_t)n, " x%u", pol->pcie_min_width);
+			}
+			struct rd_finding *f = rd_finding_add(ctx, pin ? RD_FAIL : RD_WARN, d->name,
+							      "%s (%s): %s runs at %g GT/s x%u while both ends can do %g GT/s x%u%s",
+							      d->name, d->pci_addr, where, c->cur_gts, c->cur_w, cap_s, cap_w, need);
+			hop_evidence(f, c);
+			if (up) {
+				rd_evidence_attr(f, &up->max_speed);
+				rd_evidence_attr(f, &up->max_width);
+			}
+			kernel_lines(ctx, f, d->pci_addr);
+			rd_fix_add(f, "lspci -s %s -vv | grep -E 'LnkCap|LnkSta'", c->addr);
+			rd_fix_add(f, "reseat the card in a full-width slot; check the BIOS slot settings (forced generation, "
+				      "bifurcation) and the riser");
+		}
+	}
+	if (!rd_check_quiet(ctx))
+		return;
+	char extra[64] = "";
+	if (vfs)
+		snprintf(extra, sizeof extra, " (%zu SR-IOV VF%s skipped)", vfs, vfs == 1 ? "" : "s");
+	if (checked)
+		rd_finding_add(ctx, RD_OK, "host", "%zu HCA function%s: PCIe links at full speed and width up to the root port%s",
+			       checked, checked == 1 ? "" : "s", extra);
+	else if (blind)
+		rd_finding_add(ctx, RD_SKIP, "host", "no PCIe link attributes for the HCA functions in this root%s", extra);
+	else
+		rd_finding_add(ctx, RD_SKIP, "host", "no PCIe RDMA function%s", extra);
+}

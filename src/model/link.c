@@ -1,0 +1,355 @@
+/* Link health facts: see link.h. */
+#include "model/link.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/policy.h"
+
+double rd_parse_pcie_speed(const char *s)
+{
+	if (!s)
+		return 0;
+	char *end;
+	double v = strtod(s, &end);
+	if (end == s || v <= 0 || v > 1000)
+		return 0;
+	while (*end == ' ')
+		end++;
+	return strncmp(end, "GT/s", 4) == 0 ? v : 0;
+}
+
+static unsigned parse_width(const struct rd_attr *a)
+{
+	uint64_t v;
+	if (!rd_attr_ok(a) || rd_parse_u64(a->value, 10, 64, &v) < 0)
+		return 0;
+	return (unsigned)v;
+}
+
+static bool looks_like_bdf(const char *s)
+{
+	static const char shape[] = "xxxx:xx:xx.x";
+	if (strlen(s) != sizeof shape - 1)
+		return false;
+	for (size_t i = 0; shape[i]; i++) {
+		char c = s[i];
+		bool hex = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+		if (shape[i] == 'x' ? !hex : c != shape[i])
+			return false;
+	}
+	return true;
+}
+
+static void read_at(struct rd_source *src, const char *dir, const char *name, struct rd_attr *a)
+{
+	char *path = rd_path_join(dir, name);
+	rd_attr_read(src, path, a);
+	free(path);
+}
+
+static void load_pcie_path(struct rd_source *src, const char *addr, struct rd_link_dev *ld)
+{
+	char *link = rd_xasprintf("sys/bus/pci/devices/%s", addr), *canon = NULL;
+	int r = rd_resolve(src, link, &canon);
+	free(link);
+	if (r < 0) {
+		ld->path_err = -r;
+		return;
+	}
+	/* components that are PCI addresses, from the function up to the root port */
+	char *comp[64];
+	size_t n = 0;
+	char *copy = rd_xstrdup(canon);
+	for (char *t = strtok(copy, "/"); t && n < 64; t = strtok(NULL, "/"))
+		comp[n++] = t;
+	ld->path = rd_xcalloc(n ? n : 1, sizeof *ld->path);
+	for (size_t i = n; i-- > 0;) {
+		if (!looks_like_bdf(comp[i]))
+			continue;
+		struct rd_buf dir = {0};
+		for (size_t j = 0; j <= i; j++)
+			rd_buf_printf(&dir, "%s%s", j ? "/" : "", comp[j]);
+		struct rd_pcie_hop *hop = &ld->path[ld->npath++];
+		hop->addr = rd_xstrdup(comp[i]);
+		read_at(src, dir.data, "current_link_speed", &hop->cur_speed);
+		read_at(src, dir.data, "current_link_width", &hop->cur_width);
+		read_at(src, dir.data, "max_link_speed", &hop->max_speed);
+		read_at(src, dir.data, "max_link_width", &hop->max_width);
+		hop->cur_gts = rd_attr_ok(&hop->cur_speed) ? rd_parse_pcie_speed(hop->cur_speed.value) : 0;
+		hop->max_gts = rd_attr_ok(&hop->max_speed) ? rd_parse_pcie_speed(hop->max_speed.value) : 0;
+		hop->cur_w = parse_width(&hop->cur_width);
+		hop->max_w = parse_width(&hop->max_width);
+		rd_buf_free(&dir);
+	}
+	free(copy);
+	free(canon);
+}
+
+static void add_netdev(struct rd_source *src, struct rd_link *lk, const char *dev, unsigned port, const char *name)
+{
+	for (size_t i = 0; i < lk->nnetdevs; i++)
+		if (lk->netdevs[i].port == port && strcmp(lk->netdevs[i].dev, dev) == 0 &&
+		    strcmp(lk->netdevs[i].name, name) == 0)
+			return;
+	lk->netdevs = rd_xrealloc(lk->netdevs, (lk->nnetdevs + 1) * sizeof *lk->netdevs);
+	struct rd_link_netdev *nd = &lk->netdevs[lk->nnetdevs++];
+	memset(nd, 0, sizeof *nd);
+	nd->dev = rd_xstrdup(dev);
+	nd->port = port;
+	nd->name = rd_xstrdup(name);
+	char *path = rd_xasprintf("sys/class/net/%s/carrier_changes", name);
+	rd_attr_read(src, path, &nd->carrier_changes);
+	free(path);
+	if (rd_attr_ok(&nd->carrier_changes) && rd_parse_u64(nd->carrier_changes.value, 10, UINT64_MAX, &nd->changes) < 0)
+		nd->carrier_changes.err = RD_EPARSE;
+}
+
+/* The port's netdevs: those its GIDs name (RoCE), and on InfiniBand the IPoIB netdevs of the PCI
+ * function whose dev_port is the port's (ipoib sets dev_port = port - 1). */
+static void load_netdevs(struct rd_source *src, const struct rd_device *d, struct rd_link *lk)
+{
+	for (size_t k = 0; k < d->nports; k++)
+		for (size_t i = 0; i < d->ports[k].nnetdevs; i++)
+			add_netdev(src, lk, d->name, d->ports[k].num, d->ports[k].netdevs[i].name);
+	if (!d->pci_addr)
+		return;
+	char *dir = rd_xasprintf("sys/bus/pci/devices/%s/net", d->pci_addr);
+	struct rd_strv names = {0};
+	if (rd_list_dir(src, dir, &names) == 0) {
+		for (size_t i = 0; i < names.n; i++) {
+			struct rd_attr dp = {0};
+			char *sub = rd_path_join(dir, names.v[i]);
+			read_at(src, sub, "dev_port", &dp);
+			uint64_t v = 0;
+			bool have = rd_attr_ok(&dp) && rd_parse_u64(dp.value, 0, 4096, &v) == 0;
+			for (size_t k = 0; k < d->nports; k++) {
+				const struct rd_port *p = &d->ports[k];
+				if (p->is_ib && ((have && v + 1 == p->num) || (!have && d->nports == 1)))
+					add_netdev(src, lk, d->name, p->num, names.v[i]);
+			}
+			rd_attr_free(&dp);
+			free(sub);
+		}
+	}
+	rd_strv_free(&names);
+	free(dir);
+}
+
+/* The interface of the default route (destination and mask 0) in /proc/net/route, or NULL. */
+static char *default_route(const char *text)
+{
+	char iface[64];
+	unsigned long dst, gw, mask;
+	unsigned flags;
+	const char *line = text;
+	for (int n = 0; line && *line; n++) {
+		const char *nl = strchr(line, '\n');
+		if (n > 0 && sscanf(line, "%63s %lx %lx %x %*s %*s %*s %lx", iface, &dst, &gw, &flags, &mask) == 5 &&
+		    dst == 0 && mask == 0 && (flags & 1))
+			return rd_xstrdup(iface);
+		line = nl ? nl + 1 : NULL;
+	}
+	return NULL;
+}
+
+void rd_link_load(struct rd_source *src, const struct rd_host *h, struct rd_link *lk)
+{
+	memset(lk, 0, sizeof *lk);
+	lk->uptime_s = -1;
+	rd_attr_read(src, "proc/sys/kernel/random/boot_id", &lk->boot_id);
+	rd_attr_read(src, "proc/uptime", &lk->uptime);
+	if (rd_attr_ok(&lk->uptime)) {
+		char *end;
+		double v = strtod(lk->uptime.value, &end);
+		if (end != lk->uptime.value && v >= 0)
+			lk->uptime_s = v;
+	}
+	rd_attr_read(src, "proc/net/route", &lk->route);
+	if (rd_attr_ok(&lk->route))
+		lk->mgmt_netdev = default_route(lk->route.value);
+	lk->devs = rd_xcalloc(h->ndevices ? h->ndevices : 1, sizeof *lk->devs);
+	lk->ndevs = h->ndevices;
+	for (size_t i = 0; i < h->ndevices; i++) {
+		const struct rd_device *d = &h->devices[i];
+		struct rd_link_dev *ld = &lk->devs[i];
+		ld->name = rd_xstrdup(d->name);
+		char *pf = rd_path_join(d->dir + (d->dir[0] == '/'), "device/physfn");
+		ld->vf = rd_exists(src, pf);
+		free(pf);
+		ld->bond = rd_str_has_prefix(d->name, "mlx5_bond_");
+		ld->multiplane = d->device_id == 0x1023 && d->nports > 2;
+		if (d->pci_addr && !ld->vf)
+			load_pcie_path(src, d->pci_addr, ld);
+		load_netdevs(src, d, lk);
+	}
+}
+
+static bool excluded(const struct rd_policy *p, const char *dev)
+{
+	return p && rd_strv_contains(&p->counters_exclude, dev);
+}
+
+/* Reads one counters directory; false when a read failed (the device's reads stop there). */
+static bool read_counters(struct rd_source *src, const char *dir, struct rd_counter **out, size_t *n,
+			  struct rd_counter_refusal *why)
+{
+	struct rd_strv names = {0};
+	bool ok = true;
+	if (rd_list_dir(src, dir, &names) < 0)
+		return true;
+	*out = rd_xcalloc(names.n ? names.n : 1, sizeof **out);
+	for (size_t i = 0; i < names.n && ok; i++) {
+		if (strcmp(names.v[i], "lifespan") == 0)
+			continue;
+		struct rd_counter *c = &(*out)[(*n)++];
+		c->name = rd_xstrdup(names.v[i]);
+		read_at(src, dir, names.v[i], &c->attr);
+		if (rd_attr_ok(&c->attr)) {
+			int r = rd_parse_counter(c->attr.value, &c->value);
+			if (r < 0)
+				c->attr.err = -r; /* ENODATA: "N/A (no PMA)", not available */
+		} else if (c->attr.err != ENOENT && c->attr.err != ENODATA) {
+			why->path = rd_xstrdup(c->attr.path);
+			why->err = c->attr.err;
+			ok = false;
+		}
+	}
+	rd_strv_free(&names);
+	return ok;
+}
+
+void rd_link_counters_load(struct rd_source *src, struct rd_host *h, const struct rd_policy *p, struct rd_link *lk)
+{
+	lk->counters_read = true;
+	for (size_t i = 0; i < h->ndevices; i++) {
+		struct rd_device *d = &h->devices[i];
+		if (excluded(p, d->name)) {
+			rd_strv_push(&lk->excluded, d->name);
+			continue;
+		}
+		bool ok = true;
+		struct rd_counter_refusal why = {0};
+		for (size_t k = 0; k < d->nports && ok; k++) {
+			struct rd_port *pt = &d->ports[k];
+			if (pt->ncounters || pt->nhw_counters)
+				continue; /* read already (RD_LOAD_COUNTERS) */
+			const char *pdir = pt->dir + (pt->dir[0] == '/');
+			char *cdir = rd_path_join(pdir, "counters"), *hdir = rd_path_join(pdir, "hw_counters");
+			ok = read_counters(src, cdir, &pt->counters, &pt->ncounters, &why) &&
+			     read_counters(src, hdir, &pt->hw_counters, &pt->nhw_counters, &why);
+			free(cdir);
+			free(hdir);
+		}
+		if (!ok) {
+			lk->refused = rd_xrealloc(lk->refused, (lk->nrefused + 1) * sizeof *lk->refused);
+			why.dev = rd_xstrdup(d->name);
+			lk->refused[lk->nrefused++] = why;
+		}
+	}
+}
+
+const struct rd_link_dev *rd_link_dev(const struct rd_link *lk, const char *name)
+{
+	for (size_t i = 0; i < lk->ndevs; i++)
+		if (strcmp(lk->devs[i].name, name) == 0)
+			return &lk->devs[i];
+	return NULL;
+}
+
+const struct rd_counter_refusal *rd_link_refusal(const struct rd_link *lk, const char *dev)
+{
+	for (size_t i = 0; i < lk->nrefused; i++)
+		if (strcmp(lk->refused[i].dev, dev) == 0)
+			return &lk->refused[i];
+	return NULL;
+}
+
+static bool port_has_netdev(const struct rd_link *lk, const struct rd_device *d, const struct rd_port *port,
+			    const char *name)
+{
+	for (size_t i = 0; i < port->nnetdevs; i++)
+		if (strcmp(port->netdevs[i].name, name) == 0)
+			return true;
+	for (size_t i = 0; i < lk->nnetdevs; i++)
+		if (lk->netdevs[i].port == port->num && strcmp(lk->netdevs[i].dev, d->name) == 0 &&
+		    strcmp(lk->netdevs[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+enum rd_port_role rd_port_role(const struct rd_link *lk, const struct rd_policy *p, const struct rd_device *d,
+			       const struct rd_port *port)
+{
+	const struct rd_link_dev *ld = lk ? rd_link_dev(lk, d->name) : NULL;
+	if (ld && ld->vf)
+		return RD_ROLE_VF;
+	bool listed = false;
+	if (p && !rd_policy_data_port(p, d->name, port->num, &listed) && listed)
+		return RD_ROLE_NOT_DATA;
+	if (ld && ld->multiplane && !listed && port->state_v != RD_PORT_ACTIVE)
+		return RD_ROLE_PLANE;
+	if (lk && lk->mgmt_netdev && !(p && p->management_is_compute) && port_has_netdev(lk, d, port, lk->mgmt_netdev))
+		return RD_ROLE_MGMT;
+	return RD_ROLE_COMPUTE;
+}
+
+const char *rd_port_role_words(enum rd_port_role r)
+{
+	switch (r) {
+	case RD_ROLE_VF:
+		return "an SR-IOV virtual function (listed, not judged)";
+	case RD_ROLE_MGMT:
+		return "the management NIC: it carries the default route (not a compute port; [ports] management = compute to judge it)";
+	case RD_ROLE_NOT_DATA:
+		return "not a data port of this multi-plane device ([ports] data_ports)";
+	case RD_ROLE_PLANE:
+		return "a port of a multi-plane device, not Active; [ports] data_ports says which planes carry data";
+	case RD_ROLE_COMPUTE:
+		break;
+	}
+	return "a compute port";
+}
+
+void rd_link_free(struct rd_link *lk)
+{
+	rd_attr_free(&lk->boot_id);
+	rd_attr_free(&lk->uptime);
+	rd_attr_free(&lk->route);
+	free(lk->mgmt_netdev);
+	for (size_t i = 0; i < lk->ndevs; i++) {
+		struct rd_link_dev *ld = &lk->devs[i];
+		free(ld->name);
+		for (size_t j = 0; j < ld->npath; j++) {
+			struct rd_pcie_hop *hop = &ld->path[j];
+			free(hop->addr);
+			rd_attr_free(&hop->cur_speed);
+			rd_attr_free(&hop->cur_width);
+			rd_attr_free(&hop->max_speed);
+			rd_attr_free(&hop->max_width);
+		}
+		free(ld->path);
+	}
+	free(lk->devs);
+	for (size_t i = 0; i < lk->nnetdevs; i++) {
+		free(lk->netdevs[i].dev);
+		free(lk->netdevs[i].name);
+		rd_attr_free(&lk->netdevs[i].carrier_changes);
+	}
+	free(lk->netdevs);
+	rd_strv_free(&lk->excluded);
+	for (size_t i = 0; i < lk->nrefused; i++) {
+		free(lk->refused[i].dev);
+		free(lk->refused[i].path);
+	}
+	free(lk->refused);
+	struct rd_link_sample *s = &lk->sample;
+	free(s->dir);
+	free(s->file);
+	rd_state_free(&s->prev);
+	free(s->prev_problem);
+	free(s->write_problem);
+	memset(lk, 0, sizeof *lk);
+}

@@ -1,0 +1,139 @@
+# link.sh — the link-health scenarios (link.counters, link.flaps, pcie.link, ports that are not
+# compute ports), sourced by make.sh: link_build NAME builds one on the healthy base; LINK_ALL
+# lists them.  A scenario that needs a previous sample writes it with `seed` to
+# $out/.state/NAME/gpu-a01.link-state (run.sh copies it into a fresh --state-dir before each run).
+# The runner's SOURCE_DATE_EPOCH is 1764460800; a seed is dated an hour before.
+
+SEED_TIME=1764457200
+P0=$PCIROOT/0000:1b:00.0/infiniband/mlx5_0/ports/1
+P1=$PCIROOT/0000:9a:00.0/infiniband/mlx5_1/ports/1
+P2=$PCIROOT/0000:c1:00.0/infiniband/mlx5_2/ports/1
+
+# seed [BOOT_ID] — the sample a run an hour ago left, taken from the root as it is now.
+seed() {
+	local f="$out/.state/$S/gpu-a01.link-state" boot=${1:--} dev d p n c nd
+	mkdir -p "$(dirname "$f")"
+	{
+		printf 'rdma-doctor-link-state 1\nhost gpu-a01\nboot_id %s\ntime %s\n' "$boot" "$SEED_TIME"
+		for dev in "$R"/sys/class/infiniband/*; do
+			d=${dev##*/}
+			for p in "$dev"/ports/*; do
+				n=${p##*/}
+				for c in "$p"/counters/*; do [ -f "$c" ] && echo "c $d $n ${c##*/} $(cat "$c")"; done
+				for c in "$p"/hw_counters/*; do
+					[ -f "$c" ] && [ "${c##*/}" != lifespan ] && echo "h $d $n ${c##*/} $(cat "$c")"
+				done
+			done
+		done
+		for nd in "$R"/sys/class/net/*; do
+			[ -f "$nd/carrier_changes" ] && echo "n ${nd##*/} carrier_changes $(cat "$nd/carrier_changes")"
+		done
+	} > "$f"
+	return 0
+}
+state_file() { mkdir -p "$out/.state/$S"; printf '%s' "$out/.state/$S/gpu-a01.link-state"; }
+dmesg_add() { printf '%s\n' "$@" >> "$R/rdma-doctor/commands/dmesg"; }
+
+link_build() {
+	S=$1
+	case "$1" in
+	link-downed-rose)
+		base; seed; attr "$P0/counters/link_downed" 3 ;;
+	link-symbol-errors-past-budget)
+		# 400 Gb/s for an hour at BER 1e-12: 1440 symbol errors; 5000 is past it
+		base; seed; attr "$P0/counters/symbol_error" 5000 ;;
+	link-rcv-errors-past-policy)
+		base; attr etc/rdma-doctor.conf "$(printf '[counters]\nport_rcv_errors_per_hour = 1000\n')"
+		seed; attr "$P1/counters/port_rcv_errors" 9000 ;;
+	link-xmit-discards-rose)
+		base; seed; attr "$P2/counters/port_xmit_discards" 40 ;;
+	link-counter-saturated)
+		# a 4-bit counter at 15 in both samples: saturated, not "no change"
+		base; attr "$P0/counters/local_link_integrity_errors" 15; seed ;;
+	link-integrity-to-ceiling)
+		# a 4-bit counter rising from 12 to its ceiling: a rise, and saturated now
+		base; attr "$P1/counters/local_link_integrity_errors" 12; seed; attr "$P1/counters/local_link_integrity_errors" 15 ;;
+	link-rnr-nak-rose)
+		base; attr "$P2/hw_counters/rnr_nak_retry_err" 0; seed; attr "$P2/hw_counters/rnr_nak_retry_err" 7 ;;
+	link-counters-after-reboot)
+		# counters moved, but the host booted in between (another boot_id): a new baseline
+		base; attr proc/sys/kernel/random/boot_id 5b1f0e47-4e52-4cde-9a63-8f3f1d0c2e11
+		seed 0d5c1c7e-22aa-4d0b-b7a1-6f1f9d3e8c42; attr "$P0/counters/link_downed" 4 ;;
+	link-counters-cleared)
+		# symbol_error went down (perfquery -R): a new baseline, no alarm
+		base; attr "$P0/counters/symbol_error" 60000; seed; attr "$P0/counters/symbol_error" 3 ;;
+	link-counters-no-pma)
+		# old kernels print "N/A (no PMA)" when the PMA query fails: not available, not an error
+		base; seed
+		for c in symbol_error link_downed link_error_recovery port_rcv_errors port_xmit_discards; do
+			attr "$P2/counters/$c" "N/A (no PMA)"
+		done ;;
+	link-counters-refused)
+		# a restricted function refuses counter reads (EINVAL): remembered, UNKNOWN, not a failure
+		base; seed; readerr EINVAL "$P1/counters/link_downed" ;;
+	link-counters-excluded)
+		base; attr etc/rdma-doctor.conf "$(printf '[counters]\nexclude = mlx5_1\n')"
+		seed; readerr EINVAL "$P1/counters/link_downed" ;;
+	link-state-corrupt)
+		base; printf 'rdma-doctor-link-state 1\nhost gpu-a01\n\001\002garbage\n' > "$(state_file)" ;;
+	link-state-huge)
+		base; f=$(state_file); seed; head -c 1100000 /dev/zero | tr '\0' '#' >> "$f" ;;
+	link-state-symlink)
+		# the state file is a link out of the state directory: not followed, not replaced
+		base; ln -s /etc/passwd "$(state_file)" ;;
+	link-flaps-carrier)
+		base; seed; attr "$PCIROOT/0000:c1:00.0/net/enp193s0f0np0/carrier_changes" 9 ;;
+	link-flaps-lost-carrier)
+		base; attr proc/uptime "90000.00 170000.00"
+		dmesg_add "[ 1000.000001] ibp27s0: lost carrier" # more than 24 h ago: not counted
+		for t in 80001 81002 82003 83004 84005; do dmesg_add "[$t.000000] ibp27s0: lost carrier"; done ;;
+	link-flaps-module-event)
+		base; dmesg_add "[ 5120.330101] mlx5_core 0000:c1:00.0: Port module event[error]: module 0, Cable error, High Temperature" ;;
+	link-flaps-cable-replugged)
+		base; dmesg_add "[ 5120.330101] mlx5_core 0000:c1:00.0: Port module event: module 0, Cable unplugged" \
+			"[ 5188.000002] mlx5_core 0000:c1:00.0: Port module event: module 0, Cable plugged" ;;
+	pcie-x8-link)
+		# a Gen5 x16 HCA trained at x8 in a x16 slot
+		base; pcielink "$PCIROOT/0000:1b:00.0" "32.0 GT/s PCIe" 8 "32.0 GT/s PCIe" 16
+		dmesg_add "[    4.210001] mlx5_core 0000:1b:00.0: 252.056 Gb/s available PCIe bandwidth, limited by 32.0 GT/s PCIe x8 link at 0000:00:01.0 (capable of 504.112 Gb/s with 32.0 GT/s PCIe x16 link)" ;;
+	pcie-gen4-slot)
+		# a Gen5 HCA in a Gen4 slot: 16 GT/s is all both ends can do, not a degraded link
+		base; pcielink "$PCIROOT" "16.0 GT/s PCIe" 16 "16.0 GT/s PCIe" 16
+		for f in 0000:1b:00.0 0000:9a:00.0 0000:c1:00.0; do pcielink "$PCIROOT/$f" "16.0 GT/s PCIe" 16 "32.0 GT/s PCIe" 16; done ;;
+	pcie-below-policy-width)
+		# an x8 card trained at its full x8, but the policy wants x16 HCAs
+		base; attr etc/rdma-doctor.conf "$(printf '[pcie]\nmin_width = 16\n')"
+		pcielink "$PCIROOT/0000:c1:00.0" "16.0 GT/s PCIe" 8 "16.0 GT/s PCIe" 8 ;;
+	port-vf-down)
+		# an SR-IOV VF of mlx5_2, unassigned and Down by design: listed, not judged
+		base
+		pcidev 0000:c1:00.2 0x15b3 0x101e 1 mlx5_core
+		lnk "$PCIROOT/0000:c1:00.2/physfn" ../0000:c1:00.0
+		ibdev mlx5_3 0000:c1:00.2 MT4126 22.39.1002 MT_0000000359 b859:9f03:00e3:1430
+		port 1 "1: DOWN" "3: Disabled" "100 Gb/sec (4X EDR)" Ethernet 0x0 0x0 0x00010000 \
+			fe80:0000:0000:0000:0000:0000:0000:0000 ""
+		uverbs 3 mlx5_3 0000:c1:00.2; umad 3 mlx5_3 1 0000:c1:00.2; issm 3 mlx5_3 1 0000:c1:00.2 ;;
+	port-mgmt-nic-down)
+		# the RoCE port's netdev carries the default route: the management NIC, not a compute port
+		base; attr proc/net/route "$(printf 'Iface\tDestination\tGateway \tFlags\tRefCnt\tUse\tMetric\tMask\t\tMTU\tWindow\tIRTT\nenp193s0f0np0\t00000000\t010A0A0A\t0003\t0\t0\t100\t00000000\t0\t0\t0\n')"
+		attr "$P2/state" "1: DOWN"; attr "$P2/phys_state" "3: Disabled" ;;
+	port-multiplane-data-ports)
+		# a ConnectX-8 multi-plane device: four ports, the policy says 3 carries data; 1, 2, 4 are down
+		base; attr etc/rdma-doctor.conf "$(printf '[ports]\ndata_ports = mlx5_3:3\n')"
+		pcidev 0000:3b:00.0 0x15b3 0x1023 0 mlx5_core
+		ibdev mlx5_3 0000:3b:00.0 MT4131 40.44.1036 MT_0000001093 a088:c203:00d1:0a10
+		for n in 1 2 3 4; do
+			if [ $n = 3 ]; then port $n "4: ACTIVE" "5: LinkUp" "800 Gb/sec (4X XDR)" InfiniBand 0x31 0x1 0xa651e848 fe80:0000:0000:0000:a088:c203:00d1:0a10
+			else port $n "1: DOWN" "2: Polling" "10 Gb/sec (4X SDR)" InfiniBand 0xffff 0x0 0xa651e848 fe80:0000:0000:0000:a088:c203:00d1:0a10; fi
+			[ $n = 1 ] && { uverbs 3 mlx5_3 0000:3b:00.0; }
+			umad $((2 + n)) mlx5_3 $n 0000:3b:00.0; issm $((2 + n)) mlx5_3 $n 0000:3b:00.0
+		done ;;
+	*) echo "make.sh: no scenario $1" >&2; exit 2 ;;
+	esac
+}
+
+LINK_ALL=(link-downed-rose link-symbol-errors-past-budget link-rcv-errors-past-policy link-xmit-discards-rose
+	link-counter-saturated link-integrity-to-ceiling link-rnr-nak-rose link-counters-after-reboot link-counters-cleared link-counters-no-pma
+	link-counters-refused link-counters-excluded link-state-corrupt link-state-huge link-state-symlink
+	link-flaps-carrier link-flaps-lost-carrier link-flaps-module-event link-flaps-cable-replugged
+	pcie-x8-link pcie-gen4-slot pcie-below-policy-width port-vf-down port-mgmt-nic-down port-multiplane-data-ports)
