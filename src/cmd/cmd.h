@@ -36,6 +36,13 @@ struct rd_ctx {
 	struct rd_link_opts link;
 };
 
+/* Writes what fill writes to a new file beside path (mode 0644, or the mode of the file it replaces),
+ * then renames it over path: readers see the old file or the new one.  On any failure the
+ * temporary file is removed and one line naming path is printed ("PROG: CMD: --output PATH: ...");
+ * returns 0 or -1.  (cmd/output.c) */
+int rd_output_atomic(struct rd_ctx *ctx, const char *cmd, const char *path, void (*fill)(FILE *f, void *arg),
+		     void *arg);
+
 /* Exit statuses, one table for every command (README "Exit status", `help`); ibstat and ibstatus
  * exit as rdma-core's do.  check keeps the monitoring-plugin codes. */
 enum {

@@ -113,65 +113,31 @@ static void render(FILE *f, const struct rd_emit *e, bool json, const struct rd_
 		rd_report_text(f, r, h, s, p, meta);
 }
 
-/* Writes the report to a new file beside e->output, then renames it over e->output.  On any
- * failure the temporary file is removed: the directory holds the old file or the new one and
- * nothing else (node_exporter's textfile collector reads every *.prom there). */
+struct emit_job {
+	const struct rd_emit *e;
+	bool json;
+	const struct rd_report *r;
+	const struct rd_host *h;
+	const struct rd_system *s;
+	const struct rd_policy *p;
+	struct rd_report_meta meta;
+};
+
+static void emit_fill(FILE *f, void *arg)
+{
+	const struct emit_job *j = arg;
+	render(f, j->e, j->json, j->r, j->h, j->s, j->p, &j->meta);
+}
+
+/* The report to e->output, atomically (rd_output_atomic): the directory holds the old file or the
+ * new one and nothing else (node_exporter's textfile collector reads every *.prom there). */
 static int write_output(struct rd_ctx *ctx, const struct rd_emit *e, bool json, const struct rd_report *r,
 			const struct rd_host *h, const struct rd_system *s, const struct rd_policy *p,
 			const struct rd_report_meta *meta)
 {
-	const char *out = e->output, *slash = strrchr(out, '/');
-	const char *base = slash ? slash + 1 : out;
-	if (!*base) {
-		fprintf(ctx->err, "%s: check: --output %s: not a file name\n", ctx->prog, out);
-		return -1;
-	}
-	int dlen = slash ? (int)(slash - out) + 1 : 0;
-	char *tmp = NULL;
-	int fd = -1;
-	/* ".NAME.tmp-PID-N" does not end in .prom: the collector never reads a half-written file */
-	for (unsigned n = 0; n < 100 && fd < 0; n++) {
-		free(tmp);
-		tmp = rd_xasprintf("%.*s.%s.tmp-%ld-%u", dlen, out, base, (long)getpid(), n);
-		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-		if (fd < 0 && errno != EEXIST)
-			break;
-	}
-	if (fd < 0) {
-		fprintf(ctx->err, "%s: check: --output %s: cannot create a file in its directory: %s\n", ctx->prog, out,
-			strerror(errno));
-		free(tmp);
-		return -1;
-	}
-	struct stat st;
-	if (stat(out, &st) == 0 && S_ISREG(st.st_mode))
-		(void)fchmod(fd, st.st_mode & 07777); /* keep the mode of the file it replaces */
-	FILE *f = fdopen(fd, "w");
-	int err = 0;
-	if (!f) {
-		err = errno;
-		close(fd);
-	} else {
-		struct rd_report_meta m = *meta;
-		m.color = false; /* a file is not a terminal */
-		render(f, e, json, r, h, s, p, &m);
-		if (fflush(f) != 0 || ferror(f))
-			err = errno ? errno : EIO;
-		else if (fsync(fileno(f)) != 0)
-			err = errno;
-		if (fclose(f) != 0 && !err)
-			err = errno ? errno : EIO;
-	}
-	if (!err && rename(tmp, out) != 0)
-		err = errno;
-	if (err) {
-		unlink(tmp);
-		fprintf(ctx->err, "%s: check: --output %s: %s\n", ctx->prog, out, strerror(err));
-		free(tmp);
-		return -1;
-	}
-	free(tmp);
-	return 0;
+	struct emit_job j = {e, json, r, h, s, p, *meta};
+	j.meta.color = false; /* a file is not a terminal */
+	return rd_output_atomic(ctx, "check", e->output, emit_fill, &j);
 }
 
 int rd_emit(struct rd_ctx *ctx, struct rd_emit *e, bool json, const struct rd_report *r, const struct rd_host *h,

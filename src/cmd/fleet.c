@@ -162,52 +162,23 @@ static void render(FILE *out, const struct rd_fleet *f, enum fmt fmt, bool ascii
 		rd_fleet_text(out, f, ascii);
 }
 
-/* A new file beside path, renamed over it: readers see the old summary or the new one. */
+struct fleet_job {
+	const struct rd_fleet *f;
+	enum fmt fmt;
+	bool ascii;
+};
+
+static void fleet_fill(FILE *out, void *arg)
+{
+	const struct fleet_job *j = arg;
+	render(out, j->f, j->fmt, j->ascii);
+}
+
+/* A new file beside path, renamed over it (rd_output_atomic): readers see the old summary or the new one. */
 static int write_atomic(struct rd_ctx *ctx, const char *path, const struct rd_fleet *f, enum fmt fmt)
 {
-	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
-	if (!*base) {
-		fprintf(ctx->err, "%s: fleet: --output %s: not a file name\n", ctx->prog, path);
-		return -1;
-	}
-	int dlen = slash ? (int)(slash - path) + 1 : 0;
-	char *tmp = NULL;
-	int fd = -1;
-	for (unsigned n = 0; n < 100 && fd < 0; n++) {
-		free(tmp);
-		tmp = rd_xasprintf("%.*s.%s.tmp-%ld-%u", dlen, path, base, (long)getpid(), n);
-		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-		if (fd < 0 && errno != EEXIST)
-			break;
-	}
-	if (fd < 0) {
-		rd_text_printf(ctx->err, ctx->ascii, "%s: fleet: --output %s: cannot create a file in its directory: %s\n",
-			       ctx->prog, path, strerror(errno));
-		free(tmp);
-		return -1;
-	}
-	FILE *out = fdopen(fd, "w");
-	int err = 0;
-	if (!out) {
-		err = errno;
-		close(fd);
-	} else {
-		render(out, f, fmt, ctx->ascii);
-		if (fflush(out) != 0 || ferror(out))
-			err = errno ? errno : EIO;
-		else if (fsync(fileno(out)) != 0)
-			err = errno;
-		if (fclose(out) != 0 && !err)
-			err = errno ? errno : EIO;
-	}
-	if (!err && rename(tmp, path) != 0)
-		err = errno;
-	if (err) {
-		unlink(tmp);
-		rd_text_printf(ctx->err, ctx->ascii, "%s: fleet: --output %s: %s\n", ctx->prog, path, strerror(err));
-	}
-	free(tmp);
-	return err ? -1 : 0;
+	struct fleet_job j = {f, fmt, ctx->ascii};
+	return rd_output_atomic(ctx, "fleet", path, fleet_fill, &j);
 }
 
 int rd_cmd_fleet(struct rd_ctx *ctx, int argc, char **argv)
