@@ -92,7 +92,7 @@ bool rd_fleet_report_valid(const struct rd_fleet_report *r, char *why, size_t wh
 
 /* ---- one JSON stream ---------------------------------------------------------------------- */
 
-enum xctx { X_OTHER, X_ROOT, X_SUMMARY, X_STACK, X_DEVS, X_DEV, X_PORTS, X_PORT, X_NETDEVS, X_NETDEV,
+enum xctx { X_OTHER, X_ROOT, X_SUMMARY, X_STACK, X_DEVS, X_DEV, X_PORTS, X_PORT, X_NETDEVS, X_NETDEV, X_QOS, X_QOS_PFC,
 	    X_MODS, X_MOD, X_FINDS, X_FIND, X_EVIDS, X_EVID };
 #define MAX_TRACK 12 /* frames looked at; deeper ones are only counted */
 
@@ -132,6 +132,7 @@ static void report_clear(struct rd_fleet_report *r)
 		for (size_t j = 0; j < d->nports; j++) {
 			free(d->ports[j].state);
 			free(d->ports[j].link_layer);
+			free(d->ports[j].trust);
 		}
 		free(d->ports);
 	}
@@ -222,7 +223,17 @@ static int enter(struct parser *p, bool map)
 			c = !map && !strcmp(k, "ports") ? X_PORTS : X_OTHER;
 			break;
 		case X_PORT:
-			c = !map && !strcmp(k, "netdevs") ? X_NETDEVS : X_OTHER;
+			c = !map && !strcmp(k, "netdevs") ? X_NETDEVS : map && !strcmp(k, "qos") ? X_QOS : X_OTHER;
+			break;
+		case X_QOS:
+			if (!map && !strcmp(k, "pfc")) {
+				struct rd_fleet_port *pt = cur_port(p);
+				if (pt) {
+					pt->has_pfc = true;
+					pt->pfc = 0;
+					c = X_QOS_PFC;
+				}
+			}
 			break;
 		case X_FIND:
 			c = !map && !strcmp(k, "evidence") ? X_EVIDS : X_OTHER;
@@ -383,6 +394,23 @@ static int scalar(struct parser *p, enum kind k, const unsigned char *s, size_t 
 			pt->rate_gbps = strtod(num, NULL);
 			pt->has_rate = true;
 		}
+		break;
+	}
+	case X_QOS: {
+		struct rd_fleet_port *pt = cur_port(p);
+		if (pt && !strcmp(kk, "trust")) {
+			free(pt->trust);
+			pt->trust = NULL;
+			if (k == K_STR)
+				dst = &pt->trust;
+		}
+		break;
+	}
+	case X_QOS_PFC: {
+		/* the priorities with PFC on: 0..7; anything else is not a priority and ignored */
+		struct rd_fleet_port *pt = cur_port(p);
+		if (pt && k == K_NUM && num[0] >= '0' && num[0] <= '7' && !num[1])
+			pt->pfc |= (uint8_t)(1u << (num[0] - '0'));
 		break;
 	}
 	case X_NETDEV: {

@@ -36,6 +36,9 @@ struct rd_fleet_port {
 	bool has_rate;
 	unsigned long long mtu[RD_FLEET_MAX_NETDEVS]; /* netdevs[].mtu (0: null) */
 	size_t nmtu;
+	char *trust;      /* qos.trust ("dscp", "pcp"), NULL when null or absent */
+	bool has_pfc;     /* qos.pfc is an array */
+	uint8_t pfc;      /* ... of these priorities (bit n: priority n) */
 };
 
 struct rd_fleet_dev {

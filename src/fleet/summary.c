@@ -19,6 +19,8 @@ static const struct {
 	[RD_FK_PORT] = {"port", "port state and rate"},
 	[RD_FK_MTU] = {"roce_mtu", "RoCE netdev MTU"},
 	[RD_FK_ACTIVE_MTU] = {"roce_active_mtu", "RoCE active MTU"},
+	[RD_FK_TRUST] = {"roce_trust", "RoCE trust mode"},
+	[RD_FK_PFC] = {"roce_pfc", "RoCE PFC priorities"},
 	[RD_FK_MEMLOCK] = {"memlock", "memlock limits"},
 	[RD_FK_MODULES] = {"modules", "modules missing or not persistent"},
 	[RD_FK_FINDING] = {"finding", "findings"},
@@ -216,6 +218,18 @@ static unsigned active_mtu(unsigned long long mtu)
 	return m >= 4096 ? 4096 : m >= 2048 ? 2048 : m >= 1024 ? 1024 : m >= 512 ? 512 : m >= 256 ? 256 : 0;
 }
 
+/* "3", "3,4", "none" (as roce.qos words them) */
+static void pfc_words(uint8_t mask, char *buf, size_t len)
+{
+	size_t n = 0;
+	buf[0] = '\0';
+	for (int i = 0; i < 8; i++)
+		if (mask & (1u << i))
+			n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%d", n ? "," : "", i);
+	if (!n)
+		snprintf(buf, len, "none");
+}
+
 static const char *or_unknown(const char *s)
 {
 	return s && *s ? s : "(unknown)";
@@ -318,6 +332,16 @@ static void add_values(struct rd_fleet *f, uint32_t id, const struct rd_fleet_re
 				snprintf(v, sizeof v, "%u", active_mtu(p->mtu[k]));
 				contribute(f, id, group_get(f, "", RD_FK_ACTIVE_MTU, "RoCE active MTU"), v, 0, NULL);
 				contribute(f, id, group_get(f, board, RD_FK_ACTIVE_MTU, "RoCE active MTU"), v, 0, NULL);
+			}
+			/* qos (roce.qos's model): what was not readable is no value, as a null MTU */
+			if (p->trust && *p->trust) {
+				contribute(f, id, group_get(f, "", RD_FK_TRUST, "RoCE trust mode"), p->trust, 0, NULL);
+				contribute(f, id, group_get(f, board, RD_FK_TRUST, "RoCE trust mode"), p->trust, 0, NULL);
+			}
+			if (p->has_pfc) {
+				pfc_words(p->pfc, v, sizeof v);
+				contribute(f, id, group_get(f, "", RD_FK_PFC, "RoCE PFC priorities"), v, 0, NULL);
+				contribute(f, id, group_get(f, board, RD_FK_PFC, "RoCE PFC priorities"), v, 0, NULL);
 			}
 		}
 	}
@@ -430,7 +454,8 @@ void rd_fleet_finish(struct rd_fleet *f)
 		if (g->n)
 			qsort(g->entries, g->n, sizeof *g->entries, cmp_entries);
 		if (g->n > 1 && ((*g->scope && (g->kind == RD_FK_FIRMWARE || g->kind == RD_FK_STACK)) ||
-				 (!*g->scope && (g->kind == RD_FK_MTU || g->kind == RD_FK_ACTIVE_MTU)))) {
+				 (!*g->scope && (g->kind == RD_FK_MTU || g->kind == RD_FK_ACTIVE_MTU || g->kind == RD_FK_TRUST ||
+						  g->kind == RD_FK_PFC)))) {
 			g->drift = true;
 			f->drift = true;
 		}

@@ -23,6 +23,8 @@ enum rd_fleet_kind {
 	RD_FK_PORT,       /* "STATE RATE" per link layer (the group's name says which) */
 	RD_FK_MTU,        /* RoCE (Ethernet link layer) ports: the netdev MTU */
 	RD_FK_ACTIVE_MTU, /* ... and the active MTU it gives */
+	RD_FK_TRUST,      /* RoCE ports: qos.trust ("dscp", "pcp") */
+	RD_FK_PFC,        /* RoCE ports: qos.pfc, the priorities with PFC on ("3", "3,4", "none") */
 	RD_FK_MEMLOCK,    /* memlock.limit's limits lines */
 	RD_FK_MODULES,    /* "NAME not loaded", "NAME not persistent": problems only */
 	RD_FK_FINDING,    /* a check's non-OK findings: the group's name is the check id */
@@ -46,7 +48,7 @@ struct rd_fleet_group {
 	char *name;  /* the heading: "firmware", "port (InfiniBand)", a check id */
 	size_t *entries, n; /* after rd_fleet_finish: the live ones, majority first */
 	size_t order;       /* findings: the check's first position in a report */
-	bool drift;         /* firmware/stack differing within a board, MTU differing across RoCE ports */
+	bool drift;         /* firmware/stack differing within a board, MTU, trust or PFC differing across RoCE ports */
 };
 
 struct rd_fleet_node {

@@ -2,6 +2,8 @@
 
 #include <string.h>
 
+#include "model/parse.h"
+
 static const char *phys_word(int phys)
 {
 	return phys >= 0 ? rd_phys_state_name((unsigned)phys) : "unknown";
@@ -17,7 +19,51 @@ const char *rd_rate_words(const struct rd_port *p, char *buf, size_t len)
 	return buf;
 }
 
-static void render_port(struct rd_out *o, const struct rd_port *p)
+/* "qos" of a RoCE port (JSON only): what roce.qos reads (model/mft.h), null when none of it was
+ * readable */
+static void prio_array(struct rd_out *o, const char *key, const int v[8])
+{
+	rd_out_arr_begin(o, key);
+	for (unsigned i = 0; i < 8; i++)
+		if (v[i] > 0)
+			rd_out_item_uint(o, NULL, i);
+	rd_out_arr_end(o);
+}
+
+static void render_qos(struct rd_out *o, const struct rd_qos_port *q)
+{
+	bool tos = rd_attr_ok(&q->tos);
+	uint64_t tos_v = 0;
+	if (tos && rd_parse_u64(q->tos.value, 10, 255, &tos_v) < 0)
+		tos = false;
+	if (!q->trust_from && !q->qos.pfc_ok && !q->ecn_ok && !tos) {
+		rd_out_null(o, "qos");
+		return;
+	}
+	rd_out_obj_begin(o, "qos");
+	rd_out_str(o, "trust", NULL, q->trust_from ? q->qos.trust : NULL);
+	if (q->qos.pfc_ok)
+		prio_array(o, "pfc", q->qos.pfc);
+	else
+		rd_out_null(o, "pfc");
+	if (q->ecn_ok) {
+		rd_out_obj_begin(o, "ecn");
+		prio_array(o, "np", q->ecn_np);
+		prio_array(o, "rp", q->ecn_rp);
+		rd_out_obj_end(o);
+	} else {
+		rd_out_null(o, "ecn");
+	}
+	if (tos)
+		rd_out_uint(o, "default_roce_tos", NULL, tos_v);
+	else
+		rd_out_null(o, "default_roce_tos");
+	rd_out_str(o, "source", NULL, q->trust_from ? q->trust_from : q->pfc_from);
+	rd_out_str(o, "pfc_source", NULL, q->pfc_from);
+	rd_out_obj_end(o);
+}
+
+static void render_port(struct rd_out *o, const struct rd_port *p, const struct rd_mft *m, const char *dev)
 {
 	char rate[64];
 	rd_out_obj_begin(o, NULL);
@@ -70,11 +116,22 @@ static void render_port(struct rd_out *o, const struct rd_port *p)
 		rd_out_obj_end(o);
 	}
 	rd_out_arr_end(o);
+	if (m && o->json)
+		for (size_t i = 0; i < m->nqos; i++)
+			if (m->qos[i].port == p->num && !strcmp(m->qos[i].dev, dev)) {
+				render_qos(o, &m->qos[i]);
+				break;
+			}
 	rd_out_text(o, "\n");
 	rd_out_obj_end(o);
 }
 
 void rd_render_devices(struct rd_out *o, const struct rd_host *h)
+{
+	rd_render_devices_qos(o, h, NULL);
+}
+
+void rd_render_devices_qos(struct rd_out *o, const struct rd_host *h, const struct rd_mft *m)
 {
 	rd_out_arr_begin(o, "devices");
 	for (size_t i = 0; i < h->ndevices; i++) {
@@ -107,7 +164,7 @@ void rd_render_devices(struct rd_out *o, const struct rd_host *h)
 			rd_out_text(o, "    ports unreadable: %s/ports: %s\n", d->dir, rd_strerror(d->ports_err));
 		rd_out_arr_begin(o, "ports");
 		for (size_t p = 0; p < d->nports; p++)
-			render_port(o, &d->ports[p]);
+			render_port(o, &d->ports[p], m, d->name);
 		rd_out_arr_end(o);
 		rd_out_obj_end(o);
 	}

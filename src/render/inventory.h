@@ -4,9 +4,13 @@
 #ifndef RD_INVENTORY_H
 #define RD_INVENTORY_H
 #include "model/host.h"
+#include "model/mft.h"
 #include "render/out.h"
 
 void rd_render_devices(struct rd_out *o, const struct rd_host *h);
+/* The same, and in JSON each RoCE port that m has QoS facts for gets "qos" (docs/report-json.md):
+ * the report's devices[] */
+void rd_render_devices_qos(struct rd_out *o, const struct rd_host *h, const struct rd_mft *m);
 void rd_render_modules(struct rd_out *o, const struct rd_host *h);
 /* "400 Gb/s 4X NDR" into buf; "unknown (<error>)" when unreadable. */
 const char *rd_rate_words(const struct rd_port *p, char *buf, size_t len);

@@ -175,7 +175,7 @@ void rd_report_json(FILE *f, const struct rd_report *r, const struct rd_host *h,
 	rd_render_nccl_gids(&o, h, &sel);
 	rd_out_obj_end(&o);
 
-	rd_render_devices(&o, h);
+	rd_render_devices_qos(&o, h, &s->mft);
 	json_modules(&o, h, s, p);
 
 	rd_out_arr_begin(&o, "findings");

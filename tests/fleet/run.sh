@@ -3,6 +3,9 @@
 # chromium):
 #   1. the 24-node scenario fleet (make-fleet.sh: firmware drift on node[05-07], ib_umad missing on
 #      node12, node24 never reports): text, JSON and HTML equal the goldens in expected/, exit 2;
+#   1b. the 4-node RoCE QoS fleet (make-fleet.sh OUTDIR qos: qos03 trusts pcp with PFC off, the
+#      others dscp with PFC on priority 3): trust and PFC drift across the RoCE ports, exit 1 with
+#      every node OK; text and JSON equal the goldens fleet-qos.{txt,json};
 #   2. gathered by `pdsh -R exec` (stdin), `clush -R exec` (stdin, -b blocks on stdin, --outdir
 #      into a directory): the same summary; a host whose command failed, stopped half-way or
 #      timed out is missing, never healthy;
@@ -80,6 +83,30 @@ rc_is 2 dir-html "$bin" fleet --expect 'node[01-24]' --format html reports
 golden fleet24.html dir-html.out
 if grep -qiE '(src|href)=|https?:|<script|<link|@import|url\(' dir-html.out; then bad "the HTML refers to something outside it"
 else ok "the HTML is self-contained (no src=, href=, script, link, url())"; fi
+
+# ---- 1b. the RoCE QoS fleet ---------------------------------------------------------------------
+"$top/tests/fleet/make-fleet.sh" "$work/qf" qos || { bad "make-fleet.sh qos"; finish; }
+mkdir qreports
+for r in qf/qos*; do "$bin" --root "$r" check --format json > "qreports/${r#qf/}.json"; done
+if [ "$(jq -r '[.summary.status, (.devices[].ports[] | select(.link_layer == "Ethernet") | .qos | .trust, (.pfc | join(",")))] | join(" ")' qreports/qos0[1-4].json | tr '\n' ' ')" = \
+	"OK dscp 3 OK dscp 3 OK pcp  OK dscp 3 " ]; then ok "qos reports: every node OK, qos03 trusts pcp with PFC off"
+else bad "qos reports: $(jq -c '[.summary.status, (.devices[].ports[].qos)]' qreports/*.json)"; fi
+rc_is 1 qos-text "$bin" fleet --expect 'qos[01-04]' qreports
+golden fleet-qos.txt qos-text.out
+has "qos: trust drift flagged" qos-text.out '^  RoCE trust mode  DRIFT$'
+has "qos: the pcp node" qos-text.out '^  ! pcp +1  qos03$'
+has "qos: the PFC majority" qos-text.out '^    3 +3  qos\[01-02,04\]$'
+has "qos: PFC off on the odd node" qos-text.out '^  ! none +1  qos03$'
+has "qos: the verdict names the trust drift" qos-text.out '^  drift: RoCE trust mode differs across the fleet \(2 values\)$'
+rc_is 1 qos-json "$bin" fleet --expect 'qos[01-04]' --format json qreports
+golden fleet-qos.json qos-json.out
+if jq -e '.exit_code == 1 and .status == "WARN" and .drift == true and .counts.ok == 4
+	and ([.fleet[] | select(.kind == "roce_trust" or .kind == "roce_pfc") | [.kind, .drift, (.values | map([.value, .count, .hosts, .minority]))]]
+	     == [["roce_trust", true, [["dscp", 3, "qos[01-02,04]", false], ["pcp", 1, "qos03", true]]],
+		 ["roce_pfc", true, [["3", 3, "qos[01-02,04]", false], ["none", 1, "qos03", true]]]])
+	and ([.nodes[] | select(.drift != []) | [.host, .drift[]]] == [["qos03", "roce_trust", "roce_pfc"]])' qos-json.out > /dev/null; then
+	ok "qos JSON: roce_trust and roce_pfc groups, drift, qos03 marked"
+else bad "qos JSON fields"; jq -c '.fleet[] | select(.kind == "roce_trust" or .kind == "roce_pfc")' qos-json.out; fi
 
 # ---- 2. gathered by real engines ----------------------------------------------------------------
 same_summary() { # NAME: NAME.out has the directory's text summary

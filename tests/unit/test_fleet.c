@@ -421,3 +421,121 @@ RD_TEST(summary_label_and_unexpected)
 	CHECK_INT(f.exit_code, 0);
 	rd_fleet_free(&f);
 }
+
+/* ---- RoCE QoS (devices[].ports[].qos) ------------------------------------------------------ */
+
+/* what the reader kept of each port's qos: "trust/pfc-mask" per port, "-" for none */
+static void q_report(void *arg, const char *origin, const char *label, const struct rd_fleet_report *r)
+{
+	(void)origin;
+	(void)label;
+	struct rd_buf *b = arg;
+	for (size_t i = 0; i < r->ndevs; i++)
+		for (size_t j = 0; j < r->devs[i].nports; j++) {
+			const struct rd_fleet_port *p = &r->devs[i].ports[j];
+			rd_buf_printf(b, "[%s/", p->trust ? p->trust : "-");
+			if (p->has_pfc)
+				rd_buf_printf(b, "%#x]", p->pfc);
+			else
+				rd_buf_puts(b, "-]");
+		}
+}
+
+static void q_problem(void *arg, const char *origin, const char *label, const char *msg)
+{
+	(void)origin;
+	(void)label;
+	rd_buf_printf(arg, "{%s}", msg);
+}
+
+#define QHEAD "{\"schema\":\"rdma-doctor/report/v1\",\"host\":\"n1\",\"time\":\"2025-11-30T00:00:00Z\"," \
+	      "\"summary\":{\"status\":\"OK\"},\"devices\":[{\"name\":\"mlx5_0\",\"ports\":["
+
+static void qos_reads_as(const char *ports, const char *want)
+{
+	char *text = rd_xasprintf(QHEAD "%s]}]}", ports);
+	static const size_t pieces[] = {1, 7, 4096};
+	for (size_t i = 0; i < 3; i++) {
+		struct rd_buf b = {0};
+		rd_buf_puts(&b, "");
+		const struct rd_fleet_input_cb cb = {q_report, q_problem};
+		struct rd_fleet_input *in = rd_fleet_input_new("in", &cb, &b);
+		bool dead = false;
+		size_t len = strlen(text);
+		for (size_t at = 0; at < len && !dead; at += pieces[i])
+			dead = rd_fleet_input_feed(in, text + at, len - at < pieces[i] ? len - at : pieces[i]) < 0;
+		if (!dead)
+			rd_fleet_input_end(in);
+		rd_fleet_input_free(in);
+		CHECK_STR(b.data, want);
+		rd_buf_free(&b);
+	}
+	free(text);
+}
+
+RD_TEST(reader_qos)
+{
+	/* as check --format json writes it: trust and the priorities with PFC on */
+	qos_reads_as("{\"port\":1,\"link_layer\":\"Ethernet\",\"netdevs\":[{\"name\":\"e0\",\"mtu\":9000}],"
+		     "\"qos\":{\"trust\":\"dscp\",\"pfc\":[3],\"ecn\":{\"np\":[3],\"rp\":[3]},\"default_roce_tos\":106,"
+		     "\"source\":\"sysfs\",\"pfc_source\":\"sysfs\"}}",
+		     "[dscp/0x8]");
+	/* PFC off everywhere is a value ("none"), not unknown; several priorities */
+	qos_reads_as("{\"port\":1,\"qos\":{\"trust\":\"pcp\",\"pfc\":[]}},{\"port\":2,\"qos\":{\"pfc\":[0,3,4,7],\"trust\":null}}",
+		     "[pcp/0][-/0x99]");
+	/* nothing readable (qos null), an InfiniBand port (no qos), PFC unreadable (null) */
+	qos_reads_as("{\"port\":1,\"qos\":null},{\"port\":2},{\"port\":3,\"qos\":{\"trust\":\"dscp\",\"pfc\":null}}",
+		     "[-/-][-/-][dscp/-]");
+	/* hostile: what is not a priority 0..7 is not kept; an array or object as trust is no trust;
+	 * a second trust that is null clears the first */
+	qos_reads_as("{\"port\":1,\"qos\":{\"trust\":[\"dscp\"],\"pfc\":[8,-1,3.5,\"3\",1e0,2,{\"a\":5},[6]]}},"
+		     "{\"port\":2,\"qos\":{\"trust\":\"dscp\",\"trust\":null,\"pfc\":{\"3\":1}}}",
+		     "[-/0x4][-/-]");
+}
+
+/* a report whose RoCE port has this qos (a JSON value) */
+static void add_qos(struct rd_fleet *f, const char *host, const char *qos)
+{
+	char *r = rd_xasprintf("{\"schema\":\"rdma-doctor/report/v1\",\"host\":\"%s\",\"time\":\"" T0 "\","
+			       "\"summary\":{\"status\":\"OK\"},\"devices\":[{\"name\":\"mlx5_2\",\"board_id\":\"MT_2\","
+			       "\"ports\":[{\"port\":1,\"state\":\"ACTIVE\",\"link_layer\":\"Ethernet\",\"qos\":%s}]},"
+			       "{\"name\":\"mlx5_0\",\"board_id\":\"MT_1\",\"ports\":[{\"port\":1,\"state\":\"ACTIVE\","
+			       "\"link_layer\":\"InfiniBand\",\"qos\":{\"trust\":\"pcp\",\"pfc\":[]}}]}]}",
+			       host, qos);
+	feed(f, host, r);
+	free(r);
+}
+
+RD_TEST(summary_qos_drift)
+{
+	struct rd_fleet f;
+	/* the same trust and PFC everywhere (a node with nothing readable adds no value): no drift */
+	rd_fleet_init(&f, 0, 0);
+	add_qos(&f, "n1", "{\"trust\":\"dscp\",\"pfc\":[3]}");
+	add_qos(&f, "n2", "{\"trust\":\"dscp\",\"pfc\":[3]}");
+	add_qos(&f, "n3", "null");
+	rd_fleet_finish(&f);
+	CHECK(!f.drift);
+	CHECK_INT(f.exit_code, 0);
+	values_are(&f, group(&f, "", RD_FK_TRUST), "dscp=2:n[1-2]");
+	values_are(&f, group(&f, "", RD_FK_PFC), "3=2:n[1-2]");
+	CHECK(group(&f, "MT_1", RD_FK_TRUST) == NULL); /* not from an InfiniBand port */
+	rd_fleet_free(&f);
+	/* one node trusts pcp with PFC off: drift across the fleet, exit 1, as MTU drift */
+	rd_fleet_init(&f, 0, 0);
+	add_qos(&f, "n1", "{\"trust\":\"dscp\",\"pfc\":[3]}");
+	add_qos(&f, "n2", "{\"trust\":\"dscp\",\"pfc\":[3]}");
+	add_qos(&f, "n3", "{\"trust\":\"pcp\",\"pfc\":[]}");
+	add_qos(&f, "n4", "{\"trust\":\"dscp\",\"pfc\":[3,4]}");
+	rd_fleet_finish(&f);
+	CHECK(f.drift);
+	CHECK_INT(f.exit_code, 1);
+	values_are(&f, group(&f, "", RD_FK_TRUST), "dscp=3:n[1-2,4] pcp=1:n3");
+	values_are(&f, group(&f, "", RD_FK_PFC), "3=2:n[1-2] 3,4=1:n4 none=1:n3");
+	CHECK(group(&f, "", RD_FK_TRUST)->drift);
+	CHECK(group(&f, "", RD_FK_PFC)->drift);
+	/* per board the values are shown, the drift is the fleet's (as the MTU) */
+	values_are(&f, group(&f, "MT_2", RD_FK_TRUST), "dscp=3:n[1-2,4] pcp=1:n3");
+	CHECK(!group(&f, "MT_2", RD_FK_TRUST)->drift);
+	rd_fleet_free(&f);
+}
