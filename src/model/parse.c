@@ -561,14 +561,17 @@ int rd_dpkg_package(const char *status_file, const char *package, char *version,
 		/* one stanza: up to a blank line */
 		const char *end = strstr(st, "\n\n");
 		const char *stop = end ? end + 1 : st + strlen(st);
-		bool match = false, installed = false;
+		bool match = false, named = false, installed = false;
 		const char *ver = NULL;
 		size_t verlen = 0;
 		for (const char *line = st; line < stop;) {
 			const char *nl = memchr(line, '\n', (size_t)(stop - line));
 			size_t len = nl ? (size_t)(nl - line) : (size_t)(stop - line);
-			if (len == 9 + plen && strncmp(line, "Package: ", 9) == 0 && strncmp(line + 9, package, plen) == 0)
-				match = true;
+			if (len > 9 && strncmp(line, "Package: ", 9) == 0 && !named) { /* the first Package: names the stanza */
+				named = true;
+				match = len == 9 + plen && strncmp(line + 9, package, plen) == 0;
+			} else if (len > 9 && strncmp(line, "Package: ", 9) == 0)
+				;
 			else if (len > 8 && strncmp(line, "Status: ", 8) == 0)
 				installed = len >= 8 + 20 && strncmp(line + len - 20, "install ok installed", 20) == 0;
 			else if (len > 9 && strncmp(line, "Version: ", 9) == 0) {

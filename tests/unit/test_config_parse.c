@@ -101,6 +101,17 @@ RD_TEST(dpkg_status)
 	CHECK_STR(v, "24.10.OFED.24.10.4.1.4.1");
 	CHECK_INT(rd_dpkg_package(st, "rdma", v, sizeof v), 0); /* a prefix is not a match */
 	CHECK_INT(rd_dpkg_package("", "rdma-core", v, sizeof v), 0);
+	/* a stanza is named by its first Package: line; a second one (no blank line between two
+	 * stanzas, found by fuzz_config) does not make it that package too, in either lookup */
+	static const char two[] = "Package: rdma-core\nStatus: install ok installed\nVersion: 44.0-2\n"
+				  "Package: mlnx-ofed-kernel-dkms\nStatus: install ok installed\n";
+	CHECK_INT(rd_dpkg_package(two, "rdma-core", v, sizeof v), 1);
+	CHECK_INT(rd_dpkg_package(two, "mlnx-ofed-kernel-dkms", v, sizeof v), 0);
+	static const char *const dkms[] = {"mlnx-ofed-kernel-dkms"};
+	int found;
+	char ver[32];
+	rd_dpkg_packages(two, dkms, 1, &found, ver, sizeof ver);
+	CHECK_INT(found, 0);
 }
 
 /* The one pass over the file answers as one rd_dpkg_package per name (the first stanza decides). */
