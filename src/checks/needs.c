@@ -7,6 +7,9 @@
 #include "model/host.h"
 
 #define STACK (RD_LOAD_PACKAGES | RD_LOAD_MODULES | RD_LOAD_SUBNET | RD_LOAD_KMODS | RD_LOAD_OPENIBD)
+/* which ports the port rules judge (rd_port_role): a VF (the PCI function), the management NIC
+ * (the port's netdevs, named by its GIDs) */
+#define ROLE (RD_LOAD_PORTS | RD_LOAD_GIDS | RD_LOAD_DEVLINK)
 /* rdma-core's boot loading is decided by the devices' drivers and the PCI functions */
 #define BOOT (RD_LOAD_MODLOAD | RD_LOAD_DEVLINK | RD_LOAD_PCI)
 
@@ -22,9 +25,9 @@ static const struct {
 	{"modules.persistent", RD_LOAD_MODULES | BOOT},
 	{"modules.peermem_order", RD_LOAD_MODULES | BOOT},
 	{"devnodes.present", RD_LOAD_PORTS | RD_LOAD_CLASSES | RD_LOAD_MODULES},
-	{"ports.state", RD_LOAD_DEVLINK | RD_LOAD_PORTS | RD_LOAD_GIDS | RD_LOAD_SUBNET}, /* an INIT port: is there an SM */
-	{"ports.rate", RD_LOAD_DEVINFO | RD_LOAD_DEVLINK | RD_LOAD_PORTS},
-	{"ports.sm", RD_LOAD_PORTS | RD_LOAD_SUBNET},
+	{"ports.state", ROLE | RD_LOAD_SUBNET}, /* an INIT port: is there an SM */
+	{"ports.rate", RD_LOAD_DEVINFO | ROLE},
+	{"ports.sm", ROLE | RD_LOAD_SUBNET},
 	{"firmware.uniform", RD_LOAD_DEVINFO | RD_LOAD_DEVLINK | RD_LOAD_MFT}, /* flint where sysfs has none */
 	{"firmware.pinned", STACK | RD_LOAD_DEVINFO | RD_LOAD_DEVLINK | RD_LOAD_MFT}, /* the release's train */
 	{"memlock.limit", RD_LOAD_LIMITS},
@@ -32,7 +35,14 @@ static const struct {
 	{"peermem.registered", STACK | RD_LOAD_PEERMEM},
 	{"openibd.state", STACK},
 	{"openibd.conf", STACK},
-	{"roce.mtu", RD_LOAD_PORTS | RD_LOAD_GIDS},
+	{"roce.mtu", ROLE},
+	{"roce.gid", ROLE},
+	{"roce.qos", ROLE | RD_LOAD_MFT},
+	{"link.phy", ROLE | RD_LOAD_PCI | RD_LOAD_MFT},
+	{"mlxconfig.policy", RD_LOAD_DEVINFO | RD_LOAD_DEVLINK | RD_LOAD_MFT},
+	{"link.counters", ROLE},
+	{"link.flaps", ROLE | RD_LOAD_DMESG},
+	{"pcie.link", RD_LOAD_DEVINFO | RD_LOAD_DEVLINK | RD_LOAD_PCI | RD_LOAD_DMESG},
 };
 
 unsigned rd_check_needs(const char *id)

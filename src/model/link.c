@@ -116,7 +116,8 @@ static void load_netdevs(struct rd_source *src, const struct rd_device *d, struc
 			add_netdev(src, lk, d->name, d->ports[k].num, d->ports[k].netdevs[i].name);
 	if (!d->pci_addr)
 		return;
-	char *dir = rd_xasprintf("sys/bus/pci/devices/%s/net", d->pci_addr);
+	/* the PCI function's net/ through the device's own link (not a walk of sys/bus/pci) */
+	char *dir = rd_path_join(d->dir + (d->dir[0] == '/'), "device/net");
 	struct rd_strv names = {0};
 	if (rd_list_dir(src, dir, &names) == 0) {
 		for (size_t i = 0; i < names.n; i++) {
@@ -155,7 +156,7 @@ static char *default_route(const char *text)
 	return NULL;
 }
 
-void rd_link_load(struct rd_source *src, const struct rd_host *h, struct rd_link *lk)
+void rd_link_load(struct rd_source *src, const struct rd_host *h, unsigned flags, struct rd_link *lk)
 {
 	memset(lk, 0, sizeof *lk);
 	lk->uptime_s = -1;
@@ -181,7 +182,7 @@ void rd_link_load(struct rd_source *src, const struct rd_host *h, struct rd_link
 		free(pf);
 		ld->bond = rd_str_has_prefix(d->name, "mlx5_bond_");
 		ld->multiplane = d->device_id == 0x1023 && d->nports > 2;
-		if (d->pci_addr && !ld->vf)
+		if (d->pci_addr && !ld->vf && rd_load_wants(flags, RD_LOAD_PCI)) /* pcie.link's */
 			load_pcie_path(src, d->pci_addr, ld);
 		load_netdevs(src, d, lk);
 	}

@@ -88,7 +88,8 @@ struct rd_link {
 	struct rd_link_sample sample;
 };
 
-void rd_link_load(struct rd_source *src, const struct rd_host *h, struct rd_link *lk);
+/* flags: rd_host_load's RD_LOAD_* (the PCIe paths only with RD_LOAD_PCI). */
+void rd_link_load(struct rd_source *src, const struct rd_host *h, unsigned flags, struct rd_link *lk);
 /* Reads counters/ and hw_counters/ of every port of h (not of the devices the policy's
  * [counters] exclude names, nor of a device after one of its reads failed with an error other
  * than ENOENT or N/A). */

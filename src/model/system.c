@@ -592,7 +592,7 @@ int rd_system_load_parts(struct rd_source *src, const struct rd_host *h, const c
 		rd_mft_load(src, h, &s->mft);
 	rd_stack_derive(h, s, &s->stack);
 	rd_nccl_env_read(&s->nccl_env, nccl_getenv); /* roce.gid: what NCCL would see (model/gid.h) */
-	rd_link_load(src, h, &s->link); /* link health facts (model/link.c) */
+	rd_link_load(src, h, flags, &s->link); /* link health facts (model/link.c) */
 	return 0;
 }
 

@@ -30,12 +30,12 @@ cp -a "$top/examples/h100-ofed" "$work/roots/h100-ofed"
 mapfile -t ids < <("$bin" checks --format json | jq -r '.checks[].id')
 [ ${#ids[@]} -ge 19 ] && ok || bad "checks: ${#ids[@]} ids"
 
-# text findings as "STATUS<TAB>check<TAB>message", and the evidence of the problems (the text shows
+# text findings as "STATUS<TAB>check<TAB>message" (the text shows a newline or tab in a value as \x0a, \x09), and the evidence of the problems (the text shows
 # no evidence for OK and SKIP) as "  path = value"; the JSON report of a whole check, filtered to ID
 from_text() { sed -nE '/^            (fix:| )/d; s/^.{1,3} (OK|WARN|FAIL|UNKNOWN|SKIP) +([a-z_]+\.[a-z_]+) +(.*)$/\1\t\2\t\3/p; s/^            (.* = .*)$/  \1/p' "$1"; }
 from_json() { jq -r --arg id "$2" '.findings[] | select(.check == $id) | . as $f |
 	"\(.status)\t\(.check)\t\(if $f.subject != "host" and ($f.message | contains($f.subject) | not) then "\($f.subject): " else "" end)\(.message)",
-	(select(.status == "FAIL" or .status == "WARN" or .status == "UNKNOWN") | .evidence[] | "  \(.path) = \(.value)")' "$1"; }
+	(select(.status == "FAIL" or .status == "WARN" or .status == "UNKNOWN") | .evidence[] | "  \(.path) = \(.value | gsub("\n"; "\\x0a") | gsub("\t"; "\\x09"))")' "$1"; }
 n=0
 for root in "$work"/roots/*/; do
 	r=${root%/}; s=${r##*/}
