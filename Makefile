@@ -49,6 +49,7 @@ $(error libyajl-dev is missing (yajl/yajl_parse.h): apt-get install -y libyajl-d
 endif
 endif
 LDLIBS += -lyajl
+LDLIBS += -lm  # link.counters rounds its budgets (ceil)
 
 LIB_SRC  = $(sort $(wildcard src/util/*.c src/source/*.c src/model/*.c src/render/*.c src/checks/*.c src/fix/*.c src/explain/*.c src/probe/*.c src/fleet/*.c src/cmd/*.c))
 MAIN_SRC = src/main.c

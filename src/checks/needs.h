@@ -1,5 +1,6 @@
 /* What each check reads of the model: the parts of host.h's RD_LOAD_* flags it needs, so that
- * `check --only X` reads only what X looks at.  A check missing from the table needs everything. */
+ * `check --only X` reads only what X looks at.  A check missing from the table needs everything.
+ * Ownership: nothing is allocated; the table is static. */
 #ifndef RD_NEEDS_H
 #define RD_NEEDS_H
 

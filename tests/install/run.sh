@@ -208,7 +208,7 @@ expect_lacks() { # LINE NOT...
 	expect "help v" version
 	expect "fix " modules
 	expect "fix modules --" --apply --policy --help
-	expect "snapshot --" --output --force --counters --policy --help
+	expect "snapshot --" --output --force --counters --no-counters --policy --help
 	expect "--root examples/h100-ofed ibstat " $devs
 	expect "--root=examples/h100-ofed probe --device mlx5_b" mlx5_bond_0
 	expect "--root examples/h100-ofed ibstatus mlx5_7" mlx5_7
