@@ -6,15 +6,6 @@
 
 #include "checks/catalogue.h"
 
-/* include/rdma/ib_addr.h iboe_get_mtu() */
-static unsigned active_mtu(uint64_t netdev_mtu)
-{
-	if (netdev_mtu < 96)
-		return 0;
-	uint64_t m = netdev_mtu - 96;
-	return m >= 4096 ? 4096 : m >= 2048 ? 2048 : m >= 1024 ? 1024 : m >= 512 ? 512 : m >= 256 ? 256 : 0;
-}
-
 void rd_check_roce_mtu(struct rd_check_ctx *ctx)
 {
 	const struct rd_host *h = ctx->host;
@@ -52,7 +43,7 @@ void rd_check_roce_mtu(struct rd_check_ctx *ctx)
 			} else if (nd->mtu_v != first_mtu) {
 				differ = true;
 			}
-			unsigned act = active_mtu(nd->mtu_v);
+			unsigned act = rd_roce_active_mtu(nd->mtu_v);
 			bool below_pin = pol->roce_netdev_mtu && nd->mtu_v < pol->roce_netdev_mtu;
 			if (below_pin || act < pol->roce_min_active_mtu) {
 				struct rd_finding *f = rd_finding_add(
@@ -83,7 +74,7 @@ void rd_check_roce_mtu(struct rd_check_ctx *ctx)
 	if (rd_check_quiet(ctx)) {
 		if (roce)
 			rd_finding_add(ctx, RD_OK, "host", "%zu RoCE port%s, netdev MTU %llu (active MTU %u)", roce, roce == 1 ? "" : "s",
-				       (unsigned long long)first_mtu, active_mtu(first_mtu));
+				       (unsigned long long)first_mtu, rd_roce_active_mtu(first_mtu));
 		else
 			rd_finding_add(ctx, RD_SKIP, "host", "no active RoCE port");
 	}

@@ -19,23 +19,11 @@ static uint8_t pfc_mask(const int pfc[8])
 	return m;
 }
 
-/* "3", "3,4", "none" */
-static void prio_words(uint8_t mask, char *buf, size_t len)
-{
-	size_t n = 0;
-	buf[0] = '\0';
-	for (int i = 0; i < 8; i++)
-		if (mask & (1u << i))
-			n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%d", n ? "," : "", i);
-	if (!n)
-		snprintf(buf, len, "none");
-}
-
 /* "PFC on priority 3", "PFC on priorities 3,4", "PFC off on every priority" */
 static void on_phrase(const char *what, uint8_t mask, char *buf, size_t len)
 {
 	char w[32];
-	prio_words(mask, w, sizeof w);
+	rd_prio_words(mask, w, sizeof w);
 	if (!mask)
 		snprintf(buf, len, "%s off on every priority", what);
 	else

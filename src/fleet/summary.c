@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "fleet/hostlist.h"
+#include "model/parse.h"
 
 static const struct {
 	const char *key, *title;
@@ -209,27 +210,6 @@ static void limits_norm(const char *s, char *out, size_t len)
 	rd_buf_free(&b);
 }
 
-/* include/rdma/ib_addr.h iboe_get_mtu(): the active MTU a RoCE netdev MTU gives (as roce.mtu) */
-static unsigned active_mtu(unsigned long long mtu)
-{
-	if (mtu < 96)
-		return 0;
-	unsigned long long m = mtu - 96;
-	return m >= 4096 ? 4096 : m >= 2048 ? 2048 : m >= 1024 ? 1024 : m >= 512 ? 512 : m >= 256 ? 256 : 0;
-}
-
-/* "3", "3,4", "none" (as roce.qos words them) */
-static void pfc_words(uint8_t mask, char *buf, size_t len)
-{
-	size_t n = 0;
-	buf[0] = '\0';
-	for (int i = 0; i < 8; i++)
-		if (mask & (1u << i))
-			n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%d", n ? "," : "", i);
-	if (!n)
-		snprintf(buf, len, "none");
-}
-
 static const char *or_unknown(const char *s)
 {
 	return s && *s ? s : "(unknown)";
@@ -329,7 +309,7 @@ static void add_values(struct rd_fleet *f, uint32_t id, const struct rd_fleet_re
 				snprintf(v, sizeof v, "%llu", p->mtu[k]);
 				contribute(f, id, group_get(f, "", RD_FK_MTU, "RoCE netdev MTU"), v, 0, NULL);
 				contribute(f, id, group_get(f, board, RD_FK_MTU, "RoCE netdev MTU"), v, 0, NULL);
-				snprintf(v, sizeof v, "%u", active_mtu(p->mtu[k]));
+				snprintf(v, sizeof v, "%u", rd_roce_active_mtu(p->mtu[k]));
 				contribute(f, id, group_get(f, "", RD_FK_ACTIVE_MTU, "RoCE active MTU"), v, 0, NULL);
 				contribute(f, id, group_get(f, board, RD_FK_ACTIVE_MTU, "RoCE active MTU"), v, 0, NULL);
 			}
@@ -339,7 +319,7 @@ static void add_values(struct rd_fleet *f, uint32_t id, const struct rd_fleet_re
 				contribute(f, id, group_get(f, board, RD_FK_TRUST, "RoCE trust mode"), p->trust, 0, NULL);
 			}
 			if (p->has_pfc) {
-				pfc_words(p->pfc, v, sizeof v);
+				rd_prio_words(p->pfc, v, sizeof v);
 				contribute(f, id, group_get(f, "", RD_FK_PFC, "RoCE PFC priorities"), v, 0, NULL);
 				contribute(f, id, group_get(f, board, RD_FK_PFC, "RoCE PFC priorities"), v, 0, NULL);
 			}

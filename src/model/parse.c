@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -773,4 +774,23 @@ int rd_parse_devnode_line(const char *line, char *name, size_t namelen, unsigned
 	*uid = (unsigned)v[1];
 	*gid = (unsigned)v[2];
 	return 0;
+}
+
+unsigned rd_roce_active_mtu(uint64_t netdev_mtu)
+{
+	if (netdev_mtu < 96)
+		return 0;
+	uint64_t m = netdev_mtu - 96;
+	return m >= 4096 ? 4096 : m >= 2048 ? 2048 : m >= 1024 ? 1024 : m >= 512 ? 512 : m >= 256 ? 256 : 0;
+}
+
+void rd_prio_words(uint8_t mask, char *buf, size_t len)
+{
+	size_t n = 0;
+	buf[0] = '\0';
+	for (int i = 0; i < 8; i++)
+		if (mask & (1u << i))
+			n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%d", n ? "," : "", i);
+	if (!n)
+		snprintf(buf, len, "none");
 }

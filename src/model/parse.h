@@ -151,4 +151,10 @@ static inline bool rd_capeff_ipc_lock(uint64_t mask)
 	return (mask >> 14) & 1;
 }
 
+/* The active MTU a RoCE netdev MTU gives (the kernel's iboe_get_mtu(), include/rdma/ib_addr.h):
+ * netdev MTU minus 96 bytes of headers, rounded down to 256..4096; 0 below that. */
+unsigned rd_roce_active_mtu(uint64_t netdev_mtu);
+/* Writes the priorities set in mask (bit N = priority N) as "3", "3,4", or "none" when none is. */
+void rd_prio_words(uint8_t mask, char *buf, size_t len);
+
 #endif

@@ -114,6 +114,25 @@ RD_TEST(dpkg_status)
 	CHECK_INT(found, 0);
 }
 
+/* roce.mtu and the fleet's active MTU; roce.qos and the fleet's PFC words (one helper each) */
+RD_TEST(roce_words)
+{
+	CHECK_INT(rd_roce_active_mtu(9000), 4096);
+	CHECK_INT(rd_roce_active_mtu(1500), 1024);
+	CHECK_INT(rd_roce_active_mtu(4191), 2048);
+	CHECK_INT(rd_roce_active_mtu(4192), 4096);
+	CHECK_INT(rd_roce_active_mtu(90), 0);
+	char w[32];
+	rd_prio_words(0x08, w, sizeof w);
+	CHECK_STR(w, "3");
+	rd_prio_words(0x18, w, sizeof w);
+	CHECK_STR(w, "3,4");
+	rd_prio_words(0, w, sizeof w);
+	CHECK_STR(w, "none");
+	rd_prio_words(0xff, w, 4); /* cut, never overrun */
+	CHECK_STR(w, "0,1");
+}
+
 /* The one pass over the file answers as one rd_dpkg_package per name (the first stanza decides). */
 RD_TEST(dpkg_status_one_pass)
 {
