@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Boots the Debian kernel with the tier's initramfs under qemu (TCG) and waits for it to power off.
 # The guest writes its results into OUTDIR through a 9p share; the serial console goes to
-# OUTDIR/console.log.  Usage: boot.sh KVER INITRAMFS OUTDIR
+# OUTDIR/console.log.  Usage: boot.sh KVER INITRAMFS OUTDIR [PHASE]
+#   PHASE (optional): passed to the guest as rdvm.phase=PHASE on the kernel command line (init.sh
+#   hands it to guest.sh); the console then goes to OUTDIR/console-PHASE.log
 set -euo pipefail
-kver=$1 initrd=$2 outdir=$3
+kver=$1 initrd=$2 outdir=$3 phase=${4:-}
 mkdir -p "$outdir"
 timeout 540 qemu-system-x86_64 -accel tcg -cpu max -m 1024 -smp 1 -nographic -no-reboot \
 	-kernel "/boot/vmlinuz-$kver" -initrd "$initrd" \
-	-append "console=ttyS0 quiet panic=-1 rdinit=/init" \
+	-append "console=ttyS0 quiet panic=-1 rdinit=/init${phase:+ rdvm.phase=$phase}" \
 	-netdev user,id=n0 -device virtio-net-pci,netdev=n0 \
 	-virtfs "local,path=$outdir,mount_tag=out,security_model=none,id=out" \
-	< /dev/null > "$outdir/console.log" 2>&1
+	< /dev/null > "$outdir/console${phase:+-$phase}.log" 2>&1

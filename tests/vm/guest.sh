@@ -2,6 +2,7 @@
 # The scenarios of the real-kernel tier, run in sequence inside the VM on a real Linux RDMA stack
 # (Soft-RoCE rxe0 on eth0).  Each step's stdout, stderr and exit status go to /out/s/NAME.{out,err,rc}
 # on the 9p share; the host (tests/vm/run.sh) asserts on them.  Nothing is judged here.
+# Usage: guest.sh [reboot]   reboot: the second boot of the VM, the link steps only (see below)
 set -u
 S=/out/s
 mkdir -p $S
@@ -33,9 +34,34 @@ unload_rdma() {
 	true
 }
 
+# link_run NAME EPOCH: link.counters and link.flaps at time EPOCH, the sample kept on the share
+# (/out/state), where the next run, or the next boot of the VM, finds it
+link_run() {
+	step "$1" env SOURCE_DATE_EPOCH="$2" $RD check --only link.counters,link.flaps --state-dir /out/state --format json
+}
+link_hw() { step "$1" sh -c 'grep -H . /sys/class/infiniband/rxe0/ports/1/hw_counters/*'; }
+link_state() { step "$1" sh -c 'cat /out/state/*.link-state 2> /dev/null; true'; }
+
 ip link set lo up
 ip link set eth0 up
 ip addr add 10.0.2.15/24 dev eth0
+
+# ---- the second boot: the same VM and results directory, so the state file the first boot left
+# on the share meets another boot_id and a new rxe0 whose counters start again from 0; only what
+# link.counters needs is set up (rxe0), to keep this boot short
+if [ "${1:-}" = reboot ]; then
+	modprobe crc32_generic
+	modprobe rdma_rxe
+	rdma link add rxe0 type rxe netdev eth0
+	wait_state rxe0 ACTIVE
+	step reboot-boot-id cat /proc/sys/kernel/random/boot_id
+	link_state reboot-state-before
+	link_hw reboot-hw
+	link_run reboot-counters 1764468000
+	link_state reboot-state-after
+	echo "@@guest-done" > /dev/console
+	exit 0
+fi
 
 # ---- 1. a fresh host: nothing loaded, modules-load.d empty ------------------------------------
 step fresh-modules cat /proc/modules
@@ -105,13 +131,19 @@ for i in 1 2 3 4 5 6 7 8 9 10; do grep -qs ffff:0a00:020f /sys/class/infiniband/
 # the same results directory meets them under another boot_id (a new baseline, no alarm)
 mkdir -p /out/state
 step link-boot-id cat /proc/sys/kernel/random/boot_id
-step link-state-before sh -c 'cat /out/state/*.link-state 2> /dev/null; true'
-step link-counters-1 env SOURCE_DATE_EPOCH=1764460800 $RD check --only link.counters,link.flaps --state-dir /out/state --format json
-step link-hw-1 sh -c 'grep -H . /sys/class/infiniband/rxe0/ports/1/hw_counters/*'
+link_state link-state-before
+link_run link-counters-1 1764460800
+link_state link-state-1
+link_hw link-hw-1
 $RD --timeout 120 probe > /dev/null 2>&1
-step link-hw-2 sh -c 'grep -H . /sys/class/infiniband/rxe0/ports/1/hw_counters/*'
-step link-counters-2 env SOURCE_DATE_EPOCH=1764464400 $RD check --only link.counters,link.flaps --state-dir /out/state --format json
-step link-state-after sh -c 'cat /out/state/*.link-state'
+link_hw link-hw-2
+link_run link-counters-2 1764464400
+link_state link-state-after
+# the comparison is per counter: a kept sample whose sent_pkts is above today's reads as a counter
+# that went down (cleared), a new baseline for it and no alarm (a copy: the share's file stays)
+mkdir -p /tmp/link-down
+for f in /out/state/*.link-state; do sed 's/^\(h rxe0 1 sent_pkts\) .*/\1 999999999/' "$f" > "/tmp/link-down/${f##*/}"; done
+step link-counters-down env SOURCE_DATE_EPOCH=1764464460 $RD check --only link.counters --state-dir /tmp/link-down --format json
 step facts-modules cat /proc/modules
 step facts-devnodes ls -ln /dev/infiniband
 step facts-limits cat /proc/self/limits

@@ -13,8 +13,10 @@ if ! mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 out /out; then
 	echo "@@vm-error cannot mount the 9p share"; poweroff -f
 fi
 # the tier's own modules stay out of the RDMA picture: only RDMA modules are unloaded by scenarios
-echo "@@vm-booted $kver"
-sh /guest.sh > /out/guest.log 2>&1
+# rdvm.phase=PHASE (boot.sh's PHASE): which scenarios guest.sh runs
+phase=$(sed -n 's/.*rdvm\.phase=\([a-z0-9]*\).*/\1/p' /proc/cmdline)
+echo "@@vm-booted $kver${phase:+ phase $phase}"
+sh /guest.sh ${phase:+"$phase"} > /out/guest${phase:+-$phase}.log 2>&1
 echo "@@vm-done rc=$?"
 sync
 umount /out

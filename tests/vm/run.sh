@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The real-kernel tier: boots the Debian kernel under qemu with the real RDMA modules and a Soft-RoCE
 # device (rxe0 on eth0), runs the scenarios of tests/vm/guest.sh with the freshly built rdma-doctor,
-# and asserts here, on the host side, on what each step printed.  Needs (as packages): qemu-system-x86,
-# linux-image-amd64, busybox-static, kmod, cpio, rdma-core, ibverbs-providers, ibverbs-utils,
-# infiniband-diags, iproute2, systemd; tests/run-all.sh installs them.
+# and asserts here, on the host side, on what each step printed.  The same VM is then booted a second
+# time with the same results directory (guest.sh reboot: the link steps only, about 10 s), so that
+# link.counters meets the first boot's state file under a real boot_id change.  Needs (as packages):
+# qemu-system-x86, linux-image-amd64, busybox-static, kmod, cpio, rdma-core, ibverbs-providers,
+# ibverbs-utils, infiniband-diags, iproute2, systemd; tests/run-all.sh installs them.
 # Usage: tests/vm/run.sh [BUILD_DIR] [--keep DIR] [--update-fixtures]
 #   --keep DIR          keep the guest's output in DIR (default: a temporary directory)
 #   --update-fixtures   copy the real data seen in the VM into tests/vm/fixtures/
@@ -47,6 +49,14 @@ echo "# booted $kver, the guest ran for $(($(date +%s) - t0)) s (qemu exit $rc)"
 grep -q '^@@guest-done' "$out/console.log" && ok "guest ran every scenario" ||
 	{ bad "the guest did not finish (qemu exit $rc); console:"; tail -30 "$out/console.log"; finish; }
 S=$out/s
+# The second boot of the same VM with the same results directory: the link state file the first
+# boot wrote on the share is read under another boot_id (guest.sh's reboot phase: the link steps only)
+t1=$(date +%s)
+"$top/tests/vm/boot.sh" "$kver" "$work/initramfs.cpio.gz" "$out" reboot
+rc=$?
+echo "# second boot: the guest ran for $(($(date +%s) - t1)) s (qemu exit $rc)"
+grep -q '^@@guest-done' "$out/console-reboot.log" && ok "second boot ran the link steps" ||
+	{ bad "the second boot did not finish (qemu exit $rc); console:"; tail -30 "$out/console-reboot.log"; }
 
 # ---- assertion helpers ----------------------------------------------------------------------------
 rc_of() { cat "$S/$1.rc" 2> /dev/null || echo missing; }
@@ -142,6 +152,59 @@ jqt healthy-probe "every step ok and timed" '[.ports[0].steps[] | select(.ok != 
 has healthy-probe-text "says PASS" 'PASS'
 expect_rc healthy-check-probe 1
 jqt healthy-check-probe "probe.loopback OK in check --probe" "$(status_of probe.loopback) == [\"OK\"]"
+
+# ---- 2b. link.counters on the real kernel: two runs with probe traffic between, then a second boot -----
+# hw STEP NAME: rxe0 port 1's hw_counters/NAME as the step read it; kept STEP NAME: as the state file keeps it
+hw() { sed -n "s|.*/hw_counters/$2:||p" "$S/$1.out" 2> /dev/null; }
+kept() { awk -v n="$2" '$1 == "h" && $2 == "rxe0" && $3 == 1 && $4 == n { print $5 }' "$S/$1.out" 2> /dev/null; }
+lc='[.findings[] | select(.check == "link.counters")]'
+no_alarm='.summary.status == "OK" and [.findings[] | select(.status != "OK")] == []'
+bid1=$(cat "$S/link-boot-id.out" 2> /dev/null) bid2=$(cat "$S/reboot-boot-id.out" 2> /dev/null)
+has link-boot-id "a boot_id (the kernel's random UUID)" '^[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}$'
+[ "$(rc_of link-state-before)" = 0 ] && [ ! -s "$S/link-state-before.out" ] &&
+	ok "link-state-before: no state file on the share before run 1" || bad "link-state-before: a state file before run 1 (or no step)"
+expect_rc link-counters-1 0
+jqt link-counters-1 "run 1: OK \"1 port: baseline recorded (first sample)\", the state file written" \
+	"$lc | length == 1 and .[0].status == \"OK\" and .[0].message == \"1 port: baseline recorded (first sample)\" and
+	 .[0].evidence[0].value == \"written\" and (.[0].evidence[0].path | endswith(\".link-state\"))" "$lc"
+has link-state-1 "the state file after run 1 holds this boot's boot_id" "^boot_id $bid1\$"
+has link-state-1 "... and run 1's time" '^time 1764460800$'
+sed -nE 's|.*/hw_counters/([^:]+):(.*)|h rxe0 1 \1 \2|p' "$S/link-hw-1.out" | grep -v ' lifespan ' | LC_ALL=C sort > "$work/hw1"
+grep '^h ' "$S/link-state-1.out" | LC_ALL=C sort > "$work/kept1"
+[ -s "$work/hw1" ] && diff "$work/hw1" "$work/kept1" > "$work/d" &&
+	ok "link-state-1: run 1 kept rxe0's $(wc -l < "$work/hw1") hw_counters as sysfs shows them (lifespan aside)" ||
+	{ bad "link-state-1: the kept hw_counters are not sysfs' (< sysfs, > kept)"; head -10 "$work/d"; }
+for c in sent_pkts rcvd_pkts; do
+	a=$(hw link-hw-1 $c) b=$(hw link-hw-2 $c)
+	[ -n "$a" ] && [ -n "$b" ] && [ "$b" -gt "$a" ] && ok "rxe0 hw_counters/$c moved with the probe's traffic ($a -> $b)" ||
+		bad "rxe0 hw_counters/$c did not move across the probe (${a:-none} -> ${b:-none})"
+done
+expect_rc link-counters-2 0
+jqt link-counters-2 "run 2 compares with run 1's sample: no error counter rose in the 1 h since" \
+	"$lc | length == 1 and .[0].status == \"OK\" and .[0].message == \"1 port: no error counter rose in 1h 0m (since 2025-11-30T00:00:00Z)\" and
+	 .[0].evidence[0].value == \"boot_id $bid1, time 1764460800\"" "$lc"
+jqt link-counters-2 "the probe's traffic raises no WARN or FAIL" "$no_alarm" '.findings'
+has link-state-after "the state file after run 2: its time" '^time 1764464400$'
+a=$(kept link-state-after sent_pkts) b=$(hw link-hw-2 sent_pkts)
+[ -n "$a" ] && [ "$a" = "$b" ] && ok "link-state-after: run 2 kept the moved sent_pkts ($a)" || bad "link-state-after: sent_pkts kept ${a:-none}, sysfs $b"
+jqt link-counters-down "a kept sent_pkts above today's: it went down, a new baseline for it, no alarm" \
+	"$lc | length == 1 and .[0].status == \"OK\" and
+	 (.[0].message | test(\"^1 port: no error counter rose in 1m 0s [(]since 2025-11-30T01:00:00Z[)]; 1 went down [(]cleared: a new baseline[)]\$\"))" "$lc"
+# the second boot
+[ -n "$bid1" ] && [ -n "$bid2" ] && [ "$bid1" != "$bid2" ] && ok "second boot: another boot_id ($bid2, was $bid1)" ||
+	bad "second boot: boot_id ${bid2:-none}, the first boot's ${bid1:-none}"
+[ -s "$S/link-state-after.out" ] && diff "$S/link-state-after.out" "$S/reboot-state-before.out" > "$work/d" &&
+	ok "second boot: it finds the state file the first boot left on the share" || { bad "second boot: not the first boot's state file"; head "$work/d"; }
+a=$(hw reboot-hw sent_pkts) b=$(kept reboot-state-before sent_pkts)
+[ -n "$a" ] && [ -n "$b" ] && [ "$a" -lt "$b" ] && ok "second boot: rxe0's counters start again (sent_pkts $a, kept $b)" ||
+	bad "second boot: sent_pkts ${a:-none}, kept ${b:-none}: not lower"
+expect_rc reboot-counters 0
+jqt reboot-counters "link.counters: OK, a new baseline because the host booted, naming both boot_ids" \
+	"$lc | length == 1 and .[0].status == \"OK\" and .[0].evidence[0].value == \"written\" and
+	 .[0].message == \"1 port: new baseline: the host booted since the last sample (boot_id $bid2, was $bid1)\"" "$lc"
+jqt reboot-counters "counters lower after the reboot raise no WARN or FAIL" "$no_alarm" '.findings'
+has reboot-state-after "the state file now holds the second boot's boot_id" "^boot_id $bid2\$"
+has reboot-state-after "... and its time" '^time 1764468000$'
 
 # ---- 3. the snapshot taken inside, checked here ----------------------------------------------------------
 expect_rc snap-take 0
