@@ -48,6 +48,8 @@ pcie_behind() {
 		if [[ $l/ == "$old"/* || $t/ == "$old"/* ]]; then links+=("$l" "$t"); fi
 	done < <(find "$R/sys" -type l -print0)
 	mkdir -p "$R/$dir"; mv "$old" "$new"
+	# the failing reads recorded for the function's files (gid_attrs) are at its new place too
+	[ ! -f "$R/rdma-doctor/read-errors" ] || sed -i "s|	/$PCIROOT/$bdf/|	/$dir/$bdf/|" "$R/rdma-doctor/read-errors"
 	for ((i = 0; i < ${#links[@]}; i += 2)); do
 		l=${links[i]} t=${links[i + 1]}
 		[[ $l/ == "$old"/* ]] && l=$new${l#"$old"}
