@@ -40,7 +40,7 @@ dmesg_add() { printf '%s\n' "$@" >> "$R/rdma-doctor/commands/dmesg"; }
 # the function's directory is made again for its new place.  Each port: a Gen5 x16 link.
 pcie_behind() {
 	local bdf=$1 rp=$2; shift 2
-	local top=sys/devices/pci0000:00/$rp dir l t i links=()
+	local top=sys/devices/pci0000:00/$rp dir l t i p links=()
 	dir=$top; for p in "$@"; do dir=$dir/$p; done
 	local old=$R/$PCIROOT/$bdf new=$R/$dir/$bdf
 	while IFS= read -r -d '' l; do
