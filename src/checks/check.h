@@ -86,6 +86,12 @@ void rd_evidence_attr(struct rd_finding *f, const struct rd_attr *a);
 void rd_fix_add(struct rd_finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* True when the running check has produced no finding yet. */
 bool rd_check_quiet(const struct rd_check_ctx *ctx);
+/* True when o, a captured MFT tool output (model/mft.h), was read and understood.  Not run, not
+ * installed or not captured: false, counted in *missing, the first one's reason (rd_tool_why) in
+ * why for the check's SKIP.  Any other failure: false, and an UNKNOWN finding about subject,
+ * "cannot read the WHAT of SUBJECT: why", with the capture (or the command) as its evidence. */
+bool rd_tool_usable(struct rd_check_ctx *ctx, const struct rd_tool_out *o, const char *subject, const char *what,
+		    size_t *missing, char *why, size_t whylen);
 
 /* True when list (a comma list of check ids, or NULL) selects id: an item is the id itself or a prefix
  * of it ending at a dot ("ports" selects "ports.rate"). */

@@ -1,4 +1,5 @@
 /* Statuses, findings and reports: what a check produces (the renderers in render/ print it). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,4 +128,21 @@ void rd_fix_add(struct rd_finding *f, const char *fmt, ...)
 bool rd_check_quiet(const struct rd_check_ctx *ctx)
 {
 	return ctx->report->n == ctx->first;
+}
+
+bool rd_tool_usable(struct rd_check_ctx *ctx, const struct rd_tool_out *o, const char *subject, const char *what,
+		    size_t *missing, char *why, size_t whylen)
+{
+	if (o->err == RD_ENOTCAPTURED || o->err == ENOENT) {
+		if (!(*missing)++)
+			rd_tool_why(o, why, whylen);
+		return false;
+	}
+	if (rd_tool_ok(o))
+		return true;
+	char buf[320];
+	struct rd_finding *f = rd_finding_add(ctx, RD_UNKNOWN, subject, "cannot read the %s of %s: %s", what, subject,
+					      rd_tool_why(o, buf, sizeof buf));
+	rd_evidence_add(f, o->capture ? o->capture : o->cmd, "<%s>", buf);
+	return false;
 }

@@ -3,7 +3,6 @@
  * a Status Opcode other than 0 or 1023 (1-1022 PHY firmware, 1024-2047 management firmware with
  * 1024 = cable unplugged, 2048 and up core/driver) with the firmware's Recommendation as the
  * message, and the State / Physical state it reports against sysfs. */
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -124,20 +123,8 @@ void rd_check_link_phy(struct rd_check_ctx *ctx)
 			if (!mp || rd_policy_ignores(ctx->policy, d->name, p->num))
 				continue;
 			snprintf(subj, sizeof subj, "%s port %u", d->name, p->num);
-			const struct rd_tool_out *o = &mp->mlxlink_out;
-			if (o->err == RD_ENOTCAPTURED || o->err == ENOENT) {
-				if (!missing++)
-					rd_tool_why(o, why, sizeof why);
-				continue;
-			}
-			if (!rd_tool_ok(o)) {
-				char buf[320];
-				struct rd_finding *f = rd_finding_add(ctx, RD_UNKNOWN, subj, "cannot read the link of %s: %s", subj,
-								      rd_tool_why(o, buf, sizeof buf));
-				rd_evidence_add(f, o->capture ? o->capture : o->cmd, "<%s>", buf);
-				continue;
-			}
-			judged += judge(ctx, d, p, mp, subj);
+			if (rd_tool_usable(ctx, &mp->mlxlink_out, subj, "link", &missing, why, sizeof why))
+				judged += judge(ctx, d, p, mp, subj);
 		}
 	}
 	for (size_t i = ctx->first; i < ctx->report->n; i++)

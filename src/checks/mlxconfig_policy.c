@@ -1,7 +1,6 @@
 /* mlxconfig.policy: each [mlxconfig] NAME = VALUE of the policy against the Next Boot column of
  * `mlxconfig -d <pci> query` (what the adapter runs with after the next reset), and a Current
  * value that still differs (set, but not applied until mlxfwreset or a reboot). */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,19 +85,8 @@ void rd_check_mlxconfig_policy(struct rd_check_ctx *ctx)
 	char why[320] = "";
 	for (size_t i = 0; i < m->ndevs; i++) {
 		const struct rd_mft_dev *md = &m->devs[i];
-		const struct rd_tool_out *o = &md->mlxconfig_out;
-		if (o->err == RD_ENOTCAPTURED || o->err == ENOENT) {
-			if (!missing++)
-				rd_tool_why(o, why, sizeof why);
+		if (!rd_tool_usable(ctx, &md->mlxconfig_out, md->name, "mlxconfig settings", &missing, why, sizeof why))
 			continue;
-		}
-		if (!rd_tool_ok(o)) {
-			char buf[320];
-			struct rd_finding *f = rd_finding_add(ctx, RD_UNKNOWN, md->name, "cannot read the mlxconfig settings of %s: %s",
-							      md->name, rd_tool_why(o, buf, sizeof buf));
-			rd_evidence_add(f, o->capture ? o->capture : o->cmd, "<%s>", buf);
-			continue;
-		}
 		judged++;
 		judge_dev(ctx, md, &matched);
 	}

@@ -2,7 +2,10 @@
  * trained below what both of its ends can do (current_link_speed/width against the smaller of the
  * two ends' max_link_speed/width), as scitix/sichek does.  VFs are skipped (their links are their
  * PF's).  The kernel's own mlx5 "... limited by ... at <bdf>" line is evidence when present.
- * Degraded: WARN; below the policy's [pcie] min_width / min_speed: FAIL.
+ * Degraded: WARN; below the policy's [pcie] min_width / min_speed: FAIL.  A function held below its
+ * own capability by a link that runs at what its ends can do (an x8 slot or switch port, a Gen4 root
+ * port) is not degraded: the OK says which link holds it (the kernel's "limited by" line is
+ * kernel.log's).
  *
  * The path from the function up is [function, its port, (switch upstream port, switch downstream
  * port)..., root port]: a link is a child (the function, or a switch's upstream port) below a
@@ -38,12 +41,39 @@ static void kernel_lines(struct rd_check_ctx *ctx, struct rd_finding *f, const c
 	}
 }
 
+/* The function ld (not degraded) runs below what it can do itself: the path's slowest link (the
+ * first from the function) is as fast as that link's two ends allow, and slower or narrower than
+ * the function; "mlx5_0 (0000:1b:00.0) at 32 GT/s x8 of 32 GT/s x16, by the link A to B" to out. */
+static void held_back(struct rd_buf *out, const struct rd_link_dev *ld, size_t links)
+{
+	const struct rd_pcie_hop *fn = &ld->path[0], *by = NULL, *by_up = NULL;
+	double speed = 0;
+	unsigned width = 0;
+	for (size_t k = 0; k < links; k++) {
+		const struct rd_pcie_hop *c = &ld->path[2 * k];
+		if (!c->cur_gts || !c->cur_w)
+			continue;
+		if (!by || c->cur_gts * c->cur_w < speed * width) {
+			by = c;
+			by_up = 2 * k + 1 < ld->npath ? &ld->path[2 * k + 1] : NULL;
+			speed = c->cur_gts;
+			width = c->cur_w;
+		}
+	}
+	if (!by || !((fn->max_gts > 0 && speed + 1e-9 < fn->max_gts) || (fn->max_w && width < fn->max_w)))
+		return;
+	rd_buf_printf(out, "%s%s (%s) at %g GT/s x%u of its %g GT/s x%u, limited by the link %s to %s", out->len ? "; " : "", ld->name,
+		      fn->addr, speed, width, fn->max_gts ? fn->max_gts : speed, fn->max_w ? fn->max_w : width, by->addr,
+		      by_up ? by_up->addr : "the root complex");
+}
+
 void rd_check_pcie_link(struct rd_check_ctx *ctx)
 {
 	const struct rd_host *h = ctx->host;
 	const struct rd_link *lk = &ctx->sys->link;
 	const struct rd_policy *pol = ctx->policy;
 	size_t checked = 0, vfs = 0, blind = 0;
+	struct rd_buf held = {0}; /* functions whose path is slower or narrower than they are */
 	for (size_t i = 0; i < h->ndevices; i++) {
 		const struct rd_device *d = &h->devices[i];
 		const struct rd_link_dev *ld = rd_link_dev(lk, d->name);
@@ -104,20 +134,40 @@ void rd_check_pcie_link(struct rd_check_ctx *ctx)
 			}
 			kernel_lines(ctx, f, d->pci_addr);
 			rd_fix_add(f, "lspci -s %s -vv | grep -E 'LnkCap|LnkSta'", c->addr);
-			rd_fix_add(f, "reseat the card in a full-width slot; check the BIOS slot settings (forced generation, "
-				      "bifurcation) and the riser");
+			if (k == 0)
+				rd_fix_add(f, "reseat the card in a full-width slot; check the BIOS slot settings (forced generation, "
+					      "bifurcation) and the riser");
+			else if (k + 1 == links) /* a switch's uplink to the root port: the board's, not the card's slot */
+				rd_fix_add(f, "not the card's slot: reseat the cables or riser between the switch port %s and the "
+					      "root port %s, check the BIOS PCIe settings of %s (forced generation, bifurcation); a link "
+					      "still narrow or slow after a power cycle is a board or switch fault",
+					   c->addr, up->addr, up->addr);
+			else /* between two switches */
+				rd_fix_add(f, "not the card's slot: the link between two PCIe switches (%s to %s) is on the board or "
+					      "its cables; reseat them and power-cycle; a link still narrow or slow after that is a board "
+					      "or switch fault", c->addr, up->addr);
 		}
+		held_back(&held, ld, links);
 	}
-	if (!rd_check_quiet(ctx))
+	if (!rd_check_quiet(ctx)) {
+		rd_buf_free(&held);
 		return;
+	}
 	char extra[64] = "";
 	if (vfs)
 		snprintf(extra, sizeof extra, " (%zu SR-IOV VF%s skipped)", vfs, vfs == 1 ? "" : "s");
-	if (checked)
+	if (checked && held.len)
+		rd_finding_add(ctx, RD_OK, "host",
+			       "%zu HCA function%s: PCIe links as fast and wide as both ends of each can do, up to the root port%s; "
+			       "below what the HCA can do, as a slot or switch port is slower or narrower (not a degraded link; "
+			       "[pcie] min_speed / min_width to require more): %s",
+			       checked, checked == 1 ? "" : "s", extra, held.data);
+	else if (checked)
 		rd_finding_add(ctx, RD_OK, "host", "%zu HCA function%s: PCIe links at full speed and width up to the root port%s",
 			       checked, checked == 1 ? "" : "s", extra);
 	else if (blind)
 		rd_finding_add(ctx, RD_SKIP, "host", "no PCIe link attributes for the HCA functions in this root%s", extra);
 	else
 		rd_finding_add(ctx, RD_SKIP, "host", "no PCIe RDMA function%s", extra);
+	rd_buf_free(&held);
 }

@@ -34,6 +34,46 @@ seed() {
 state_file() { mkdir -p "$out/.state/$S"; printf '%s' "$out/.state/$S/gpu-a01.link-state"; }
 dmesg_add() { printf '%s\n' "$@" >> "$R/rdma-doctor/commands/dmesg"; }
 
+# pcie_behind BDF ROOT_PORT SWITCH_PORT... — moves PCI function BDF (made by pcidev below the shared
+# root port) below its own root port and the switch ports given, top down (upstream port,
+# downstream port, ...), as an HGX board's Broadcom PEX890xx switches; every link into or out of
+# the function's directory is made again for its new place.  Each port: a Gen5 x16 link.
+pcie_behind() {
+	local bdf=$1 rp=$2; shift 2
+	local top=sys/devices/pci0000:00/$rp dir l t i p links=()
+	dir=$top; for p in "$@"; do dir=$dir/$p; done
+	local old=$R/$PCIROOT/$bdf new=$R/$dir/$bdf
+	while IFS= read -r -d '' l; do
+		t=$(realpath -ms "$(dirname "$l")/$(readlink "$l")")
+		if [[ $l/ == "$old"/* || $t/ == "$old"/* ]]; then links+=("$l" "$t"); fi
+	done < <(find "$R/sys" -type l -print0)
+	mkdir -p "$R/$dir"; mv "$old" "$new"
+	# the failing reads recorded for the function's files (gid_attrs) are at its new place too
+	[ ! -f "$R/rdma-doctor/read-errors" ] || sed -i "s|	/$PCIROOT/$bdf/|	/$dir/$bdf/|" "$R/rdma-doctor/read-errors"
+	for ((i = 0; i < ${#links[@]}; i += 2)); do
+		l=${links[i]} t=${links[i + 1]}
+		[[ $l/ == "$old"/* ]] && l=$new${l#"$old"}
+		[[ $t/ == "$old"/* ]] && t=$new${t#"$old"}
+		ln -sfn "$(realpath -ms --relative-to="$(dirname "$l")" "$t")" "$l"
+	done
+	attr "$top/vendor" 0x8086; attr "$top/class" 0x060400
+	pcielink "$top" "32.0 GT/s PCIe" 16 "32.0 GT/s PCIe" 16
+	dir=$top
+	for p in "$@"; do
+		dir=$dir/$p
+		attr "$dir/vendor" 0x1000; attr "$dir/device" 0xc030; attr "$dir/class" 0x060400
+		pcielink "$dir" "32.0 GT/s PCIe" 16 "32.0 GT/s PCIe" 16
+		lnk "sys/bus/pci/devices/$p" "../../../${dir#sys/}"
+	done
+	lnk "sys/bus/pci/devices/$rp" "../../../${top#sys/}"
+}
+# mlx5_0 behind two switches: root port 00:03.0, switch 1 (upstream 10:00.0, downstream 11:00.0),
+# switch 2 (upstream 12:00.0, downstream 13:00.0), the HCA 1b:00.0
+SW=sys/devices/pci0000:00/0000:00:03.0
+SW_U1=$SW/0000:10:00.0 SW_D1=$SW/0000:10:00.0/0000:11:00.0
+SW_U2=$SW_D1/0000:12:00.0 SW_D2=$SW_D1/0000:12:00.0/0000:13:00.0
+switches() { pcie_behind 0000:1b:00.0 0000:00:03.0 0000:10:00.0 0000:11:00.0 0000:12:00.0 0000:13:00.0; }
+
 link_build() {
 	S=$1
 	case "$1" in
@@ -104,6 +144,30 @@ link_build() {
 		# an x8 card trained at its full x8, but the policy wants x16 HCAs
 		base; attr etc/rdma-doctor.conf "$(printf '[pcie]\nmin_width = 16\n')"
 		pcielink "$PCIROOT/0000:c1:00.0" "16.0 GT/s PCIe" 8 "16.0 GT/s PCIe" 8 ;;
+	pcie-switch-healthy)
+		# an HGX-style path: mlx5_0 behind two PCIe switches, every link at Gen5 x16
+		base; switches ;;
+	pcie-switch-uplink-x8)
+		# the first switch's uplink to the root port trained at x8; the HCA's own link is x16
+		base; switches; pcielink "$SW_U1" "32.0 GT/s PCIe" 8 "32.0 GT/s PCIe" 16
+		pcielink "$SW" "32.0 GT/s PCIe" 8 "32.0 GT/s PCIe" 16
+		dmesg_add "[    4.210001] mlx5_core 0000:1b:00.0: 252.056 Gb/s available PCIe bandwidth, limited by 32.0 GT/s PCIe x8 link at 0000:00:03.0 (capable of 504.112 Gb/s with 32.0 GT/s PCIe x16 link)" ;;
+	pcie-switch-middle-x8)
+		# the link between the two switches trained at x8
+		base; switches; pcielink "$SW_U2" "32.0 GT/s PCIe" 8 "32.0 GT/s PCIe" 16
+		pcielink "$SW_D1" "32.0 GT/s PCIe" 8 "32.0 GT/s PCIe" 16
+		dmesg_add "[    4.210001] mlx5_core 0000:1b:00.0: 252.056 Gb/s available PCIe bandwidth, limited by 32.0 GT/s PCIe x8 link at 0000:11:00.0 (capable of 504.112 Gb/s with 32.0 GT/s PCIe x16 link)" ;;
+	pcie-switch-x8-port)
+		# the second switch's downstream port can do x8 only: the HCA's x8 is all both ends can do
+		# (not a degraded link; the kernel still says the slot caps the card's bandwidth)
+		base; switches; pcielink "$SW_D2" "32.0 GT/s PCIe" 8 "32.0 GT/s PCIe" 8
+		pcielink "$SW_D2/0000:1b:00.0" "32.0 GT/s PCIe" 8 "32.0 GT/s PCIe" 16
+		dmesg_add "[    4.210001] mlx5_core 0000:1b:00.0: 252.056 Gb/s available PCIe bandwidth, limited by 32.0 GT/s PCIe x8 link at 0000:13:00.0 (capable of 504.112 Gb/s with 32.0 GT/s PCIe x16 link)" ;;
+	pcie-switch-uplink-below-policy)
+		# pcie-switch-uplink-x8 under a policy that wants x16 links
+		base; attr etc/rdma-doctor.conf "$(printf '[pcie]\nmin_width = 16\n')"
+		switches; pcielink "$SW_U1" "32.0 GT/s PCIe" 8 "32.0 GT/s PCIe" 16
+		pcielink "$SW" "32.0 GT/s PCIe" 8 "32.0 GT/s PCIe" 16 ;;
 	port-vf-down)
 		# an SR-IOV VF of mlx5_2, unassigned and Down by design: listed, not judged
 		base
@@ -117,6 +181,20 @@ link_build() {
 		# the RoCE port's netdev carries the default route: the management NIC, not a compute port
 		base; attr proc/net/route "$(printf 'Iface\tDestination\tGateway \tFlags\tRefCnt\tUse\tMetric\tMask\t\tMTU\tWindow\tIRTT\nenp193s0f0np0\t00000000\t010A0A0A\t0003\t0\t0\t100\t00000000\t0\t0\t0\n')"
 		attr "$P2/state" "1: DOWN"; attr "$P2/phys_state" "3: Disabled" ;;
+	port-mgmt-roce-25g)
+		# a second ConnectX-6 Dx of the same model, cabled to the 25 Gb/s management network: its
+		# netdev carries the default route; mlx5_2, the compute RoCE port, runs at 200 Gb/s
+		base; attr "$P2/rate" "200 Gb/sec (4X HDR)"
+		pcidev 0000:c2:00.0 0x15b3 0x101d 1 mlx5_core
+		attr "$PCIROOT/0000:c2:00.0/class" 0x020000
+		ibdev mlx5_3 0000:c2:00.0 MT4125 22.39.1002 MT_0000000359 b859:9f03:00e3:2b10
+		port 1 "4: ACTIVE" "5: LinkUp" "25 Gb/sec (1X EDR)" Ethernet 0x0 0x0 0x00010000 \
+			fe80:0000:0000:0000:ba59:9fff:fee3:2b10 enp194s0f0np0
+		rocev2 1 1 fe80:0000:0000:0000:ba59:9fff:fee3:2b10 enp194s0f0np0
+		rocev2 1 3 0000:0000:0000:0000:0000:ffff:0a14:0021 enp194s0f0np0
+		uverbs 3 mlx5_3 0000:c2:00.0; umad 3 mlx5_3 1 0000:c2:00.0; issm 3 mlx5_3 1 0000:c2:00.0
+		netdev enp194s0f0np0 0000:c2:00.0 1500
+		attr proc/net/route "$(printf 'Iface\tDestination\tGateway \tFlags\tRefCnt\tUse\tMetric\tMask\t\tMTU\tWindow\tIRTT\nenp194s0f0np0\t00000000\t0100140A\t0003\t0\t0\t100\t00000000\t0\t0\t0\nenp194s0f0np0\t0000140A\t00000000\t0001\t0\t0\t100\t0000FFFF\t0\t0\t0\n')" ;;
 	port-multiplane-data-ports)
 		# a ConnectX-8 multi-plane device: four ports, the policy says 3 carries data; 1, 2, 4 are down
 		base; attr etc/rdma-doctor.conf "$(printf '[ports]\ndata_ports = mlx5_3:3\n')"
@@ -136,4 +214,6 @@ LINK_ALL=(link-downed-rose link-symbol-errors-past-budget link-rcv-errors-past-p
 	link-counter-saturated link-integrity-to-ceiling link-rnr-nak-rose link-counters-after-reboot link-counters-cleared link-counters-no-pma
 	link-counters-refused link-counters-excluded link-state-corrupt link-state-huge link-state-symlink
 	link-flaps-carrier link-flaps-lost-carrier link-flaps-module-event link-flaps-cable-replugged
-	pcie-x8-link pcie-gen4-slot pcie-below-policy-width port-vf-down port-mgmt-nic-down port-multiplane-data-ports)
+	pcie-x8-link pcie-gen4-slot pcie-below-policy-width
+	pcie-switch-healthy pcie-switch-uplink-x8 pcie-switch-middle-x8 pcie-switch-x8-port pcie-switch-uplink-below-policy
+	port-vf-down port-mgmt-nic-down port-mgmt-roce-25g port-multiplane-data-ports)

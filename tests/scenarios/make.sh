@@ -398,6 +398,12 @@ build() {
 		# sysfs fw_ver is empty on mlx5_1 (a driver that does not fill it): flint's FW Version is used
 		mft_base; attr "$PCIROOT/0000:9a:00.0/infiniband/mlx5_1/fw_ver" ""
 		sed -i 's/^FW Version: .*/FW Version:            28.39.1002/' "$R/$CMD/flint-mlx5_1" ;;
+	mft-tools-failed)
+		# mlxlink and mlxconfig ran and failed (synthetic error lines: MFT-SOURCES.md): UNKNOWN, not a finding
+		mft_base; printf '%s\n' '-E- Failed to open device: 0000:9a:00.0' > "$R/$CMD/mlxlink-mlx5_1-1"
+		attr "$CMD/mlxlink-mlx5_1-1.status" 1
+		printf '%s\n' '-E- Failed to open device: 0000:1b:00.0' > "$R/$CMD/mlxconfig-mlx5_0"
+		attr "$CMD/mlxconfig-mlx5_0.status" 1 ;;
 	roce-qos-differs)
 		# trust pcp and no PFC: the policy's lossless RoCE is not what the NIC does
 		mft_base; attr "$PCIROOT/0000:c1:00.0/net/enp193s0f0np0/qos/trust" pcp
@@ -431,7 +437,7 @@ ALL=(healthy-inbox healthy-mlnx-ofed healthy-doca-ofed ib-umad-missing rdma-ucm-
 	firmware-ofed-train-mismatch firmware-ofed-train-pinned firmware-doca-connectx5-not-judged
 	roce-gid-link-local-only roce-gid-empty roce-gid-index-v1 roce-gid-index-pinned-ok
 	healthy-mft link-phy-ber-high link-phy-cable-unplugged link-phy-opcode link-phy-state-differs mlxconfig-policy-differs
-	mlxconfig-policy-not-applied firmware-from-flint roce-qos-differs roce-qos-dcb-differs roce-qos-seen-no-policy)
+	mlxconfig-policy-not-applied mft-tools-failed firmware-from-flint roce-qos-differs roce-qos-dcb-differs roce-qos-seen-no-policy)
 . "$here/link.sh"
 ALL+=("${LINK_ALL[@]}")
 [ $# -gt 0 ] || set -- "${ALL[@]}"

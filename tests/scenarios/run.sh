@@ -3,7 +3,8 @@
 # the operator's guide) plus the real H100 tree from ../shared/fixtures/real:
 #   * text and JSON output equal the goldens in tests/scenarios/expected/ (time fixed);
 #   * the JSON parses (jq) and has the documented fields; the exit status is the worst finding's;
-#   * the checks named in expect.txt report the named status; healthy hosts stay quiet.
+#   * the checks named in expect.txt report the named status; healthy hosts stay quiet;
+#   * the roots again with the extra arguments of args.txt (--only ID: ID's findings as the whole run's).
 # Usage: tests/scenarios/run.sh [BUILD_DIR] [--update]     Ends with "N passed, N failed".
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -30,11 +31,13 @@ export SOURCE_DATE_EPOCH=1764460800 NO_COLOR=1
 cd "$work" || exit 1
 # each run gets a fresh --state-dir holding the scenario's previous sample, if it has one (link.sh)
 sdir=.state-dir # relative: the path in the goldens does not name the temporary directory
-seed() { rm -rf "$sdir"; mkdir -p "$sdir"; [ ! -d ".state/$s" ] || cp -a ".state/$s/." "$sdir/"; }
-for dir in */; do
-	s=${dir%/}
-	seed; "$bin" --root "$s" check --state-dir "$sdir" > "$s.txt" 2> "$s.err"; rc_text=$?
-	seed; "$bin" --root "$s" check --state-dir "$sdir" --format json > "$s.json" 2>> "$s.err"; rc_json=$?
+seed() { rm -rf "$sdir"; mkdir -p "$sdir"; [ ! -d ".state/$1" ] || cp -a ".state/$1/." "$sdir/"; }
+# run_one NAME ROOT [ARG...]: `check` of ROOT (with ARGs), its goldens expected/NAME.{txt,json}, its
+# expect.txt line NAME's
+run_one() {
+	local s=$1 root=$2 line e id st n want rc_text rc_json; shift 2
+	seed "$root"; "$bin" --root "$root" check --state-dir "$sdir" "$@" > "$s.txt" 2> "$s.err"; rc_text=$?
+	seed "$root"; "$bin" --root "$root" check --state-dir "$sdir" --format json "$@" > "$s.json" 2>> "$s.err"; rc_json=$?
 	# the sample written is the state file of this host (a link in its place is never replaced)
 	if [ -L "$sdir/gpu-a01.link-state" ] || [ ! -e "$sdir/gpu-a01.link-state" ]; then :; else
 		head -1 "$sdir/gpu-a01.link-state" | grep -qx 'rdma-doctor-link-state 1' && ok || bad "$s: state file not written as one"
@@ -61,7 +64,7 @@ for dir in */; do
 	if [ "$rc_text" = "$want" ] && [ "$rc_json" = "$want" ]; then ok; else bad "$s: exit $rc_text/$rc_json, summary says $want"; fi
 	# what must be reported
 	line=$(grep -E "^$s[[:space:]]" "$top/tests/scenarios/expect.txt" | head -1)
-	[ -n "$line" ] || { [ "$s" = real-gpud-h100 ] || bad "$s: not in expect.txt"; continue; }
+	[ -n "$line" ] || { [ "$s" = real-gpud-h100 ] || bad "$s: not in expect.txt"; return; }
 	for e in ${line#"$s"}; do
 		if [ "$e" = quiet ]; then
 			n=$(jq '[.findings[] | select(.status != "OK" and .status != "SKIP")] | length' "$s.json")
@@ -72,14 +75,38 @@ for dir in */; do
 				ok || bad "$s: expected $id=$st"
 		fi
 	done
-done
+}
+for dir in */; do run_one "${dir%/}" "${dir%/}" < /dev/null; done
+# The roots run again with the arguments of args.txt; a run with --only ID,... gives each ID's
+# findings exactly as the whole run of its root does (what checks/needs.c loads for ID is enough)
+while read -r name root args; do
+	case "$name" in ''|'#'*) continue ;; esac
+	[ -d "$root" ] || { bad "args.txt: $name: no scenario root $root"; continue; }
+	run_one "$name" "$root" $args < /dev/null
+	only=$(sed -nE 's/.*--only ([^ ]+).*/\1/p' <<< "$args")
+	for id in ${only//,/ }; do
+		if cmp -s <(jq -S --arg id "$id" '[.findings[] | select(.check == $id)]' "$root.json") \
+			<(jq -S --arg id "$id" '[.findings[] | select(.check == $id)]' "$name.json"); then ok
+		else bad "$name: $id's findings differ from the whole run of $root"; fi
+	done
+done < "$top/tests/scenarios/args.txt"
 # What each device is (`stack`): a VF, the management NIC and the non-data planes are listed, not judged
 for c in "port-vf-down mlx5_3 1 vf" "port-mgmt-nic-down mlx5_2 1 management" "port-multiplane-data-ports mlx5_3 1 not_data" \
-	"port-multiplane-data-ports mlx5_3 3 compute" "healthy-inbox mlx5_0 1 compute"; do
+	"port-multiplane-data-ports mlx5_3 3 compute" "healthy-inbox mlx5_0 1 compute" \
+	"port-mgmt-roce-25g mlx5_3 1 management" "port-mgmt-roce-25g mlx5_2 1 compute"; do
 	set -- $c
 	[ -d "$1" ] || continue
 	"$bin" --root "$1" stack --format json | jq -en --arg d "$2" --argjson p "$3" --arg r "$4" \
 		'input | any(.roles[]; .device == $d and .port == $p and .role == $r)' > /dev/null && ok || bad "$1: stack does not call $2 port $3 $4"
+done
+# pcie.link behind two switches: one finding, naming the degraded link by both its ends (not the HCA's)
+for c in "pcie-switch-uplink-x8 WARN 0000:10:00.0 0000:00:03.0" "pcie-switch-middle-x8 WARN 0000:12:00.0 0000:11:00.0" \
+	"pcie-switch-uplink-below-policy FAIL 0000:10:00.0 0000:00:03.0"; do
+	set -- $c
+	[ -f "$1.json" ] || continue
+	jq -en --arg st "$2" --arg l "the link $3 to $4 " 'input | [.findings[] | select(.check == "pcie.link")] |
+		length == 1 and .[0].status == $st and (.[0].message | contains($l))' "$1.json" > /dev/null &&
+		ok || bad "$1: pcie.link does not name the link $3 to $4 alone"
 done
 # The real H100 tree: its BlueField-3 RoCE bond is not judged by InfiniBand rules (no SM/LID
 # finding for it), and what the capture lacks is UNKNOWN, never a failure.

@@ -55,6 +55,18 @@ const char *rd_test_real_dir(void)
 	return stat(d, &st) == 0 && S_ISDIR(st.st_mode) ? d : NULL;
 }
 
+bool rd_test_mapped(const char *what)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[1024];
+	bool found = false;
+	CHECK(f);
+	while (fgets(line, sizeof line, f))
+		found |= strstr(line, what) != NULL;
+	fclose(f);
+	return found;
+}
+
 int main(int argc, char **argv)
 {
 	int passed = 0, failed = 0;

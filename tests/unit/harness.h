@@ -3,6 +3,7 @@
  * everything they allocate; the harness owns nothing of theirs. */
 #ifndef RD_TEST_HARNESS_H
 #define RD_TEST_HARNESS_H
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -14,6 +15,9 @@ void rd_test_fail(const char *file, int line, const char *fmt, ...)
 const char *rd_test_dir(void);
 /* Directory of ../shared/fixtures/real, or NULL when it is absent (callers must then fail). */
 const char *rd_test_real_dir(void);
+/* True when a mapping of this process (/proc/self/maps) names what, e.g. "libarchive.so": a
+ * library loaded on first use is not mapped before it. */
+bool rd_test_mapped(const char *what);
 
 #define RD_TEST(name)                                                        \
 	static void name(void);                                              \

@@ -11,25 +11,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static bool mapped(const char *what)
-{
-	FILE *f = fopen("/proc/self/maps", "r");
-	char line[1024];
-	bool found = false;
-	CHECK(f);
-	while (fgets(line, sizeof line, f))
-		found |= strstr(line, what) != NULL;
-	fclose(f);
-	return found;
-}
-
 RD_TEST(larchive_not_mapped_until_first_use)
 {
 	char err[256] = "unset";
-	CHECK(!mapped("libarchive.so"));
+	CHECK(!rd_test_mapped("libarchive.so"));
 	const struct rd_larchive *la = rd_larchive(err, sizeof err);
 	CHECK(la != NULL);
-	CHECK(mapped("libarchive.so"));
+	CHECK(rd_test_mapped("libarchive.so"));
 	CHECK(rd_larchive(err, sizeof err) == la); /* loaded once */
 	CHECK(la->read_new && la->entry_set_mtime && la->write_free && la->entry_clear);
 }

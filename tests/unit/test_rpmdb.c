@@ -201,18 +201,6 @@ static bool tmp_empty(void)
 	return n == 0;
 }
 
-static bool mapped(const char *what)
-{
-	FILE *f = fopen("/proc/self/maps", "r");
-	char line[1024];
-	bool found = false;
-	CHECK(f);
-	while (fgets(line, sizeof line, f))
-		found |= strstr(line, what) != NULL;
-	fclose(f);
-	return found;
-}
-
 static void load(const char *mode, int run_timeout_ms, struct rd_rpmdb *r, long long *ms)
 {
 	setenv("RD_RPMSHIM", mode, 1);
@@ -240,7 +228,7 @@ RD_TEST(child_hang_is_killed_at_the_deadline)
 	CHECK(strstr(r.reason, "/var/lib/rpm/rpmdb.sqlite cannot be read: librpm did not finish within") == r.reason);
 	CHECK(ms < 5000); /* not RD_RPMDB_TIMEOUT_MS: the run's deadline */
 	CHECK(tmp_empty());
-	CHECK(!mapped("librpmshim"));
+	CHECK(!rd_test_mapped("librpmshim"));
 	rd_rpmdb_free(&r);
 }
 
@@ -267,7 +255,7 @@ RD_TEST(child_crash_error_and_answer)
 	CHECK_INT(r.backend, RD_RPMDB_SQLITE);
 	CHECK_STR(r.path, "/var/lib/rpm/rpmdb.sqlite");
 	CHECK(tmp_empty());
-	CHECK(!mapped("librpmshim") && !mapped("librpm.so"));
+	CHECK(!rd_test_mapped("librpmshim") && !rd_test_mapped("librpm.so"));
 	rd_rpmdb_free(&r);
 	/* a missing library: UNKNOWN with the reason */
 	struct rd_source *src;
