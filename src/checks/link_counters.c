@@ -165,9 +165,15 @@ void rd_check_link_counters(struct rd_check_ctx *ctx)
 		rd_finding_add(ctx, RD_SKIP, "host", "port counters not read (--no-counters)");
 		return;
 	}
-	if (s->no_dir) {
-		rd_finding_add(ctx, RD_SKIP, "host",
-			       "nothing to compare: under --root no counter sample is kept unless --state-dir DIR is given");
+	if (s->no_dir) { /* no counter was read: the live host and its snapshot agree on a host without ports */
+		bool ports = false;
+		for (size_t i = 0; i < h->ndevices && !ports; i++)
+			for (size_t k = 0; k < h->devices[i].nports && !ports; k++)
+				ports = !rd_policy_ignores(ctx->policy, h->devices[i].name, h->devices[i].ports[k].num) &&
+					rd_port_role(lk, ctx->policy, &h->devices[i], &h->devices[i].ports[k]) == RD_ROLE_COMPUTE;
+		rd_finding_add(ctx, RD_SKIP, "host", "%s",
+			       ports ? "nothing to compare: under --root no counter sample is kept unless --state-dir DIR is given"
+				     : "no port with counters to compare");
 		return;
 	}
 	if (!lk->counters_read) {
