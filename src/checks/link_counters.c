@@ -165,6 +165,17 @@ void rd_check_link_counters(struct rd_check_ctx *ctx)
 		rd_finding_add(ctx, RD_SKIP, "host", "port counters not read (--no-counters)");
 		return;
 	}
+	if (s->no_dir) { /* no counter was read: the live host and its snapshot agree on a host without ports */
+		bool ports = false;
+		for (size_t i = 0; i < h->ndevices && !ports; i++)
+			for (size_t k = 0; k < h->devices[i].nports && !ports; k++)
+				ports = !rd_policy_ignores(ctx->policy, h->devices[i].name, h->devices[i].ports[k].num) &&
+					rd_port_role(lk, ctx->policy, &h->devices[i], &h->devices[i].ports[k]) == RD_ROLE_COMPUTE;
+		rd_finding_add(ctx, RD_SKIP, "host", "%s",
+			       ports ? "nothing to compare: under --root no counter sample is kept unless --state-dir DIR is given"
+				     : "no port with counters to compare");
+		return;
+	}
 	if (!lk->counters_read) {
 		rd_finding_add(ctx, RD_SKIP, "host", "port counters are read by check, slurm and npd only");
 		return;
@@ -173,13 +184,12 @@ void rd_check_link_counters(struct rd_check_ctx *ctx)
 	const char *baseline = NULL;
 	char why[512] = "";
 	const char *boot = rd_attr_ok(&lk->boot_id) ? lk->boot_id.value : "";
-	if (!s->kept) {
-		baseline = "no sample kept: under --root, --state-dir DIR compares runs";
-	} else if (s->prev_problem) {
+	if (s->prev_problem) {
 		snprintf(why, sizeof why, "new baseline: the previous sample is unusable (%s)", s->prev_problem);
 		baseline = why;
 	} else if (!s->have_prev) {
-		baseline = "baseline recorded (first sample)";
+		baseline = s->partial ? "no previous sample (a run of both link.counters and link.flaps keeps one)"
+				      : "baseline recorded (first sample)";
 	} else if (strcmp(s->prev.boot_id, boot) != 0) {
 		snprintf(why, sizeof why, "new baseline: the host booted since the last sample (boot_id %s, was %s)",
 			 *boot ? boot : "unknown", s->prev.boot_id[0] ? s->prev.boot_id : "unknown");
@@ -261,7 +271,10 @@ void rd_check_link_counters(struct rd_check_ctx *ctx)
 		struct rd_finding *f = rd_finding_add(ctx, RD_OK, "host", "%zu port%s: %s%s", r.ports, r.ports == 1 ? "" : "s",
 						      baseline, extra);
 		if (s->kept)
-			rd_evidence_add(f, s->file, "%s", s->written ? "written" : "not written");
+			rd_evidence_add(f, s->file, "%s",
+					s->written   ? "written"
+					: s->partial ? "not written: kept only by a run of both link.counters and link.flaps"
+						     : "not written");
 	} else if (!problems) {
 		struct rd_finding *f = rd_finding_add(ctx, RD_OK, "host", "%zu port%s: no error counter rose in %s (since %s)%s",
 						      r.ports, r.ports == 1 ? "" : "s", r.span, r.since, extra);

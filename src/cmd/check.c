@@ -239,6 +239,9 @@ static int run_check(struct rd_ctx *ctx, bool json, bool color, const char *poli
 				parts |= rd_check_needs(c->id);
 		ctx->load_flags |= parts;
 	}
+	ctx->link.only = only;
+	ctx->link.skip = skip;
+	ctx->link.show_counters = e->prometheus;
 	struct rd_loaded l;
 	if (rd_ctx_load(ctx, policy_path, true, &l) < 0) {
 		if (json && l.error[0]) { /* a JSON consumer gets a document, not 0 bytes */
@@ -299,6 +302,8 @@ int rd_check_collect(struct rd_ctx *ctx, const char *cmd, const struct rd_check_
 	memset(report, 0, sizeof *report);
 	if (!ids_valid(ctx, cmd, sel->only, "--only") || !ids_valid(ctx, cmd, sel->skip, "--skip"))
 		return -2;
+	ctx->link.only = sel->only;
+	ctx->link.skip = sel->skip;
 	if (rd_ctx_load(ctx, sel->policy, true, l) < 0)
 		return -1;
 	rd_checks_run(&l->h, &l->sys, &l->pol, rd_source_is_live(l->src), sel->only, sel->skip, report);

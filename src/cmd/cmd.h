@@ -19,6 +19,9 @@ struct rd_link_opts {
 	bool keep;             /* this command reads counters and keeps samples */
 	bool no_counters;      /* check --no-counters: no counter read, the kept sample left as it is */
 	const char *state_dir; /* --state-dir; NULL: /var/lib/rdma-doctor on the live host, none under --root */
+	const char *only, *skip; /* the run's check selection: counters are read and a sample kept only
+				  * for link.counters and link.flaps (a run of others must not move their baseline) */
+	bool show_counters;    /* the output shows the counters (Prometheus): read them even with no sample */
 };
 
 struct rd_ctx {

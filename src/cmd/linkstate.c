@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "checks/check.h"
 #include "cmd/cmd.h"
 #include "model/state.h"
 #include "source/atomic.h"
@@ -175,23 +176,36 @@ static char *write_state(const char *dir, const char *name, const char *text, in
 	return problem;
 }
 
+static bool selected(const struct rd_ctx *ctx, const char *id)
+{
+	return (!ctx->link.only || rd_check_selected(id, ctx->link.only)) &&
+	       !(ctx->link.skip && rd_check_selected(id, ctx->link.skip));
+}
+
 void rd_link_prepare(struct rd_ctx *ctx, struct rd_loaded *l)
 {
 	struct rd_link *lk = &l->sys.link;
 	if (!ctx->link.keep)
 		return;
-	if (ctx->link.no_counters)
-		lk->counters_off = true;
-	else
-		rd_link_counters_load(l->src, &l->h, &l->pol, lk);
-	struct rd_link_sample *s = &lk->sample;
-	s->now = now_s();
+	bool counters = selected(ctx, "link.counters"), flaps = selected(ctx, "link.flaps");
 	const char *dir = ctx->link.state_dir;
 	if (!dir && !rd_ctx_is_root(ctx))
 		dir = RD_STATE_DIR_DEFAULT;
-	if (!dir || !*dir)
+	bool have_dir = dir && *dir;
+	struct rd_link_sample *s = &lk->sample;
+	if (ctx->link.no_counters)
+		lk->counters_off = true;
+	else if ((counters && have_dir) || ctx->link.show_counters)
+		rd_link_counters_load(l->src, &l->h, &l->pol, lk); /* each read can be a firmware command */
+	s->now = now_s();
+	if (!counters && !flaps)
+		return; /* nothing compares: the sample is neither read nor replaced */
+	if (!have_dir) {
+		s->no_dir = true;
 		return;
+	}
 	s->kept = true;
+	s->partial = !(counters && flaps);
 	s->dir = rd_xstrdup(dir);
 	const char *host = rd_attr_ok(&l->h.hostname) && *l->h.hostname.value ? l->h.hostname.value : "localhost";
 	char name[RD_STATE_NAME_MAX * 4 + 16];
@@ -208,7 +222,7 @@ void rd_link_prepare(struct rd_ctx *ctx, struct rd_loaded *l)
 		s->have_prev = false;
 	}
 	sample_now(l, safe_host, &cur, s->now);
-	if (!ctx->link.no_counters && cur.n) {
+	if (!ctx->link.no_counters && !s->partial && cur.n) {
 		char *text = rd_state_format(&cur);
 		s->write_problem = write_state(dir, name, text, &s->write_err);
 		s->written = !s->write_problem;

@@ -407,16 +407,21 @@ static bool is_rdma_module(const char *name)
 	return false;
 }
 
-static void load_module_sysfs(struct rd_source *src, struct rd_module *m)
+/* all: every attribute; else (a text check of a module /proc/modules lists) only version, which
+ * the checks' evidence and stack show: srcversion, taint, refcnt and initstate are the inventory's
+ * (the JSON report, stack, a snapshot), and /proc/modules says the rest. */
+static void load_module_sysfs(struct rd_source *src, struct rd_module *m, bool all)
 {
 	char *dir = rd_xasprintf("sys/module/%s", m->name);
 	attr_at(src, dir, "version", &m->version);
-	attr_at(src, dir, "srcversion", &m->srcversion);
-	attr_at(src, dir, "taint", &m->sys_taint);
-	attr_at(src, dir, "refcnt", &m->sys_refcnt);
-	attr_at(src, dir, "initstate", &m->initstate);
+	if (all) {
+		attr_at(src, dir, "srcversion", &m->srcversion);
+		attr_at(src, dir, "taint", &m->sys_taint);
+		attr_at(src, dir, "refcnt", &m->sys_refcnt);
+		attr_at(src, dir, "initstate", &m->initstate);
+	}
 	/* sys/module/<m>/holders/ has one link per module using it; /proc/modules says the same */
-	if (!m->holders.n) {
+	if (all && !m->holders.n) {
 		char *hd = rd_path_join(dir, "holders");
 		rd_list_dir(src, hd, &m->holders);
 		free(hd);
@@ -456,7 +461,7 @@ static void load_devnode_perms(struct rd_source *src, struct rd_host *h)
 	rd_text_free(&rec);
 }
 
-static void load_modules(struct rd_source *src, struct rd_host *h)
+static void load_modules(struct rd_source *src, unsigned flags, struct rd_host *h)
 {
 	struct rd_text t;
 	rd_read_file(src, "proc/modules", RD_CAP_FILE, &t);
@@ -478,7 +483,7 @@ static void load_modules(struct rd_source *src, struct rd_host *h)
 				m->state = rd_xstrdup(pm.state);
 				m->taint = rd_xstrdup(pm.taint);
 				if (is_rdma_module(pm.name))
-					load_module_sysfs(src, m);
+					load_module_sysfs(src, m, !(flags & RD_LOAD_ONLY));
 			} else if (*line && h->proc_modules.err == 0) {
 				h->proc_modules.err = RD_EPARSE; /* keep the good lines, flag the file */
 			}
@@ -500,7 +505,7 @@ static void load_modules(struct rd_source *src, struct rd_host *h)
 		if (!present)
 			continue;
 		struct rd_module *m = add_module(h, *name);
-		load_module_sysfs(src, m);
+		load_module_sysfs(src, m, true);
 		m->builtin = m->initstate.err == ENOENT;
 		m->loaded = m->builtin || (h->proc_modules.err != 0 && rd_attr_ok(&m->initstate));
 	}
@@ -536,7 +541,7 @@ int rd_host_load(struct rd_source *src, unsigned flags, struct rd_host *h)
 		load_devnode_perms(src, h);
 	}
 	if (rd_load_wants(flags, RD_LOAD_MODULES))
-		load_modules(src, h);
+		load_modules(src, flags, h);
 	return 0;
 }
 

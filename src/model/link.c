@@ -50,7 +50,27 @@ static void read_at(struct rd_source *src, const char *dir, const char *name, st
 	free(path);
 }
 
-static void load_pcie_path(struct rd_source *src, const char *addr, struct rd_link_dev *ld)
+static void attr_dup(struct rd_attr *to, const struct rd_attr *from)
+{
+	to->path = from->path ? rd_xstrdup(from->path) : NULL;
+	to->value = from->value ? rd_xstrdup(from->value) : NULL;
+	to->err = from->err;
+}
+
+/* The hop of a bridge that an earlier device's path already read (HCAs behind one switch or root
+ * port share their upstream links), or NULL. */
+static const struct rd_pcie_hop *hop_read(const struct rd_link_dev *done, size_t ndone, const char *addr)
+{
+	for (size_t i = 0; i < ndone; i++)
+		for (size_t k = 0; k < done[i].npath; k++)
+			if (strcmp(done[i].path[k].addr, addr) == 0)
+				return &done[i].path[k];
+	return NULL;
+}
+
+/* done: the devices loaded before ld (their hops are not read again). */
+static void load_pcie_path(struct rd_source *src, const char *addr, struct rd_link_dev *ld,
+			   const struct rd_link_dev *done, size_t ndone)
 {
 	char *link = rd_xasprintf("sys/bus/pci/devices/%s", addr), *canon = NULL;
 	int r = rd_resolve(src, link, &canon);
@@ -73,6 +93,17 @@ static void load_pcie_path(struct rd_source *src, const char *addr, struct rd_li
 		for (size_t j = 0; j <= i; j++)
 			rd_buf_printf(&dir, "%s%s", j ? "/" : "", comp[j]);
 		struct rd_pcie_hop *hop = &ld->path[ld->npath++];
+		const struct rd_pcie_hop *seen = hop_read(done, ndone, comp[i]);
+		if (seen) {
+			*hop = *seen;
+			hop->addr = rd_xstrdup(seen->addr);
+			attr_dup(&hop->cur_speed, &seen->cur_speed);
+			attr_dup(&hop->cur_width, &seen->cur_width);
+			attr_dup(&hop->max_speed, &seen->max_speed);
+			attr_dup(&hop->max_width, &seen->max_width);
+			rd_buf_free(&dir);
+			continue;
+		}
 		hop->addr = rd_xstrdup(comp[i]);
 		read_at(src, dir.data, "current_link_speed", &hop->cur_speed);
 		read_at(src, dir.data, "current_link_width", &hop->cur_width);
@@ -183,7 +214,7 @@ void rd_link_load(struct rd_source *src, const struct rd_host *h, unsigned flags
 		ld->bond = rd_str_has_prefix(d->name, "mlx5_bond_");
 		ld->multiplane = d->device_id == 0x1023 && d->nports > 2;
 		if (d->pci_addr && !ld->vf && rd_load_wants(flags, RD_LOAD_PCI)) /* pcie.link's */
-			load_pcie_path(src, d->pci_addr, ld);
+			load_pcie_path(src, d->pci_addr, ld, lk->devs, i);
 		load_netdevs(src, d, lk);
 	}
 }

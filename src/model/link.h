@@ -57,6 +57,9 @@ struct rd_counter_refusal {
 /* The sample kept between runs (filled by the command layer, cmd/linkstate.c). */
 struct rd_link_sample {
 	bool kept;                  /* this run keeps samples (check, slurm, npd) */
+	bool no_dir;                /* it would, but has no state directory (--root without --state-dir) */
+	bool partial;               /* only one of link.counters and link.flaps runs: the previous sample
+				     * is compared with, and not replaced (the other's baseline stays) */
 	char *dir;                  /* the state directory (as given or the default) */
 	char *file;                 /* dir/<host>.link-state */
 	bool have_prev;             /* prev holds the previous sample of this host */

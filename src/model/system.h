@@ -122,7 +122,7 @@ struct rd_system {
 	struct rd_attr openib_conf;
 	struct rd_strv openib_modules;  /* modules openib.conf asks for */
 	/* modules available to the running kernel */
-	struct rd_attr modules_dep, modules_builtin;
+	struct rd_attr modules_dep, modules_builtin; /* once parsed, value is "N modules" / "N built-in modules" */
 	struct rd_strv kmod_names;      /* from modules.dep and modules.builtin */
 	struct rd_strv kmod_paths;      /* modules.dep paths, parallel to the first part of kmod_names */
 	/* DKMS */
@@ -130,7 +130,7 @@ struct rd_system {
 	struct rd_strv dkms_built;      /* "mlnx-ofed-kernel/<ver>/<kver>" directories found */
 	struct rd_text dkms_status;
 	/* packages */
-	struct rd_attr dpkg_status;     /* value freed after parsing; path/err kept */
+	struct rd_attr dpkg_status;     /* once parsed, value is "N of the M RDMA packages looked for installed" */
 	struct rd_package *packages;
 	size_t npackages;
 	struct rd_text ofed_info;       /* ofed_info -s */

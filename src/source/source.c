@@ -124,6 +124,10 @@ struct rd_source {
 	unsigned pdir_next;
 	bool in_command;            /* reading a captured command's files: recorded as the command */
 	bool device_commands;       /* live: per-device tool commands may run (check --mft, snapshot) */
+	/* a directory root's rdma-doctor/commands, listed once: a capture it does not hold is known
+	 * absent without an open (a check asks for three files per device for each MFT tool) */
+	enum { CMDS_UNLISTED, CMDS_LISTED, CMDS_NONE, CMDS_UNKNOWN } cmds_state;
+	struct smap cmds;
 };
 
 static long long mono_ms(void)
@@ -703,6 +707,7 @@ void rd_source_close(struct rd_source *src)
 	smap_free(&src->errors, false);
 	smap_free(&src->einval, false);
 	smap_free(&src->error_bases, false);
+	smap_free(&src->cmds, false);
 	pdir_clear(src);
 	if (src->armed)
 		rd_watchdog_disarm();
@@ -1339,16 +1344,49 @@ static int run_live(const struct rd_command *c, bool merge_stderr, struct rd_tex
 	return 0;
 }
 
+/* True when the root is known not to hold rdma-doctor/commands/<file> (nor a read error replayed
+ * for it): from one listing of the directory.  Only for a directory root read without recording;
+ * an archive's lookups are in memory, and a recording must see each read. */
+static bool capture_absent(struct rd_source *src, const char *file)
+{
+	if (src->live || src->tree || src->rec || src->cmds_state == CMDS_UNKNOWN)
+		return false;
+	if (src->cmds_state == CMDS_UNLISTED) {
+		struct rd_strv names = {0};
+		int r = rd_list_dir(src, COMMANDS_DIR, &names);
+		src->cmds_state = r == 0 ? CMDS_LISTED : r == -ENOENT ? CMDS_NONE : CMDS_UNKNOWN;
+		for (size_t i = 0; i < names.n; i++)
+			smap_put(&src->cmds, names.v[i], NULL);
+		rd_strv_free(&names);
+		if (src->cmds_state == CMDS_UNKNOWN)
+			return false;
+	}
+	if (src->cmds_state == CMDS_LISTED && smap_get(&src->cmds, file))
+		return false;
+	char *path = rd_xasprintf("%s/%s", COMMANDS_DIR, file);
+	bool replayed = recorded_error(src, path) != 0;
+	free(path);
+	return !replayed;
+}
+
 static int command_from_root(struct rd_source *src, const char *name, struct rd_text *out)
 {
 	char *path = rd_xasprintf("%s/%s", COMMANDS_DIR, name);
-	int r = rd_read_file(src, path, RD_CAP_FILE, out);
+	int r;
+	if (capture_absent(src, name)) {
+		out->err = ENOENT;
+		r = -ENOENT;
+	} else {
+		r = rd_read_file(src, path, RD_CAP_FILE, out);
+	}
 	free(path);
 	if (r == -ENOENT) {
 		/* a snapshot records a command that could not run (absent: ENOENT) in <name>.error */
 		struct rd_text e = {0};
 		char *ep = rd_xasprintf("%s/%s.error", COMMANDS_DIR, name);
-		int code = rd_read_attr(src, ep, &e) == 0 ? rd_errno_from_name(e.data) : 0;
+		int code = !capture_absent(src, ep + strlen(COMMANDS_DIR) + 1) && rd_read_attr(src, ep, &e) == 0
+				   ? rd_errno_from_name(e.data)
+				   : 0;
 		rd_text_free(&e);
 		free(ep);
 		out->err = code > 0 ? code : RD_ENOTCAPTURED;
@@ -1357,7 +1395,7 @@ static int command_from_root(struct rd_source *src, const char *name, struct rd_
 	if (r == 0) {
 		struct rd_text st = {0};
 		char *sp = rd_xasprintf("%s/%s.status", COMMANDS_DIR, name);
-		if (rd_read_attr(src, sp, &st) == 0)
+		if (!capture_absent(src, sp + strlen(COMMANDS_DIR) + 1) && rd_read_attr(src, sp, &st) == 0)
 			out->status = atoi(st.data);
 		else
 			out->status = 0;

@@ -63,6 +63,35 @@ grep -q '"sys/class/infiniband/mlx5_0/ports/1/state"' "$work/only.tr" && ok || b
 n_only=$(grep -c 'open' "$work/only.tr") n_full=$(grep -c 'open' "$work/full.tr")
 [ "$n_only" -lt $((n_full * 2 / 3)) ] && ok || bad "--only ports.state: $n_only opens, a full check $n_full"
 
+# a text check reads nothing it does not use: no port counters under --root without --state-dir
+# (no sample to compare them with), no srcversion/refcnt/initstate of a module /proc/modules
+# lists, a PCIe bridge that several HCAs share once, no MFT capture the root does not hold; the
+# JSON report (the inventory) and the Prometheus counters still read theirs
+h100=$work/roots/h100-ofed
+strace -f -qq -e trace=openat,openat2 -o "$work/lean.tr" "$bin" --root "$h100" check > /dev/null 2>&1
+! grep -qE '"[^"]*/(hw_)?counters(/[^"]*)?"' "$work/lean.tr" && ok || bad "check --root: counters read with nothing to compare"
+! grep -qE '"sys/module/[^"]*/(srcversion|refcnt|initstate)"' "$work/lean.tr" && ok || bad "check: module inventory attributes read"
+n=$(grep -c '"sys/devices/pci0000:00/0000:00:01.0/max_link_width"' "$work/lean.tr")
+[ "$n" = 1 ] && ok || bad "check: the shared root port's max_link_width read $n times"
+! grep -qE '"rdma-doctor/commands/(mlxlink|mlxconfig|flint)-' "$work/lean.tr" && ok || bad "check: absent MFT captures opened"
+strace -f -qq -e trace=openat,openat2 -o "$work/inv.tr" "$bin" --root "$h100" check --format json > /dev/null 2>&1
+grep -qE '"sys/module/mlx5_core/srcversion"' "$work/inv.tr" && ok || bad "check --format json: no module srcversion read"
+"$bin" --root "$h100" check --format prometheus 2> /dev/null | grep -q "^rdma_doctor_port_counters_total" && ok ||
+	bad "check --format prometheus: no counters"
+# a run that does not judge both link.counters and link.flaps leaves the kept sample alone
+st=$work/state
+"$bin" --root "$h100" check --only ports.state --state-dir "$st" > /dev/null 2>&1
+[ -z "$(ls -A "$st" 2> /dev/null)" ] && ok || bad "check --only ports.state wrote a sample: $(ls "$st")"
+"$bin" --root "$h100" check --only link.counters --state-dir "$st" --format json 2> /dev/null |
+	jq -e '.findings[] | select(.check == "link.counters") | .message | test("no previous sample")' > /dev/null &&
+	[ -z "$(ls -A "$st" 2> /dev/null)" ] && ok || bad "check --only link.counters: a sample written, or a wrong message"
+"$bin" --root "$h100" check --state-dir "$st" > /dev/null 2>&1
+kept=$(cat "$st"/*.link-state 2> /dev/null | md5sum)
+[ -n "$(ls -A "$st" 2> /dev/null)" ] && ok || bad "a full check kept no sample"
+SOURCE_DATE_EPOCH=1764464400 "$bin" --root "$h100" check --only link.counters --state-dir "$st" --format json 2> /dev/null |
+	jq -e '.findings[] | select(.check == "link.counters") | .message | test("no error counter rose in 1h 0m")' > /dev/null &&
+	[ "$(cat "$st"/*.link-state | md5sum)" = "$kept" ] && ok || bad "check --only link.counters: compared wrongly, or replaced the sample"
+
 # one thread besides the main one (the watchdog), a handful of futex calls, no walk per file
 strace -f -c -o "$work/count.txt" "$bin" --root "$work/roots/h100-ofed" check > /dev/null 2>&1
 calls() { awk -v s="$1" 'BEGIN { n = 0 } $NF == s { n = $4 } END { print n }' "$work/count.txt"; }
