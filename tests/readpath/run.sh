@@ -76,7 +76,8 @@ n=$(grep -c '"sys/devices/pci0000:00/0000:00:01.0/max_link_width"' "$work/lean.t
 ! grep -qE '"rdma-doctor/commands/(mlxlink|mlxconfig|flint)-' "$work/lean.tr" && ok || bad "check: absent MFT captures opened"
 strace -f -qq -e trace=openat,openat2 -o "$work/inv.tr" "$bin" --root "$h100" check --format json > /dev/null 2>&1
 grep -qE '"sys/module/mlx5_core/srcversion"' "$work/inv.tr" && ok || bad "check --format json: no module srcversion read"
-"$bin" --root "$h100" check --format prometheus 2> /dev/null | grep -q "^rdma_doctor_port_counters_total" && ok ||
+"$bin" --root "$h100" check --format prometheus > "$work/prom.txt" 2> /dev/null
+grep -q "^rdma_doctor_port_counters_total" "$work/prom.txt" && ok ||
 	bad "check --format prometheus: no counters"
 # a run that does not judge both link.counters and link.flaps leaves the kept sample alone
 st=$work/state
