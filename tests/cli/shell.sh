@@ -189,6 +189,22 @@ else
 	bad "strace is not installed (apt-get install strace)"
 fi
 
+# ---- libraries: only libc is linked; inih is loaded to read a policy file, yajl by fleet, and
+# neither by ibstat or a check without a policy file (LD_DEBUG=files names each library mapped) ----
+maps() { LD_DEBUG=files "$@" 2>&1 > /dev/null | grep -oE 'file=lib(inih|yajl)[^ ]*' | sort -u | tr '\n' ' '; }
+needed=$(readelf -d "$bin" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | grep -vE '^lib(asan|ubsan|stdc\+\+|m|gcc_s)\.' | tr '\n' ' ')
+expect "linked-libc-only (NEEDED: $needed)" [ "$needed" = "libc.so.6 " ]
+m=$(maps "$bin" --root examples/h100-ofed ibstat)
+expect "ibstat-maps-neither-inih-nor-yajl${m:+ ($m)}" [ -z "$m" ]
+m=$(maps "$bin" --root examples/h100-ofed check)
+expect "check-without-policy-maps-neither${m:+ ($m)}" [ -z "$m" ]
+mkdir -p "$work/policy/etc" && cp -a examples/h100-ofed/. "$work/policy/" && printf '[ports]\nexpect_active = 8\n' > "$work/policy/etc/rdma-doctor.conf"
+m=$(maps "$bin" --root "$work/policy" check)
+expect "check-with-policy-loads-inih (${m})" all 'grep -q libinih <<< "$m"' '! grep -q libyajl <<< "$m"'
+"$bin" --root examples/h100-ofed check --format json > "$work/report.json"
+m=$(maps "$bin" fleet "$work/report.json")
+expect "fleet-loads-yajl (${m})" all 'grep -q libyajl <<< "$m"' '! grep -q libinih <<< "$m"'
+
 # ---- roce.gid: NCCL's variables come from the environment rdma-doctor runs in (a Slurm prolog
 # runs with the job's), also with --root; the environment is over the policy's [nccl] block ----
 "$top/tests/scenarios/make.sh" "$work/sc" healthy-inbox roce-gid-index-v1
