@@ -9,8 +9,8 @@
 #     not walked component by component for every file;
 #   * ports.rate costs the same per device at 1024 devices as at 64 (instructions, callgrind);
 #   * a read that never returns (the fault shim's RD_FAULT_SLOW) ends in the partial report: the
-#     read is UNKNOWN "timed out", what followed it is read, the exit status is the report's, and
-#     nothing is left in TMPDIR.
+#     read is UNKNOWN "timed out", what followed it is read, the exit status is the report's,
+#     nothing is left in TMPDIR, and a line written to standard error before the wedge is written once.
 # Counts, never times (timings are bench/'s).
 #     Usage: tests/readpath/run.sh [BUILD_DIR]     Ends with "N passed, N failed".
 set -uo pipefail
@@ -117,6 +117,14 @@ echo "mlx5_core 0000:0c:00.0: mlx5_cmd_out_err:838:(pid 1): QUERY_HCA_CAP(0x100)
 	TMPDIR=$work/tmp LD_PRELOAD=$shim RD_FAULT_SLOW="ports/1/state:60000" timeout 60 "$bin" --root "$work/roots/healthy-inbox" --timeout 4 explain - > /dev/null 2> "$work/w3.err"; rc=$?
 if grep -q 'timed out reading' "$work/w3.err"; then [ $rc = 3 ] && ok || bad "explain wedged: exit $rc"; else [ $rc != 124 ] && ok || bad "explain wedged: hung"; fi
 [ -z "$(ls -A "$work/tmp")" ] && ok || bad "wedged reads: left in TMPDIR: $(ls -A "$work/tmp")"
+# a line written to standard error before the wedged read (a policy ignore that names no device,
+# said after the devices are read) is written once: the rerun does not say it again
+cp -a "$work/roots/healthy-inbox" "$work/roots/ignore-unmatched"
+printf '[ports]\nignore = mlx5_99\n' > "$work/roots/ignore-unmatched/etc/rdma-doctor.conf"
+TMPDIR=$work/tmp LD_PRELOAD=$shim RD_FAULT_SLOW="modules-load.d/rdma.conf:60000" timeout 60 "$bin" --root "$work/roots/ignore-unmatched" check > "$work/w4.txt" 2> "$work/w4.err"; rc=$?
+grep -q '/etc/modules-load.d/rdma.conf = <timed out>' "$work/w4.txt" && [ $rc != 124 ] &&
+	[ "$(grep -c 'ignore: mlx5_99 names no RDMA device' "$work/w4.err")" = 1 ] && [ "$(wc -l < "$work/w4.err")" = 1 ] && ok ||
+	bad "wedged read after a stderr line: exit $rc, stderr: $(head -c 400 "$work/w4.err")"
 
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]
