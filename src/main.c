@@ -55,11 +55,11 @@ static FILE *open_out(struct out_sink *sink)
 	return f;
 }
 
-/* Standard error through a stream that keeps what the run wrote (its first RD_ERR_KEPT bytes):
- * a takeover (below) runs the command again, and until its wedged read the rerun writes the same
+/* Standard error through a stream that keeps what was written (the first RD_ERR_KEPT bytes): a
+ * takeover (below) runs the command again, and until its wedged read the rerun writes the same
  * lines again; those writes, byte for byte what was kept from the start, are dropped, so that each
  * line reaches standard error once.  From the first byte that differs (or once past what was kept),
- * everything is written. */
+ * everything is written, and kept too (a second takeover's rerun repeats it). */
 #define RD_ERR_KEPT 65536
 static struct err_sink {
 	int fd;
@@ -67,7 +67,7 @@ static struct err_sink {
 	size_t nkept;
 	bool rerun;     /* a takeover's run: its writes are compared with kept */
 	size_t matched; /* ... this many bytes of kept so far */
-	bool diverged;
+	bool diverged;  /* ... and one differed: the rest is written */
 } err_sink; /* zero: in .bss, its pages touched only when standard error is written */
 
 static ssize_t err_write(void *cookie, const char *buf, size_t n)
@@ -81,14 +81,14 @@ static ssize_t err_write(void *cookie, const char *buf, size_t n)
 		}
 		if (skip < n)
 			s->diverged = true;
-	} else if (!s->rerun && s->nkept < RD_ERR_KEPT) {
-		size_t k = n < RD_ERR_KEPT - s->nkept ? n : RD_ERR_KEPT - s->nkept;
-		memcpy(s->kept + s->nkept, buf, k);
+	}
+	if (skip < n) {
+		/* standard error: what cannot be written is lost, as with stderr itself */
+		rd_write_all(s->fd, buf + skip, n - skip);
+		size_t k = n - skip < RD_ERR_KEPT - s->nkept ? n - skip : RD_ERR_KEPT - s->nkept;
+		memcpy(s->kept + s->nkept, buf + skip, k);
 		s->nkept += k;
 	}
-	/* standard error: what cannot be written is lost, as with stderr itself */
-	if (skip < n)
-		rd_write_all(s->fd, buf + skip, n - skip);
 	return (ssize_t)n;
 }
 
@@ -214,6 +214,8 @@ static void take_over(void *arg, const char *path)
 	 * goes, and what it wrote to standard error is not written again (err_sink) */
 	__fpurge(ctx->out);
 	err_sink.rerun = true;
+	err_sink.matched = 0;
+	err_sink.diverged = false;
 	int rc = run(ctx, again.argc, again.argv);
 	exit(finish_output(ctx, again.sink, rc));
 }
