@@ -6,14 +6,15 @@ WARN     = -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing
            -Wformat=2 -Wno-format-nonliteral -Wvla -Wpointer-arith -Wcast-qual
 CPPFLAGS += -D_GNU_SOURCE -Isrc
 LDLIBS  ?=
-# The policy file is parsed with inih (Debian: libinih-dev); everything else needs only libc.
+# The policy file is parsed with inih (Debian: libinih-dev to build, libinih1 to run), loaded at run
+# time with dlopen (util/dl.h) when a policy file is read: built against its header only, the
+# program never links it, so that a run without a policy file (and every `ibstat`) does not map it.
 INIH_OK := $(shell printf '\043include <ini.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 && echo yes)
 ifneq ($(INIH_OK),yes)
 ifneq ($(MAKECMDGOALS),check)
 $(error libinih-dev is missing: apt-get install -y libinih-dev)
 endif
 endif
-LDLIBS += -linih
 # `probe` loads libibverbs at run time (dlopen; in libc since glibc 2.34) and is built against its
 # headers only (Debian: libibverbs-dev): the program never links libibverbs.
 VERBS_OK := $(shell printf '\043include <infiniband/verbs.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 && echo yes)
@@ -41,14 +42,13 @@ endif
 endif
 
 # `fleet` reads the nodes' JSON reports with yajl's streaming parser (Debian: libyajl-dev to build,
-# libyajl2 to run), linked.
+# libyajl2 to run), loaded at run time with dlopen like inih: no other command maps it.
 YAJL_OK := $(shell printf '\043include <yajl/yajl_parse.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 && echo yes)
 ifneq ($(YAJL_OK),yes)
 ifneq ($(MAKECMDGOALS),check)
 $(error libyajl-dev is missing (yajl/yajl_parse.h): apt-get install -y libyajl-dev)
 endif
 endif
-LDLIBS += -lyajl
 LDLIBS += -lm  # link.counters rounds its budgets (ceil)
 
 LIB_SRC  = $(sort $(wildcard src/util/*.c src/source/*.c src/model/*.c src/render/*.c src/checks/*.c src/fix/*.c src/explain/*.c src/probe/*.c src/fleet/*.c src/cmd/*.c))

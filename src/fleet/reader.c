@@ -12,6 +12,7 @@
 
 #include "fleet/hostlist.h"
 #include "fleet/map.h"
+#include "util/dl.h"
 #include "util/util.h"
 
 enum rd_fleet_status rd_fleet_status_parse(const char *s)
@@ -508,26 +509,61 @@ static const yajl_callbacks callbacks = {
 	.yajl_end_array = cb_end_array,
 };
 
+/* yajl (Debian libyajl2) is loaded on the first report read (util/dl.h): no other command maps it.
+ * Each member has exactly the type <yajl/yajl_parse.h> declares. */
+#define RD_YAJL_MEMBERS(X) X(alloc) X(config) X(parse) X(complete_parse) X(get_error) X(free_error) X(free)
+static struct {
+#define RD_YAJL_MEMBER(name) __typeof__(&yajl_##name) name;
+	RD_YAJL_MEMBERS(RD_YAJL_MEMBER)
+#undef RD_YAJL_MEMBER
+} yajl;
+static int yajl_state; /* 0: not tried, 1: loaded, -1: failed */
+static char yajl_failed[512];
+
+static bool yajl_load(void)
+{
+	if (yajl_state == 0) {
+		static const char *const names[] = {
+#define RD_YAJL_NAME(name) "yajl_" #name,
+			RD_YAJL_MEMBERS(RD_YAJL_NAME)
+#undef RD_YAJL_NAME
+		};
+		void *syms[sizeof names / sizeof names[0]];
+		yajl_state = rd_dl_load("libyajl.so.2", "libyajl2", "yajl 2 needed", names, syms, sizeof names / sizeof names[0],
+					yajl_failed, sizeof yajl_failed) == 0 ? 1 : -1;
+		size_t i = 0;
+		/* POSIX: object and function pointers convert */
+#define RD_YAJL_SET(name) memcpy(&yajl.name, &syms[i++], sizeof syms[0]);
+		if (yajl_state > 0) {
+			RD_YAJL_MEMBERS(RD_YAJL_SET)
+		}
+#undef RD_YAJL_SET
+	}
+	return yajl_state > 0;
+}
+
 /* yajl's message without its trailing newline and the pointer lines */
 static void yajl_reason(yajl_handle h, const char *what, char *err, size_t errlen)
 {
-	unsigned char *m = yajl_get_error(h, 0, NULL, 0);
+	unsigned char *m = yajl.get_error(h, 0, NULL, 0);
 	char *s = (char *)m;
 	size_t n = s ? strcspn(s, "\n") : 0;
 	while (n && s[n - 1] == ' ')
 		n--;
 	rd_set_err(err, errlen, "%s (%.*s)", what, (int)n, s ? s : "");
-	yajl_free_error(h, m);
+	yajl.free_error(h, m);
 }
 
 static struct owner *parser_new(struct rd_fleet_input *in)
 {
+	if (!yajl_load())
+		return NULL;
 	struct owner *o = rd_xcalloc(1, sizeof *o);
 	o->in = in;
-	o->p.h = yajl_alloc(&callbacks, NULL, o);
+	o->p.h = yajl.alloc(&callbacks, NULL, o);
 	if (!o->p.h)
 		abort();
-	yajl_config(o->p.h, yajl_allow_multiple_values, 1);
+	yajl.config(o->p.h, yajl_allow_multiple_values, 1);
 	return o;
 }
 
@@ -535,7 +571,7 @@ static void parser_free(struct owner *o)
 {
 	if (!o)
 		return;
-	yajl_free(o->p.h);
+	yajl.free(o->p.h);
 	report_clear(&o->p.rep);
 	free(o->p.ev_path);
 	free(o->p.ev_value);
@@ -552,7 +588,7 @@ static int parser_feed(struct parser *p, const char *data, size_t len)
 		size_t n = len - at < (1u << 20) ? len - at : (1u << 20); /* yajl rescans a token cut across calls: few, large calls */
 		if (!p->in_report)
 			p->report_bytes = 0;
-		yajl_status st = yajl_parse(p->h, (const unsigned char *)data + at, n);
+		yajl_status st = yajl.parse(p->h, (const unsigned char *)data + at, n);
 		if (st != yajl_status_ok) {
 			if (!p->err[0])
 				yajl_reason(p->h, p->nreports ? "not JSON after the last complete report" : "not JSON", p->err,
@@ -573,7 +609,7 @@ static int parser_end(struct parser *p)
 	if (p->err[0])
 		return -1;
 	bool inside = p->in_report || p->depth > 0;
-	yajl_status st = yajl_complete_parse(p->h);
+	yajl_status st = yajl.complete_parse(p->h);
 	if (inside) {
 		rd_set_err(p->err, sizeof p->err, "truncated: the input ends inside a report");
 		return -1;
@@ -659,8 +695,11 @@ static void feed_host(struct rd_fleet_input *in, const char *s, size_t h, const 
 		lh = &in->hosts[*ix];
 	if (lh->dead)
 		return;
-	if (!lh->o)
-		lh->o = parser_new(in);
+	if (!lh->o && !(lh->o = parser_new(in))) {
+		give_up(in, lh->name, yajl_failed);
+		lh->dead = true;
+		return;
+	}
 	in->cur_label = lh->name;
 	size_t before = lh->o->p.nreports;
 	int r = parser_feed(&lh->o->p, t, tn);
@@ -807,7 +846,11 @@ int rd_fleet_input_feed(struct rd_fleet_input *in, const char *data, size_t len)
 			return 0; /* only white space so far */
 		if (data[i] == '{' || data[i] == '[') {
 			in->mode = MODE_JSON;
-			in->json = parser_new(in);
+			if (!(in->json = parser_new(in))) {
+				give_up(in, NULL, yajl_failed);
+				in->dead = true;
+				return -1;
+			}
 		} else /* a host name never starts with '-': a clush -b header does */
 			in->mode = data[i] == '-' ? MODE_GATHER : MODE_LINES;
 	}

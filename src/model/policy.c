@@ -10,6 +10,7 @@
 #include "model/gid.h"
 #include "model/host.h"
 #include "model/parse.h"
+#include "util/dl.h"
 
 static const char *const default_modules[] = {"mlx5_core", "mlx5_ib", "ib_core", "ib_uverbs", "ib_cm",
 					      "rdma_cm", "rdma_ucm", "ib_umad", "ib_ipoib", NULL};
@@ -352,10 +353,38 @@ static int handler(void *user, const char *section, const char *key, const char 
 	return 1;
 }
 
+/* inih (Debian libinih1) is loaded on the first policy file read (util/dl.h): a run without one,
+ * and every `ibstat`, never maps it.  The pointer has exactly the type <ini.h> declares. */
+static __typeof__(&ini_parse_string) inih_parse_string(char *err, size_t errlen)
+{
+	static __typeof__(&ini_parse_string) fn;
+	static int state; /* 0: not tried, 1: loaded, -1: failed (reason kept) */
+	static char reason[512];
+	if (state == 0) {
+		static const char *const names[] = {"ini_parse_string"};
+		void *sym;
+		state = rd_dl_load("libinih.so.1", "libinih1", "a newer libinih1 needed", names, &sym, 1, reason,
+				   sizeof reason) == 0 ? 1 : -1;
+		if (state > 0)
+			memcpy(&fn, &sym, sizeof sym); /* POSIX: object and function pointers convert */
+	}
+	if (state < 0)
+		rd_set_err(err, errlen, "%s", reason);
+	return state > 0 ? fn : NULL;
+}
+
 int rd_policy_parse(const char *text, const char *name, struct rd_policy *p, char *err, size_t errlen)
 {
 	struct parse_state st = {.p = p};
-	int line = ini_parse_string(text, handler, &st);
+	char why[512];
+	__typeof__(&ini_parse_string) parse = inih_parse_string(why, sizeof why);
+	if (!parse) {
+		snprintf(err, errlen, "%s: cannot be read: %s", name, why);
+		rd_policy_free(p);
+		rd_policy_defaults(p);
+		return -1;
+	}
+	int line = parse(text, handler, &st);
 	snprintf(p->origin, sizeof p->origin, "%s", name);
 	if (line == 0) {
 		p->ignore_line = key_line(text, "ignore");

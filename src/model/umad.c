@@ -12,9 +12,15 @@
 static int read_string(struct rd_umad *u, const char *dir, const char *file, char *buf, size_t max)
 {
 	struct rd_text t;
-	char *path = rd_xasprintf("%s/%s", dir, file);
+	char stack[256];
+	size_t dn = strlen(dir), fn = strlen(file);
+	char *path = dn + fn + 2 <= sizeof stack ? stack : rd_xmalloc(dn + fn + 2);
+	memcpy(path, dir, dn);
+	path[dn] = '/';
+	memcpy(path + dn + 1, file, fn + 1);
 	int r = rd_read_prefix(u->src, path, max, &t);
-	free(path);
+	if (path != stack)
+		free(path);
 	if (r < 0) {
 		/* reading a directory opens fine and then fails in read() */
 		u->last_err = t.err == RD_ENOTREG ? EISDIR : t.err;
@@ -30,10 +36,10 @@ static int read_string(struct rd_umad *u, const char *dir, const char *file, cha
 	return 0;
 }
 
-static int read_uint(struct rd_umad *u, const char *dir, const char *file, unsigned *v)
+/* sys_read_uint into *v; the text read is left in buf (32 bytes) */
+static int read_uint_text(struct rd_umad *u, const char *dir, const char *file, unsigned *v, char *buf)
 {
-	char buf[32];
-	int r = read_string(u, dir, file, buf, sizeof buf);
+	int r = read_string(u, dir, file, buf, 32);
 	if (r < 0)
 		return r;
 	errno = 0;
@@ -41,6 +47,12 @@ static int read_uint(struct rd_umad *u, const char *dir, const char *file, unsig
 	if (errno)
 		u->last_err = errno;
 	return 0;
+}
+
+static int read_uint(struct rd_umad *u, const char *dir, const char *file, unsigned *v)
+{
+	char buf[32];
+	return read_uint_text(u, dir, file, v, buf);
 }
 
 /* strsep on ": \t\n", each token strtoul base 16 masked to 16 bits. */
@@ -132,9 +144,13 @@ static int get_port(struct rd_umad *u, const struct rd_umad_ca *ca, const char *
 	unsigned *dst[] = {&p->lmc, &p->sm_lid, &p->sm_sl, &p->base_lid,
 			   &p->state, &p->phys_state, &p->rate, &p->capmask};
 	memset(p, 0, sizeof *p);
-	for (size_t i = 0; i < sizeof uints / sizeof uints[0]; i++)
-		if (read_uint(u, pdir, uints[i], dst[i]) < 0)
+	for (size_t i = 0; i < sizeof uints / sizeof uints[0]; i++) {
+		char buf[32];
+		if (read_uint_text(u, pdir, uints[i], dst[i], buf) < 0)
 			return -EIO;
+		if (dst[i] == &p->rate)
+			memcpy(p->rate_text, buf, sizeof p->rate_text);
+	}
 	if (read_string(u, pdir, "link_layer", p->link_layer, sizeof p->link_layer) < 0)
 		strcpy(p->link_layer, "IB");
 	if (read_gid_guid(u, pdir, "gids/0", &p->port_guid) < 0)
@@ -213,16 +229,24 @@ int rd_umad_get_ca(struct rd_umad *u, const char *name, struct rd_umad_ca *ca)
 	return r;
 }
 
+static bool says_fdr10(const char *rate)
+{
+	const char *paren = strchr(rate, ')');
+	return paren && paren - rate >= 5 && strncasecmp(paren - 5, "fdr10", 5) == 0;
+}
+
 bool rd_umad_rate_is_fdr10(struct rd_umad *u, const char *ca_name, int port)
 {
 	char buf[32];
 	char *dir = rd_xasprintf(CLASS "/%s/ports/%d", ca_name, port);
 	int r = read_string(u, dir, "rate", buf, sizeof buf);
 	free(dir);
-	if (r < 0)
-		return false;
-	char *paren = strchr(buf, ')');
-	return paren && paren - buf >= 5 && strncasecmp(paren - 5, "fdr10", 5) == 0;
+	return r == 0 && says_fdr10(buf);
+}
+
+bool rd_umad_port_is_fdr10(const struct rd_umad_port *p)
+{
+	return says_fdr10(p->rate_text);
 }
 
 /* ---- the ibstatus script's view ----------------------------------------------------------- */

@@ -20,6 +20,7 @@
 struct rd_umad_port {
 	bool present;
 	unsigned lmc, sm_lid, sm_sl, base_lid, state, phys_state, rate, capmask;
+	char rate_text[32]; /* the text rate was read from (at most 31 bytes, no newline) */
 	char link_layer[20];
 	uint64_t port_guid;
 };
@@ -47,8 +48,10 @@ struct rd_umad {
 int rd_umad_list(struct rd_umad *u, struct rd_strv *names);
 /* Reads one CA like umad_get_ca().  Returns 0 or a negative error. */
 int rd_umad_get_ca(struct rd_umad *u, const char *name, struct rd_umad_ca *ca);
-/* ibstat's re-read of a port's rate text (31 bytes): true when it says FDR10. */
+/* ibstat's re-read of a port's rate text (31 bytes): true when it says FDR10.  The same answer
+ * from the 31 bytes read with the port, without reading again: rd_umad_port_is_fdr10. */
 bool rd_umad_rate_is_fdr10(struct rd_umad *u, const char *ca_name, int port);
+bool rd_umad_port_is_fdr10(const struct rd_umad_port *p);
 
 /* The view of rdma-core's ibstatus script, which reads the same directory with [ -d ], `*` and
  * cat rather than through libibumad: whole files, as text.  dev NULL names the class directory. */

@@ -1,12 +1,13 @@
-/* libarchive loaded on first use: dlopen of libarchive.so.13 (RTLD_NOW | RTLD_LOCAL), then one dlsym
- * per member of the table.  The program is compiled against <archive.h> only and never links
+/* libarchive loaded on first use (util/dl.h): dlopen of libarchive.so.13, then one dlsym per member
+ * of the table.  The program is compiled against <archive.h> only and never links
  * libarchive, whose dependency chain (xml2, icu, lzma, zstd, ...) would otherwise be loaded by
  * every run; see bench/ for the measured start-up cost.  Not thread-safe (nothing here needs it). */
 #include "source/larchive.h"
 
-#include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "util/dl.h"
 
 #define RD_LARCHIVE_SONAME "libarchive.so.13"
 
@@ -45,37 +46,24 @@ static void put_reason(char *err, size_t errlen)
 const struct rd_larchive *rd_larchive_load(const char *soname, char *err, size_t errlen)
 {
 	if (state == 0) {
-		void *h = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
-		if (!h) {
-			const char *e = dlerror();
-			snprintf(reason, sizeof reason, "%s (apt-get install libarchive13)",
-				 e ? e : "dlopen failed");
+		static const char *const names[] = {
+#define RD_LARCHIVE_NAME(name) "archive_" #name,
+			RD_LARCHIVE_MEMBERS(RD_LARCHIVE_NAME)
+#undef RD_LARCHIVE_NAME
+		};
+		void *syms[sizeof names / sizeof names[0]];
+		if (rd_dl_load(soname, "libarchive13", "libarchive 3.x needed", names, syms, sizeof names / sizeof names[0],
+			       reason, sizeof reason) < 0) {
 			state = -1;
 			put_reason(err, errlen);
 			return NULL;
 		}
-		struct rd_larchive t;
-		const char *missing = NULL;
-#define RD_LARCHIVE_SYM(name)                                                                           \
-	if (!missing) {                                                                                 \
-		void *sym = dlsym(h, "archive_" #name);                                                 \
-		if (sym)                                                                                \
-			memcpy(&t.name, &sym, sizeof sym); /* POSIX: object and function pointers convert */ \
-		else                                                                                    \
-			missing = "archive_" #name;                                                     \
-	}
-		RD_LARCHIVE_MEMBERS(RD_LARCHIVE_SYM)
-#undef RD_LARCHIVE_SYM
-		if (missing) {
-			snprintf(reason, sizeof reason, "%s has no function %s (libarchive 3.x needed)", soname,
-				 missing);
-			dlclose(h);
-			state = -1;
-			put_reason(err, errlen);
-			return NULL;
-		}
-		table = t;
-		state = 1; /* the handle is kept until exit, like the table */
+		size_t i = 0;
+		/* POSIX: object and function pointers convert */
+#define RD_LARCHIVE_SET(name) memcpy(&table.name, &syms[i++], sizeof syms[0]);
+		RD_LARCHIVE_MEMBERS(RD_LARCHIVE_SET)
+#undef RD_LARCHIVE_SET
+		state = 1; /* the library stays loaded until exit, like the table */
 	}
 	if (state < 0) {
 		put_reason(err, errlen);

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -20,6 +21,7 @@
 
 #define MAX_LINKS 40
 #define PDIR_CACHE 64
+#define DIR_CACHE 64 /* a power of two */
 #define READ_ERRORS_FILE "rdma-doctor/read-errors"
 #define COMMANDS_DIR "rdma-doctor/commands"
 
@@ -36,6 +38,14 @@ static size_t str_hash(const char *k)
 	uint64_t h = 1469598103934665603ull; /* FNV-1a */
 	for (; *k; k++)
 		h = (h ^ (unsigned char)*k) * 1099511628211ull;
+	return (size_t)(h ^ (h >> 29));
+}
+
+static size_t strn_hash(const char *k, size_t n)
+{
+	uint64_t h = 1469598103934665603ull; /* FNV-1a */
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)k[i]) * 1099511628211ull;
 	return (size_t)(h ^ (h >> 29));
 }
 
@@ -122,6 +132,13 @@ struct rd_source {
 		int fd;
 	} pdir[PDIR_CACHE];
 	unsigned pdir_next;
+	/* directories files were opened in lately (openat2 kernels): the directory as asked,
+	 * relative to the root, and an O_PATH descriptor of it (-1: asked once, not opened) */
+	struct {
+		char *path;
+		int fd;
+	} dcache[DIR_CACHE];
+	unsigned dcache_next;
 	bool in_command;            /* reading a captured command's files: recorded as the command */
 	bool device_commands;       /* live: per-device tool commands may run (check --mft, snapshot) */
 	/* a directory root's rdma-doctor/commands, listed once: a capture it does not hold is known
@@ -383,11 +400,139 @@ static int open_canon(struct rd_source *src, const char *canon, int flags)
 
 static int resolve(struct rd_source *src, const char *path, bool follow_last, char **out);
 
-/* Opens any path inside the root, a final link followed unless flags has O_NOFOLLOW. */
-static int open_path(struct rd_source *src, const char *path, int flags)
+/* A component that a lookup in a directory descriptor may take alone: not "", "." or "..". */
+static bool plain_component(const char *name, size_t n)
 {
-	if (openat2_ok > 0)
-		return sys_openat2(src->fd, rel(path), flags);
+	return n > 0 && !(name[0] == '.' && (n == 1 || (n == 2 && name[1] == '.')));
+}
+
+/* Not handled by open_in_dir: the caller opens the whole path with openat2. */
+#define NOT_IN_DIR (-1000000)
+
+/* The cache is DIR_WAYS-way associative: a directory may be in any slot of its set. */
+#define DIR_WAYS 4
+static unsigned dcache_set(const char *dir, size_t n)
+{
+	return (unsigned)(strn_hash(dir, n) & (DIR_CACHE - 1)) & ~(unsigned)(DIR_WAYS - 1);
+}
+
+/* The cache slot of directory dir[0..n), when it holds that directory. */
+static int dcache_find(const struct rd_source *src, const char *dir, size_t n)
+{
+	unsigned set = dcache_set(dir, n);
+	for (unsigned i = set; i < set + DIR_WAYS; i++) {
+		const char *p = src->dcache[i].path;
+		if (p && strncmp(p, dir, n) == 0 && !p[n])
+			return (int)i;
+	}
+	return -1;
+}
+
+/* An O_PATH descriptor of directory dir[0..n) (as asked, relative to the root), kept in the cache
+ * (borrowed, valid until the source is closed).  A directory whose parent is kept is one lookup in
+ * it, when that is a plain directory (not a link: O_NOFOLLOW); any other is opened with openat2
+ * inside the root only when a second file is asked in it (the first time it is only noted, and
+ * NOT_IN_DIR returned: a directory read once costs no more than before).  Returns the fd,
+ * NOT_IN_DIR, or -errno. */
+static int dir_fd(struct rd_source *src, const char *dir, size_t n)
+{
+	int hit = dcache_find(src, dir, n);
+	if (hit >= 0 && src->dcache[hit].fd >= 0)
+		return src->dcache[hit].fd;
+	int fd = NOT_IN_DIR;
+	const char *slash = memrchr(dir, '/', n);
+	char name[256];
+	size_t nn = slash ? n - (size_t)(slash + 1 - dir) : 0;
+	int parent = slash && nn < sizeof name && plain_component(slash + 1, nn) ? dcache_find(src, dir, (size_t)(slash - dir)) : -1;
+	if (parent >= 0 && src->dcache[parent].fd >= 0) {
+		memcpy(name, slash + 1, nn);
+		name[nn] = '\0';
+		fd = openat(src->dcache[parent].fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		fd = fd >= 0 ? fd : NOT_IN_DIR; /* a link (ENOTDIR, ELOOP) is followed inside the root */
+	}
+	char *key = rd_xstrndup(dir, n);
+	if (fd == NOT_IN_DIR && hit >= 0) /* asked before: now worth a descriptor */
+		fd = sys_openat2(src->fd, key, O_PATH | O_DIRECTORY);
+	if (fd < 0 && fd != NOT_IN_DIR) {
+		free(key);
+		return fd;
+	}
+	/* its own slot when noted before, else a free one of its set, else the set's next in turn */
+	unsigned set = dcache_set(dir, n), i = hit >= 0 ? (unsigned)hit : set + src->dcache_next++ % DIR_WAYS;
+	for (unsigned j = set; hit < 0 && j < set + DIR_WAYS; j++)
+		if (!src->dcache[j].path) {
+			i = j;
+			break;
+		}
+	if (src->dcache[i].path) {
+		free(src->dcache[i].path);
+		if (src->dcache[i].fd >= 0)
+			close(src->dcache[i].fd);
+	}
+	src->dcache[i].path = key;
+	src->dcache[i].fd = fd >= 0 ? fd : -1;
+	return fd;
+}
+
+static void dcache_clear(struct rd_source *src)
+{
+	for (unsigned i = 0; i < DIR_CACHE; i++)
+		if (src->dcache[i].path) {
+			free(src->dcache[i].path);
+			if (src->dcache[i].fd >= 0)
+				close(src->dcache[i].fd);
+			src->dcache[i].path = NULL;
+		}
+}
+
+/* openat2 kernels: a file is opened by its last component alone, in a cached descriptor of its
+ * directory (dir_fd), never following a link there (O_NOFOLLOW: the lookup cannot leave that
+ * directory).  A final link to follow (ELOOP; with O_PATH, a link fstat'ed, then *st is filled)
+ * and a path whose last component is not plain are NOT_IN_DIR.  A directory that does not exist
+ * or is not one gives what openat2 of the whole path gives (ENOENT, ENOTDIR); any other error of
+ * the directory is NOT_IN_DIR too, so that the path's own errno is returned. */
+static int open_in_dir(struct rd_source *src, const char *path, int flags, struct stat *st)
+{
+	const char *p = rel(path);
+	const char *slash = strrchr(p, '/');
+	if (!slash || !plain_component(slash + 1, strlen(slash + 1)))
+		return NOT_IN_DIR;
+	int dfd = dir_fd(src, p, (size_t)(slash - p));
+	if (dfd < 0)
+		return dfd == -ENOENT || dfd == -ENOTDIR ? dfd : NOT_IN_DIR;
+	int fd = openat(dfd, slash + 1, flags | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		/* a link where one is followed: ELOOP, or ENOTDIR with O_DIRECTORY (checked first) */
+		int e = errno;
+		if (!(flags & O_NOFOLLOW) && (e == ELOOP || (e == ENOTDIR && (flags & O_DIRECTORY))))
+			return NOT_IN_DIR;
+		return -e;
+	}
+	if ((flags & O_PATH) && !(flags & O_NOFOLLOW)) {
+		struct stat lst;
+		struct stat *s = st ? st : &lst;
+		if (fstat(fd, s) < 0) {
+			int e = errno;
+			close(fd);
+			return -e;
+		}
+		if (S_ISLNK(s->st_mode)) {
+			memset(s, 0, sizeof *s);
+			close(fd);
+			return NOT_IN_DIR;
+		}
+	}
+	return fd;
+}
+
+/* Opens any path inside the root, a final link followed unless flags has O_NOFOLLOW.  With O_PATH
+ * and st, *st may come back filled with the file's fstat (st_mode 0: not done). */
+static int open_path(struct rd_source *src, const char *path, int flags, struct stat *st)
+{
+	if (openat2_ok > 0) {
+		int fd = open_in_dir(src, path, flags, st);
+		return fd != NOT_IN_DIR ? fd : sys_openat2(src->fd, rel(path), flags);
+	}
 	char *canon = NULL;
 	int r = resolve(src, path, !(flags & O_NOFOLLOW), &canon);
 	if (r == 0)
@@ -709,6 +854,7 @@ void rd_source_close(struct rd_source *src)
 	smap_free(&src->error_bases, false);
 	smap_free(&src->cmds, false);
 	pdir_clear(src);
+	dcache_clear(src);
 	if (src->armed)
 		rd_watchdog_disarm();
 	free(src->root);
@@ -783,6 +929,42 @@ static bool need_canon(const struct rd_source *src)
 	return src->errors.used || src->einval.used || src->rec;
 }
 
+/* The process's /proc/self/fd, held open after the first reopen (a child after fork drops its
+ * copy: it names the parent's descriptors). */
+static int proc_fds = -1;
+static bool proc_fds_tried;
+
+static void proc_fds_forget(void)
+{
+	if (proc_fds >= 0)
+		close(proc_fds);
+	proc_fds = -1;
+	proc_fds_tried = false;
+}
+
+/* Opens again, with flags, the file that descriptor fd (O_PATH) is: its /proc/self/fd entry, the
+ * same inode without a new walk of its path.  Returns the fd, or -1 with errno. */
+static int reopen_fd(int fd, int flags)
+{
+	static bool atfork;
+	if (!proc_fds_tried) {
+		proc_fds_tried = true;
+		proc_fds = open("/proc/self/fd", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (proc_fds >= 0 && !atfork)
+			atfork = pthread_atfork(NULL, NULL, proc_fds_forget) == 0;
+		if (!atfork)
+			proc_fds_forget(); /* not held without a way to drop it in a child */
+		proc_fds_tried = true;
+	}
+	char name[32] = "/proc/self/fd/";
+	char *digits = name + strlen(name), *e = name + sizeof name - 1;
+	*e = '\0';
+	for (unsigned v = (unsigned)fd; e == name + sizeof name - 1 || v; v /= 10)
+		*--e = (char)('0' + v % 10);
+	memmove(digits, e, strlen(e) + 1);
+	return proc_fds >= 0 ? openat(proc_fds, digits, flags) : open(name, flags);
+}
+
 /* Opens path for reading.  The live host: one open of the attribute.  A root: an O_PATH open, its
  * fstat in *st, and only a regular file is opened for reading (through /proc/self/fd, the same
  * inode, not resolved again), so that no device node or FIFO in a root is ever opened.  With
@@ -830,7 +1012,7 @@ static int open_for_read(struct rd_source *src, const char *path, bool canon_fir
 		}
 		free(cdir);
 	} else {
-		fd = open_path(src, path, flags);
+		fd = open_path(src, path, flags, st);
 	}
 	if (fd < 0 || src->live)
 		return fd;
@@ -843,13 +1025,11 @@ static int open_for_read(struct rd_source *src, const char *path, bool canon_fir
 		close(fd);
 		return -RD_ENOTREG;
 	}
-	char proc[64];
-	snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
-	int rfd = open(proc, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	int rfd = reopen_fd(fd, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (rfd < 0 && errno == ENOENT) {
 		/* no /proc: open the path again, and read it only if it is still the same file */
 		const int f = O_RDONLY | O_NONBLOCK | O_NOCTTY;
-		rfd = *canon ? open_canon(src, *canon, f) : open_path(src, path, f);
+		rfd = *canon ? open_canon(src, *canon, f) : open_path(src, path, f, NULL);
 		struct stat again;
 		if (rfd >= 0 && (fstat(rfd, &again) < 0 || again.st_ino != st->st_ino || again.st_dev != st->st_dev)) {
 			close(rfd);
@@ -1059,7 +1239,7 @@ int rd_list_dir(struct rd_source *src, const char *path, struct rd_strv *names)
 		fd = r < 0 ? r : open_canon(src, canon, O_RDONLY | O_DIRECTORY);
 	} else {
 		/* O_DIRECTORY: the kernel refuses anything else before opening it */
-		fd = open_path(src, path, O_RDONLY | O_DIRECTORY);
+		fd = open_path(src, path, O_RDONLY | O_DIRECTORY, NULL);
 	}
 	if (fd < 0) {
 		free(canon);
@@ -1120,7 +1300,7 @@ int rd_read_link(struct rd_source *src, const char *path, char **target)
 		int r = resolve(src, path, false, &canon);
 		fd = r < 0 ? r : open_canon(src, canon, O_PATH);
 	} else {
-		fd = open_path(src, path, O_PATH | O_NOFOLLOW);
+		fd = open_path(src, path, O_PATH | O_NOFOLLOW, NULL);
 	}
 	if (fd < 0) {
 		free(canon);
@@ -1147,17 +1327,18 @@ int rd_stat(struct rd_source *src, const char *path, bool follow, struct stat *s
 		return tree_stat(src, path, follow, st);
 	char *canon = NULL;
 	int fd;
+	memset(st, 0, sizeof *st);
 	if (src->rec) {
 		int r = resolve(src, path, follow, &canon);
 		fd = r < 0 ? r : open_canon(src, canon, O_PATH);
 	} else {
-		fd = open_path(src, path, O_PATH | (follow ? 0 : O_NOFOLLOW));
+		fd = open_path(src, path, O_PATH | (follow ? 0 : O_NOFOLLOW), st);
 	}
 	if (fd < 0) {
 		free(canon);
 		return fd;
 	}
-	int r = fstat(fd, st) < 0 ? -errno : 0;
+	int r = st->st_mode || fstat(fd, st) == 0 ? 0 : -errno;
 	if (r == 0 && canon) {
 		char target[4096];
 		ssize_t n = S_ISLNK(st->st_mode) ? readlinkat(fd, "", target, sizeof target - 1) : -1;

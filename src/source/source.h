@@ -13,8 +13,10 @@
  * Every path given here is relative to the root ("sys/class/infiniband", a leading '/' is
  * ignored) and is resolved inside the root: symbolic links are followed with the root as "/",
  * and ".." never climbs above it, so in root mode nothing outside the root is read.  The kernel
- * does the confinement (openat2 RESOLVE_IN_ROOT, Linux 5.6+); without it every path is walked one
- * component at a time with O_PATH|O_NOFOLLOW descriptors, never by a multi-component openat.  In
+ * does the confinement (openat2 RESOLVE_IN_ROOT, Linux 5.6+; a file in a directory asked before
+ * is one O_NOFOLLOW lookup of its name in a kept descriptor of that directory, and a link met
+ * there goes back to openat2); without it every path is walked one component at a time with
+ * O_PATH|O_NOFOLLOW descriptors, never by a multi-component openat.  In
  * a root only regular files are opened for reading (a device node or FIFO is fstat'ed through an
  * O_PATH descriptor and refused, never opened).  Failures are returned as values (a negative
  * errno, also kept in rd_text.err); nothing here prints. */

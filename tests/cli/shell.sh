@@ -157,18 +157,18 @@ done
 # What may remain, and why: the dynamic loader's cache and the program's shared libraries (before
 # main runs), the root itself, and what the command was told to write (snapshot -o, and the
 # directory it is made in: the output is an O_TMPFILE there, linked into place).  /proc/self/fd/N
-# is the source layer reopening, for reading, a file it opened with O_PATH inside the root (the
-# same inode, never a new path walk).  No time-zone
+# (or N in /proc/self/fd, which it holds open for that) is the source layer reopening, for reading,
+# a file it opened with O_PATH inside the root (the same inode, never a new path walk).  No time-zone
 # file (/etc/localtime: times are computed in UTC without tzdata), no locale file (the locale is
 # read from the environment), no /proc/self or /dev/null (only opened when fds 0-2 are closed).
-if ldd "$bin" 2> /dev/null | grep -q libasan; then
+if ldd "$bin" 2> /dev/null | grep libasan > /dev/null; then # not -q: with pipefail, ldd killed by SIGPIPE would fail the test
 	echo "strace section: not under ASan (its runtime reads /proc/self/maps); the plain build runs it"
 elif command -v strace > /dev/null; then
 	allowed() { # PATH: may it be opened?
 		case "$1" in
 		/etc/ld.so.cache | /lib/*.so* | /usr/lib/*.so* | /lib64/*.so* | /usr/lib64/*.so*) return 0 ;;
 		examples/rxe-qemu | examples/rxe-qemu/* | "$work/snap" | "$work/snap/"* | "$work") return 0 ;;
-		/proc/self/fd/[0-9]*) return 0 ;;
+		/proc/self/fd | /proc/self/fd/[0-9]*) return 0 ;;
 		esac
 		return 1
 	}
@@ -188,6 +188,22 @@ elif command -v strace > /dev/null; then
 else
 	bad "strace is not installed (apt-get install strace)"
 fi
+
+# ---- libraries: only libc is linked; inih is loaded to read a policy file, yajl by fleet, and
+# neither by ibstat or a check without a policy file (LD_DEBUG=files names each library mapped) ----
+maps() { LD_DEBUG=files "$@" 2>&1 > /dev/null | grep -oE 'file=lib(inih|yajl)[^ ]*' | sort -u | tr '\n' ' '; }
+needed=$(readelf -d "$bin" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | grep -vE '^lib(asan|ubsan|stdc\+\+|m|gcc_s)\.' | tr '\n' ' ')
+expect "linked-libc-only (NEEDED: $needed)" [ "$needed" = "libc.so.6 " ]
+m=$(maps "$bin" --root examples/h100-ofed ibstat)
+expect "ibstat-maps-neither-inih-nor-yajl${m:+ ($m)}" [ -z "$m" ]
+m=$(maps "$bin" --root examples/h100-ofed check)
+expect "check-without-policy-maps-neither${m:+ ($m)}" [ -z "$m" ]
+mkdir -p "$work/policy/etc" && cp -a examples/h100-ofed/. "$work/policy/" && printf '[ports]\nexpect_active = 8\n' > "$work/policy/etc/rdma-doctor.conf"
+m=$(maps "$bin" --root "$work/policy" check)
+expect "check-with-policy-loads-inih (${m})" all 'grep -q libinih <<< "$m"' '! grep -q libyajl <<< "$m"'
+"$bin" --root examples/h100-ofed check --format json > "$work/report.json"
+m=$(maps "$bin" fleet "$work/report.json")
+expect "fleet-loads-yajl (${m})" all 'grep -q libyajl <<< "$m"' '! grep -q libinih <<< "$m"'
 
 # ---- roce.gid: NCCL's variables come from the environment rdma-doctor runs in (a Slurm prolog
 # runs with the job's), also with --root; the environment is over the policy's [nccl] block ----

@@ -300,7 +300,7 @@ if [ -f "$deb" ]; then
 	[ "$listed" = "$want" ] && ok || bad "dpkg-deb -c: the package's files differ: $(diff <(echo "$want") <(echo "$listed") | grep '^[<>]' | tr '\n' ' ')"
 	fields=$(dpkg-deb -f "$deb" Package Version Architecture Depends Recommends)
 	grep -qx "Version: $version" <<< "$fields" && grep -qx 'Architecture: amd64' <<< "$fields" &&
-		grep -q '^Depends:.*libinih1' <<< "$fields" && grep -q '^Recommends:.*libarchive13' <<< "$fields" && ok ||
+		grep -q '^Depends:.*libinih1' <<< "$fields" && grep -q '^Depends:.*libyajl2' <<< "$fields" && grep -q '^Recommends:.*libarchive13' <<< "$fields" && ok ||
 		bad "package fields: $fields"
 	# lintian (2.116) leaves mldbm-elf-* files in its TMPDIR: its own, removed with $work
 	mkdir "$work/lintian-tmp"

@@ -9,8 +9,8 @@
 #     not walked component by component for every file;
 #   * ports.rate costs the same per device at 1024 devices as at 64 (instructions, callgrind);
 #   * a read that never returns (the fault shim's RD_FAULT_SLOW) ends in the partial report: the
-#     read is UNKNOWN "timed out", what followed it is read, the exit status is the report's, and
-#     nothing is left in TMPDIR.
+#     read is UNKNOWN "timed out", what followed it is read, the exit status is the report's,
+#     nothing is left in TMPDIR, and a line written to standard error before the wedge is written once.
 # Counts, never times (timings are bench/'s).
 #     Usage: tests/readpath/run.sh [BUILD_DIR]     Ends with "N passed, N failed".
 set -uo pipefail
@@ -55,11 +55,13 @@ for root in "$work"/roots/*/; do
 done
 
 # --only ports.state reads the devices and ports, nothing of the system
-strace -f -qq -e trace=openat,openat2 -o "$work/only.tr" "$bin" --root "$work/roots/h100-ofed" check --only ports.state > /dev/null 2>&1
-strace -f -qq -e trace=openat,openat2 -o "$work/full.tr" "$bin" --root "$work/roots/h100-ofed" check > /dev/null 2>&1
-other=$(grep -E '"(sys/module|proc/modules|var/lib/dpkg|etc/modules-load.d|lib/modules|etc/systemd|usr/lib/systemd|proc/self|rdma-doctor/commands/dmesg|sys/bus/pci)' "$work/only.tr" | head -3)
+# (strace -y: what each open gave, as a path; a file may be opened by its name alone in its directory)
+strace -f -qq -y -e trace=openat,openat2 -o "$work/only.tr" "$bin" --root "$work/roots/h100-ofed" check --only ports.state > /dev/null 2>&1
+strace -f -qq -y -e trace=openat,openat2 -o "$work/full.tr" "$bin" --root "$work/roots/h100-ofed" check > /dev/null 2>&1
+r=$(cd "$work/roots/h100-ofed" && pwd -P)
+other=$(grep -E "= [0-9]+<$r/(sys/module|proc/modules|var/lib/dpkg|etc/modules-load.d|lib/modules|etc/systemd|usr/lib/systemd|proc/self|rdma-doctor/commands/dmesg|sys/bus/pci)" "$work/only.tr" | head -3)
 [ -z "$other" ] && ok || bad "--only ports.state opened: $other"
-grep -q '"sys/class/infiniband/mlx5_0/ports/1/state"' "$work/only.tr" && ok || bad "--only ports.state: no port state read"
+grep -qE "= [0-9]+<$r/sys/devices/[^>]*/infiniband/mlx5_0/ports/1/state>" "$work/only.tr" && ok || bad "--only ports.state: no port state read"
 n_only=$(grep -c 'open' "$work/only.tr") n_full=$(grep -c 'open' "$work/full.tr")
 [ "$n_only" -lt $((n_full * 2 / 3)) ] && ok || bad "--only ports.state: $n_only opens, a full check $n_full"
 
@@ -102,8 +104,12 @@ max_clones=1 # the watchdog; an ASan build's leak check adds its own thread at e
 grep -q __asan_init "$bin" && max_clones=2
 [ "${futex:-0}" -le 8 ] && [ "$clones" -le $max_clones ] && ok || bad "check --root: ${futex:-0} futex, $clones clone (reads handed to a thread?)"
 strace -f -qq -e trace=openat2 -o "$work/walk.tr" "$bin" --root "$work/roots/h100-ofed" check > /dev/null 2>&1
-walks=$(grep -c 'O_PATH|O_DIRECTORY' "$work/walk.tr")
+# the resolver's steps are O_NOFOLLOW; the directories kept to open files in (source.c) follow links
+walks=$(grep 'O_PATH' "$work/walk.tr" | grep 'O_DIRECTORY' | grep -c 'O_NOFOLLOW')
+# (a directory that is not there is asked in place of the file's whole path: not counted)
+kept=$(grep 'O_PATH' "$work/walk.tr" | grep 'O_DIRECTORY' | grep -v 'O_NOFOLLOW' | grep -vc ENOENT)
 [ "$walks" -lt $((reads / 4)) ] && ok || bad "check --root (read-errors list): $walks O_PATH directory steps for $reads reads"
+[ "$kept" -lt $((reads / 3)) ] && ok || bad "check --root: $kept directories opened to read $reads files in"
 
 # ports.rate at 64 and 1024 devices (a model built in memory, tests/unit/test_scale.c): the
 # instructions callgrind counts in the check, per device, grow by less than half
@@ -141,6 +147,14 @@ echo "mlx5_core 0000:0c:00.0: mlx5_cmd_out_err:838:(pid 1): QUERY_HCA_CAP(0x100)
 	TMPDIR=$work/tmp LD_PRELOAD=$shim RD_FAULT_SLOW="ports/1/state:60000" timeout 60 "$bin" --root "$work/roots/healthy-inbox" --timeout 4 explain - > /dev/null 2> "$work/w3.err"; rc=$?
 if grep -q 'timed out reading' "$work/w3.err"; then [ $rc = 3 ] && ok || bad "explain wedged: exit $rc"; else [ $rc != 124 ] && ok || bad "explain wedged: hung"; fi
 [ -z "$(ls -A "$work/tmp")" ] && ok || bad "wedged reads: left in TMPDIR: $(ls -A "$work/tmp")"
+# a line written to standard error before the wedged read (a policy ignore that names no device,
+# said after the devices are read) is written once: the rerun does not say it again
+cp -a "$work/roots/healthy-inbox" "$work/roots/ignore-unmatched"
+printf '[ports]\nignore = mlx5_99\n' > "$work/roots/ignore-unmatched/etc/rdma-doctor.conf"
+TMPDIR=$work/tmp LD_PRELOAD=$shim RD_FAULT_SLOW="modules-load.d/rdma.conf:60000" timeout 60 "$bin" --root "$work/roots/ignore-unmatched" check > "$work/w4.txt" 2> "$work/w4.err"; rc=$?
+grep -q '/etc/modules-load.d/rdma.conf = <timed out>' "$work/w4.txt" && [ $rc != 124 ] &&
+	[ "$(grep -c 'ignore: mlx5_99 names no RDMA device' "$work/w4.err")" = 1 ] && [ "$(wc -l < "$work/w4.err")" = 1 ] && ok ||
+	bad "wedged read after a stderr line: exit $rc, stderr: $(head -c 400 "$work/w4.err")"
 
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

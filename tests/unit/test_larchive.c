@@ -3,6 +3,7 @@
  * incomplete library gives a one-line reason. */
 #include "harness.h"
 #include "source/larchive.h"
+#include "util/dl.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -120,4 +121,21 @@ RD_TEST(larchive_incomplete_library_names_the_missing_function)
 	CHECK_STR(err, want);
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	CHECK_INT(system(cmd), 0);
+}
+
+/* The loader the dlopen'ed libraries share (util/dl.h): its two reasons, one line each. */
+RD_TEST(dl_load_says_what_is_missing)
+{
+	char err[256] = "";
+	const char *const names[] = {"strlen", "rd_test_no_such_function"};
+	void *syms[2] = {NULL, NULL};
+	CHECK_INT(rd_dl_load("librd-test-absent.so.7", "librd-test7", "x", names, syms, 2, err, sizeof err), -1);
+	CHECK(strstr(err, "librd-test-absent.so.7: cannot open shared object file") != NULL);
+	CHECK(strstr(err, "(apt-get install librd-test7)") != NULL);
+	CHECK_INT(rd_dl_load("libc.so.6", "libc6", "a libc with it needed", names, syms, 2, err, sizeof err), -1);
+	CHECK_STR(err, "libc.so.6 has no function rd_test_no_such_function (a libc with it needed)");
+	CHECK_INT(rd_dl_load("libc.so.6", "libc6", "", names, syms, 1, err, sizeof err), 0);
+	size_t (*fn)(const char *);
+	memcpy(&fn, &syms[0], sizeof syms[0]);
+	CHECK_INT(fn("abc"), 3);
 }

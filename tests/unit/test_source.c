@@ -137,6 +137,75 @@ RD_TEST(links_resolve_inside_the_root_without_openat2)
 	unsetenv("RD_FAULT_NO_OPENAT2");
 }
 
+/* Files are opened by their last component in a kept descriptor of their directory: a link met
+ * there (a final one, or a directory that is a link) is still resolved inside the root, "." and
+ * ".." are never taken in a kept directory, and directories pushed out of the cache give the same
+ * answers when met again. */
+RD_TEST(kept_directories_answer_as_the_whole_path)
+{
+	setup();
+	mk("etc/passwd", "root-local\n");
+	mk("sys/d/x", "x\n");
+	mk("sys/d/sub/y", "y\n");
+	ln("sys/d/lnk", "/etc/passwd");         /* a final link, absolute: root-relative */
+	ln("sys/d/up", "../../../../../..");    /* a directory link climbing past the root */
+	ln("sys/d/sublink", "sub");
+	for (int i = 0; i < 80; i++) {          /* more directories than the cache holds */
+		char rel[64], val[16];
+		snprintf(rel, sizeof rel, "many/%d/v", i);
+		snprintf(val, sizeof val, "%d\n", i);
+		mk(rel, val);
+	}
+	struct rd_source *src = open_root();
+	struct rd_text t;
+	CHECK_INT(rd_read_attr(src, "sys/d/x", &t), 0); /* keeps sys/d */
+	CHECK_STR(t.data, "x");
+	rd_text_free(&t);
+	CHECK_INT(rd_read_attr(src, "sys/d/lnk", &t), 0);
+	CHECK_STR(t.data, "root-local");
+	rd_text_free(&t);
+	CHECK_INT(rd_read_attr(src, "sys/d/up/etc/passwd", &t), 0);
+	CHECK_STR(t.data, "root-local");
+	rd_text_free(&t);
+	CHECK_INT(rd_read_attr(src, "sys/d/sublink/y", &t), 0);
+	CHECK_STR(t.data, "y");
+	rd_text_free(&t);
+	CHECK_INT(rd_read_attr(src, "sys/d/sub/../x", &t), 0);
+	CHECK_STR(t.data, "x");
+	rd_text_free(&t);
+	CHECK_INT(rd_read_attr(src, "sys/d/..", &t), -RD_ENOTREG);
+	CHECK_INT(rd_read_attr(src, "sys/d/x/z", &t), -ENOTDIR);
+	CHECK_INT(rd_read_attr(src, "sys/nodir/z", &t), -ENOENT);
+	struct rd_strv names = {0};
+	CHECK_INT(rd_list_dir(src, "sys/d/up", &names), 0); /* the root's own top */
+	CHECK(rd_strv_contains(&names, "etc") && rd_strv_contains(&names, "many"));
+	rd_strv_free(&names);
+	CHECK_INT(rd_list_dir(src, "sys/d/sublink", &names), 0);
+	CHECK(names.n == 1 && strcmp(names.v[0], "y") == 0);
+	rd_strv_free(&names);
+	struct stat st;
+	CHECK_INT(rd_stat(src, "sys/d/lnk", true, &st), 0);
+	CHECK(S_ISREG(st.st_mode) && st.st_size == 11);
+	CHECK_INT(rd_stat(src, "sys/d/lnk", false, &st), 0);
+	CHECK(S_ISLNK(st.st_mode));
+	CHECK_INT(rd_stat(src, "sys/d/up", true, &st), 0);
+	CHECK(S_ISDIR(st.st_mode));
+	char *target = NULL;
+	CHECK_INT(rd_read_link(src, "sys/d/lnk", &target), 0);
+	CHECK_STR(target, "/etc/passwd");
+	free(target);
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < 80; i++) {
+			char rel[64], val[16];
+			snprintf(rel, sizeof rel, "many/%d/v", i);
+			snprintf(val, sizeof val, "%d", i);
+			CHECK_INT(rd_read_attr(src, rel, &t), 0);
+			CHECK_STR(t.data, val);
+			rd_text_free(&t);
+		}
+	rd_source_close(src);
+}
+
 static void check_link_loops_and_dangling_links(void)
 {
 	setup();
