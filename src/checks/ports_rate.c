@@ -27,7 +27,7 @@ struct group {
 void rd_check_ports_rate(struct rd_check_ctx *ctx)
 {
 	const struct rd_host *h = ctx->host;
-	size_t checked = 0;
+	size_t checked = 0, others = 0;
 	char subj[128];
 	/* one pass over the ports: whether each counts (the policy asked once per port), and the best
 	 * rate of each model and link layer; then one pass to judge each port against its group */
@@ -43,8 +43,9 @@ void rd_check_ports_rate(struct rd_check_ctx *ctx)
 		const char *model = model_key(d);
 		for (size_t k = 0; k < d->nports; k++, at++) {
 			const struct rd_port *p = &d->ports[k];
-			counts[at] = p->state_v == RD_PORT_ACTIVE && !rd_policy_ignores(ctx->policy, d->name, p->num) &&
-				     rd_port_role(&ctx->sys->link, ctx->policy, d, p) == RD_ROLE_COMPUTE;
+			bool judged = p->state_v == RD_PORT_ACTIVE && !rd_policy_ignores(ctx->policy, d->name, p->num);
+			counts[at] = judged && rd_port_role(&ctx->sys->link, ctx->policy, d, p) == RD_ROLE_COMPUTE;
+			others += judged && !counts[at]; /* a VF, the management NIC ...: `stack` says which */
 			/* the ports of a device share its group: try the last one first */
 			size_t g = ngroups && groups[ngroups - 1].is_ib == p->is_ib && strcmp(groups[ngroups - 1].model, model) == 0
 					   ? ngroups - 1 : 0;
@@ -102,9 +103,13 @@ void rd_check_ports_rate(struct rd_check_ctx *ctx)
 	free(counts);
 	free(groups);
 	free(group_of);
+	char not_judged[96] = "";
+	if (others)
+		snprintf(not_judged, sizeof not_judged, " (%zu active port%s not judged: %s, see stack)", others,
+			 others == 1 ? "" : "s", others == 1 ? "not a compute port" : "not compute ports");
 	if (rd_check_quiet(ctx) && checked)
-		rd_finding_add(ctx, RD_OK, "host", "%zu active port%s at full rate for their model", checked,
-			       checked == 1 ? "" : "s");
+		rd_finding_add(ctx, RD_OK, "host", "%zu active port%s at full rate for their model%s", checked,
+			       checked == 1 ? "" : "s", not_judged);
 	else if (rd_check_quiet(ctx))
 		rd_finding_add(ctx, RD_SKIP, "host", "no active port to check");
 }
