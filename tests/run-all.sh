@@ -69,9 +69,17 @@ fi
 
 total_pass=0 total_fail=0
 # run NAME COMMAND...: runs a runner, adds its closing "N passed, N failed" to the totals.
+# Each section ends with "-- NAME: N s" (its wall time); the slowest are summed up at the end.
+timings=$(mktemp)
+timed() { # NAME START: closes a section with its wall time
+	local s=$((SECONDS - $2))
+	echo "-- $1: $s s"
+	printf '%s\t%s\n' "$s" "$1" >> "$timings"
+}
 run() {
 	local name=$1; shift
 	echo "== $name"
+	local t0=$SECONDS
 	local log; log=$(mktemp)
 	"$@" 2>&1 | tee "$log" | grep -vE '^ok ' || true
 	local line; line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
@@ -79,15 +87,19 @@ run() {
 	if [ -z "$line" ]; then
 		echo "FAIL: $name did not report results"
 		total_fail=$((total_fail + 1))
+		timed "$name" "$t0"
 		return
 	fi
 	local p f; p=${line%% passed*}; f=${line#*passed, }; f=${f%% failed*}
 	total_pass=$((total_pass + p)); total_fail=$((total_fail + f))
+	timed "$name" "$t0"
 }
 build() { # NAME MAKE-ARGS...
-	echo "== build: $1"; shift
+	echo "== build: $1"; local name="build: $1"; shift
+	local t0=$SECONDS
 	if make -s "$@" > /tmp/rd-build.log 2>&1; then total_pass=$((total_pass + 1))
 	else cat /tmp/rd-build.log; echo "FAIL: build"; total_fail=$((total_fail + 1)); fi
+	timed "$name" "$t0"
 }
 unit() { # BUILD_DIR
 	local p=0 f=0 line
@@ -154,6 +166,10 @@ run "fleet: 24-node scenario fleet, pdsh, clush, scontrol hostlists, bad input, 
 run "fleet (ASan+UBSan)" tests/fleet/run.sh build-asan
 run "real kernel in qemu: rxe0, modules, fix, probe, snapshot" tests/vm/run.sh build
 run "fuzz smoke (5 s per target)" tests/fuzz/run.sh 5
+echo
+echo "slowest runners (wall seconds; all runners: $SECONDS s):"
+sort -rn "$timings" | head -12 | while IFS=$'\t' read -r sec name; do printf '%6d s  %s\n' "$sec" "$name"; done
+rm -f "$timings"
 echo
 echo "$total_pass passed, $total_fail failed"
 [ "$total_fail" = 0 ]
