@@ -113,6 +113,14 @@ unit() { # BUILD_DIR
 	echo "$p passed, $f failed"
 }
 
+# the scenario roots, written once: tests/scenarios/make.sh copies them from here for every runner
+export RD_SCENARIO_ROOTS; RD_SCENARIO_ROOTS=$(mktemp -d /tmp/rd-roots.XXXXXX)
+trap 'rm -rf "$RD_SCENARIO_ROOTS" "$timings"' EXIT
+echo "== scenario roots (tests/scenarios/make.sh, once for every runner)"
+t0=$SECONDS
+tests/scenarios/make.sh "$RD_SCENARIO_ROOTS" > /dev/null && touch "$RD_SCENARIO_ROOTS/.complete" ||
+	echo "(make.sh failed: each runner writes its own roots, and says what failed)"
+timed "scenario roots" "$t0"
 build "gcc -Werror" all tests-bin
 build "clang -Werror" clang
 build "ASan+UBSan" asan
@@ -169,7 +177,6 @@ run "fuzz smoke (5 s per target)" tests/fuzz/run.sh 5
 echo
 echo "slowest runners (wall seconds; all runners: $SECONDS s):"
 sort -rn "$timings" | head -12 | while IFS=$'\t' read -r sec name; do printf '%6d s  %s\n' "$sec" "$name"; done
-rm -f "$timings"
 echo
 echo "$total_pass passed, $total_fail failed"
 [ "$total_fail" = 0 ]
