@@ -5,7 +5,8 @@
 #   runs the unit tests, CLI golden tests, example-root, snapshot and differential tests
 #   (against rdma-core's real ibstat/ibstatus), again under the sanitizers, and the CLI tests
 #   under valgrind.  A missing dependency fails loudly; nothing is silently skipped.
-# Ends with the line "N passed, N failed" summed over every runner.
+# Each section ends with "-- NAME: N s" (its wall time), the slowest are listed at the end, and the
+# last line is "N passed, N failed" summed over every runner.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -175,7 +176,7 @@ run "fleet (ASan+UBSan)" tests/fleet/run.sh build-asan
 run "real kernel in qemu: rxe0, modules, fix, probe, snapshot" tests/vm/run.sh build
 run "fuzz smoke (5 s per target)" tests/fuzz/run.sh 5
 echo
-echo "slowest runners (wall seconds; all runners: $SECONDS s):"
+echo "slowest sections (wall seconds; the whole run: $SECONDS s):"
 sort -rn "$timings" | head -12 | while IFS=$'\t' read -r sec name; do printf '%6d s  %s\n' "$sec" "$name"; done
 echo
 echo "$total_pass passed, $total_fail failed"
