@@ -69,14 +69,14 @@ if [ ! -d "$RD_REAL_FIXTURES" ]; then
 fi
 
 total_pass=0 total_fail=0
-# run NAME COMMAND...: runs a runner, adds its closing "N passed, N failed" to the totals.
-# Each section ends with "-- NAME: N s" (its wall time); the slowest are summed up at the end.
+# timed NAME START: closes a section with "-- NAME: N s" (its wall time), kept for the summary
 timings=$(mktemp)
-timed() { # NAME START: closes a section with its wall time
+timed() {
 	local s=$((SECONDS - $2))
 	echo "-- $1: $s s"
 	printf '%s\t%s\n' "$s" "$1" >> "$timings"
 }
+# run NAME COMMAND...: runs a runner, adds its closing "N passed, N failed" to the totals.
 run() {
 	local name=$1; shift
 	echo "== $name"
