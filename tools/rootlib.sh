@@ -3,16 +3,18 @@
 # (the bundled example roots) and by the tests (scenario roots made on the fly).
 # Every function writes under $R.
 
+# pdir PATH        — makes the directory PATH is in (no process started when it is there already).
+pdir() { case "$1" in */*) [ -d "$R/${1%/*}" ] || mkdir -p "$R/${1%/*}" ;; *) [ -d "$R" ] || mkdir -p "$R" ;; esac; }
 # attr PATH VALUE  — a sysfs-style attribute: VALUE plus the kernel's trailing newline.
-attr() { mkdir -p "$R/$(dirname "$1")"; printf '%s\n' "$2" > "$R/$1"; }
+attr() { pdir "$1"; printf '%s\n' "$2" > "$R/$1"; }
 # raw PATH VALUE   — exact bytes (printf %b escapes), no newline added.
-raw() { mkdir -p "$R/$(dirname "$1")"; printf '%b' "$2" > "$R/$1"; }
+raw() { pdir "$1"; printf '%b' "$2" > "$R/$1"; }
 # lnk PATH TARGET  — a symbolic link.
-lnk() { mkdir -p "$R/$(dirname "$1")"; ln -sfn "$2" "$R/$1"; }
+lnk() { pdir "$1"; ln -sfn "$2" "$R/$1"; }
 # node NAME        — a device node under /dev/infiniband, recorded as an empty file.
-node() { mkdir -p "$R/dev/infiniband"; : > "$R/dev/infiniband/$1"; }
+node() { pdir dev/infiniband/x; : > "$R/dev/infiniband/$1"; }
 # readerr ERRNO PATH — a file whose read() fails (as gid_attrs/ndevs on IB), recorded as snapshots do.
-readerr() { mkdir -p "$R/rdma-doctor" "$R/$(dirname "$2")"; : > "$R/$2"; printf '%s\t/%s\n' "$1" "$2" >> "$R/rdma-doctor/read-errors"; }
+readerr() { pdir rdma-doctor/read-errors; pdir "$2"; : > "$R/$2"; printf '%s\t/%s\n' "$1" "$2" >> "$R/rdma-doctor/read-errors"; }
 
 host() { # host HOSTNAME OSRELEASE
 	attr proc/sys/kernel/hostname "$1"

@@ -93,12 +93,11 @@ notes=()
 for r in "${roots[@]}"; do
 	name=$(basename "$r")
 	"$bin" --root "$r" check --format json > "$work/$name.json" 2> /dev/null
-	n=$(jq '.findings | length' "$work/$name.json")
-	for ((i = 0; i < n; i++)); do
-		jq -e ".findings[$i] | (.status == \"WARN\" or .status == \"FAIL\" or .status == \"UNKNOWN\") and (.fix | length > 0)" \
-			"$work/$name.json" > /dev/null || continue
-		check=$(jq -r ".findings[$i].check" "$work/$name.json")
-		subject=$(jq -r ".findings[$i].subject" "$work/$name.json")
+	# the findings that are WARN, FAIL or UNKNOWN and print a fix (one jq for the report)
+	mapfile -t fixable < <(jq -r '.findings | to_entries[] | select((.value.status == "WARN" or .value.status == "FAIL" or
+		.value.status == "UNKNOWN") and (.value.fix | length > 0)) | .key' "$work/$name.json")
+	for i in "${fixable[@]}"; do
+		eval "$(jq -r ".findings[$i] | \"check=\\(.check | @sh) subject=\\(.subject | @sh)\"" "$work/$name.json")"
 		jq -r ".findings[$i].fix[]" "$work/$name.json" > "$work/fix.sh"
 		grep -qE '(^|[^0-9])>>? *[/"]|sed -i|(^| )(cp|mkdir|ln|tee) |rdma-doctor fix' "$work/fix.sh" || continue
 		for mode in as-printed by-hand; do

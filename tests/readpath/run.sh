@@ -33,22 +33,26 @@ mapfile -t ids < <("$bin" checks --format json | jq -r '.checks[].id')
 # text findings as "STATUS<TAB>check<TAB>message" (the text shows a newline or tab in a value as \x0a, \x09), and the evidence of the problems (the text shows
 # no evidence for OK and SKIP) as "  path = value"; the JSON report of a whole check, filtered to ID
 from_text() { sed -nE '/^            (fix:| )/d; s/^.{1,3} (OK|WARN|FAIL|UNKNOWN|SKIP) +([a-z_]+\.[a-z_]+) +(.*)$/\1\t\2\t\3/p; s/^            (.* = .*)$/  \1/p' "$1"; }
-from_json() { jq -r --arg id "$2" '.findings[] | select(.check == $id) | . as $f |
+# (one jq per report: DIR/ID gets the lines of check ID; a line the JSON's own newline continues
+# goes on in the same file)
+from_json() { rm -rf "$2"; mkdir -p "$2"; jq -r '.findings[] | . as $f | (
 	"\(.status)\t\(.check)\t\(if $f.subject != "host" and ($f.message | contains($f.subject) | not) then "\($f.subject): " else "" end)\(.message)",
-	(select(.status == "FAIL" or .status == "WARN" or .status == "UNKNOWN") | .evidence[] | "  \(.path) = \(.value | gsub("\n"; "\\x0a") | gsub("\t"; "\\x09"))")' "$1"; }
+	(select(.status == "FAIL" or .status == "WARN" or .status == "UNKNOWN") | .evidence[] | "  \(.path) = \(.value | gsub("\n"; "\\x0a") | gsub("\t"; "\\x09"))")
+	) | "\($f.check)\u001f\(.)"' "$1" | awk -F '\037' -v d="$2" 'NF > 1 { f = d "/" $1; sub(/^[^\037]*\037/, "") } f { print > f }'; }
 n=0
 for root in "$work"/roots/*/; do
 	r=${root%/}; s=${r##*/}
 	# every third scenario (the failures are spread over them), the healthy ones and the H100 tree
 	n=$((n + 1)); case "$s" in healthy-*|h100-ofed) ;; *) [ $((n % 3)) = 0 ] || continue ;; esac
 	"$bin" --root "$r" check --format json > "$work/all.json" 2> /dev/null
+	from_json "$work/all.json" "$work/all"
 	diffs=0
 	for id in "${ids[@]}"; do
 		"$bin" --root "$r" check --only "$id" > "$work/t.txt" 2> /dev/null
 		# the text groups a check's findings by status: compare as sets of lines
-		if ! cmp -s <(from_text "$work/t.txt" | sort) <(from_json "$work/all.json" "$id" | sort); then
+		if ! cmp -s <(from_text "$work/t.txt" | sort) <(sort "$work/all/$id" 2> /dev/null); then
 			diffs=$((diffs + 1))
-			[ $diffs = 1 ] && { echo "  $s --only $id:"; diff <(from_json "$work/all.json" "$id") <(from_text "$work/t.txt") | head -6; }
+			[ $diffs = 1 ] && { echo "  $s --only $id:"; diff <(cat "$work/all/$id" 2> /dev/null) <(from_text "$work/t.txt") | head -6; }
 		fi
 	done
 	[ $diffs = 0 ] && ok || bad "$s: $diffs checks read alone differ from the whole report"

@@ -441,4 +441,15 @@ ALL=(healthy-inbox healthy-mlnx-ofed healthy-doca-ofed ib-umad-missing rdma-ucm-
 . "$here/link.sh"
 ALL+=("${LINK_ALL[@]}")
 [ $# -gt 0 ] || set -- "${ALL[@]}"
-for s in "$@"; do scenario "$s"; build "$s"; done
+# RD_SCENARIO_ROOTS=DIR: DIR holds every root, written by this script (tests/run-all.sh does it once,
+# then marks DIR .complete); a root found there is copied from it instead of being written again.
+cache=${RD_SCENARIO_ROOTS:-}
+[ -n "$cache" ] && [ -f "$cache/.complete" ] || cache=
+for s in "$@"; do
+	if [ -n "$cache" ] && [ -d "$cache/$s" ]; then
+		mkdir -p "$out"; rm -rf "${out:?}/$s" "$out/.state/$s"; cp -a "$cache/$s" "$out/$s"
+		[ ! -d "$cache/.state/$s" ] || { mkdir -p "$out/.state"; cp -a "$cache/.state/$s" "$out/.state/$s"; }
+		continue
+	fi
+	scenario "$s"; build "$s"
+done
