@@ -16,6 +16,10 @@ for h in $(cd "$top" && find src -name '*.h' | sort); do
 	else bad "$h: its opening comment states no ownership rule (\"Ownership: ...\")"; fi
 done
 
+# no fuzzer output committed among the sources: libFuzzer names each input it keeps by its SHA-1
+stray=$(cd "$top" && git ls-files 2> /dev/null | grep -E '(^|/)[0-9a-f]{40}$' | head -3)
+[ -z "$stray" ] && ok || bad "fuzzer inputs committed (a fuzz target run with a source directory as its corpus): $stray"
+
 for c in ibstat ibstatus; do
 	if grep -nE '\brd_(read_file|read_attr|read_prefix|list_dir|stat|exists|read_link)\(' "$top/src/cmd/$c.c"; then
 		bad "src/cmd/$c.c reads the source itself (go through model/umad.c)"
