@@ -255,18 +255,6 @@ static void load_pkeys(struct rd_source *src, const char *pdir, struct rd_port *
 
 /* ---- devices -------------------------------------------------------------------------------- */
 
-static bool looks_like_pci(const char *s)
-{
-	/* dddd:bb:dd.f */
-	static const char shape[] = "xxxx:xx:xx.x";
-	if (strlen(s) != sizeof shape - 1)
-		return false;
-	for (size_t i = 0; shape[i]; i++)
-		if (shape[i] == 'x' ? !isxdigit((unsigned char)s[i]) : s[i] != shape[i])
-			return false;
-	return true;
-}
-
 static void load_device_info(struct rd_source *src, const char *dir, struct rd_device *d);
 static void load_device_link(struct rd_source *src, const char *dir, struct rd_device *d);
 static void load_ports(struct rd_source *src, const char *dir, unsigned flags, struct rd_device *d);
@@ -317,7 +305,7 @@ static void load_device_link(struct rd_source *src, const char *dir, struct rd_d
 	if (rd_stat(src, p, false, &st) == 0 && S_ISLNK(st.st_mode) && rd_resolve(src, p, &canon) == 0) {
 		const char *base = strrchr(canon, '/');
 		base = base ? base + 1 : canon;
-		if (looks_like_pci(base))
+		if (rd_is_pci_addr(base))
 			d->pci_addr = rd_xstrdup(base);
 		char *np = rd_path_join(canon, "numa_node");
 		if (rd_read_attr(src, np, &t) == 0) {

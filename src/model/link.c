@@ -29,20 +29,6 @@ static unsigned parse_width(const struct rd_attr *a)
 	return (unsigned)v;
 }
 
-static bool looks_like_bdf(const char *s)
-{
-	static const char shape[] = "xxxx:xx:xx.x";
-	if (strlen(s) != sizeof shape - 1)
-		return false;
-	for (size_t i = 0; shape[i]; i++) {
-		char c = s[i];
-		bool hex = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-		if (shape[i] == 'x' ? !hex : c != shape[i])
-			return false;
-	}
-	return true;
-}
-
 static void read_at(struct rd_source *src, const char *dir, const char *name, struct rd_attr *a)
 {
 	char *path = rd_path_join(dir, name);
@@ -87,7 +73,7 @@ static void load_pcie_path(struct rd_source *src, const char *addr, struct rd_li
 		comp[n++] = t;
 	ld->path = rd_xcalloc(n ? n : 1, sizeof *ld->path);
 	for (size_t i = n; i-- > 0;) {
-		if (!looks_like_bdf(comp[i]))
+		if (!rd_is_pci_addr(comp[i]))
 			continue;
 		struct rd_buf dir = {0};
 		for (size_t j = 0; j <= i; j++)

@@ -230,6 +230,21 @@ bool rd_gid_is_zero(const uint8_t gid[16])
 	return true;
 }
 
+bool rd_is_pci_addr(const char *s)
+{
+	size_t dom = 0;
+	while (isxdigit((unsigned char)s[dom]))
+		dom++;
+	if (dom < 4 || dom > 8)
+		return false;
+	static const char shape[] = ":xx:xx.x"; /* bus, device, function */
+	const char *t = s + dom;
+	for (size_t i = 0; shape[i]; i++)
+		if (shape[i] == 'x' ? !isxdigit((unsigned char)t[i]) : t[i] != shape[i])
+			return false;
+	return t[sizeof shape - 1] == '\0';
+}
+
 int rd_parse_counter(const char *s, uint64_t *out)
 {
 	*out = 0;

@@ -60,6 +60,10 @@ int rd_parse_guid(const char *s, uint64_t *out);
 int rd_parse_gid(const char *s, uint8_t out[16]);
 bool rd_gid_is_zero(const uint8_t gid[16]);
 
+/* A PCI address as sysfs names a function, "dddd:bb:dd.f": the domain in 4 hex digits, or up
+ * to 8 for the domains of 0x10000 and above that Intel VMD creates ("10000:e1:00.0"). */
+bool rd_is_pci_addr(const char *s);
+
 /* counters/<name> and hw_counters/<name>: decimal, or the old "N/A (no PMA)" (-> -ENODATA). */
 int rd_parse_counter(const char *s, uint64_t *out);
 

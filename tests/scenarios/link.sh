@@ -74,6 +74,31 @@ SW_U1=$SW/0000:10:00.0 SW_D1=$SW/0000:10:00.0/0000:11:00.0
 SW_U2=$SW_D1/0000:12:00.0 SW_D2=$SW_D1/0000:12:00.0/0000:13:00.0
 switches() { pcie_behind 0000:1b:00.0 0000:00:03.0 0000:10:00.0 0000:11:00.0 0000:12:00.0 0000:13:00.0; }
 
+# mlx5_0 as the function 10000:e1:00.0 of an Intel VMD domain (VMD endpoint 0000:00:0e.0, its
+# root port 10000:e0:01.0): a PCI domain of five hex digits
+vmd() {
+	local old=$R/$PCIROOT/0000:1b:00.0 vdir=sys/devices/pci0000:00/0000:00:0e.0/pci10000:e0/10000:e0:01.0
+	local new=$R/$vdir/10000:e1:00.0 l t links=() i
+	while IFS= read -r -d '' l; do
+		t=$(realpath -ms "$(dirname "$l")/$(readlink "$l")")
+		if [[ $l/ == "$old"/* || $t/ == "$old"/* ]]; then links+=("$l" "$t"); fi
+	done < <(find "$R/sys" -type l -print0)
+	mkdir -p "$R/$vdir"; mv "$old" "$new"
+	[ ! -f "$R/rdma-doctor/read-errors" ] || sed -i "s|	/$PCIROOT/0000:1b:00.0/|	/$vdir/10000:e1:00.0/|" "$R/rdma-doctor/read-errors"
+	for ((i = 0; i < ${#links[@]}; i += 2)); do
+		l=${links[i]} t=${links[i + 1]}
+		[[ $l/ == "$old"/* ]] && l=$new${l#"$old"}
+		[[ $t/ == "$old"/* ]] && t=$new${t#"$old"}
+		rm -f "${links[i]}"
+		[[ $l == "$R/sys/bus/pci/devices/0000:1b:00.0" ]] && l=$R/sys/bus/pci/devices/10000:e1:00.0
+		ln -sfn "$(realpath -ms --relative-to="$(dirname "$l")" "$t")" "$l"
+	done
+	attr "sys/devices/pci0000:00/0000:00:0e.0/vendor" 0x8086; attr "sys/devices/pci0000:00/0000:00:0e.0/class" 0x010400
+	attr "$vdir/vendor" 0x8086; attr "$vdir/class" 0x060400
+	pcielink "$vdir" "32.0 GT/s PCIe" 16 "32.0 GT/s PCIe" 16
+	lnk "sys/bus/pci/devices/10000:e0:01.0" "../../../${vdir#sys/}"
+}
+
 link_build() {
 	S=$1
 	case "$1" in
@@ -144,6 +169,9 @@ link_build() {
 		# an x8 card trained at its full x8, but the policy wants x16 HCAs
 		base; attr etc/rdma-doctor.conf "$(printf '[pcie]\nmin_width = 16\n')"
 		pcielink "$PCIROOT/0000:c1:00.0" "16.0 GT/s PCIe" 8 "16.0 GT/s PCIe" 8 ;;
+	pcie-vmd-x8)
+		# mlx5_0 in an Intel VMD domain, its own link trained at x8 of x16
+		base; vmd; pcielink "sys/devices/pci0000:00/0000:00:0e.0/pci10000:e0/10000:e0:01.0/10000:e1:00.0" "32.0 GT/s PCIe" 8 "32.0 GT/s PCIe" 16 ;;
 	pcie-switch-healthy)
 		# an HGX-style path: mlx5_0 behind two PCIe switches, every link at Gen5 x16
 		base; switches ;;
@@ -215,5 +243,5 @@ LINK_ALL=(link-downed-rose link-symbol-errors-past-budget link-rcv-errors-past-p
 	link-counters-refused link-counters-excluded link-state-corrupt link-state-huge link-state-symlink
 	link-flaps-carrier link-flaps-lost-carrier link-flaps-module-event link-flaps-cable-replugged
 	pcie-x8-link pcie-gen4-slot pcie-below-policy-width
-	pcie-switch-healthy pcie-switch-uplink-x8 pcie-switch-middle-x8 pcie-switch-x8-port pcie-switch-uplink-below-policy
+	pcie-vmd-x8 pcie-switch-healthy pcie-switch-uplink-x8 pcie-switch-middle-x8 pcie-switch-x8-port pcie-switch-uplink-below-policy
 	port-vf-down port-mgmt-nic-down port-mgmt-roce-25g port-multiplane-data-ports)

@@ -313,3 +313,19 @@ RD_TEST(natural_order)
 	CHECK(rd_natural_cmp("mlx5_0", "mlx5_0") == 0);
 	CHECK(rd_natural_cmp("a", "ab") < 0);
 }
+
+RD_TEST(pci_address_shapes)
+{
+	CHECK(rd_is_pci_addr("0000:1b:00.0"));
+	CHECK(rd_is_pci_addr("0000:C1:00.7"));
+	CHECK(rd_is_pci_addr("10000:e1:00.0")); /* an Intel VMD domain */
+	CHECK(rd_is_pci_addr("ffffffff:00:1f.3"));
+	CHECK(!rd_is_pci_addr("000:1b:00.0"));
+	CHECK(!rd_is_pci_addr("100000000:e1:00.0"));
+	CHECK(!rd_is_pci_addr("pci0000:00"));
+	CHECK(!rd_is_pci_addr("pci10000:e0"));
+	CHECK(!rd_is_pci_addr("0000:1b:00.0x"));
+	CHECK(!rd_is_pci_addr("0000:1b:00"));
+	CHECK(!rd_is_pci_addr("0000:1b:0g.0"));
+	CHECK(!rd_is_pci_addr(""));
+}
