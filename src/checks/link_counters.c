@@ -188,8 +188,7 @@ void rd_check_link_counters(struct rd_check_ctx *ctx)
 		snprintf(why, sizeof why, "new baseline: the previous sample is unusable (%s)", s->prev_problem);
 		baseline = why;
 	} else if (!s->have_prev) {
-		baseline = s->partial ? "no previous sample (a run of both link.counters and link.flaps keeps one)"
-				      : "baseline recorded (first sample)";
+		baseline = "baseline recorded (first sample)";
 	} else if (strcmp(s->prev.boot_id, boot) != 0) {
 		snprintf(why, sizeof why, "new baseline: the host booted since the last sample (boot_id %s, was %s)",
 			 *boot ? boot : "unknown", s->prev.boot_id[0] ? s->prev.boot_id : "unknown");
@@ -199,6 +198,11 @@ void rd_check_link_counters(struct rd_check_ctx *ctx)
 			 s->now);
 		baseline = why;
 	}
+	bool prev_counters = false; /* a sample of a run of link.flaps alone after a reboot holds none */
+	for (size_t i = 0; s->have_prev && i < s->prev.n && !prev_counters; i++)
+		prev_counters = s->prev.e[i].kind != RD_STATE_NETDEV;
+	if (!baseline && !prev_counters)
+		baseline = "baseline recorded (the previous sample holds no counters)";
 	r.compare = baseline == NULL;
 	if (r.compare) {
 		r.secs = s->now - s->prev.time;
@@ -271,10 +275,7 @@ void rd_check_link_counters(struct rd_check_ctx *ctx)
 		struct rd_finding *f = rd_finding_add(ctx, RD_OK, "host", "%zu port%s: %s%s", r.ports, r.ports == 1 ? "" : "s",
 						      baseline, extra);
 		if (s->kept)
-			rd_evidence_add(f, s->file, "%s",
-					s->written   ? "written"
-					: s->partial ? "not written: kept only by a run of both link.counters and link.flaps"
-						     : "not written");
+			rd_evidence_add(f, s->file, "%s", s->written ? "written" : "not written");
 	} else if (!problems) {
 		struct rd_finding *f = rd_finding_add(ctx, RD_OK, "host", "%zu port%s: no error counter rose in %s (since %s)%s",
 						      r.ports, r.ports == 1 ? "" : "s", r.span, r.since, extra);

@@ -77,8 +77,6 @@ static void scan(const struct rd_text *log, const struct rd_link *lk, const char
 {
 	if (log->err || !log->data)
 		return;
-	char tag[64];
-	snprintf(tag, sizeof tag, "%s: ", pci ? pci : "");
 	for (const char *line = log->data; line && *line;) {
 		const char *nl = strchr(line, '\n');
 		size_t len = nl ? (size_t)(nl - line) : strlen(line);
@@ -86,7 +84,7 @@ static void scan(const struct rd_text *log, const struct rd_link *lk, const char
 		snprintf(buf, sizeof buf, "%.*s", (int)(len < sizeof buf ? len : sizeof buf - 1), line);
 		if (netdev && in_window(lk, buf) && lost_carrier(buf, netdev))
 			keep(lost, buf, strlen(buf));
-		if (pci && strstr(buf, tag) && strstr(buf, "Port module event")) {
+		if (pci && rd_text_names_pci(buf, pci, ": ") && strstr(buf, "Port module event")) {
 			if (strstr(buf, "Port module event[error]"))
 				keep(module_err, buf, strlen(buf));
 			else if (strstr(buf, "Cable unplugged"))
@@ -107,11 +105,12 @@ void rd_check_link_flaps(struct rd_check_ctx *ctx)
 	const struct rd_link *lk = &ctx->sys->link;
 	const struct rd_link_sample *s = &lk->sample;
 	const char *boot = rd_attr_ok(&lk->boot_id) ? lk->boot_id.value : "";
+	/* the n lines' own time (ntime): a run of link.counters alone keeps them as they were */
 	bool compare = s->kept && s->have_prev && !s->prev_problem && strcmp(s->prev.boot_id, boot) == 0 &&
-		       s->prev.time <= s->now;
+		       s->prev.ntime <= s->now;
 	char since[32] = "";
 	if (compare)
-		rd_utc_iso8601(s->prev.time, since, sizeof since);
+		rd_utc_iso8601(s->prev.ntime, since, sizeof since);
 	size_t ports = 0, netdevs = 0;
 	char subj[128];
 	for (size_t i = 0; i < h->ndevices; i++) {

@@ -35,7 +35,7 @@ static void kernel_lines(struct rd_check_ctx *ctx, struct rd_finding *f, const c
 		size_t len = nl ? (size_t)(nl - line) : strlen(line);
 		char buf[512];
 		snprintf(buf, sizeof buf, "%.*s", (int)(len < sizeof buf ? len : sizeof buf - 1), line);
-		if (strstr(buf, "limited by") && strstr(buf, "PCIe bandwidth") && strstr(buf, addr))
+		if (strstr(buf, "limited by") && strstr(buf, "PCIe bandwidth") && rd_text_names_pci(buf, addr, ""))
 			rd_evidence_add(f, "dmesg", "%s", buf);
 		line = nl ? nl + 1 : NULL;
 	}

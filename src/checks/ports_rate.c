@@ -111,5 +111,5 @@ void rd_check_ports_rate(struct rd_check_ctx *ctx)
 		rd_finding_add(ctx, RD_OK, "host", "%zu active port%s at full rate for their model%s", checked,
 			       checked == 1 ? "" : "s", not_judged);
 	else if (rd_check_quiet(ctx))
-		rd_finding_add(ctx, RD_SKIP, "host", "no active port to check");
+		rd_finding_add(ctx, RD_SKIP, "host", "no active %sport to check%s", others ? "compute " : "", not_judged);
 }

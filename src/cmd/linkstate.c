@@ -113,7 +113,7 @@ static void sample_now(const struct rd_loaded *l, const char *host, struct rd_st
 	snprintf(st->host, sizeof st->host, "%s", host);
 	if (rd_attr_ok(&lk->boot_id) && rd_state_name_ok(lk->boot_id.value))
 		snprintf(st->boot_id, sizeof st->boot_id, "%s", lk->boot_id.value);
-	st->time = now;
+	st->time = st->ntime = now;
 	for (size_t i = 0; i < l->h.ndevices; i++) {
 		const struct rd_device *d = &l->h.devices[i];
 		for (size_t k = 0; k < d->nports; k++) {
@@ -176,6 +176,33 @@ static char *write_state(const char *dir, const char *name, const char *text, in
 	return problem;
 }
 
+/* A run that judges one of link.counters and link.flaps replaces only that check's lines: the
+ * other's lines (and their time) are the previous sample's, when it is of this boot, so that its
+ * baseline does not move unjudged (and a periodic run of one check does not compare with one old
+ * sample forever).  counters: link.counters is the one judged. */
+static void keep_unjudged(const struct rd_link_sample *s, bool counters, struct rd_state *cur)
+{
+	struct rd_state mine = *cur;
+	mine.e = NULL;
+	mine.n = mine.cap = 0;
+	for (size_t i = 0; i < cur->n; i++)
+		if ((cur->e[i].kind == RD_STATE_NETDEV) != counters)
+			rd_state_add(&mine, cur->e[i].kind, cur->e[i].dev, cur->e[i].port, cur->e[i].name, cur->e[i].value);
+	bool same_boot = s->have_prev && !s->prev_problem && strcmp(s->prev.boot_id, cur->boot_id) == 0;
+	if (same_boot) {
+		for (size_t i = 0; i < s->prev.n; i++)
+			if ((s->prev.e[i].kind == RD_STATE_NETDEV) == counters)
+				rd_state_add(&mine, s->prev.e[i].kind, s->prev.e[i].dev, s->prev.e[i].port, s->prev.e[i].name,
+					     s->prev.e[i].value);
+		if (counters)
+			mine.ntime = s->prev.ntime;
+		else
+			mine.time = s->prev.time;
+	}
+	rd_state_free(cur);
+	*cur = mine;
+}
+
 static bool selected(const struct rd_ctx *ctx, const char *id)
 {
 	return (!ctx->link.only || rd_check_selected(id, ctx->link.only)) &&
@@ -222,7 +249,9 @@ void rd_link_prepare(struct rd_ctx *ctx, struct rd_loaded *l)
 		s->have_prev = false;
 	}
 	sample_now(l, safe_host, &cur, s->now);
-	if (!ctx->link.no_counters && !s->partial && cur.n) {
+	if (s->partial)
+		keep_unjudged(s, counters, &cur);
+	if (!ctx->link.no_counters && cur.n) {
 		char *text = rd_state_format(&cur);
 		s->write_problem = write_state(dir, name, text, &s->write_err);
 		s->written = !s->write_problem;

@@ -444,9 +444,13 @@ int rd_cmd_slurm(struct rd_ctx *ctx, int argc, char **argv)
 		case OPT_POLICY:
 			sel.policy = optarg;
 			break;
-		case OPT_NO_COUNTERS:
 		case OPT_STATE_DIR:
-			rd_link_opt(ctx, c == OPT_STATE_DIR ? "--state-dir" : "--no-counters", optarg);
+			if (!*optarg)
+				return rd_usage_error(ctx, "slurm", "--state-dir needs a directory");
+			rd_link_opt(ctx, "--state-dir", optarg);
+			break;
+		case OPT_NO_COUNTERS:
+			rd_link_opt(ctx, "--no-counters", NULL);
 			break;
 		case 'h':
 			help(ctx->out, ctx->prog);

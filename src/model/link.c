@@ -74,7 +74,7 @@ static void load_pcie_path(struct rd_source *src, const char *addr, struct rd_li
 	ld->path = rd_xcalloc(n ? n : 1, sizeof *ld->path);
 	for (size_t i = n; i-- > 0;) {
 		if (!rd_is_pci_addr(comp[i]))
-			continue;
+			break; /* "pci0000:00", or the "pci10000:e0" of a VMD domain: the path's top */
 		struct rd_buf dir = {0};
 		for (size_t j = 0; j <= i; j++)
 			rd_buf_printf(&dir, "%s%s", j ? "/" : "", comp[j]);

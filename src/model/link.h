@@ -58,8 +58,8 @@ struct rd_counter_refusal {
 struct rd_link_sample {
 	bool kept;                  /* this run keeps samples (check, slurm, npd) */
 	bool no_dir;                /* it would, but has no state directory (--root without --state-dir) */
-	bool partial;               /* only one of link.counters and link.flaps runs: the previous sample
-				     * is compared with, and not replaced (the other's baseline stays) */
+	bool partial;               /* only one of link.counters and link.flaps runs: the sample written
+				     * keeps the other's lines from the previous one (cmd/linkstate.c) */
 	char *dir;                  /* the state directory (as given or the default) */
 	char *file;                 /* dir/<host>.link-state */
 	bool have_prev;             /* prev holds the previous sample of this host */

@@ -245,6 +245,20 @@ bool rd_is_pci_addr(const char *s)
 	return t[sizeof shape - 1] == '\0';
 }
 
+bool rd_text_names_pci(const char *text, const char *addr, const char *after)
+{
+	size_t n = strlen(addr), an = strlen(after);
+	if (!n)
+		return false;
+	for (const char *p = strstr(text, addr); p; p = strstr(p + 1, addr)) {
+		if (p > text && isxdigit((unsigned char)p[-1]))
+			continue;
+		if (an ? strncmp(p + n, after, an) == 0 : !isxdigit((unsigned char)p[n]))
+			return true;
+	}
+	return false;
+}
+
 int rd_parse_counter(const char *s, uint64_t *out)
 {
 	*out = 0;

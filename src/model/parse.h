@@ -63,6 +63,9 @@ bool rd_gid_is_zero(const uint8_t gid[16]);
 /* A PCI address as sysfs names a function, "dddd:bb:dd.f": the domain in 4 hex digits, or up
  * to 8 for the domains of 0x10000 and above that Intel VMD creates ("10000:e1:00.0"). */
 bool rd_is_pci_addr(const char *s);
+/* True when text names PCI address addr as a whole word, followed by after ("" for any non-hex
+ * character or the end): "0000:e1:00.0" is not found in "10000:e1:00.0". */
+bool rd_text_names_pci(const char *text, const char *addr, const char *after);
 
 /* counters/<name> and hw_counters/<name>: decimal, or the old "N/A (no PMA)" (-> -ENODATA). */
 int rd_parse_counter(const char *s, uint64_t *out);

@@ -118,7 +118,7 @@ int rd_state_parse(const char *text, size_t len, struct rd_state *st, char *err,
 	}
 	char *copy = rd_xstrndup(text, len);
 	unsigned lineno = 0;
-	bool have_host = false, have_boot = false, have_time = false;
+	bool have_host = false, have_boot = false, have_time = false, have_ntime = false;
 	const char *why = NULL;
 	char *save = NULL;
 	for (char *line = copy, *nl; line && !why; line = save) {
@@ -155,6 +155,10 @@ int rd_state_parse(const char *text, size_t len, struct rd_state *st, char *err,
 			   v <= (uint64_t)1 << 40) {
 			st->time = (long long)v;
 			have_time = true;
+		} else if (strcmp(w[0], "ntime") == 0 && n == 2 && !have_ntime && parse_u64(w[1], &v) &&
+			   v <= (uint64_t)1 << 40) {
+			st->ntime = (long long)v;
+			have_ntime = true;
 		} else if ((strcmp(w[0], "c") == 0 || strcmp(w[0], "h") == 0) && n == 5 && rd_state_name_ok(w[1]) &&
 			   parse_u64(w[2], &port) && port > 0 && port < 65536 && rd_state_name_ok(w[3]) &&
 			   parse_u64(w[4], &v)) {
@@ -176,6 +180,8 @@ int rd_state_parse(const char *text, size_t len, struct rd_state *st, char *err,
 		why = "empty";
 	else if (!why && (!have_host || !have_boot || !have_time))
 		why = "host, boot_id or time missing";
+	if (!why && !have_ntime)
+		st->ntime = st->time;
 	free(copy);
 	if (why) {
 		if (lineno > 1)
@@ -193,6 +199,8 @@ char *rd_state_format(const struct rd_state *st)
 	struct rd_buf b = {0};
 	rd_buf_printf(&b, "%s\nhost %s\nboot_id %s\ntime %lld\n", MAGIC, st->host[0] ? st->host : "-",
 		      st->boot_id[0] ? st->boot_id : "-", st->time);
+	if (st->ntime && st->ntime != st->time)
+		rd_buf_printf(&b, "ntime %lld\n", st->ntime);
 	for (size_t i = 0; i < st->n; i++) {
 		const struct rd_state_entry *e = &st->e[i];
 		if (e->kind == RD_STATE_NETDEV)

@@ -6,6 +6,8 @@
  *   host gpu-a01
  *   boot_id 0d5c1c7e-...           (/proc/sys/kernel/random/boot_id of the root read; "-" unknown)
  *   time 1764460800                (seconds since the epoch)
+ *   ntime 1764457200               (optional: when the n lines were sampled, if not at "time":
+ *                                   a run of link.counters alone keeps link.flaps' lines as they were)
  *   c mlx5_0 1 link_downed 0       (c: ports/N/counters, h: ports/N/hw_counters)
  *   n ibp27s0 carrier_changes 3    (a port netdev)
  *
@@ -37,7 +39,8 @@ struct rd_state_entry {
 struct rd_state {
 	char host[RD_STATE_NAME_MAX * 4];
 	char boot_id[64];           /* "" when unknown */
-	long long time;
+	long long time;             /* of the c and h lines */
+	long long ntime;            /* of the n lines: time unless an ntime line says otherwise */
 	struct rd_state_entry *e;
 	size_t n, cap;
 };

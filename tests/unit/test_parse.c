@@ -329,3 +329,15 @@ RD_TEST(pci_address_shapes)
 	CHECK(!rd_is_pci_addr("0000:1b:0g.0"));
 	CHECK(!rd_is_pci_addr(""));
 }
+
+RD_TEST(pci_address_in_text)
+{
+	const char *l = "mlx5_core 10000:e1:00.0: Port module event: module 0, Cable plugged";
+	CHECK(rd_text_names_pci(l, "10000:e1:00.0", ": "));
+	CHECK(!rd_text_names_pci(l, "0000:e1:00.0", ": "));
+	CHECK(!rd_text_names_pci(l, "0000:e1:00.0", ""));
+	CHECK(rd_text_names_pci("limited by 8.0 GT/s PCIe x8 link at 0000:00:03.0 (capable", "0000:00:03.0", ""));
+	CHECK(rd_text_names_pci("0000:1b:00.0", "0000:1b:00.0", ""));
+	CHECK(!rd_text_names_pci("0000:1b:00.0", "0000:1b:00.0", ": "));
+	CHECK(!rd_text_names_pci("x", "", ""));
+}

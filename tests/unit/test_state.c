@@ -51,6 +51,31 @@ RD_TEST(state_round_trip)
 	free(text);
 }
 
+RD_TEST(state_ntime)
+{
+	/* the n lines' own time: written only when it differs, read back, else the file's time */
+	struct rd_state st = {0}, back;
+	char err[256] = "";
+	strcpy(st.host, "h");
+	st.time = st.ntime = 1764460800;
+	char *text = rd_state_format(&st);
+	CHECK(strstr(text, "ntime") == NULL);
+	CHECK_INT(parse(text, &back, err, sizeof err), 0);
+	CHECK(back.ntime == 1764460800);
+	rd_state_free(&back);
+	free(text);
+	st.ntime = 1764457200;
+	text = rd_state_format(&st);
+	CHECK(strstr(text, "\nntime 1764457200\n") != NULL);
+	CHECK_INT(parse(text, &back, err, sizeof err), 0);
+	CHECK(back.time == 1764460800 && back.ntime == 1764457200);
+	rd_state_free(&back);
+	free(text);
+	CHECK_INT(parse("rdma-doctor-link-state 1\nhost h\nboot_id -\ntime 1\nntime 2\nntime 3\n", &back, err,
+			sizeof err), -1);
+	CHECK(strstr(err, "line 6") != NULL);
+}
+
 RD_TEST(state_bad_files)
 {
 	static const struct {
