@@ -169,8 +169,7 @@ void rd_check_link_counters(struct rd_check_ctx *ctx)
 		bool ports = false;
 		for (size_t i = 0; i < h->ndevices && !ports; i++)
 			for (size_t k = 0; k < h->devices[i].nports && !ports; k++)
-				ports = !rd_policy_ignores(ctx->policy, h->devices[i].name, h->devices[i].ports[k].num) &&
-					rd_port_role(lk, ctx->policy, &h->devices[i], &h->devices[i].ports[k]) == RD_ROLE_COMPUTE;
+				ports = rd_port_judged(lk, ctx->policy, &h->devices[i], &h->devices[i].ports[k]);
 		rd_finding_add(ctx, RD_SKIP, "host", "%s",
 			       ports ? "nothing to compare: under --root no counter sample is kept unless --state-dir DIR is given"
 				     : "no port with counters to compare");
@@ -227,7 +226,7 @@ void rd_check_link_counters(struct rd_check_ctx *ctx)
 		}
 		for (size_t k = 0; k < d->nports; k++) {
 			const struct rd_port *p = &d->ports[k];
-			if (rd_policy_ignores(ctx->policy, d->name, p->num) || rd_port_role(lk, ctx->policy, d, p) != RD_ROLE_COMPUTE)
+			if (!rd_port_judged(lk, ctx->policy, d, p))
 				continue;
 			if (!p->ncounters && !p->nhw_counters)
 				continue;

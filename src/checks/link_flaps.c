@@ -118,7 +118,7 @@ void rd_check_link_flaps(struct rd_check_ctx *ctx)
 		bool module_done = false;
 		for (size_t k = 0; k < d->nports; k++) {
 			const struct rd_port *p = &d->ports[k];
-			if (rd_policy_ignores(ctx->policy, d->name, p->num) || rd_port_role(lk, ctx->policy, d, p) != RD_ROLE_COMPUTE)
+			if (!rd_port_judged(lk, ctx->policy, d, p))
 				continue;
 			ports++;
 			snprintf(subj, sizeof subj, "%s port %u", d->name, p->num);

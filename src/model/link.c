@@ -314,6 +314,12 @@ enum rd_port_role rd_port_role(const struct rd_link *lk, const struct rd_policy 
 	return RD_ROLE_COMPUTE;
 }
 
+bool rd_port_judged(const struct rd_link *lk, const struct rd_policy *p, const struct rd_device *d,
+		    const struct rd_port *port)
+{
+	return !rd_policy_ignores(p, d->name, port->num) && rd_port_role(lk, p, d, port) == RD_ROLE_COMPUTE;
+}
+
 const char *rd_port_role_words(enum rd_port_role r)
 {
 	switch (r) {

@@ -114,6 +114,9 @@ enum rd_port_role {
 };
 enum rd_port_role rd_port_role(const struct rd_link *lk, const struct rd_policy *p, const struct rd_device *d,
 			       const struct rd_port *port);
+/* The port is judged by the port rules: the policy does not ignore it and it is a compute port. */
+bool rd_port_judged(const struct rd_link *lk, const struct rd_policy *p, const struct rd_device *d,
+		    const struct rd_port *port);
 const char *rd_port_role_words(enum rd_port_role r); /* "an SR-IOV virtual function", ... */
 
 /* "32.0 GT/s PCIe" -> 32.0; 0 when not a speed ("Unknown", "Unknown speed"). */

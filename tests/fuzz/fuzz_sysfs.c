@@ -1,5 +1,5 @@
 /* Fuzz target: every sysfs attribute parser (rate, state/phys_state/node_type, numbers, GUIDs,
- * GIDs, counters, hca_type) on the same bytes. */
+ * GIDs, counters, hca_type, PCI addresses alone and in a kernel line) on the same bytes. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +27,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rd_parse_counter(s, &v);
 	if (rd_parse_hca_type(s, &id) == 0)
 		(void)rd_hca_model_name(id);
+	(void)rd_is_pci_addr(s);
+	(void)rd_text_names_pci(s, "0000:1b:00.0", ": ");
+	(void)rd_text_names_pci(s, "10000:e1:00.0", "");
+	if (size > 2) /* the address itself from the input: the text's tail as the needle */
+		(void)rd_text_names_pci(s, s + size / 2, s + size - 1);
 	free(s);
 	return 0;
 }
