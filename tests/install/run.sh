@@ -155,7 +155,7 @@ c() { # the program, then the line after it (the cursor at its end): prints COMP
 }
 EOF
 comp() { # LINE: the completions of "rdma-doctor LINE", sorted, on one line
-	(cd "$top" && XDG_DATA_DIRS=$dest/usr/local/share BASH_COMPLETION_USER_DIR=$work/none \
+	(cd "${CWD:-$top}" && XDG_DATA_DIRS=$dest/usr/local/share BASH_COMPLETION_USER_DIR=$work/none \
 		bash --norc --noprofile -c "source '$work/comp.bash'; c '${P:-$cbin}' $(printf '%q' "$1")" 2>&1) | sort | tr '\n' ' ' | sed 's/ $//'
 }
 expect() { # LINE WANT...: the completions are exactly these
@@ -222,7 +222,37 @@ expect_lacks() { # LINE NOT...
 	P=$work/fake-rd expect "fa" fabric
 	P=$work/fake-rd expect "fabric --h" --hosts
 	P=$work/fake-rd expect "fabric --hosts tests/cli/polic" tests/cli/policies
+	expect "--root examples/h100-ofed gids mlx5_7" mlx5_7
+	expect "--root examples/h100-ofed gids mlx5_0 " $devs
+	expect "--root examples/h100-ofed gids --format " text json
 }
+
+# no word from a root or the program's output is expanded by the shell: device directories named
+# for command substitutions run nothing when TAB is pressed (in a directory of its own, which
+# stays empty), and every name is offered quoted, so that Enter passes it as it is
+evil=$work/evil-root
+mkdir -p "$evil/sys/class/infiniband" "$work/evil-cwd"
+for n in '$(touch${IFS}X)' '`id>Y`' 'a b' '*' $'nl\nname' "it's" mlx5_0; do mkdir "$evil/sys/class/infiniband/$n"; done
+quoted=('\$\(touch\$\{IFS\}X\)' '\`id\>Y\`' 'a\ b' '\*' "\$'nl\\nname'" "it\\'s" mlx5_0)
+for line in "--root $evil ibstat " "--root=$evil ibstatus " "--root $evil probe --device " "--root $evil gids mlx5_0 "; do
+	CWD=$work/evil-cwd expect "$line" "${quoted[@]}"
+done
+CWD=$work/evil-cwd expect "--root $evil ibstat \\\$\\(t" '\$\(touch\$\{IFS\}X\)'
+CWD=$work/evil-cwd expect "--root $evil ibstat '\$(t" '\$\(touch\$\{IFS\}X\)'
+CWD=$work/evil-cwd expect "--root $evil ibstat \\\`" '\`id\>Y\`'
+CWD=$work/evil-cwd expect "--root $evil ibstat a" 'a\ b'
+CWD=$work/evil-cwd expect "--root $evil ibstat \\*" '\*'
+# words of the program's output: commands named for command substitutions in its --help
+cat > "$work/evil-rd" << EOF
+#!/bin/sh
+if [ "\$1" = --help ]; then "$cbin" --help | sed 's/^Commands:\$/Commands:\n  x\$(touch\${IFS}W)  a command\n  y\`id>V\`  another/'; exit 0; fi
+exec "$cbin" "\$@"
+EOF
+chmod +x "$work/evil-rd"
+CWD=$work/evil-cwd P=$work/evil-rd expect "x" 'x\$\(touch\$\{IFS\}W\)'
+CWD=$work/evil-cwd P=$work/evil-rd expect "help y" 'y\`id\>V\`'
+left=$(ls -A "$work/evil-cwd"; ls -A "$top" | grep -xE 'X|Y|W|V')
+[ -z "$left" ] && ok || bad "completion ran code named by a root or the program's output: it created $(echo $left)"
 
 # ---- 4. systemd units -------------------------------------------------------------------------
 pfx=$work/pfx
