@@ -100,6 +100,42 @@ for prefix in /usr/local /usr; do
 	[ ! -e "$dest$prefix/share/rdma-doctor" ] && ok || bad "make uninstall PREFIX=$prefix left $prefix/share/rdma-doctor"
 done
 
+# paths with blanks, &, |, ; and quotes are one path each: nothing is made outside DESTDIR (not in
+# the source tree), nothing runs, and uninstall finds every file again
+odd=$work/odd
+mkdir -p "$odd"
+odd_dests=("$odd/dest dir" "$odd/dest dir&x|y'z")
+odd_prefixes=("/opt/a&b" "/opt/a&b;touch pwned;|c d")
+for k in 0 1; do
+	odd_dest=${odd_dests[k]} odd_prefix=${odd_prefixes[k]}
+	status_before=$(git -C "$top" status --porcelain --ignored 2> /dev/null)
+	if mk install DESTDIR="$odd_dest" PREFIX="$odd_prefix" > "$work/install.log" 2>&1; then
+		ok
+		got=$(cd "$odd_dest" && find . \( -type f -o -type l \) | sed 's|^\./||' | sort)
+		want=$(expected | awk -v p="${odd_prefix#/}" '{ print p "/" $1 }' | sort)
+		[ "$got" = "$want" ] && ok || bad "make install with DESTDIR and PREFIX of blanks, &, |, ; and quotes: files differ: $(diff <(echo "$want") <(echo "$got") | grep '^[<>]' | tr '\n' ' ')"
+		xs=$odd_prefix/bin
+		[[ $xs == *' '* ]] && xs=\"$xs\"
+		grep -qxF "ExecStart=$xs/rdma-doctor --timeout 60 check --format prometheus --output /var/lib/prometheus/node-exporter/rdma-doctor.prom" \
+			"$odd_dest$odd_prefix/lib/systemd/system/rdma-doctor.service" && ok ||
+			bad "make install PREFIX=$odd_prefix: ExecStart: $(grep -h ExecStart "$odd_dest$odd_prefix/lib/systemd/system/rdma-doctor.service" 2>&1)"
+	else
+		bad "make install with DESTDIR and PREFIX of blanks, &, |, ; and quotes: $(tail -3 "$work/install.log")"
+	fi
+	mk uninstall DESTDIR="$odd_dest" PREFIX="$odd_prefix" > "$work/install.log" 2>&1 && ok || bad "make uninstall with odd paths: $(tail -3 "$work/install.log")"
+	left=$(cd "$odd" && find . \( -type f -o -type l \) | sed 's|^\./||')
+	[ -z "$left" ] && [ ! -e "$odd_dest$odd_prefix/share/rdma-doctor" ] && ok || bad "make uninstall with odd paths left: $(echo $left)"
+	[ "$(git -C "$top" status --porcelain --ignored 2> /dev/null)" = "$status_before" ] && [ ! -e "$top/pwned" ] && ok ||
+		bad "make install/uninstall with odd paths changed the source tree: $(git -C "$top" status --porcelain --ignored | head -5 | tr '\n' ' ')"
+	find "$work" -name pwned | grep -q . && bad "make install with odd paths ran a command: $(find "$work" -name pwned)" || ok
+done
+# a BINDIR systemd would not run a program from (a quote) is refused before anything is written
+out=$(mk install DESTDIR="$odd/refused" PREFIX="/opt/it's" 2>&1)
+rc=$?
+[ $rc != 0 ] && grep -qF "BINDIR '/opt/it's/bin' has a quote or a backslash" <<< "$out" && [ ! -e "$odd/refused" ] && ok ||
+	bad "make install PREFIX=/opt/it's (exit $rc): $out"
+rm -rf "$odd"
+
 # ---- 2. the man page --------------------------------------------------------------------------
 # mandoc -Tlint: no message about the page (lines naming the machine's missing mandoc.db, about
 # the pages .Xr refers to, are about this machine, not the page)
@@ -284,6 +320,22 @@ if mk install PREFIX="$pfx/usr" TEXTFILE_DIR="$pfx/textfile" > "$work/install.lo
 		bad "the textfile has no rdma_doctor_check_status series: $(head -3 "$pfx/textfile/rdma-doctor.prom")"
 else
 	bad "make install PREFIX=$pfx/usr: $(tail -3 "$work/install.log")"
+fi
+# a PREFIX and TEXTFILE_DIR with blanks, &, ;, | and % (and a quote in TEXTFILE_DIR) are written
+# as systemd reads them: verify finds the program and the directory
+opfx="$work/u a&b;c|d%e"
+otf="$work/t x&y%z'q"
+mkdir -p "$otf"
+if mk install PREFIX="$opfx/usr" TEXTFILE_DIR="$otf" > "$work/install.log" 2>&1; then
+	units=$opfx/usr/lib/systemd/system
+	out=$(MANPATH=$opfx/usr/share/man: systemd-analyze verify "$units/rdma-doctor.service" "$units/rdma-doctor.timer" 2>&1)
+	rc=$?
+	[ $rc = 0 ] && [ -z "$out" ] && ok || bad "systemd-analyze verify of the units made with PREFIX=$opfx/usr TEXTFILE_DIR=$otf (exit $rc): $out"
+	grep -qxF "ExecStart=\"${opfx//%/%%}/usr/bin\"/rdma-doctor --timeout 60 check --format prometheus --output \"${otf//%/%%}\"/rdma-doctor.prom" "$units/rdma-doctor.service" &&
+		grep -qxF "ConditionPathIsDirectory=${otf//%/%%}" "$units/rdma-doctor.service" && ok ||
+		bad "the units made with PREFIX=$opfx/usr TEXTFILE_DIR=$otf: $(grep -E '^(ExecStart|Condition)' "$units/rdma-doctor.service")"
+else
+	bad "make install PREFIX=$opfx/usr TEXTFILE_DIR=$otf: $(tail -3 "$work/install.log")"
 fi
 # the directory the Makefile writes into the unit is Debian node_exporter's default textfile directory
 ne_dir=$(prometheus-node-exporter --help 2>&1 | sed -n 's/.*--collector\.textfile\.directory="\([^"]*\)".*/\1/p')
