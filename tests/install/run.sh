@@ -377,6 +377,7 @@ if [ -f "$deb" ]; then
 		awk '{ print "usr/" $1 }' | sed 's|^usr/\.\./||'
 		echo usr/share/doc/rdma-doctor/changelog.gz; echo usr/share/doc/rdma-doctor/copyright
 		echo usr/share/doc/rdma-doctor/README.md.gz; echo usr/share/doc/rdma-doctor/report-json.md.gz
+		echo usr/share/doc/rdma-doctor/fleet-json.md.gz
 		echo usr/share/lintian/overrides/rdma-doctor)
 	want=$(sort <<< "$want")
 	[ "$listed" = "$want" ] && ok || bad "dpkg-deb -c: the package's files differ: $(diff <(echo "$want") <(echo "$listed") | grep '^[<>]' | tr '\n' ' ')"
@@ -413,7 +414,13 @@ if [ -f "$deb" ]; then
 			out=$(systemd-analyze verify /lib/systemd/system/rdma-doctor.service /lib/systemd/system/rdma-doctor.timer 2>&1)
 			[ -z "$out" ] && ok || bad "systemd-analyze verify of the installed units: $out"
 			files=$(dpkg -L rdma-doctor | while read -r f; do [ -f "$f" ] && echo "$f"; done)
+			# the timer enabled as an administrator does (deb-systemd-helper: no running systemd
+			# needed): as README says, dpkg -r keeps its link and dpkg -P removes it
+			wants=/etc/systemd/system/timers.target.wants/rdma-doctor.timer
+			deb-systemd-helper enable rdma-doctor.timer > /dev/null 2>&1
+			[ -L "$wants" ] && ok || bad "deb-systemd-helper enable rdma-doctor.timer made no $wants"
 			if dpkgw -r rdma-doctor; then ok; else bad "dpkg -r rdma-doctor: $(tail -3 "$work/dpkg.log")"; fi
+			[ -L "$wants" ] && ok || bad "after dpkg -r the enabled timer's link is gone: README.md says it stays until dpkg -P"
 			still=$(for f in $files; do [ -e "$f" ] && echo "$f"; done)
 			[ -z "$still" ] && [ -n "$files" ] && ok || bad "after dpkg -r these files remain: $still"
 			# removed: config-files, as for any package with a postrm (purge runs it again)
@@ -421,6 +428,7 @@ if [ -f "$deb" ]; then
 				bad "dpkg -r rdma-doctor: the package is $(pkg_status)"
 			dpkgw --purge rdma-doctor && pkg_status | grep -qx 'not-installed' && ok ||
 				bad "dpkg --purge rdma-doctor: $(tail -3 "$work/dpkg.log")"
+			[ ! -e "$wants" ] && [ ! -L "$wants" ] && ok || { bad "after dpkg -P the timer's link $wants remains"; rm -f "$wants"; }
 		else
 			bad "dpkg -i $(basename "$deb"): $(tail -3 "$work/dpkg.log")"
 		fi
