@@ -2,21 +2,27 @@
 # Installing rdma-doctor like a system tool (issue 14 section 4):
 #   1. make install into a DESTDIR (PREFIX /usr/local, then /usr): every file where it belongs,
 #      with its mode and content; make uninstall leaves none of them, and keeps a file not ours;
+#      paths with blanks, &, |, ; and quotes are one path each (nothing made in the source tree,
+#      nothing run), and a BINDIR systemd cannot run a program from is refused;
 #   2. the man page: mandoc -Tlint with no message about the page; complete for the program
 #      (tests/install/mancheck.sh: every command, option and check id of its --help and
 #      `checks`), and that check fails on a page with a gap;
 #   3. bash completion, loaded by bash-completion from the installed place, driven through
 #      COMP_WORDS/COMP_CWORD: commands, options per command, values, check ids, devices; and
-#      taken from the program (a stand-in program with a new command is completed too);
+#      taken from the program (a stand-in program with a new command is completed too); no word
+#      of a root or of the program's output is expanded (device directories and commands named
+#      $(touch${IFS}X), `id>Y`: nothing created, each offered quoted);
 #   4. the systemd units: systemd-analyze verify with no message (and it does complain about a
-#      unit whose program is missing); the service's ExecStart, typed as the unit has it, writes
-#      the textfile; its textfile directory is Debian node_exporter's default;
+#      unit whose program is missing), also with %, ;, |, & and blanks in its paths; the service's
+#      ExecStart, typed as the unit has it, writes the textfile; its textfile directory is Debian
+#      node_exporter's default;
 #   5. README's Slurm scripts are the contrib/slurm files;
 #   6. the Debian package, built out of tree from a copy of the source: dpkg-buildpackage -us -uc
 #      -b makes rdma-doctor_<VERSION>_amd64.deb (the checkout is left unchanged), dpkg-deb -c
 #      lists what make install would put under /usr, lintian reports no error and no warning,
 #      dpkg -i installs it, the installed `rdma-doctor version` and `man rdma-doctor` work, and
-#      dpkg -r removes every file again.  Needs root (CI runs as root on a throwaway machine).
+#      dpkg -r removes every file again but keeps an enabled timer's link, which dpkg -P removes
+#      (as README.md says).  Needs root (CI runs as root on a throwaway machine).
 # Every tool it needs is required: a missing one is a failure, never a skip.  Everything it
 # makes is in one directory of TMPDIR, removed at the end; its children get a TMPDIR of their
 # own inside it, which must be empty at the end.
