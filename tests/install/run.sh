@@ -420,11 +420,11 @@ if [ -f "$deb" ]; then
 			out=$(systemd-analyze verify /lib/systemd/system/rdma-doctor.service /lib/systemd/system/rdma-doctor.timer 2>&1)
 			[ -z "$out" ] && ok || bad "systemd-analyze verify of the installed units: $out"
 			files=$(dpkg -L rdma-doctor | while read -r f; do [ -f "$f" ] && echo "$f"; done)
-			# the timer enabled as an administrator does (deb-systemd-helper: no running systemd
-			# needed): as README says, dpkg -r keeps its link and dpkg -P removes it
+			# the timer enabled as README says (systemctl enable makes the link without a running
+			# systemd): dpkg -r keeps its link and dpkg -P removes it, as README says too
 			wants=/etc/systemd/system/timers.target.wants/rdma-doctor.timer
-			deb-systemd-helper enable rdma-doctor.timer > /dev/null 2>&1
-			[ -L "$wants" ] && ok || bad "deb-systemd-helper enable rdma-doctor.timer made no $wants"
+			systemctl enable rdma-doctor.timer > /dev/null 2>&1
+			[ -L "$wants" ] && ok || bad "systemctl enable rdma-doctor.timer made no $wants"
 			if dpkgw -r rdma-doctor; then ok; else bad "dpkg -r rdma-doctor: $(tail -3 "$work/dpkg.log")"; fi
 			[ -L "$wants" ] && ok || bad "after dpkg -r the enabled timer's link is gone: README.md says it stays until dpkg -P"
 			still=$(for f in $files; do [ -e "$f" ] && echo "$f"; done)
