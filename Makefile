@@ -145,29 +145,37 @@ INSTALL        ?= install
 CONTRIB_FILES   = $(sort $(wildcard contrib/prometheus/* contrib/npd/* contrib/slurm/*))
 CONTRIB_DIRS    = $(sort $(patsubst contrib/%/,%,$(dir $(CONTRIB_FILES))))
 UNITS           = rdma-doctor.service rdma-doctor.timer
-INSTALLED_FILES = $(BINDIR)/rdma-doctor $(MANDIR)/man1/rdma-doctor.1 $(BASHCOMPDIR)/rdma-doctor \
-                  $(UNITS:%=$(SYSTEMDUNITDIR)/%) $(CONTRIB_FILES:contrib/%=$(DATADIR)/%)
 
 .PHONY: install uninstall
+# Every path is passed to the shell in single quotes (sq), so a DESTDIR or PREFIX with blanks,
+# &, |, ; or quotes is one path and runs nothing; the units get theirs through tools/unit-subst.sh,
+# which quotes them for sed and for systemd.  The file lists are shell words of our own names.
+sq = '$(subst ','\'',$(1))'
+INSTALL_VARS = dest=$(call sq,$(DESTDIR)); bindir=$(call sq,$(BINDIR)); mandir=$(call sq,$(MANDIR)); \
+	datadir=$(call sq,$(DATADIR)); compdir=$(call sq,$(BASHCOMPDIR)); unitdir=$(call sq,$(SYSTEMDUNITDIR))
 install: $(BUILD)/rdma-doctor
-	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) \
-	        $(DESTDIR)$(SYSTEMDUNITDIR) $(CONTRIB_DIRS:%=$(DESTDIR)$(DATADIR)/%)
-	$(INSTALL) -m 0755 $(BUILD)/rdma-doctor $(DESTDIR)$(BINDIR)/rdma-doctor
-	$(INSTALL) -m 0644 docs/rdma-doctor.1 $(DESTDIR)$(MANDIR)/man1/rdma-doctor.1
-	$(INSTALL) -m 0644 contrib/bash-completion/rdma-doctor $(DESTDIR)$(BASHCOMPDIR)/rdma-doctor
+	@set -e; $(INSTALL_VARS); sh tools/unit-subst.sh --check "$$bindir" $(call sq,$(TEXTFILE_DIR)); set -x; \
+	$(INSTALL) -d "$$dest$$bindir" "$$dest$$mandir/man1" "$$dest$$compdir" "$$dest$$unitdir"; \
+	for d in $(CONTRIB_DIRS); do $(INSTALL) -d "$$dest$$datadir/$$d"; done; \
+	$(INSTALL) -m 0755 $(call sq,$(BUILD))/rdma-doctor "$$dest$$bindir/rdma-doctor"; \
+	$(INSTALL) -m 0644 docs/rdma-doctor.1 "$$dest$$mandir/man1/rdma-doctor.1"; \
+	$(INSTALL) -m 0644 contrib/bash-completion/rdma-doctor "$$dest$$compdir/rdma-doctor"; \
 	for u in $(UNITS); do \
-	    sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@TEXTFILE_DIR@|$(TEXTFILE_DIR)|g' contrib/systemd/$$u.in \
-	        > $(DESTDIR)$(SYSTEMDUNITDIR)/$$u.tmp && chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/$$u.tmp && \
-	    mv -f $(DESTDIR)$(SYSTEMDUNITDIR)/$$u.tmp $(DESTDIR)$(SYSTEMDUNITDIR)/$$u || exit 1; \
-	done
+	    sh tools/unit-subst.sh "$$bindir" $(call sq,$(TEXTFILE_DIR)) < contrib/systemd/$$u.in > "$$dest$$unitdir/$$u.tmp"; \
+	    chmod 0644 "$$dest$$unitdir/$$u.tmp"; mv -f "$$dest$$unitdir/$$u.tmp" "$$dest$$unitdir/$$u"; \
+	done; \
 	for f in $(CONTRIB_FILES:contrib/%=%); do \
 	    if [ -x contrib/$$f ]; then m=0755; else m=0644; fi; \
-	    $(INSTALL) -m $$m contrib/$$f $(DESTDIR)$(DATADIR)/$$f || exit 1; \
+	    $(INSTALL) -m $$m contrib/$$f "$$dest$$datadir/$$f"; \
 	done
 
 uninstall:
-	rm -f $(INSTALLED_FILES:%=$(DESTDIR)%)
-	rmdir $(CONTRIB_DIRS:%=$(DESTDIR)$(DATADIR)/%) $(DESTDIR)$(DATADIR) 2>/dev/null || true
+	@set -e; $(INSTALL_VARS); set -x; \
+	rm -f "$$dest$$bindir/rdma-doctor" "$$dest$$mandir/man1/rdma-doctor.1" "$$dest$$compdir/rdma-doctor"; \
+	for u in $(UNITS); do rm -f "$$dest$$unitdir/$$u"; done; \
+	for f in $(CONTRIB_FILES:contrib/%=%); do rm -f "$$dest$$datadir/$$f"; done; \
+	for d in $(CONTRIB_DIRS); do rmdir "$$dest$$datadir/$$d" 2>/dev/null || true; done; \
+	rmdir "$$dest$$datadir" 2>/dev/null || true
 
 clean:
 	rm -rf build build-asan build-clang build-fuzz

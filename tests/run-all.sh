@@ -159,6 +159,7 @@ run "read path (ASan+UBSan)" tests/readpath/run.sh build-asan
 run "hostile roots given to snapshot" tests/hostile/snapshot.sh build
 run "hostile roots given to snapshot (ASan+UBSan)" tests/hostile/snapshot.sh build-asan
 run "example roots" tests/examples.sh
+run "README: its example outputs are the program's, its Commands block names every option" tests/readme.sh build
 run "layout rules (headers state ownership, ibstat/ibstatus read through model/umad.c)" tests/layout.sh
 run "snapshot round trips" tests/snapshot.sh build
 run "RPM hosts: real rpm databases through librpm (tests/rpm)" tests/rpm/run.sh build

@@ -7,7 +7,8 @@
 #     (-h/--help are documented once, in the COMMANDS introduction);
 #   * every global option of `BIN --help` has an `.It Fl` item under `.Sh OPTIONS`;
 #   * every check id of `BIN checks` has an `.It Cm ID` item under `.Sh CHECKS`;
-#   * EXIT STATUS has an item for each of 0, 1, 2, 3;
+#   * EXIT STATUS has an item for each of 0, 1, 2, 3, and names (.Cm) every command whose
+#     `COMMAND --help` gives a status 1 or 2 a meaning of its own;
 # and the other way round: a section, option item or check id the program no longer has.
 set -uo pipefail
 bin=$1 man=$2
@@ -31,6 +32,7 @@ help_opts() {
 man_items() {
 	awk '
 	/^\.Sh / { sh = $2; for (i = 3; i <= NF; i++) sh = sh " " $i; ss = ""; next }
+	/^\.Cm / && sh == "EXIT STATUS" { print "exitcmd", $2 }
 	/^\.Ss / && sh == "COMMANDS" { ss = $2; print "section", ss; next }
 	/^\.It / {
 		if (sh == "CHECKS" && $2 == "Cm") { print "check", $3; next }
@@ -87,5 +89,12 @@ done
 
 for n in 0 1 2 3; do
 	has "exit $n" || gap "exit status $n has no '.It $n' item under EXIT STATUS"
+done
+for c in $commands; do
+	text=$(run "$c" --help) || text+=$'\n'$(run "$c" -h)
+	st=$(awk '/^Exit status:/ { e = 1; sub(/^Exit status:/, "") } e' <<< "$text" | tr '\n' ' ')
+	if grep -qE '(^|[ ;,(])[12] ' <<< "$st"; then
+		has "exitcmd $c" || gap "command '$c' has exit statuses of its own ('rdma-doctor $c --help':$st) that EXIT STATUS does not name (.Cm $c)"
+	fi
 done
 [ $gaps = 0 ]

@@ -2,21 +2,27 @@
 # Installing rdma-doctor like a system tool (issue 14 section 4):
 #   1. make install into a DESTDIR (PREFIX /usr/local, then /usr): every file where it belongs,
 #      with its mode and content; make uninstall leaves none of them, and keeps a file not ours;
+#      paths with blanks, &, |, ; and quotes are one path each (nothing made in the source tree,
+#      nothing run), and a BINDIR systemd cannot run a program from is refused;
 #   2. the man page: mandoc -Tlint with no message about the page; complete for the program
 #      (tests/install/mancheck.sh: every command, option and check id of its --help and
 #      `checks`), and that check fails on a page with a gap;
 #   3. bash completion, loaded by bash-completion from the installed place, driven through
 #      COMP_WORDS/COMP_CWORD: commands, options per command, values, check ids, devices; and
-#      taken from the program (a stand-in program with a new command is completed too);
+#      taken from the program (a stand-in program with a new command is completed too); no word
+#      of a root or of the program's output is expanded (device directories and commands named
+#      $(touch${IFS}X), `id>Y`: nothing created, each offered quoted);
 #   4. the systemd units: systemd-analyze verify with no message (and it does complain about a
-#      unit whose program is missing); the service's ExecStart, typed as the unit has it, writes
-#      the textfile; its textfile directory is Debian node_exporter's default;
+#      unit whose program is missing), also with %, ;, |, & and blanks in its paths; the service's
+#      ExecStart, typed as the unit has it, writes the textfile; its textfile directory is Debian
+#      node_exporter's default;
 #   5. README's Slurm scripts are the contrib/slurm files;
 #   6. the Debian package, built out of tree from a copy of the source: dpkg-buildpackage -us -uc
 #      -b makes rdma-doctor_<VERSION>_amd64.deb (the checkout is left unchanged), dpkg-deb -c
 #      lists what make install would put under /usr, lintian reports no error and no warning,
 #      dpkg -i installs it, the installed `rdma-doctor version` and `man rdma-doctor` work, and
-#      dpkg -r removes every file again.  Needs root (CI runs as root on a throwaway machine).
+#      dpkg -r removes every file again but keeps an enabled timer's link, which dpkg -P removes
+#      (as README.md says).  Needs root (CI runs as root on a throwaway machine).
 # Every tool it needs is required: a missing one is a failure, never a skip.  Everything it
 # makes is in one directory of TMPDIR, removed at the end; its children get a TMPDIR of their
 # own inside it, which must be empty at the end.
@@ -100,6 +106,42 @@ for prefix in /usr/local /usr; do
 	[ ! -e "$dest$prefix/share/rdma-doctor" ] && ok || bad "make uninstall PREFIX=$prefix left $prefix/share/rdma-doctor"
 done
 
+# paths with blanks, &, |, ; and quotes are one path each: nothing is made outside DESTDIR (not in
+# the source tree), nothing runs, and uninstall finds every file again
+odd=$work/odd
+mkdir -p "$odd"
+odd_dests=("$odd/dest dir" "$odd/dest dir&x|y'z")
+odd_prefixes=("/opt/a&b" "/opt/a&b;touch pwned;|c d")
+for k in 0 1; do
+	odd_dest=${odd_dests[k]} odd_prefix=${odd_prefixes[k]}
+	status_before=$(git -C "$top" status --porcelain --ignored 2> /dev/null)
+	if mk install DESTDIR="$odd_dest" PREFIX="$odd_prefix" > "$work/install.log" 2>&1; then
+		ok
+		got=$(cd "$odd_dest" && find . \( -type f -o -type l \) | sed 's|^\./||' | sort)
+		want=$(expected | awk -v p="${odd_prefix#/}" '{ print p "/" $1 }' | sort)
+		[ "$got" = "$want" ] && ok || bad "make install with DESTDIR and PREFIX of blanks, &, |, ; and quotes: files differ: $(diff <(echo "$want") <(echo "$got") | grep '^[<>]' | tr '\n' ' ')"
+		xs=$odd_prefix/bin
+		[[ $xs == *' '* ]] && xs=\"$xs\"
+		grep -qxF "ExecStart=$xs/rdma-doctor --timeout 60 check --format prometheus --output /var/lib/prometheus/node-exporter/rdma-doctor.prom" \
+			"$odd_dest$odd_prefix/lib/systemd/system/rdma-doctor.service" && ok ||
+			bad "make install PREFIX=$odd_prefix: ExecStart: $(grep -h ExecStart "$odd_dest$odd_prefix/lib/systemd/system/rdma-doctor.service" 2>&1)"
+	else
+		bad "make install with DESTDIR and PREFIX of blanks, &, |, ; and quotes: $(tail -3 "$work/install.log")"
+	fi
+	mk uninstall DESTDIR="$odd_dest" PREFIX="$odd_prefix" > "$work/install.log" 2>&1 && ok || bad "make uninstall with odd paths: $(tail -3 "$work/install.log")"
+	left=$(cd "$odd" && find . \( -type f -o -type l \) | sed 's|^\./||')
+	[ -z "$left" ] && [ ! -e "$odd_dest$odd_prefix/share/rdma-doctor" ] && ok || bad "make uninstall with odd paths left: $(echo $left)"
+	[ "$(git -C "$top" status --porcelain --ignored 2> /dev/null)" = "$status_before" ] && [ ! -e "$top/pwned" ] && ok ||
+		bad "make install/uninstall with odd paths changed the source tree: $(git -C "$top" status --porcelain --ignored | head -5 | tr '\n' ' ')"
+	find "$work" -name pwned | grep -q . && bad "make install with odd paths ran a command: $(find "$work" -name pwned)" || ok
+done
+# a BINDIR systemd would not run a program from (a quote) is refused before anything is written
+out=$(mk install DESTDIR="$odd/refused" PREFIX="/opt/it's" 2>&1)
+rc=$?
+[ $rc != 0 ] && grep -qF "BINDIR '/opt/it's/bin' has a quote or a backslash" <<< "$out" && [ ! -e "$odd/refused" ] && ok ||
+	bad "make install PREFIX=/opt/it's (exit $rc): $out"
+rm -rf "$odd"
+
 # ---- 2. the man page --------------------------------------------------------------------------
 # mandoc -Tlint: no message about the page (lines naming the machine's missing mandoc.db, about
 # the pages .Xr refers to, are about this machine, not the page)
@@ -155,7 +197,7 @@ c() { # the program, then the line after it (the cursor at its end): prints COMP
 }
 EOF
 comp() { # LINE: the completions of "rdma-doctor LINE", sorted, on one line
-	(cd "$top" && XDG_DATA_DIRS=$dest/usr/local/share BASH_COMPLETION_USER_DIR=$work/none \
+	(cd "${CWD:-$top}" && XDG_DATA_DIRS=$dest/usr/local/share BASH_COMPLETION_USER_DIR=$work/none \
 		bash --norc --noprofile -c "source '$work/comp.bash'; c '${P:-$cbin}' $(printf '%q' "$1")" 2>&1) | sort | tr '\n' ' ' | sed 's/ $//'
 }
 expect() { # LINE WANT...: the completions are exactly these
@@ -222,7 +264,37 @@ expect_lacks() { # LINE NOT...
 	P=$work/fake-rd expect "fa" fabric
 	P=$work/fake-rd expect "fabric --h" --hosts
 	P=$work/fake-rd expect "fabric --hosts tests/cli/polic" tests/cli/policies
+	expect "--root examples/h100-ofed gids mlx5_7" mlx5_7
+	expect "--root examples/h100-ofed gids mlx5_0 " $devs
+	expect "--root examples/h100-ofed gids --format " text json
 }
+
+# no word from a root or the program's output is expanded by the shell: device directories named
+# for command substitutions run nothing when TAB is pressed (in a directory of its own, which
+# stays empty), and every name is offered quoted, so that Enter passes it as it is
+evil=$work/evil-root
+mkdir -p "$evil/sys/class/infiniband" "$work/evil-cwd"
+for n in '$(touch${IFS}X)' '`id>Y`' 'a b' '*' $'nl\nname' "it's" mlx5_0; do mkdir "$evil/sys/class/infiniband/$n"; done
+quoted=('\$\(touch\$\{IFS\}X\)' '\`id\>Y\`' 'a\ b' '\*' "\$'nl\\nname'" "it\\'s" mlx5_0)
+for line in "--root $evil ibstat " "--root=$evil ibstatus " "--root $evil probe --device " "--root $evil gids mlx5_0 "; do
+	CWD=$work/evil-cwd expect "$line" "${quoted[@]}"
+done
+CWD=$work/evil-cwd expect "--root $evil ibstat \\\$\\(t" '\$\(touch\$\{IFS\}X\)'
+CWD=$work/evil-cwd expect "--root $evil ibstat '\$(t" '\$\(touch\$\{IFS\}X\)'
+CWD=$work/evil-cwd expect "--root $evil ibstat \\\`" '\`id\>Y\`'
+CWD=$work/evil-cwd expect "--root $evil ibstat a" 'a\ b'
+CWD=$work/evil-cwd expect "--root $evil ibstat \\*" '\*'
+# words of the program's output: commands named for command substitutions in its --help
+cat > "$work/evil-rd" << EOF
+#!/bin/sh
+if [ "\$1" = --help ]; then "$cbin" --help | sed 's/^Commands:\$/Commands:\n  x\$(touch\${IFS}W)  a command\n  y\`id>V\`  another/'; exit 0; fi
+exec "$cbin" "\$@"
+EOF
+chmod +x "$work/evil-rd"
+CWD=$work/evil-cwd P=$work/evil-rd expect "x" 'x\$\(touch\$\{IFS\}W\)'
+CWD=$work/evil-cwd P=$work/evil-rd expect "help y" 'y\`id\>V\`'
+left=$(ls -A "$work/evil-cwd"; ls -A "$top" | grep -xE 'X|Y|W|V')
+[ -z "$left" ] && ok || bad "completion ran code named by a root or the program's output: it created $(echo $left)"
 
 # ---- 4. systemd units -------------------------------------------------------------------------
 pfx=$work/pfx
@@ -254,6 +326,22 @@ if mk install PREFIX="$pfx/usr" TEXTFILE_DIR="$pfx/textfile" > "$work/install.lo
 		bad "the textfile has no rdma_doctor_check_status series: $(head -3 "$pfx/textfile/rdma-doctor.prom")"
 else
 	bad "make install PREFIX=$pfx/usr: $(tail -3 "$work/install.log")"
+fi
+# a PREFIX and TEXTFILE_DIR with blanks, &, ;, | and % (and a quote in TEXTFILE_DIR) are written
+# as systemd reads them: verify finds the program and the directory
+opfx="$work/u a&b;c|d%e"
+otf="$work/t x&y%z'q"
+mkdir -p "$otf"
+if mk install PREFIX="$opfx/usr" TEXTFILE_DIR="$otf" > "$work/install.log" 2>&1; then
+	units=$opfx/usr/lib/systemd/system
+	out=$(MANPATH=$opfx/usr/share/man: systemd-analyze verify "$units/rdma-doctor.service" "$units/rdma-doctor.timer" 2>&1)
+	rc=$?
+	[ $rc = 0 ] && [ -z "$out" ] && ok || bad "systemd-analyze verify of the units made with PREFIX=$opfx/usr TEXTFILE_DIR=$otf (exit $rc): $out"
+	grep -qxF "ExecStart=\"${opfx//%/%%}/usr/bin\"/rdma-doctor --timeout 60 check --format prometheus --output \"${otf//%/%%}\"/rdma-doctor.prom" "$units/rdma-doctor.service" &&
+		grep -qxF "ConditionPathIsDirectory=${otf//%/%%}" "$units/rdma-doctor.service" && ok ||
+		bad "the units made with PREFIX=$opfx/usr TEXTFILE_DIR=$otf: $(grep -E '^(ExecStart|Condition)' "$units/rdma-doctor.service")"
+else
+	bad "make install PREFIX=$opfx/usr TEXTFILE_DIR=$otf: $(tail -3 "$work/install.log")"
 fi
 # the directory the Makefile writes into the unit is Debian node_exporter's default textfile directory
 ne_dir=$(prometheus-node-exporter --help 2>&1 | sed -n 's/.*--collector\.textfile\.directory="\([^"]*\)".*/\1/p')
@@ -295,6 +383,7 @@ if [ -f "$deb" ]; then
 		awk '{ print "usr/" $1 }' | sed 's|^usr/\.\./||'
 		echo usr/share/doc/rdma-doctor/changelog.gz; echo usr/share/doc/rdma-doctor/copyright
 		echo usr/share/doc/rdma-doctor/README.md.gz; echo usr/share/doc/rdma-doctor/report-json.md.gz
+		echo usr/share/doc/rdma-doctor/fleet-json.md.gz
 		echo usr/share/lintian/overrides/rdma-doctor)
 	want=$(sort <<< "$want")
 	[ "$listed" = "$want" ] && ok || bad "dpkg-deb -c: the package's files differ: $(diff <(echo "$want") <(echo "$listed") | grep '^[<>]' | tr '\n' ' ')"
@@ -331,7 +420,13 @@ if [ -f "$deb" ]; then
 			out=$(systemd-analyze verify /lib/systemd/system/rdma-doctor.service /lib/systemd/system/rdma-doctor.timer 2>&1)
 			[ -z "$out" ] && ok || bad "systemd-analyze verify of the installed units: $out"
 			files=$(dpkg -L rdma-doctor | while read -r f; do [ -f "$f" ] && echo "$f"; done)
+			# the timer enabled as README says (systemctl enable makes the link without a running
+			# systemd): dpkg -r keeps its link and dpkg -P removes it, as README says too
+			wants=/etc/systemd/system/timers.target.wants/rdma-doctor.timer
+			systemctl enable rdma-doctor.timer > /dev/null 2>&1
+			[ -L "$wants" ] && ok || bad "systemctl enable rdma-doctor.timer made no $wants"
 			if dpkgw -r rdma-doctor; then ok; else bad "dpkg -r rdma-doctor: $(tail -3 "$work/dpkg.log")"; fi
+			[ -L "$wants" ] && ok || bad "after dpkg -r the enabled timer's link is gone: README.md says it stays until dpkg -P"
 			still=$(for f in $files; do [ -e "$f" ] && echo "$f"; done)
 			[ -z "$still" ] && [ -n "$files" ] && ok || bad "after dpkg -r these files remain: $still"
 			# removed: config-files, as for any package with a postrm (purge runs it again)
@@ -339,6 +434,7 @@ if [ -f "$deb" ]; then
 				bad "dpkg -r rdma-doctor: the package is $(pkg_status)"
 			dpkgw --purge rdma-doctor && pkg_status | grep -qx 'not-installed' && ok ||
 				bad "dpkg --purge rdma-doctor: $(tail -3 "$work/dpkg.log")"
+			[ ! -e "$wants" ] && [ ! -L "$wants" ] && ok || { bad "after dpkg -P the timer's link $wants remains"; rm -f "$wants"; }
 		else
 			bad "dpkg -i $(basename "$deb"): $(tail -3 "$work/dpkg.log")"
 		fi

@@ -4,6 +4,10 @@
 # formats (../shared/reference/rdma-host-facts.md).  tests/scenarios/run.sh checks each one.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+if [ $# -lt 1 ] || [ -z "$1" ]; then
+	echo "Usage: tests/scenarios/make.sh OUTDIR [NAME...]: writes the scenario roots (all, or those named) into OUTDIR" >&2
+	exit 2
+fi
 out=$1; shift
 . "$here/../../tools/rootlib.sh"
 export LC_ALL=C

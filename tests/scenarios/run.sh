@@ -22,6 +22,9 @@ bad() { fail=$((fail + 1)); echo "FAIL $*"; }
 command -v jq > /dev/null || { echo "FAIL: jq is required"; echo "0 passed, 1 failed"; exit 1; }
 
 "$top/tests/scenarios/make.sh" "$work" || { echo "FAIL: make.sh"; echo "0 passed, 1 failed"; exit 1; }
+# with no OUTDIR make.sh prints its usage and writes nothing
+out=$(cd "$work" && "$top/tests/scenarios/make.sh" 2>&1); rc=$?
+[ $rc = 2 ] && [[ $out == "Usage: tests/scenarios/make.sh OUTDIR [NAME...]"* ]] && ok || bad "make.sh with no argument: exit $rc: $out"
 if [ -d "$real/gpud-h100-sys-class-infiniband" ]; then
 	"$top/tests/tools/fixture2root.sh" dir "$real/gpud-h100-sys-class-infiniband" "$work/real-gpud-h100"
 else
