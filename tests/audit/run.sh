@@ -11,7 +11,8 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${1:-$top/build}" && pwd)
 bin=$build/rdma-doctor
 rules=$top/tests/audit/rules.jq
-real=${RD_REAL_FIXTURES:-$top/../shared/fixtures/real}
+. "$top/tests/lib.sh"
+real=$ts_real
 pass=0 fail=0
 ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL $*"; }
@@ -24,8 +25,10 @@ export SOURCE_DATE_EPOCH=1764460800 NO_COLOR=1
 for e in "$top"/examples/*/; do ln -s "$e" "$work/roots/example-$(basename "$e")"; done
 if [ -d "$real/gpud-h100-sys-class-infiniband" ]; then
 	"$top/tests/tools/fixture2root.sh" dir "$real/gpud-h100-sys-class-infiniband" "$work/roots/real-gpud-h100"
+elif ts_have_real; then
+	bad "real fixture missing: $real/gpud-h100-sys-class-infiniband"
 else
-	bad "real fixtures missing at $real"
+	ts_skip "real-gpud-h100 (the real H100 tree)" "$ts_real_reason"
 fi
 [ -f "$top/tests/vm/fixtures/rxe0-snapshot.tar.gz" ] && ln -s "$top/tests/vm/fixtures/rxe0-snapshot.tar.gz" "$work/roots/vm-rxe0-snapshot.tar.gz"
 

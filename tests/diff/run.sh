@@ -10,7 +10,8 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${1:-$top/build}" && pwd)
 bin=$build/rdma-doctor
-real=${RD_REAL_FIXTURES:-$top/../shared/fixtures/real}
+. "$top/tests/lib.sh"
+real=$ts_real
 work=$(mktemp -d /tmp/rd-diff.XXXXXX)
 [ -n "${RD_KEEP:-}" ] || trap 'rm -rf "$work"' EXIT
 pass=0 fail=0
@@ -20,17 +21,21 @@ die() { echo "FAIL: $*"; echo "0 passed, 1 failed"; exit 1; }
 command -v ibstat >/dev/null && command -v ibstatus >/dev/null ||
 	die "rdma-core's ibstat/ibstatus are not installed (apt-get install infiniband-diags)"
 [ -x "$bin" ] || die "$bin is not built"
-[ -d "$real" ] || die "real fixtures not found at $real (../shared/fixtures/real)"
+ts_have_real || ts_skip "the real-data trees and the real ibstat outputs" "$ts_real_reason"
 
 trees=()
 add_tree() { trees+=("$1"); }
 for e in h100-ofed mixed-states rxe-qemu no-rdma; do
 	mkdir -p "$work/t/$e" && cp -a "$top/examples/$e/." "$work/t/$e/" && add_tree "$work/t/$e"
 done
+real_ibstat=()
+if ts_have_real; then
 "$top/tests/tools/fixture2root.sh" dir "$real/gpud-h100-sys-class-infiniband" "$work/t/gpud-h100" && add_tree "$work/t/gpud-h100"
 "$top/tests/tools/fixture2root.sh" ttar "$real/prometheus-procfs__fixtures.ttar__sys-class-infiniband.tsv" "$work/t/procfs" && add_tree "$work/t/procfs"
 "$top/tests/tools/fixture2root.sh" gcm "$real/gcm__learn_good.json" "$work/t/gcm-a100" && add_tree "$work/t/gcm-a100"
-for f in "$real"/gpud__ibstat.*.txt; do
+real_ibstat=("$real"/gpud__ibstat.*.txt)
+fi
+for f in "${real_ibstat[@]}"; do
 	n=$(basename "$f" .txt)
 	"$top/tests/tools/fixture2root.sh" ibstat "$f" "$work/t/$n" && add_tree "$work/t/$n"
 done
@@ -113,7 +118,7 @@ for t in "${trees[@]}"; do
 done
 
 # The real ibstat outputs in the fixtures come back from the trees rebuilt from them.
-for f in "$real"/gpud__ibstat.*.txt; do
+for f in "${real_ibstat[@]}"; do
 	n=$(basename "$f" .txt)
 	sed -e 's/^        /\t/' -e 's/^\t        /\t\t/' "$f" | grep -v '^ibpanic' |
 		awk '{ l[NR] = $0 } END { n = NR; while (n > 0 && l[n] == "") n--; for (i = 1; i <= n; i++) print l[i] }' > "$work/exp.out"

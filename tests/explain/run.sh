@@ -12,7 +12,8 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${1:-$top/build}" && pwd)
 big=${2:-100}
 bin=$build/rdma-doctor
-real=${RD_REAL_FIXTURES:-$top/../shared/fixtures/real}
+. "$top/tests/lib.sh"
+real=$ts_real
 work=$(mktemp -d /tmp/rd-explain.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 pass=0 fail=0
@@ -26,6 +27,7 @@ while IFS=$'\t' read -r sig msg present absent; do
 	case "$sig" in ''|'#'*) continue ;; esac
 	seen+=("$sig")
 	if [ "${msg#@real:}" != "$msg" ]; then
+		ts_have_real || { ts_skip "$sig (real capture ${msg#@real:})" "$ts_real_reason"; continue; }
 		cp "$real/${msg#@real:}" "$work/msg" || { bad "$sig: real fixture ${msg#@real:} missing"; continue; }
 	else
 		printf '%b\n' "$msg" > "$work/msg"
@@ -39,6 +41,7 @@ while IFS=$'\t' read -r sig msg present absent; do
 			continue
 		fi
 		root=$work/roots/${!kind}
+		if ts_skipped_scenario "$work/roots" "${!kind}"; then ts_skip "$sig on ${!kind}" "$ts_seed_reason"; continue; fi
 		"$bin" --root "$root" explain --format json - < "$work/msg" > "$work/out.json"; rc=$?
 		if ! jq -en --arg s "$sig" 'input | any(.matches[]; .signature == $s)' "$work/out.json" > /dev/null; then
 			bad "$sig: not recognised in its message"; continue
@@ -62,6 +65,7 @@ done
 # each scenario's own error line confirms that scenario's cause and no other (tests/explain/scenarios.txt)
 while IFS=$'\t' read -r sc msg want; do
 	case "$sc" in ''|'#'*) continue ;; esac
+	if ts_skipped_scenario "$work/roots" "$sc"; then ts_skip "scenarios.txt: $sc" "$ts_seed_reason"; continue; fi
 	[ -d "$work/roots/$sc" ] || { bad "scenarios.txt: no scenario root $sc"; continue; }
 	printf '%b\n' "$msg" > "$work/msg"
 	"$bin" --root "$work/roots/$sc" explain --format json - < "$work/msg" > "$work/out.json"; rc=$?

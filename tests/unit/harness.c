@@ -37,6 +37,21 @@ void rd_test_fail(const char *file, int line, const char *fmt, ...)
 	exit(1);
 }
 
+void rd_test_skip(const char *reason)
+{
+	/* the parent prints the reason: a skipped case names why, like a failed one */
+	fprintf(stderr, "    skipped: %s\n", reason);
+	exit(RD_TEST_SKIP_STATUS);
+}
+
+const char *rd_test_real_dir_or_skip(void)
+{
+	const char *d = rd_test_real_dir();
+	if (!d)
+		rd_test_skip("../shared/fixtures/real is absent (set RD_REAL_FIXTURES to its path)");
+	return d;
+}
+
 const char *rd_test_dir(void)
 {
 	const char *d = getenv("RD_TESTS_DIR");
@@ -69,7 +84,7 @@ bool rd_test_mapped(const char *what)
 
 int main(int argc, char **argv)
 {
-	int passed = 0, failed = 0;
+	int passed = 0, failed = 0, skipped = 0;
 	for (int i = 0; i < ntests; i++) {
 		if (argc > 1) {
 			int want = 0;
@@ -95,6 +110,9 @@ int main(int argc, char **argv)
 		if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
 			passed++;
 			printf("ok   %s\n", tests[i].name);
+		} else if (WIFEXITED(st) && WEXITSTATUS(st) == RD_TEST_SKIP_STATUS) {
+			skipped++;
+			printf("skip %s\n", tests[i].name);
 		} else {
 			failed++;
 			if (WIFSIGNALED(st))
@@ -103,6 +121,8 @@ int main(int argc, char **argv)
 				printf("FAIL %s\n", tests[i].name);
 		}
 	}
+	if (skipped)
+		printf("%d skipped (each names its reason above)\n", skipped);
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

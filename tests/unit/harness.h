@@ -13,8 +13,14 @@ void rd_test_fail(const char *file, int line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4), noreturn));
 /* Directory of the project's test data (tests/), taken from $RD_TESTS_DIR or "tests". */
 const char *rd_test_dir(void);
-/* Directory of ../shared/fixtures/real, or NULL when it is absent (callers must then fail). */
+/* Directory of ../shared/fixtures/real, or NULL when it is absent. */
 const char *rd_test_real_dir(void);
+/* The exit status of a skipped case: the harness counts it apart from passes and failures. */
+#define RD_TEST_SKIP_STATUS 77
+/* Ends this case as skipped, printing reason on stderr (a plain clone has no ../shared). */
+void rd_test_skip(const char *reason) __attribute__((noreturn));
+/* rd_test_real_dir(), or ends this case as skipped naming the absent directory. */
+const char *rd_test_real_dir_or_skip(void);
 /* True when a mapping of this process (/proc/self/maps) names what, e.g. "libarchive.so": a
  * library loaded on first use is not mapped before it. */
 bool rd_test_mapped(const char *what);

@@ -144,9 +144,7 @@ RD_TEST(mixed_states_example_missing_files)
  * most files missing (no lid, gids, node_guid ...). */
 RD_TEST(real_h100_gpud_tree)
 {
-	const char *real = rd_test_real_dir();
-	if (!real)
-		rd_test_fail(__FILE__, __LINE__, "../shared/fixtures/real is missing (set RD_REAL_FIXTURES)");
+	const char *real = rd_test_real_dir_or_skip();
 	char cmd[2048], root[] = "/tmp/rd-h100.XXXXXX";
 	CHECK(mkdtemp(root) != NULL);
 	snprintf(cmd, sizeof cmd, "mkdir -p %s/sys/class && cp -r '%s/gpud-h100-sys-class-infiniband' %s/sys/class/infiniband",

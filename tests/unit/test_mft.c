@@ -32,9 +32,7 @@ static char *slurp(const char *path)
 /* The lines of the guide after the one starting with first, up to the one starting with last. */
 static char *guide_block(const char *first, const char *last)
 {
-	const char *real = rd_test_real_dir();
-	if (!real)
-		rd_test_fail(__FILE__, __LINE__, "../shared/fixtures/real is missing");
+	const char *real = rd_test_real_dir_or_skip();
 	char *path = rd_xasprintf("%s/../../seed/000_82afedced5993be5.txt", real);
 	char *all = slurp(path);
 	free(path);
@@ -107,8 +105,7 @@ RD_TEST(mlxlink_guide_block_coloured)
 
 RD_TEST(mlxlink_real_pcie_output_has_no_port_fields)
 {
-	const char *real = rd_test_real_dir();
-	CHECK(real != NULL);
+	const char *real = rd_test_real_dir_or_skip();
 	char *path = rd_xasprintf("%s/skyao__cx6-ocp3__mlxlink-pcie-e.txt", real);
 	char *text = slurp(path);
 	free(path);
@@ -167,8 +164,7 @@ RD_TEST(mlxconfig_guide_block)
 
 RD_TEST(mlxconfig_real_connectx3_pro)
 {
-	const char *real = rd_test_real_dir();
-	CHECK(real != NULL);
+	const char *real = rd_test_real_dir_or_skip();
 	char *path = rd_xasprintf("%s/skyao__hp544-cx3pro__mlxconfig-query.txt", real);
 	char *text = slurp(path);
 	free(path);
