@@ -2,9 +2,11 @@
 # Snapshot round trips: `snapshot` of a root (directory, .tar.gz and .tar), then `--root` on the
 # snapshot gives the same stack JSON, ibstat and ibstatus output as the original root (every
 # example) and the same check findings (every scenario root); a snapshot of this live machine
-# gives the live check's findings; the output is streamed (no staging tree), refused when it
-# exists (unless --force), and a full disk is an error that leaves nothing; an unprivileged
-# snapshot says what it could not capture; RDMA_DOCTOR_ROOT works like --root.
+# gives the live check's findings and holds only what the checks read (an allow-list of paths: no
+# /proc/kallsyms, keys, kmsg ...; a file only stat'ed or listed keeps no bytes); the output is
+# streamed (no staging tree), refused when it exists (unless --force), and a full disk is an error
+# that leaves nothing; an unprivileged snapshot says what it could not capture; RDMA_DOCTOR_ROOT
+# works like --root.
 # Usage: tests/snapshot.sh [BUILD_DIR]      Ends with "N passed, N failed".
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -84,6 +86,47 @@ findings() { jq -c '.findings[] | [.check, .status, .subject, .message, .evidenc
 "$bin" check --format json 2> /dev/null | findings > "$work/live-check"
 "$bin" --root "$work/live.tar.gz" check --format json 2> /dev/null | findings > "$work/snap-check"
 diff "$work/live-check" "$work/snap-check" > "$work/diff" && ok || { bad "live check != check of its snapshot"; head "$work/diff"; }
+# ... and it holds what the checks read, nothing else: every member is one of the paths the model
+# reads (allow-list below); a directory listing keeps names only (/proc's numeric ones), a file
+# only stat'ed is an empty file, and a process's comm only when it is one of the policy's services
+# (slurmd by default): no kallsyms (kernel addresses), keys, kmsg, config.gz, cmdline ...
+cat > "$work/allow" << 'ALLOW'
+^rdma-doctor(/(meta\.json|read-errors|devnodes|commands(/[^/]+)?))?$
+^(etc|run|lib|usr/lib|usr/local/lib)(/(modprobe\.d|modules-load\.d|rdma|infiniband|security|udev|systemd|sysimage|modules)(/[^/]+)*)?$
+^etc/(hostname|os-release|modules|rdma-doctor\.conf|init\.d|init\.d/openibd)$
+^usr(/lib(/os-release)?|/local)?$
+^var(/lib(/dpkg(/status)?|/dkms(/[^/]+)*|/rpm(/[^/]+)*)?)?$
+^dev(/infiniband(/[^/]+)?)?$
+^proc(/(self|net|modules|uptime|[0-9]+(/(comm|limits|status|net|net/route))?|sys|sys/kernel|sys/kernel/(dmesg_restrict|hostname|osrelease|random|random/boot_id)))?$
+^sys(/(bus|bus/pci|bus/pci/devices(/[^/]+)*|class|class/(infiniband|infiniband_mad|infiniband_verbs|net)(/[^/]+)*|devices(/[^/]+)*|module(/[^/]+)*|kernel|kernel/mm(/memory_peers(/[^/]+)*)?|kernel/config(/rdma_cm(/[^/]+)*)?))?$
+ALLOW
+tar tzf "$work/live.tar.gz" | sed 's#/$##' > "$work/members"
+[ -s "$work/members" ] && ! grep -vEf "$work/allow" "$work/members" > "$work/extra" && ok ||
+	bad "the live snapshot holds $(grep -c . "$work/extra") members the checks do not read, e.g. $(head -5 "$work/extra" | tr '\n' ' ')"
+! grep -E '^proc/(kallsyms|keys|key-users|kmsg|kcore|config\.gz|iomem|ioports|vmallocinfo|timer_list|slabinfo|cmdline|sched_debug)$|^proc/[0-9]+/(environ|cmdline|maps|mem)$' \
+	"$work/members" > "$work/secret" && ok || bad "the live snapshot holds $(tr '\n' ' ' < "$work/secret")"
+tar xzOf "$work/live.tar.gz" rdma-doctor/read-errors | grep -E 'proc/(kmsg|kallsyms|keys)' && bad "the live snapshot tried to read /proc/kmsg" || ok
+for c in $(grep -E '^proc/[0-9]+/comm$' "$work/members"); do
+	[ "$(tar xzOf "$work/live.tar.gz" "$c")" = slurmd ] && ok || bad "the live snapshot holds $c of a process that is not a policy service"
+done
+# stat'ed or listed only: no bytes (a unit file beside the .wants directories, /proc's files, the
+# comm of a process that is not a service); where the size is the answer (an empty udev rules file
+# masks the package's) the bytes are kept; and the checks of the snapshot agree with the root's
+st=$work/statroot
+"$top/tests/scenarios/make.sh" "$work/statscen" modules-by-rdma-core > /dev/null && mv "$work/statscen/modules-by-rdma-core" "$st" &&
+	mkdir -p "$st/etc/systemd/system/multi-user.target.wants" "$st/etc/udev/rules.d" "$st/proc/5151" || bad "the stat root"
+echo 'ExecStart=/usr/bin/job --token=SECRET-IN-UNIT' > "$st/etc/systemd/system/job.service"
+: > "$st/etc/udev/rules.d/90-rdma-ulp-modules.rules"
+echo 'SECRET-IN-KALLSYMS' > "$st/proc/kallsyms"
+echo 'secret-job' > "$st/proc/5151/comm"
+"$bin" --root "$st" snapshot -o "$work/stat.tar.gz" 2> /dev/null || bad "snapshot of the stat root"
+same "stat'ed files round trip" "$st" "$work/stat.tar.gz" check --format json
+tar xzOf "$work/stat.tar.gz" | grep -a SECRET > /dev/null && bad "a file only stat'ed or listed kept its bytes: $(tar xzOf "$work/stat.tar.gz" | grep -a SECRET)" || ok
+tar tzf "$work/stat.tar.gz" | grep -E '^proc/(kallsyms|5151/comm)$' && bad "the stat root's snapshot holds /proc beyond the processes' names" || ok
+[ "$(tar xzOf "$work/stat.tar.gz" usr/lib/udev/rules.d/90-rdma-hw-modules.rules)" = "$(cat "$st/usr/lib/udev/rules.d/90-rdma-hw-modules.rules")" ] &&
+	ok || bad "the bytes of a udev rules file the verdict depends on (its size) were not kept"
+[ "$(tar tvzf "$work/stat.tar.gz" etc/udev/rules.d/90-rdma-ulp-modules.rules | awk '{print $3}')" = 0 ] && ok ||
+	bad "an empty (masking) rules file is not empty in the snapshot"
 # a command recorded as absent (<name>.error) is replayed as absent: with no ofed_info and no
 # package database the stack is the inbox one (as seen on the real kernel in tests/vm)
 cp -r "$top/examples/rxe-qemu" "$work/rxe-noofed"

@@ -1,7 +1,11 @@
 /* `rdma-doctor snapshot -o FILE.tar.gz|FILE.tar|DIR`: load the host and system models (and the
  * policy, and ibstat's view) through a recording source, then write exactly what they read:
  * files, directories, links (as links), device nodes (as empty files, their modes in
- * rdma-doctor/devnodes), the read errors met and the command outputs captured.  `--root` on the
+ * rdma-doctor/devnodes), the read errors met and the command outputs captured.  A file only
+ * stat'ed or only listed is an empty file with its mode (no bytes: the checks did not read them;
+ * rd_stat_sized marks the few stats whose size a verdict depends on), and a listing holds only the
+ * names the model asked for (rd_list_dir_only), so that a snapshot sent off site carries no more
+ * of the host than the checks read.  `--root` on the
  * snapshot then gives the same answers as on the host, by construction. */
 #include <errno.h>
 #include <signal.h>
@@ -177,23 +181,6 @@ static int write_output(struct rd_ctx *ctx, const char *out, enum rd_snap_format
 	return r;
 }
 
-/* A regular file the model only stat'ed (its size or existence was the answer: an empty udev rules
- * file masks the package's) is kept with its bytes, not as an empty file, so that a check of the
- * snapshot gets the same answer; devices, FIFOs and sockets stay names only. */
-static void keep_stat_files(struct rd_source *src, struct rd_recording *rec)
-{
-	struct rd_strv paths = {0};
-	for (size_t i = 0; i < rec->n; i++)
-		if (rec->entries[i].kind == RD_REC_NODE && S_ISREG(rec->entries[i].mode))
-			rd_strv_push(&paths, rec->entries[i].path);
-	for (size_t i = 0; i < paths.n; i++) {
-		struct rd_text t;
-		rd_read_file(src, paths.v[i], RD_CAP_FILE, &t); /* recorded: the entry becomes the file */
-		rd_text_free(&t);
-	}
-	rd_strv_free(&paths);
-}
-
 int rd_cmd_snapshot(struct rd_ctx *ctx, int argc, char **argv)
 {
 	enum { OPT_COUNTERS = 256, OPT_FORCE, OPT_POLICY, OPT_NO_COUNTERS };
@@ -271,7 +258,6 @@ int rd_cmd_snapshot(struct rd_ctx *ctx, int argc, char **argv)
 	if (counters) /* the ports' counters, as check reads them (but the policy's [counters] exclude) */
 		rd_link_counters_load(src, &h, &pol, &sys.link);
 	load_umad_view(src);
-	keep_stat_files(src, &rec);
 	rd_source_record(src, NULL);
 
 	struct rd_snap_plan *plan = rd_snap_plan_new(&rec);

@@ -2,7 +2,6 @@
  * in a child process from a private copy of its files. */
 #include "model/rpmdb.h"
 
-#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -447,6 +446,40 @@ static long long mono_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* SIGINT, SIGTERM and SIGHUP while the private copy exists only set a flag: the child is killed,
+ * the copy removed, the caller's handling restored, and the signal raised again. */
+static volatile sig_atomic_t caught;
+static void on_signal(int sig)
+{
+	caught = sig;
+}
+static const int held_sigs[] = {SIGINT, SIGTERM, SIGHUP};
+struct held {
+	struct sigaction old[3];
+	bool installed[3];
+};
+
+static void hold_signals(struct held *h)
+{
+	struct sigaction sa = {.sa_handler = on_signal};
+	sigemptyset(&sa.sa_mask);
+	caught = 0;
+	for (int i = 0; i < 3; i++) {
+		h->installed[i] = false;
+		if (sigaction(held_sigs[i], NULL, &h->old[i]) == 0 && h->old[i].sa_handler != SIG_IGN)
+			h->installed[i] = sigaction(held_sigs[i], &sa, NULL) == 0;
+	}
+}
+
+static void release_signals(struct held *h)
+{
+	for (int i = 0; i < 3; i++)
+		if (h->installed[i])
+			sigaction(held_sigs[i], &h->old[i], NULL);
+	if (caught)
+		raise(caught);
+}
+
 /* Runs the child on dir; its answer into *ans.  Returns 0, or an errno with reason filled. */
 static int run_child(const char *dir, const char *soname, enum rd_rpm_backend backend, long long timeout_ms,
 		     const char *file, struct rd_buf *ans, char *reason, size_t rlen)
@@ -467,6 +500,8 @@ static int run_child(const char *dir, const char *soname, enum rd_rpm_backend ba
 	}
 	if (pid == 0) {
 		close(p[0]);
+		for (int i = 0; i < 3; i++) /* the parent's flag handlers are not the child's */
+			signal(held_sigs[i], SIG_DFL);
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 		if (null >= 0) {
@@ -480,14 +515,15 @@ static int run_child(const char *dir, const char *soname, enum rd_rpm_backend ba
 	close(p[1]);
 	long long deadline = mono_ms() + timeout_ms;
 	bool timed_out = false, eof = false;
-	while (!eof) {
+	while (!eof && !caught) {
 		long long left = deadline - mono_ms();
 		if (left <= 0) {
 			timed_out = true;
 			break;
 		}
+		/* short slices: a signal taken by another thread (the watchdog's) only sets the flag */
 		struct pollfd pf = {.fd = p[0], .events = POLLIN};
-		int r = poll(&pf, 1, left > 1000 ? 1000 : (int)left);
+		int r = poll(&pf, 1, left > 100 ? 100 : (int)left);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0)
@@ -502,11 +538,16 @@ static int run_child(const char *dir, const char *soname, enum rd_rpm_backend ba
 			rd_buf_add(ans, buf, (size_t)n);
 	}
 	close(p[0]);
-	if (timed_out)
+	bool interrupted = caught && !eof;
+	if (timed_out || interrupted)
 		kill(pid, SIGKILL);
 	int status = 0;
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
+	if (interrupted) {
+		snprintf(reason, rlen, "%s cannot be read: interrupted (%s)", file, strsignal(caught));
+		return EINTR;
+	}
 	if (timed_out) {
 		snprintf(reason, rlen, "%s cannot be read: librpm did not finish within %lld ms", file, timeout_ms);
 		return ETIMEDOUT;
@@ -521,29 +562,6 @@ static int run_child(const char *dir, const char *soname, enum rd_rpm_backend ba
 		return EIO;
 	}
 	return 0;
-}
-
-/* The private directory: everything in <tmp>/var/lib/rpm, then the directories. */
-static void remove_private(const char *tmp)
-{
-	char *db = rd_xasprintf("%s/var/lib/rpm", tmp);
-	DIR *d = opendir(db);
-	if (d) {
-		int dfd = dirfd(d);
-		for (struct dirent *e; (e = readdir(d));)
-			if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-				unlinkat(dfd, e->d_name, 0);
-		closedir(d);
-	}
-	rmdir(db);
-	free(db);
-	char *p = rd_xasprintf("%s/var/lib", tmp);
-	rmdir(p);
-	free(p);
-	p = rd_xasprintf("%s/var", tmp);
-	rmdir(p);
-	free(p);
-	rmdir(tmp);
 }
 
 static int write_private(const char *dir, const char *name, const struct rd_text *t)
@@ -612,59 +630,129 @@ static const char *const *companions(enum rd_rpm_backend b)
 	return b == RD_RPMDB_SQLITE ? sqlite : b == RD_RPMDB_NDB ? ndb : none;
 }
 
+/* The files handed to librpm: the main one, then the companions present. */
+struct db_file {
+	const char *name;
+	char *rel;
+	struct rd_text t;
+	bool present;
+};
+
+static unsigned long long mib(unsigned long long n)
+{
+	return (n + (1u << 20) - 1) >> 20;
+}
+
+/* Stats every file before anything is read: what is copied is bounded by its length (the memory
+ * and TMPDIR it costs) and by its allocated size, and a file much longer than what the root holds
+ * on disk (mostly holes) is not copied either.  Returns 0, or EFBIG with the reason set. */
+static int bound_files(struct rd_source *src, struct db_file *f, size_t n, struct rd_rpmdb *r)
+{
+	unsigned long long len = 0, alloc = 0, holes = 0;
+	const char *holey = NULL;
+	for (size_t i = 0; i < n; i++) {
+		struct stat st;
+		f[i].present = rd_stat(src, f[i].rel, true, &st) == 0 && S_ISREG(st.st_mode);
+		if (!f[i].present)
+			continue;
+		unsigned long long l = st.st_size > 0 ? (unsigned long long)st.st_size : 0;
+		unsigned long long a = st.st_blocks > 0 ? (unsigned long long)st.st_blocks * 512 : 0;
+		len += l;
+		alloc += a;
+		if (l > a && l - a > holes) {
+			holes = l - a;
+			holey = f[i].name;
+		}
+	}
+	if (len > RD_RPMDB_CAP || alloc > RD_RPMDB_CAP) {
+		snprintf(r->reason, sizeof r->reason,
+			 "%s cannot be read: too big to copy for librpm (%llu MiB long, %llu MiB allocated with its "
+			 "companion files; at most %u MiB)",
+			 r->path, mib(len), mib(alloc), RD_RPMDB_CAP >> 20);
+	} else if (holes > RD_RPMDB_HOLES) {
+		snprintf(r->reason, sizeof r->reason,
+			 "%s cannot be read: %s is sparse (%llu MiB of it is not on disk; a copy for librpm would "
+			 "cost that much memory and TMPDIR; at most %u MiB)",
+			 r->path, holey, mib(holes), RD_RPMDB_HOLES >> 20);
+	} else {
+		return 0;
+	}
+	r->err = EFBIG;
+	/* an EFBIG read of the main file (nothing read), so that a snapshot replays the refusal */
+	struct rd_text t;
+	rd_read_file(src, f[0].rel, 0, &t);
+	rd_text_free(&t);
+	return EFBIG;
+}
+
 static void read_db(struct rd_source *src, const char *soname, const char *dir, struct rd_rpmdb *r)
 {
-	const char *file = db_file(r->backend);
-	char *rel = rd_xasprintf("%s/%s", dir, file);
-	struct rd_text main_t;
-	rd_read_file(src, rel, RD_RPMDB_CAP, &main_t);
-	free(rel);
-	if (main_t.err) {
-		set_err(r, main_t.err, "%s cannot be read: %s", r->path, rd_strerror(main_t.err));
-		return;
+	/* everything is read before the private directory exists: a read that never returns (the
+	 * watchdog's, source/reader.h) or a signal meanwhile leaves nothing behind */
+	struct db_file f[4] = {{.name = db_file(r->backend)}};
+	size_t n = 1;
+	for (const char *const *c = companions(r->backend); *c && n < 4; c++)
+		f[n++].name = *c;
+	for (size_t i = 0; i < n; i++)
+		f[i].rel = rd_xasprintf("%s/%s", dir, f[i].name);
+	int e = bound_files(src, f, n, r);
+	size_t left = RD_RPMDB_CAP;
+	for (size_t i = 0; i < n && !e; i++) {
+		if (i && !f[i].present)
+			continue;
+		/* read (so a snapshot keeps it) even when not handed over: sqlite rebuilds -shm itself */
+		rd_read_file(src, f[i].rel, left, &f[i].t);
+		if (f[i].t.err == 0)
+			left -= f[i].t.len;
+		if (i == 0 && f[i].t.err) {
+			e = f[i].t.err;
+			r->err = e;
+			if (e == EFBIG) /* grown since it was stat'ed, or a snapshot's refusal replayed */
+				snprintf(r->reason, sizeof r->reason,
+					 "%s cannot be read: too big to copy for librpm (at most %u MiB with its companion files)",
+					 r->path, RD_RPMDB_CAP >> 20);
+			else
+				set_err(r, e, "%s cannot be read: %s", r->path, rd_strerror(e));
+		}
 	}
+	if (e)
+		goto out;
 	const char *tmpbase = getenv("TMPDIR");
 	if (!tmpbase || !*tmpbase)
 		tmpbase = "/tmp";
 	char *tmp = rd_xasprintf("%s/rdma-doctor-rpmdb.XXXXXX", tmpbase);
+	struct held held;
+	hold_signals(&held);
 	if (!mkdtemp(tmp)) {
-		int e = errno;
+		e = errno;
 		set_err(r, e, "%s cannot be read: no private directory for librpm: %s", r->path, strerror(e));
-		rd_text_free(&main_t);
 		free(tmp);
-		return;
+		release_signals(&held);
+		goto out;
 	}
 	char *db = rd_xasprintf("%s/var/lib/rpm", tmp);
 	char *var = rd_xasprintf("%s/var", tmp), *lib = rd_xasprintf("%s/var/lib", tmp);
-	int e = mkdir(var, 0700) < 0 || mkdir(lib, 0700) < 0 || mkdir(db, 0700) < 0 ? errno : 0;
+	e = mkdir(var, 0700) < 0 || mkdir(lib, 0700) < 0 || mkdir(db, 0700) < 0 ? errno : 0;
 	free(var);
 	free(lib);
-	if (!e)
-		e = write_private(db, file, &main_t);
-	rd_text_free(&main_t);
-	for (const char *const *c = companions(r->backend); *c && !e; c++) {
-		char *crel = rd_xasprintf("%s/%s", dir, *c);
-		struct rd_text ct;
-		/* read (so a snapshot keeps it) even when not handed over: sqlite rebuilds -shm itself */
-		rd_read_file(src, crel, RD_RPMDB_CAP, &ct);
-		free(crel);
-		if (ct.err == 0 && strcmp(*c, "rpmdb.sqlite-shm") != 0)
-			e = write_private(db, *c, &ct);
-		rd_text_free(&ct);
+	for (size_t i = 0; i < n && !e && !caught; i++) {
+		if (f[i].t.err == 0 && f[i].t.data && strcmp(f[i].name, "rpmdb.sqlite-shm") != 0)
+			e = write_private(db, f[i].name, &f[i].t);
+		rd_text_free(&f[i].t);
 	}
 	if (e) {
 		set_err(r, e, "%s cannot be read: cannot copy it for librpm: %s", r->path, strerror(e));
-	} else {
-		long long left = rd_source_time_left_ms(src);
-		long long timeout = left > 0 && left < RD_RPMDB_TIMEOUT_MS ? left : RD_RPMDB_TIMEOUT_MS;
-		if (left < 0) {
+	} else if (!caught) {
+		long long tleft = rd_source_time_left_ms(src);
+		long long timeout = tleft > 0 && tleft < RD_RPMDB_TIMEOUT_MS ? tleft : RD_RPMDB_TIMEOUT_MS;
+		if (tleft < 0) {
 			set_err(r, ETIMEDOUT, "%s cannot be read: %s", r->path, rd_strerror(ETIMEDOUT));
 		} else {
 			struct rd_buf ans = {0};
 			int ce = run_child(tmp, soname, r->backend, timeout, r->path, &ans, r->reason, sizeof r->reason);
 			/* a complete answer stands even if the child then failed (in its own clean-up, or a
 			 * checker's report at exit); without one, the child's failure is the reason */
-			if (ce == ETIMEDOUT) {
+			if (ce == ETIMEDOUT || ce == EINTR) {
 				r->err = ce;
 			} else if (rd_rpm_parse_answer(ans.data ? ans.data : "", ans.len, r) < 0) {
 				if (ce)
@@ -680,14 +768,22 @@ static void read_db(struct rd_source *src, const char *soname, const char *dir, 
 			rd_buf_free(&ans);
 		}
 	}
+	if (caught && !r->err) /* before librpm ran: the caller's own handler may let the run go on */
+		set_err(r, EINTR, "%s cannot be read: interrupted%s", r->path, "");
+	rd_remove_tree(AT_FDCWD, tmp); /* whatever librpm made in it too; no link followed */
+	free(db);
+	free(tmp);
+	release_signals(&held);
+out:
 	if (r->err) {
 		free(r->pkgs);
 		r->pkgs = NULL;
 		r->npkgs = 0;
 	}
-	remove_private(tmp);
-	free(db);
-	free(tmp);
+	for (size_t i = 0; i < n; i++) {
+		rd_text_free(&f[i].t);
+		free(f[i].rel);
+	}
 }
 
 void rd_rpmdb_load_with(struct rd_source *src, bool dpkg_host, const char *soname, struct rd_rpmdb *r)

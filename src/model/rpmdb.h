@@ -5,7 +5,13 @@
  * How the database is read, and why so:
  *   * The files are read through the source layer (confined to the root, recorded by a snapshot,
  *     from an archive too) and copied into a private directory (mkdtemp, 0700) laid out as
- *     <tmp>/var/lib/rpm/<file>, removed afterwards.  librpm opens paths itself: handing it the
+ *     <tmp>/var/lib/rpm/<file>, removed afterwards on every path: the files are all read before
+ *     the directory is made (a read that never returns leaves nothing), and while it exists
+ *     SIGINT, SIGTERM and SIGHUP only set a flag (the child is killed, the directory removed, then
+ *     the signal raised again).  What is copied is bounded before anything is read: the files
+ *     together at most RD_RPMDB_CAP long and allocated, and no file with more than
+ *     RD_RPMDB_HOLES of holes (a sparse file costs its length in memory and TMPDIR); past
+ *     either, the reason says so (EFBIG).  librpm opens paths itself: handing it the
  *     root (or a /proc/self/fd/N path to the root's directory) would let a symlinked
  *     var/lib/rpm/rpmdb.sqlite in a hostile root make it read the host's database, and a
  *     read-only root would still get rpm's lock and -shm files written into it (as root, write
@@ -37,7 +43,8 @@ struct rd_stack;
 
 #define RD_RPMDB_SONAME "librpm.so.9"
 #define RD_RPMDB_TIMEOUT_MS 20000 /* a run without a deadline still gives up on a hanging database */
-#define RD_RPMDB_CAP (256u * 1024 * 1024) /* per database file */
+#define RD_RPMDB_CAP (256u * 1024 * 1024) /* the database's files together: length and allocated size */
+#define RD_RPMDB_HOLES (64u * 1024 * 1024) /* of a file's length not allocated on disk (sparse) */
 
 /* The packages looked for, NULL-terminated (mlnx-ofa_kernel, kmod-mlnx-ofa_kernel, ...). */
 extern const char *const rd_rpm_names[];

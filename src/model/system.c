@@ -82,7 +82,7 @@ static char *effective_file(struct rd_source *src, const char *const *dirs, cons
 		free(target);
 		if (!found) {
 			struct stat st;
-			if (rd_stat(src, rel, true, &st) == 0) {
+			if (rd_stat_sized(src, rel, &st) == 0) { /* the size is the answer: empty masks */
 				found = true;
 				masked = S_ISREG(st.st_mode) && st.st_size == 0;
 			}
@@ -248,21 +248,28 @@ static void load_limits(struct rd_source *src, const char *pid, struct rd_proc_l
 		l->limits.err = RD_EPARSE;
 }
 
+static bool is_pid_name(const char *name)
+{
+	if (name[0] < '1' || name[0] > '9')
+		return false;
+	return strspn(name, "0123456789") == strlen(name);
+}
+
 static void load_services(struct rd_source *src, const char *const *services, struct rd_system *s)
 {
 	if (!services || !*services)
 		return;
 	struct rd_strv pids = {0};
-	rd_list_dir(src, "proc", &pids);
+	rd_list_dir_only(src, "proc", is_pid_name, &pids); /* not kallsyms, keys, kmsg ... beside them */
 	for (size_t i = 0; i < pids.n; i++) {
-		if (pids.v[i][0] < '1' || pids.v[i][0] > '9')
-			continue;
 		char *cp = rd_xasprintf("proc/%s/comm", pids.v[i]);
 		struct rd_text t;
 		if (rd_read_attr(src, cp, &t) == 0) {
+			bool service = false;
 			for (const char *const *sv = services; *sv; sv++) {
 				if (strcmp(t.data, *sv) != 0)
 					continue;
+				service = true;
 				s->procs = rd_xrealloc(s->procs, (s->nprocs + 1) * sizeof *s->procs);
 				struct rd_proc_limits *l = &s->procs[s->nprocs++];
 				memset(l, 0, sizeof *l);
@@ -270,6 +277,8 @@ static void load_services(struct rd_source *src, const char *const *services, st
 				l->comm = rd_xstrdup(t.data);
 				load_limits(src, pids.v[i], l);
 			}
+			if (!service) /* another process's name: only read to pick the services' */
+				rd_source_forget(src, cp);
 			rd_text_free(&t);
 		}
 		free(cp);

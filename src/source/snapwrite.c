@@ -289,7 +289,7 @@ struct rd_snap_plan *rd_snap_plan_new(const struct rd_recording *rec)
 		 * are written: tests/scenarios/make.sh readerr); errors the layout gives by itself are not */
 		bool placeholder = e->kind == RD_REC_ERROR && e->err && e->err != ENOENT && e->err != ENOTDIR &&
 				   e->err != ELOOP && e->err != RD_ENOTREG && e->err != EISDIR;
-		if (e->kind != RD_REC_ERROR || placeholder)
+		if (e->kind != RD_REC_FORGOTTEN && (e->kind != RD_REC_ERROR || placeholder))
 			add_rec(p, e);
 	}
 	finish(p);

@@ -211,7 +211,8 @@ static void rec_stat(struct rd_rec_entry *e, const struct stat *st)
 }
 
 /* kind: what was met.  A FILE read replaces a NODE or DIR met before (a later read of a listed or
- * stat'ed path); a DIR listed replaces a NODE; an ERROR replaces a NODE; else the first is kept. */
+ * stat'ed path) and a FORGOTTEN one (read again: its bytes are used after all); a DIR listed
+ * replaces a NODE; an ERROR replaces a NODE; else the first is kept. */
 static void record(struct rd_source *src, const char *canon, enum rd_rec_kind kind, const char *data, size_t len,
 		   int err, const struct stat *st)
 {
@@ -220,7 +221,7 @@ static void record(struct rd_source *src, const char *canon, enum rd_rec_kind ki
 	bool isnew;
 	struct rd_rec_entry *e = rec_entry(src->rec, canon, &isnew);
 	bool take = isnew || (e->kind == RD_REC_NODE && kind != RD_REC_NODE) ||
-		    (kind == RD_REC_FILE && e->kind == RD_REC_DIR);
+		    (kind == RD_REC_FILE && (e->kind == RD_REC_DIR || e->kind == RD_REC_FORGOTTEN));
 	if (!take) {
 		if (!e->mode)
 			rec_stat(e, st);
@@ -1097,7 +1098,20 @@ static void tree_record_node(struct rd_source *src, const char *canon, const str
 	record_stat(src, canon, &st, target);
 }
 
-static int tree_list(struct rd_source *src, const char *path, struct rd_strv *names)
+/* Drops the names from first on that keep refuses. */
+static void keep_names(struct rd_strv *names, size_t first, bool (*keep)(const char *name))
+{
+	size_t k = first;
+	for (size_t i = first; i < names->n; i++) {
+		if (keep(names->v[i]))
+			names->v[k++] = names->v[i];
+		else
+			free(names->v[i]);
+	}
+	names->n = k;
+}
+
+static int tree_list(struct rd_source *src, const char *path, bool (*keep)(const char *name), struct rd_strv *names)
 {
 	const struct rd_memnode *n;
 	char *canon = NULL;
@@ -1105,6 +1119,8 @@ static int tree_list(struct rd_source *src, const char *path, struct rd_strv *na
 	int r = tree_find(src, path, true, &n, &canon);
 	if (r == 0)
 		r = rd_memnode_list(n, names);
+	if (r == 0 && keep)
+		keep_names(names, first, keep);
 	if (r == 0 && src->rec) {
 		tree_record_node(src, canon, n);
 		for (size_t i = first; i < names->n; i++) {
@@ -1228,10 +1244,10 @@ int rd_read_attr(struct rd_source *src, const char *path, struct rd_text *out)
 	return r;
 }
 
-int rd_list_dir(struct rd_source *src, const char *path, struct rd_strv *names)
+static int list_dir(struct rd_source *src, const char *path, bool (*keep)(const char *name), struct rd_strv *names)
 {
 	if (src->tree)
-		return tree_list(src, path, names);
+		return tree_list(src, path, keep, names);
 	char *canon = NULL;
 	int fd;
 	if (src->rec) {
@@ -1262,7 +1278,7 @@ int rd_list_dir(struct rd_source *src, const char *path, struct rd_strv *names)
 		for (ssize_t off = 0; off < n;) {
 			struct dirent64 *de = (struct dirent64 *)(void *)(buf + off);
 			off += de->d_reclen;
-			if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 || (keep && !keep(de->d_name)))
 				continue;
 			rd_strv_push(names, de->d_name);
 			if (!canon)
@@ -1288,6 +1304,16 @@ int rd_list_dir(struct rd_source *src, const char *path, struct rd_strv *names)
 	free(canon);
 	rd_strv_sort(names);
 	return 0;
+}
+
+int rd_list_dir(struct rd_source *src, const char *path, struct rd_strv *names)
+{
+	return list_dir(src, path, NULL, names);
+}
+
+int rd_list_dir_only(struct rd_source *src, const char *path, bool (*keep)(const char *name), struct rd_strv *names)
+{
+	return list_dir(src, path, keep, names);
 }
 
 int rd_read_link(struct rd_source *src, const char *path, char **target)
@@ -1356,6 +1382,38 @@ bool rd_exists(struct rd_source *src, const char *path)
 {
 	struct stat st;
 	return rd_stat(src, path, true, &st) == 0;
+}
+
+int rd_stat_sized(struct rd_source *src, const char *path, struct stat *st)
+{
+	int r = rd_stat(src, path, true, st);
+	if (r == 0 && src->rec && S_ISREG(st->st_mode)) {
+		struct rd_text t;
+		rd_read_file(src, path, RD_CAP_FILE, &t); /* recorded: the entry becomes the file */
+		rd_text_free(&t);
+	}
+	return r;
+}
+
+void rd_source_forget(struct rd_source *src, const char *path)
+{
+	char *canon = NULL;
+	if (!src->rec || resolve(src, path, true, &canon) < 0) {
+		free(canon);
+		return;
+	}
+	const char *key = rel(canon);
+	void **slot = smap_get(rec_index(src->rec), strcmp(key, ".") == 0 ? "" : key);
+	if (slot) {
+		struct rd_rec_entry *e = &src->rec->entries[(uintptr_t)*slot - 1];
+		if (e->kind == RD_REC_FILE) {
+			free(e->data);
+			e->data = NULL;
+			e->len = 0;
+			e->kind = RD_REC_FORGOTTEN;
+		}
+	}
+	free(canon);
 }
 
 /* ---- commands ----------------------------------------------------------------------------- */

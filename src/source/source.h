@@ -90,6 +90,9 @@ int rd_read_attr(struct rd_source *src, const char *path, struct rd_text *out);
 
 /* Names in a directory (no "." or ".."), sorted with strcmp.  Returns 0 or -errno. */
 int rd_list_dir(struct rd_source *src, const char *path, struct rd_strv *names);
+/* rd_list_dir of only the names keep accepts: the others are neither returned nor recorded (the
+ * numeric names of /proc, without its kallsyms, keys, kmsg ... beside them). */
+int rd_list_dir_only(struct rd_source *src, const char *path, bool (*keep)(const char *name), struct rd_strv *names);
 /* The path with every symbolic link resolved inside the root, relative to it ("" for the root).
  * The last component need not exist.  Returns 0 or -errno (ELOOP for link loops). */
 int rd_resolve(struct rd_source *src, const char *path, char **canonical);
@@ -99,6 +102,12 @@ int rd_read_link(struct rd_source *src, const char *path, char **target);
 int rd_stat(struct rd_source *src, const char *path, bool follow, struct stat *st);
 /* True if the path exists (links followed). */
 bool rd_exists(struct rd_source *src, const char *path);
+/* rd_stat (links followed) of a path whose answer depends on a regular file's size, not only on
+ * its kind and mode (an empty udev rules file masks the package's).  A stat records a file's
+ * metadata only, and a snapshot lays it out as an empty file; while recording, this one also
+ * records a regular file's bytes (read as rd_read_file with RD_CAP_FILE), so that a replay sees
+ * the same size.  The model calls it exactly where a verdict depends on the size. */
+int rd_stat_sized(struct rd_source *src, const char *path, struct stat *st);
 
 /* Output of one of the commands in rd_commands[] by name.  Live host: runs it (no shell) with
  * a timeout, stdout captured; err = ENOENT if the program is absent, ETIMEDOUT if killed.
@@ -139,11 +148,15 @@ const struct rd_command *rd_command_find(const char *name);
  * read that failed (its errno), and each command run (its output, status and errno).  Entries are
  * unique by canonical path (the first one met is kept; a later read of a listed or stat'ed path
  * upgrades it to a file).  Replaying: a root laid out from a recording gives the same answers to
- * the same calls.  The recording does not own src; stop it with rd_source_record(src, NULL). */
-enum rd_rec_kind { RD_REC_FILE, RD_REC_DIR, RD_REC_LINK, RD_REC_NODE, RD_REC_ERROR };
+ * the same calls, except for the reads forgotten (rd_source_forget).  A stat or a listing records
+ * no bytes: a path only stat'ed, or only met in a directory listing, is laid out as an empty file
+ * with its mode (rd_stat_sized is the exception, for the size a verdict depends on).  The recording
+ * does not own src; stop it with rd_source_record(src, NULL). */
+enum rd_rec_kind { RD_REC_FILE, RD_REC_DIR, RD_REC_LINK, RD_REC_NODE, RD_REC_ERROR, RD_REC_FORGOTTEN };
 struct rd_rec_entry {
 	char *path;            /* canonical, relative to the root, no leading '/' */
-	enum rd_rec_kind kind; /* NODE: stat'ed only (device, FIFO, socket, or a file not read) */
+	enum rd_rec_kind kind; /* NODE: stat'ed only (device, FIFO, socket, or a file not read);
+				* FORGOTTEN: read, then dropped (rd_source_forget): not written */
 	char *data;            /* FILE: the bytes read; LINK: the raw target; else NULL */
 	size_t len;
 	int err;               /* ERROR: the errno the read failed with */
@@ -164,5 +177,10 @@ struct rd_recording {
 };
 void rd_source_record(struct rd_source *src, struct rd_recording *rec);
 void rd_recording_free(struct rd_recording *rec);
+/* While recording: the bytes of a file read only to choose what to look at (the comm of a process
+ * that is not one of the policy's services) are dropped, and a snapshot does not hold the file; a
+ * replay then finds it absent, which leads the caller to the same answer.  A later read of the
+ * path records it again.  No effect when not recording or when the path was not read. */
+void rd_source_forget(struct rd_source *src, const char *path);
 
 #endif

@@ -4,7 +4,8 @@
 # librpm, checked against goldens (check and stack, text and JSON), and:
 #   * nothing is written into a root (its listing is the same after every run), and a read-only
 #     root (bind-mounted read-only in a mount namespace) gives the same answers;
-#   * the private copy librpm reads is removed ($TMPDIR is empty afterwards);
+#   * the private copy librpm reads is removed ($TMPDIR is empty afterwards), also after a read
+#     of rpmdb.sqlite-wal that never returns; a sparse or too big database is not copied;
 #   * a snapshot keeps the database files and gives the same answers;
 #   * a dpkg host never loads librpm;
 #   * a database reached through a link that leaves the root is not read.
@@ -73,6 +74,29 @@ R=el9-rpmdb-hostile-file; cp -a el9-inbox "$R"; rm -f "$R"/var/lib/rpm/*
 ln -s "../../../../../../../../..$work/roots/decoy/var/lib/rpm/rpmdb.sqlite" "$R/var/lib/rpm/rpmdb.sqlite"
 out=$("$bin" --root "$R" stack 2>&1)
 if grep -q mlnx <<< "$out" || ! grep -q 'rpmdb.sqlite cannot be read: No such file' <<< "$out"; then bad "hostile file link: $(head -6 <<< "$out")"; else ok; fi
+
+# a read of rpmdb.sqlite-wal that never returns (the fault shim; the watchdog answers "timed out"
+# and the run goes on): the report comes out, and nothing is left in TMPDIR, as every file is read
+# before the private copy is made
+shim=$build/tests/libfaults.so
+[ -f "$shim" ] || cc -std=c11 -D_GNU_SOURCE -O1 -shared -fPIC -o "$shim" "$top/tests/shim/faults.c"
+ASAN_OPTIONS=verify_asan_link_order=0${ASAN_OPTIONS:+:$ASAN_OPTIONS} LD_PRELOAD=$shim RD_FAULT_SLOW="rpmdb.sqlite-wal:60000" \
+	timeout 60 "$bin" --root el9-mlnx-ofed stack > "$work/wedged.txt" 2> "$work/wedged.err"; rc=$?
+[ $rc = 0 ] && grep -q '^RPM db: .*rpmdb.sqlite' "$work/wedged.txt" && [ -z "$(ls -A "$TMPDIR")" ] && ok ||
+	bad "wedged rpmdb.sqlite-wal: exit $rc, $(grep 'RPM db' "$work/wedged.txt"), left in TMPDIR: $(ls -A "$TMPDIR")"
+# a sparse database (250 MiB long, nothing on disk) is not copied: it would cost its length in
+# memory and TMPDIR; the reason says so, and no private directory is made
+R=el9-rpmdb-sparse; cp -a el9-inbox "$R"; truncate -s 250M "$R/var/lib/rpm/rpmdb.sqlite-wal"
+strace -f -qq -e trace=mkdir,mkdirat -o "$work/sparse.strace" "$bin" --root "$R" stack > "$work/sparse.txt" 2>&1
+grep -q 'rpmdb.sqlite cannot be read: rpmdb.sqlite-wal is sparse (250 MiB of it is not on disk' "$work/sparse.txt" &&
+	! grep -q rdma-doctor-rpmdb "$work/sparse.strace" && ok ||
+	bad "sparse rpmdb: $(grep 'RPM db' "$work/sparse.txt"); $(grep -c rdma-doctor-rpmdb "$work/sparse.strace") private directories made"
+# too long with its blocks allocated: refused too, naming the bound
+R=el9-rpmdb-big; cp -a el9-inbox "$R"; fallocate -l 300M "$R/var/lib/rpm/rpmdb.sqlite-wal"
+"$bin" --root "$R" stack > "$work/big.txt" 2>&1
+grep -q 'rpmdb.sqlite cannot be read: too big to copy for librpm (30[01] MiB long, 30[01] MiB allocated with its companion files; at most 256 MiB)' \
+	"$work/big.txt" && ok || bad "big rpmdb: $(grep 'RPM db' "$work/big.txt")"
+rm -rf el9-rpmdb-sparse el9-rpmdb-big
 
 # nothing written into the roots, nothing left in TMPDIR
 for s in "${scen[@]}"; do

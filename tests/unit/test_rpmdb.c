@@ -12,10 +12,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -167,8 +169,20 @@ static void put(const char *rel, const char *text)
 	fclose(f);
 }
 
+/* the root and its TMPDIR go when the test's process ends (the harness exits through atexit) */
+static void teardown(void)
+{
+	if (root[0])
+		rd_remove_tree(AT_FDCWD, root);
+	if (tmp[0])
+		rd_remove_tree(AT_FDCWD, tmp);
+}
+
 static void setup(void)
 {
+	static bool registered;
+	if (!registered)
+		registered = atexit(teardown) == 0;
 	CHECK(readlink("/proc/self/exe", shim, sizeof shim - 32) > 0);
 	snprintf(strrchr(shim, '/'), 32, "/librpmshim.so");
 	CHECK(access(shim, R_OK) == 0);
@@ -272,4 +286,75 @@ RD_TEST(child_crash_error_and_answer)
 	CHECK(r.path == NULL);
 	rd_rpmdb_free(&r);
 	rd_source_close(src);
+}
+
+/* SIGTERM while librpm runs: the child is killed, the private copy removed, and the signal still
+ * ends the process (raised again after the clean-up) */
+RD_TEST(signal_while_librpm_runs_removes_the_copy)
+{
+	setup();
+	pid_t pid = fork();
+	CHECK(pid >= 0);
+	if (pid == 0) {
+		struct rd_rpmdb r;
+		long long ms;
+		load("hang", 0, &r, &ms); /* RD_RPMDB_TIMEOUT_MS: only the signal ends it */
+		_exit(0);
+	}
+	/* the private directory exists once the copy is being made (the signals held by then) */
+	bool made = false;
+	for (int i = 0; i < 4000 && !made; i++) {
+		made = !tmp_empty();
+		struct timespec ts = {0, 5 * 1000000L};
+		if (!made)
+			nanosleep(&ts, NULL);
+	}
+	CHECK(made);
+	CHECK(kill(pid, SIGTERM) == 0);
+	int status = 0;
+	CHECK(waitpid(pid, &status, 0) == pid);
+	CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+	CHECK(tmp_empty());
+}
+
+static void sized(const char *rel, off_t len, bool allocate)
+{
+	char p[512];
+	snprintf(p, sizeof p, "%s/%s", root, rel);
+	int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	CHECK(fd >= 0);
+	CHECK(allocate ? posix_fallocate(fd, 0, len) == 0 : ftruncate(fd, len) == 0);
+	close(fd);
+}
+
+/* what is copied for librpm is bounded before anything is read: a sparse file (its length, not
+ * its blocks, is what a copy costs) and files too big together are refused, saying so; no copy
+ * is made and librpm does not run (the shim would answer) */
+RD_TEST(sparse_or_too_big_database_is_not_copied)
+{
+	setup();
+	struct rd_rpmdb r;
+	long long ms;
+	sized("var/lib/rpm/rpmdb.sqlite-wal", 200 << 20, false);
+	load("two", 0, &r, &ms);
+	CHECK_INT(r.err, EFBIG);
+	CHECK(strstr(r.reason, "/var/lib/rpm/rpmdb.sqlite cannot be read: rpmdb.sqlite-wal is sparse (200 MiB of it is "
+			       "not on disk") == r.reason);
+	CHECK(tmp_empty());
+	rd_rpmdb_free(&r);
+	sized("var/lib/rpm/rpmdb.sqlite-wal", 0, false);
+	sized("var/lib/rpm/rpmdb.sqlite", 300 << 20, true);
+	load("two", 0, &r, &ms);
+	CHECK_INT(r.err, EFBIG);
+	CHECK(strstr(r.reason, "/var/lib/rpm/rpmdb.sqlite cannot be read: too big to copy for librpm (300 MiB long") ==
+	      r.reason);
+	CHECK(tmp_empty());
+	rd_rpmdb_free(&r);
+	/* within the bounds, the same files are read */
+	sized("var/lib/rpm/rpmdb.sqlite", 1 << 20, true);
+	load("two", 0, &r, &ms);
+	CHECK_INT(r.err, 0);
+	CHECK_INT(r.npkgs, 1);
+	CHECK(tmp_empty());
+	rd_rpmdb_free(&r);
 }

@@ -471,7 +471,7 @@ RD_TEST(a_recorded_load_laid_out_loads_the_same)
 	load_recorded(fix, &r1, &h1, &s1);
 	CHECK(r1.n > 100);
 	CHECK(r1.ncommands >= 2); /* those captured in the fixture; the others were not run */
-	size_t kinds[5] = {0};
+	size_t kinds[RD_REC_FORGOTTEN + 1] = {0};
 	for (size_t i = 0; i < r1.n; i++)
 		kinds[r1.entries[i].kind]++;
 	CHECK(kinds[RD_REC_FILE] > 50 && kinds[RD_REC_LINK] > 5 && kinds[RD_REC_DIR] > 5 && kinds[RD_REC_ERROR] > 0);
@@ -563,4 +563,87 @@ RD_TEST(recording_the_live_host)
 	CHECK(link && file && node);
 	rd_recording_free(&rec);
 	rd_source_close(src);
+}
+
+static bool all_digits(const char *name)
+{
+	return *name && strspn(name, "0123456789") == strlen(name);
+}
+
+static const struct rd_rec_entry *rec_find(const struct rd_recording *rec, const char *path)
+{
+	for (size_t i = 0; i < rec->n; i++)
+		if (strcmp(rec->entries[i].path, path) == 0)
+			return &rec->entries[i];
+	return NULL;
+}
+
+/* A recording keeps what was read and no more: a listing's names (only those the caller asked
+ * for), a stat's metadata (bytes only through rd_stat_sized), and a forgotten read not at all;
+ * the same on a directory root and on an archive */
+static void check_recording_keeps_what_is_read(const char *at)
+{
+	struct rd_source *src = NULL;
+	char err[256];
+	CHECK_INT(rd_source_open(at, &src, err, sizeof err), 0);
+	struct rd_recording rec = {0};
+	rd_source_record(src, &rec);
+	struct rd_strv names = {0};
+	CHECK_INT(rd_list_dir_only(src, "proc", all_digits, &names), 0);
+	CHECK_INT(names.n, 2);
+	CHECK_STR(names.v[0], "1");
+	CHECK_STR(names.v[1], "2");
+	rd_strv_free(&names);
+	CHECK_INT(rd_list_dir(src, "etc/x", &names), 0);
+	CHECK_INT(names.n, 1);
+	rd_strv_free(&names);
+	struct rd_text t;
+	CHECK_INT(rd_read_attr(src, "proc/2/comm", &t), 0);
+	rd_text_free(&t);
+	rd_source_forget(src, "proc/2/comm");
+	CHECK_INT(rd_read_attr(src, "proc/1/comm", &t), 0);
+	rd_text_free(&t);
+	struct stat st;
+	CHECK_INT(rd_stat_sized(src, "etc/udev/rules.d/a.rules", &st), 0);
+	CHECK_INT(rd_stat(src, "etc/udev/rules.d/b.rules", true, &st), 0);
+	rd_source_record(src, NULL);
+	CHECK(rec_find(&rec, "proc/kallsyms") == NULL);
+	CHECK(rec_find(&rec, "proc/1") && rec_find(&rec, "proc/1")->kind == RD_REC_DIR);
+	const struct rd_rec_entry *e = rec_find(&rec, "etc/x/listed");
+	CHECK(e && e->kind == RD_REC_NODE && !e->data && S_ISREG(e->mode));
+	e = rec_find(&rec, "proc/2/comm");
+	CHECK(e && e->kind == RD_REC_FORGOTTEN && !e->data);
+	e = rec_find(&rec, "proc/1/comm");
+	CHECK(e && e->kind == RD_REC_FILE && e->len == 7 && memcmp(e->data, "slurmd\n", 7) == 0);
+	e = rec_find(&rec, "etc/udev/rules.d/a.rules");
+	CHECK(e && e->kind == RD_REC_FILE && e->len == 5 && memcmp(e->data, "RULE\n", 5) == 0);
+	e = rec_find(&rec, "etc/udev/rules.d/b.rules");
+	CHECK(e && e->kind == RD_REC_NODE && !e->data);
+	/* a forgotten read read again is kept */
+	rd_source_record(src, &rec);
+	CHECK_INT(rd_read_attr(src, "proc/2/comm", &t), 0);
+	rd_text_free(&t);
+	rd_source_record(src, NULL);
+	e = rec_find(&rec, "proc/2/comm");
+	CHECK(e && e->kind == RD_REC_FILE && e->len == 6);
+	rd_recording_free(&rec);
+	rd_source_close(src);
+}
+
+RD_TEST(recording_keeps_what_is_read)
+{
+	setup();
+	mk("proc/kallsyms", "ffffffff81000000 T _text\n");
+	mk("proc/1/comm", "slurmd\n");
+	mk("proc/2/comm", "other\n");
+	mk("etc/x/listed", "SECRET\n");
+	mk("etc/udev/rules.d/a.rules", "RULE\n");
+	mk("etc/udev/rules.d/b.rules", "OTHER\n");
+	check_recording_keeps_what_is_read(root);
+	char cmd[4096], ar[512];
+	snprintf(ar, sizeof ar, "%s.tar.gz", root);
+	snprintf(cmd, sizeof cmd, "tar czf '%s' -C '%s' . && mv '%s' '%s/r.tar.gz'", ar, root, ar, root);
+	CHECK(system(cmd) == 0);
+	snprintf(ar, sizeof ar, "%s/r.tar.gz", root);
+	check_recording_keeps_what_is_read(ar);
 }
