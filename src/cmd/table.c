@@ -91,16 +91,17 @@ const struct rd_cmd rd_cmds[] = {
 	 "0 done, or nothing to do; 1 scontrol is missing, failed, timed out or was killed; 3 a usage error\n"
 	 "or an unreadable root or policy"},
 	{"fleet", rd_cmd_fleet, "[--format text|json|html] [--expect HOSTLIST] [--max-age DURATION] [-o FILE] PATH...",
-	 "drift across nodes from their `check --format json` reports: files, directories of reports, or -\n"
-	 "            (standard input: concatenated reports, or pdsh/clush `host: line` output)",
+	 "drift across nodes from their `check --format json` reports: files, directories of reports (a file\n"
+	 "            per node, named by it), or - (standard input: concatenated reports, or pdsh/clush output)",
 	 "  -f, --format text|json|html  text (default), one JSON document (rdma-doctor/fleet/v1), or one HTML page\n"
 	 "  -j, --json              the same as --format json\n"
 	 "      --expect HOSTLIST   the nodes that should report (Slurm syntax: node[01-24]); the others are missing\n"
 	 "      --max-age DURATION  a report older than this (SECONDS, or with s, m, h, d) counts as missing\n"
 	 "  -o, --output FILE       write to a temporary file beside FILE, then rename it over FILE\n" HELP_OPT,
-	 "2 a node FAILs; 1 drift (firmware or stack differing within a board_id, MTU differing across RoCE\n"
-	 "ports) or a WARN; 3 missing, stale or unreadable reports, a usage error, output that cannot be\n"
-	 "written; 0 uniform and healthy"},
+	 "by rank: 2 a node FAILs; 3 an expected node missing, stale, unreadable or untrusted reports (another\n"
+	 "host's, dated in the future, several for one host), an UNKNOWN node, a usage error, output that\n"
+	 "cannot be written; 1 drift (firmware or stack differing within a board_id, MTU differing across\n"
+	 "RoCE ports) or a WARN; 0 uniform and healthy"},
 	{"version", rd_cmd_version, "", "print the version", HELP_OPT, "0"},
 	{"help", rd_cmd_help, "[COMMAND]", "print this help, or a command's", HELP_OPT, "0, 3 an unknown command"},
 	{NULL, NULL, NULL, NULL, NULL, NULL},
