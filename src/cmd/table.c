@@ -91,8 +91,8 @@ const struct rd_cmd rd_cmds[] = {
 	 "0 done, or nothing to do; 1 scontrol is missing, failed, timed out or was killed; 3 a usage error\n"
 	 "or an unreadable root or policy"},
 	{"fleet", rd_cmd_fleet, "[--format text|json|html] [--expect HOSTLIST] [--max-age DURATION] [-o FILE] PATH...",
-	 "drift across nodes from their `check --format json` reports: files, directories of reports (a file\n"
-	 "            per node, named by it), or - (standard input: concatenated reports, or pdsh/clush output)",
+	 "drift across nodes from their `check --format json` reports: files, directories of reports, or -\n"
+	 "            (standard input: concatenated reports, or pdsh/clush `host: line` output)",
 	 "  -f, --format text|json|html  text (default), one JSON document (rdma-doctor/fleet/v1), or one HTML page\n"
 	 "  -j, --json              the same as --format json\n"
 	 "      --expect HOSTLIST   the nodes that should report (Slurm syntax: node[01-24]); the others are missing\n"
