@@ -138,15 +138,14 @@ static void read_path(struct reading *rd, int dirfd, const char *name, const cha
 {
 	struct rd_fleet *f = rd->f;
 	struct stat st;
-	if (in_dir) {
-		if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-			problem_errno(f, origin, "cannot stat", errno);
-			return;
-		}
-		if (!S_ISREG(st.st_mode)) {
-			rd_fleet_problem(f, origin, NULL, kind_of(st.st_mode));
-			return;
-		}
+	/* a device is never even opened (a tape rewinds, a terminal becomes ours) */
+	if (fstatat(dirfd, name, &st, in_dir ? AT_SYMLINK_NOFOLLOW : 0) < 0) {
+		problem_errno(f, origin, "cannot stat", errno);
+		return;
+	}
+	if (in_dir ? !S_ISREG(st.st_mode) : !S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) {
+		rd_fleet_problem(f, origin, NULL, kind_of(st.st_mode));
+		return;
 	}
 	int fd = openat(dirfd, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY | (in_dir ? O_NOFOLLOW : 0));
 	if (fd < 0) {
@@ -172,7 +171,8 @@ static void read_path(struct reading *rd, int dirfd, const char *name, const cha
 	int fl = fcntl(fd, F_GETFL);
 	if (fl >= 0)
 		(void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-	char *node = rd_fleet_file_node(origin);
+	/* a FIFO (a shell's <(...), /dev/fd/63) has no name of a node: a stream, as standard input */
+	char *node = S_ISFIFO(fst.st_mode) ? NULL : rd_fleet_file_node(origin);
 	read_fd(rd, fd, origin, node, !in_dir);
 	free(node);
 	close(fd);

@@ -1093,7 +1093,10 @@ void rd_fleet_input_end(struct rd_fleet_input *in)
 		return;
 	}
 	if (in->mode == MODE_JSON) {
-		if (parser_end(&in->json->p) < 0)
+		in->cur_label = in->node;
+		int r = parser_end(&in->json->p);
+		in->cur_label = NULL;
+		if (r < 0)
 			give_up(in, NULL, in->json->p.err);
 		return;
 	}

@@ -407,7 +407,6 @@ void rd_fleet_add(struct rd_fleet *f, const char *origin, const char *label, con
 		note_add(&f->untrusted, origin, name, why);
 		if (st > nd->status)
 			nd->status = st;
-		nd->several = true;
 		if (!newer)
 			return;
 		withdraw(f, id);

@@ -60,7 +60,6 @@ struct rd_fleet_node {
 	unsigned char *checks; /* per rd_fleet.checks index: the worst status (0: none) */
 	size_t nchecks;
 	bool reported, expected, stale;
-	bool several; /* more than one report named it (untrusted) */
 };
 
 struct rd_fleet_note {

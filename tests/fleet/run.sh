@@ -309,6 +309,10 @@ mini n2 $T FAIL > forge/n2.json
 rc_is 2 forge-lines "$bin" fleet forge
 has "pdsh lines in a node's file are refused" forge-lines.out '^  forge/n1\.json: not JSON: a file of a directory of reports is one node.s check --format json output'
 
+# a FIFO operand (a shell's <(...)) has no node's name: a stream, as standard input
+rc_is 0 procsub "$bin" fleet <(mini n1 $T OK)
+has "a <(...) operand: its report counted by its host" procsub.out '^Fleet: 1 node reported$'
+
 # a report is judged by its findings, not by its summary.status
 mini n1 $T OK FAIL > judged.json
 mkdir judged && mv judged.json judged/n1.json
