@@ -378,18 +378,18 @@ void rd_fleet_add(struct rd_fleet *f, const char *origin, const char *label, con
 	}
 	/* a report speaks only for the host it came from: where it came from names the node */
 	const char *name = label ? label : r->host;
-	if (label && !rd_fleet_same_host(label, r->host)) {
-		snprintf(why, sizeof why, "the report names host %s, not %s where it came from: not counted", r->host, label);
-		note_add(&f->untrusted, origin, label, why);
-		return;
-	}
 	long long t = rd_fleet_parse_time(r->time);
-	if (t > f->now + RD_FLEET_MAX_SKEW) {
+	if (t > f->now + RD_FLEET_MAX_SKEW) { /* it would never be stale, and would win as the newest */
 		char now[32];
 		snprintf(why, sizeof why, "the report is dated %s, more than %d minutes after %s: not counted", r->time,
 			 RD_FLEET_MAX_SKEW / 60, rd_utc_iso8601(f->now, now, sizeof now));
 		note_add(&f->untrusted, origin, name, why);
 		return;
+	}
+	if (label && !rd_fleet_same_host(label, r->host)) {
+		snprintf(why, sizeof why, "the report names host %s, not %s where it came from: counted as %s", r->host, label,
+			 label);
+		note_add(&f->untrusted, origin, label, why);
 	}
 	enum rd_fleet_status st = judged(r);
 	if (st != r->status) {

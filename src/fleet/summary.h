@@ -116,9 +116,10 @@ char *rd_fleet_file_node(const char *path);
 /* The nodes that should report (--expect). */
 void rd_fleet_expect(struct rd_fleet *f, const struct rd_strv *names);
 /* One parsed report from origin (label: the node it came from, or NULL: then its host).  An
- * invalid one becomes a problem naming origin; one naming another host than label, or dated in
- * the future, is untrusted and not counted; several for one node are untrusted, the worst status
- * of them counts.  A node's status is the worst of summary.status and its findings. */
+ * invalid one becomes a problem naming origin.  Untrusted: one dated in the future (not counted),
+ * one naming another host than label (counted as label: where it came from), several for one node
+ * (the worst status of them counts).  A node's status is the worst of summary.status and its
+ * findings. */
 void rd_fleet_add(struct rd_fleet *f, const char *origin, const char *label, const struct rd_fleet_report *r);
 void rd_fleet_problem(struct rd_fleet *f, const char *origin, const char *label, const char *msg);
 /* Missing and stale nodes, drift, the order of groups and entries, the exit status, by rank: 2 a

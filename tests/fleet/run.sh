@@ -291,7 +291,11 @@ mkdir forge
 mini n2 $T FAIL > forge/n2.json
 rc_is 2 forge "$bin" fleet --max-age 1h --expect 'n[1-2]' forge
 has "forged: n2's own FAIL counts" forge.out '^  1 node FAIL: n2$'
-has "forged: another host's report in n1's file is not counted" forge.out '^  forge/n1\.json: host n1: the report names host n2, not n1 where it came from: not counted$'
+has "forged: the future report in n1's file is not counted" forge.out '^  forge/n1\.json: host n1: the report is dated 2099-01-01T00:00:00Z, more than 5 minutes after 2025-11-30T00:00:00Z: not counted$'
+mini n2 $T OK > forge/n3.json
+rc_is 2 forge-other "$bin" fleet --expect 'n[1-3]' forge
+has "another host's report is counted where it came from" forge-other.out '^  forge/n3\.json: host n3: the report names host n2, not n3 where it came from: counted as n3$'
+rm forge/n3.json
 mini n2 2099-01-01T00:00:00Z OK > forge/n2.json
 rc_is 3 forge-future "$bin" fleet --max-age 1h --expect 'n[1-2]' forge
 has "a report dated in the future is not counted" forge-future.out '^  forge/n2\.json: host n2: the report is dated 2099-01-01T00:00:00Z, more than 5 minutes after 2025-11-30T00:00:00Z: not counted$'

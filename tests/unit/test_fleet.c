@@ -489,7 +489,7 @@ RD_TEST(summary_identity)
 	add(&f, "-", "n4", "2099-01-01T00:00:00Z", "OK", "1", 9000);
 	rd_fleet_finish(&f);
 	CHECK_INT(f.untrusted.total, 2);
-	CHECK_STR(f.untrusted.v[0].msg, "the report names host n2, not n1 where it came from: not counted");
+	CHECK_STR(f.untrusted.v[0].msg, "the report is dated 2099-01-01T00:00:00Z, more than 5 minutes after 2025-11-30T01:00:00Z: not counted");
 	CHECK_STR(f.untrusted.v[1].msg, "the report is dated 2099-01-01T00:00:00Z, more than 5 minutes after 2025-11-30T01:00:00Z: not counted");
 	CHECK_INT(f.nodes[1].status, RD_FS_FAIL); /* n2: its own report */
 	CHECK_INT(f.nmissing, 1);                 /* n3 */
@@ -520,6 +520,27 @@ RD_TEST(summary_identity)
 	CHECK_INT(f.exit_code, 2);
 	CHECK_INT(f.untrusted.total, 1);
 	values_are(&f, group(&f, "", RD_FK_STATUS), "FAIL=1:n1");
+	rd_fleet_free(&f);
+	/* a report naming another host than where it came from: counted as where it came from, and
+	 * then it is one of several reports for that node: the worst status counts */
+	rd_fleet_init(&f, rd_fleet_parse_time(T1), 0);
+	a = report("n1", T1, "OK", "1", 9000);
+	b = report("n2", T1, "FAIL", "1", 9000);
+	both = rd_xasprintf("%s\n%s\n", a, b);
+	in = rd_fleet_input_new("d/n1.json", &fcb, &f);
+	rd_fleet_input_node(in, "n1", false);
+	CHECK_INT(rd_fleet_input_feed(in, both, strlen(both)), 0);
+	rd_fleet_input_end(in);
+	rd_fleet_input_free(in);
+	free(a);
+	free(b);
+	free(both);
+	rd_fleet_finish(&f);
+	CHECK_INT(f.nnodes, 1);
+	CHECK_INT(f.nodes[0].status, RD_FS_FAIL);
+	CHECK_INT(f.untrusted.total, 2);
+	CHECK_STR(f.untrusted.v[0].msg, "the report names host n2, not n1 where it came from: counted as n1");
+	CHECK_INT(f.exit_code, 2);
 	rd_fleet_free(&f);
 	/* a directory's file holding pdsh lines: refused, it cannot speak for other hosts */
 	rd_fleet_init(&f, rd_fleet_parse_time(T1), 0);
