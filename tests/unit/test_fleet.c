@@ -59,6 +59,15 @@ RD_TEST(hostlist_expand)
 	expand_is("n[1-100000000]", "error: too many hosts in range '1-100000000'");
 	expand_is("n[1-1000]m[1-1001]", "error: 'n[1-1000]m[1-1001]': more than 1000000 hosts");
 	expand_is("n[]", "error: invalid range ''");
+	/* counted without making the names (a clush -b header) */
+	unsigned long long n = 0;
+	char err[128];
+	CHECK_INT(rd_hostlist_count("h[1-1000000]", &n, err, sizeof err), 0);
+	CHECK_INT(n, 1000000);
+	CHECK_INT(rd_hostlist_count("a[1-2]b[3-4],x", &n, err, sizeof err), 0);
+	CHECK_INT(n, 5);
+	CHECK(rd_hostlist_count("n[1-1000]m[1-1001]", &n, err, sizeof err) < 0);
+	CHECK(rd_hostlist_count("n[3-1]", &n, err, sizeof err) < 0);
 }
 
 RD_TEST(hostlist_compress)
