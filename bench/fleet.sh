@@ -28,7 +28,7 @@ for i in range(1, count + 1):
     if out == "-":
         w.write(t)
     else:
-        with open("%s/r%06d.json" % (out, i), "w") as f:
+        with open("%s/n%06d.json" % (out, i), "w") as f:
             f.write(t)
 PY
 tpl=()

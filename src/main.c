@@ -147,6 +147,7 @@ static int run(struct rd_ctx *ctx, int argc, char **argv)
 		case 't': {
 			char *end;
 			ctx->timeout_s = strtod(optarg, &end);
+			ctx->timeout_given = true;
 			if (end == optarg || *end || !(ctx->timeout_s >= 0 && ctx->timeout_s <= 86400))
 				return usage_error(ctx, "--timeout needs a number of seconds (0 for none), not '%s'", optarg);
 			break;

@@ -31,6 +31,7 @@ struct rd_ctx {
 	FILE *out, *err;
 	bool out_tty;      /* standard output is a terminal (out itself is a stream over it) */
 	double timeout_s;  /* --timeout: the whole run's deadline for reads (0: none) */
+	bool timeout_given; /* --timeout was given (fleet has no deadline by default: pdsh may take minutes) */
 	bool compat;       /* ibstat/ibstatus: read like rdma-core does, with no deadline */
 	unsigned load_flags; /* rd_host_load's flags for rd_ctx_load (check --counters: RD_LOAD_COUNTERS) */
 	bool mft;          /* check --mft: rd_ctx_load lets the per-device tool commands run (source.h) */

@@ -1,10 +1,13 @@
 /* `rdma-doctor fleet`: drift across nodes from their `check --format json` reports, gathered by
  * Slurm, pdsh or clush (rdma-doctor never fans out itself).  Reads each PATH as it comes: a
- * report file, a directory of reports (any names), or - (standard input); every report is parsed
- * once (fleet/reader.c) into the summary (fleet/summary.c), which render/fleet.c prints. */
+ * report file, a directory of reports (a file per node, named by it), or - (standard input);
+ * every report is parsed once (fleet/reader.c) into the summary (fleet/summary.c), which
+ * render/fleet.c prints.  A report's node is where it came from: the file's name, the pdsh/clush
+ * prefix; on standard input without one, its own host. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -33,15 +36,58 @@ static void on_problem(void *arg, const char *origin, const char *label, const c
 
 static const struct rd_fleet_input_cb input_cb = {on_report, on_problem};
 
-/* Reads fd to its end into the summary (origin names it). */
-static void read_fd(struct rd_fleet *f, int fd, const char *origin)
+/* The run's reading: --timeout's deadline (only when given: pdsh and clush may take minutes, and
+ * their own -u/-t bound each node) stops it, and what was read is summarised. */
+struct reading {
+	struct rd_fleet *f;
+	double timeout_s, deadline; /* monotonic seconds; 0: none */
+	bool timed_out;
+};
+
+static double mono_s(void)
 {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static bool past_deadline(struct reading *rd)
+{
+	if (rd->deadline > 0 && mono_s() >= rd->deadline)
+		rd->timed_out = true;
+	return rd->timed_out;
+}
+
+static void timeout_problem(struct reading *rd, const char *origin, const char *what)
+{
+	char msg[160];
+	snprintf(msg, sizeof msg, "--timeout %gs passed: %s", rd->timeout_s, what);
+	rd_fleet_problem(rd->f, origin, NULL, msg);
+}
+
+/* Reads fd to its end (or the deadline) into the summary.  origin names it; node: the node it is
+ * the output of (NULL: standard input), lines_ok: pdsh/clush output is read in it. */
+static void read_fd(struct reading *rd, int fd, const char *origin, const char *node, bool lines_ok)
+{
+	struct rd_fleet *f = rd->f;
 	struct rd_fleet_input *in = rd_fleet_input_new(origin, &input_cb, f);
+	rd_fleet_input_node(in, node, lines_ok);
 	/* large pieces: yajl lexes a token cut across two calls again from its start */
 	static char buf[1 << 20];
 	for (bool end = false; !end;) {
 		size_t len = 0;
 		while (len < sizeof buf) {
+			if (rd->deadline > 0) {
+				double left = rd->deadline - mono_s();
+				struct pollfd pfd = {.fd = fd, .events = POLLIN};
+				int pr = left > 0 ? poll(&pfd, 1, (int)(left * 1000) + 1) : 0;
+				if (pr < 0 && errno == EINTR)
+					continue;
+				if (pr == 0 || past_deadline(rd)) {
+					rd->timed_out = true;
+					break;
+				}
+			}
 			ssize_t n = read(fd, buf + len, sizeof buf - len);
 			if (n < 0 && errno == EINTR)
 				continue;
@@ -60,6 +106,10 @@ static void read_fd(struct rd_fleet *f, int fd, const char *origin)
 		}
 		if (len && rd_fleet_input_feed(in, buf, len) < 0)
 			break; /* the input said what was wrong; the rest is not read */
+		if (!end && past_deadline(rd)) {
+			timeout_problem(rd, origin, "reading stopped here, the rest of it is not summarised");
+			break;
+		}
 		if (end)
 			rd_fleet_input_end(in);
 	}
@@ -73,30 +123,58 @@ static void problem_errno(struct rd_fleet *f, const char *origin, const char *wh
 	rd_fleet_problem(f, origin, NULL, msg);
 }
 
-/* A path that is not a directory: a file, a FIFO (a shell's <(...)) ... but in a directory only
- * regular files are reports. */
-static void read_path(struct rd_fleet *f, int dirfd, const char *name, const char *origin, bool in_dir)
+static const char *kind_of(mode_t m)
 {
-	int fd = openat(dirfd, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0) {
-		problem_errno(f, origin, "cannot open", errno);
+	return S_ISLNK(m) ? "a symbolic link: not followed" : S_ISCHR(m) ? "a character device: not read"
+	     : S_ISBLK(m) ? "a block device: not read" : S_ISSOCK(m) ? "a socket: not read"
+	     : S_ISDIR(m) ? "a directory inside the directory: not read" : S_ISFIFO(m) ? "a FIFO: not read"
+	     : "not a regular file: not read";
+}
+
+/* A path that is not a directory.  In a directory (in_dir) only a regular file is a report, and
+ * a link is never followed; as an operand a FIFO (a shell's <(...)) is read too, a device never.
+ * Nothing but a report's own fields is ever echoed from what is read. */
+static void read_path(struct reading *rd, int dirfd, const char *name, const char *origin, bool in_dir)
+{
+	struct rd_fleet *f = rd->f;
+	struct stat st;
+	/* a device is never even opened (a tape rewinds, a terminal becomes ours) */
+	if (fstatat(dirfd, name, &st, in_dir ? AT_SYMLINK_NOFOLLOW : 0) < 0) {
+		problem_errno(f, origin, "cannot stat", errno);
 		return;
 	}
-	struct stat st;
-	if (fstat(fd, &st) < 0) {
+	if (in_dir ? !S_ISREG(st.st_mode) : !S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) {
+		rd_fleet_problem(f, origin, NULL, kind_of(st.st_mode));
+		return;
+	}
+	int fd = openat(dirfd, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY | (in_dir ? O_NOFOLLOW : 0));
+	if (fd < 0) {
+		problem_errno(f, origin, errno == ELOOP && in_dir ? "a symbolic link, not followed" : "cannot open", errno);
+		return;
+	}
+	struct stat fst;
+	if (fstat(fd, &fst) < 0) {
 		problem_errno(f, origin, "cannot stat", errno);
 		close(fd);
 		return;
 	}
-	if (in_dir && !S_ISREG(st.st_mode)) {
-		rd_fleet_problem(f, origin, NULL, "not a regular file: not read");
+	if (in_dir && (fst.st_dev != st.st_dev || fst.st_ino != st.st_ino || !S_ISREG(fst.st_mode))) {
+		rd_fleet_problem(f, origin, NULL, "replaced while it was opened: not read");
+		close(fd);
+		return;
+	}
+	if (!S_ISREG(fst.st_mode) && !S_ISFIFO(fst.st_mode)) {
+		rd_fleet_problem(f, origin, NULL, kind_of(fst.st_mode));
 		close(fd);
 		return;
 	}
 	int fl = fcntl(fd, F_GETFL);
 	if (fl >= 0)
 		(void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-	read_fd(f, fd, origin);
+	/* a FIFO (a shell's <(...), /dev/fd/63) has no name of a node: a stream, as standard input */
+	char *node = S_ISFIFO(fst.st_mode) ? NULL : rd_fleet_file_node(origin);
+	read_fd(rd, fd, origin, node, !in_dir);
+	free(node);
 	close(fd);
 }
 
@@ -107,8 +185,9 @@ static int cmp_names(const void *a, const void *b)
 
 /* Every regular file of the directory whose name does not start with "." (a half-written
  * temporary file such as -o's), in natural order. */
-static void read_dir(struct rd_fleet *f, const char *path)
+static void read_dir(struct reading *rd, const char *path)
 {
+	struct rd_fleet *f = rd->f;
 	int dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
 	if (!d) {
@@ -127,8 +206,14 @@ static void read_dir(struct rd_fleet *f, const char *path)
 		qsort(names.v, names.n, sizeof *names.v, cmp_names);
 	size_t before = f->problems.total;
 	for (size_t i = 0; i < names.n; i++) {
+		if (past_deadline(rd)) {
+			char what[96];
+			snprintf(what, sizeof what, "%zu of its files not read", names.n - i);
+			timeout_problem(rd, path, what);
+			break;
+		}
 		char *origin = rd_path_join(path, names.v[i]);
-		read_path(f, dirfd(d), names.v[i], origin, true);
+		read_path(rd, dirfd(d), names.v[i], origin, true);
 		free(origin);
 	}
 	if (!names.n && f->problems.total == before)
@@ -265,17 +350,22 @@ int rd_cmd_fleet(struct rd_ctx *ctx, int argc, char **argv)
 	if (expect)
 		rd_fleet_expect(&f, &expected);
 	rd_strv_free(&expected);
+	struct reading rd = {.f = &f, .timeout_s = ctx->timeout_s};
+	if (ctx->timeout_given && ctx->timeout_s > 0)
+		rd.deadline = mono_s() + ctx->timeout_s;
 	for (size_t i = 0; i < paths.n; i++) {
 		const char *p = paths.v[i];
 		struct stat st;
-		if (!strcmp(p, "-"))
-			read_fd(&f, 0, "-");
+		if (past_deadline(&rd))
+			timeout_problem(&rd, p, "not read");
+		else if (!strcmp(p, "-"))
+			read_fd(&rd, 0, "-", NULL, true);
 		else if (stat(p, &st) < 0)
 			problem_errno(&f, p, "cannot read", errno);
 		else if (S_ISDIR(st.st_mode))
-			read_dir(&f, p);
+			read_dir(&rd, p);
 		else
-			read_path(&f, AT_FDCWD, p, p, false);
+			read_path(&rd, AT_FDCWD, p, p, false);
 	}
 	rd_strv_free(&paths);
 	rd_fleet_finish(&f);

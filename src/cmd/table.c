@@ -98,9 +98,10 @@ const struct rd_cmd rd_cmds[] = {
 	 "      --expect HOSTLIST   the nodes that should report (Slurm syntax: node[01-24]); the others are missing\n"
 	 "      --max-age DURATION  a report older than this (SECONDS, or with s, m, h, d) counts as missing\n"
 	 "  -o, --output FILE       write to a temporary file beside FILE, then rename it over FILE\n" HELP_OPT,
-	 "2 a node FAILs; 1 drift (firmware or stack differing within a board_id, MTU differing across RoCE\n"
-	 "ports) or a WARN; 3 missing, stale or unreadable reports, a usage error, output that cannot be\n"
-	 "written; 0 uniform and healthy"},
+	 "by rank: 2 a node FAILs; 3 an expected node missing, stale, unreadable or untrusted reports (another\n"
+	 "host's, dated in the future, several for one host), an UNKNOWN node, a usage error, output that\n"
+	 "cannot be written; 1 drift (firmware or stack differing within a board_id, MTU differing across\n"
+	 "RoCE ports) or a WARN; 0 uniform and healthy"},
 	{"version", rd_cmd_version, "", "print the version", HELP_OPT, "0"},
 	{"help", rd_cmd_help, "[COMMAND]", "print this help, or a command's", HELP_OPT, "0, 3 an unknown command"},
 	{NULL, NULL, NULL, NULL, NULL, NULL},

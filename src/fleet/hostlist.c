@@ -147,6 +147,8 @@ char *rd_hostlist_compress(const char *const *names, size_t n)
 
 /* ---- expansion ---------------------------------------------------------------------------- */
 
+static int hostlist_walk(const char *list, struct rd_strv *out, unsigned long long *count, char *err, size_t errlen);
+
 /* One part of an item: a literal, or a bracket's ranges. */
 struct part {
 	const char *lit;
@@ -275,7 +277,9 @@ static int expand_item(const char *s, size_t len, struct rd_strv *out, size_t *t
 		rd_set_err(err, errlen, "more than %d hosts", RD_HOSTLIST_MAX);
 		r = -EINVAL;
 	}
-	if (r == 0) {
+	if (r == 0 && !out)
+		*total += count;
+	else if (r == 0) {
 		*total += count;
 		struct rd_buf name = {0};
 		rd_buf_puts(&name, "");
@@ -288,7 +292,19 @@ static int expand_item(const char *s, size_t len, struct rd_strv *out, size_t *t
 	return r;
 }
 
+int rd_hostlist_count(const char *list, unsigned long long *count, char *err, size_t errlen)
+{
+	return hostlist_walk(list, NULL, count, err, errlen);
+}
+
 int rd_hostlist_expand(const char *list, struct rd_strv *out, char *err, size_t errlen)
+{
+	unsigned long long n;
+	return hostlist_walk(list, out, &n, err, errlen);
+}
+
+/* out NULL: only counted */
+static int hostlist_walk(const char *list, struct rd_strv *out, unsigned long long *count, char *err, size_t errlen)
 {
 	size_t total = 0;
 	const char *s = list;
@@ -317,5 +333,6 @@ int rd_hostlist_expand(const char *list, struct rd_strv *out, char *err, size_t 
 			return r;
 		s += e;
 	}
+	*count = total;
 	return 0;
 }

@@ -17,6 +17,9 @@
  * reason in err (an unbalanced bracket, a range that is not numbers, hi < lo, too many names). */
 int rd_hostlist_expand(const char *list, struct rd_strv *out, char *err, size_t errlen);
 
+/* The number of names list expands to (the same checks as rd_hostlist_expand), without making them. */
+int rd_hostlist_count(const char *list, unsigned long long *count, char *err, size_t errlen);
+
 /* The order of compression: prefix (bytes), then the number's width class, then the number. */
 int rd_hostname_cmp(const char *a, const char *b);
 

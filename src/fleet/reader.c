@@ -68,7 +68,12 @@ bool rd_fleet_report_valid(const struct rd_fleet_report *r, char *why, size_t wh
 		return false;
 	}
 	if (strcmp(r->schema, want) != 0) {
-		rd_set_err(why, whylen, "schema \"%s\", not %s", r->schema, want);
+		/* another program's JSON (a credentials file ...): nothing of it is echoed */
+		if (rd_str_has_prefix(r->schema, "rdma-doctor/") && strlen(r->schema) < 64 &&
+		    strspn(r->schema, "abcdefghijklmnopqrstuvwxyz0123456789/._-") == strlen(r->schema))
+			rd_set_err(why, whylen, "schema \"%s\", not %s", r->schema, want);
+		else
+			rd_set_err(why, whylen, "not a report (its \"schema\" is not rdma-doctor's; want %s)", want);
 		return false;
 	}
 	if (!r->host) {
@@ -94,7 +99,7 @@ bool rd_fleet_report_valid(const struct rd_fleet_report *r, char *why, size_t wh
 /* ---- one JSON stream ---------------------------------------------------------------------- */
 
 enum xctx { X_OTHER, X_ROOT, X_SUMMARY, X_STACK, X_DEVS, X_DEV, X_PORTS, X_PORT, X_NETDEVS, X_NETDEV, X_QOS, X_QOS_PFC,
-	    X_MODS, X_MOD, X_FINDS, X_FIND, X_EVIDS, X_EVID };
+	    X_MODS, X_MOD, X_FINDS, X_FIND, X_FIND_PAST, X_EVIDS, X_EVID };
 #define MAX_TRACK 12 /* frames looked at; deeper ones are only counted */
 
 struct frame {
@@ -110,6 +115,7 @@ struct parser {
 	bool in_report;
 	unsigned long long report_bytes;
 	char *ev_path, *ev_value;
+	enum rd_fleet_status past_status; /* the status of a finding past RD_FLEET_MAX_FINDINGS */
 	size_t nreports;
 	char err[320];
 };
@@ -270,6 +276,10 @@ static int enter(struct parser *p, bool map)
 		case X_FINDS:
 			if (map && push(&p->rep.finds, &p->rep.nfinds, sizeof *p->rep.finds, RD_FLEET_MAX_FINDINGS, p, "findings"))
 				c = X_FIND;
+			else if (map) { /* not kept, but its status still counts */
+				c = X_FIND_PAST;
+				p->past_status = RD_FS_NONE;
+			}
 			break;
 		case X_EVIDS:
 			if (map) {
@@ -318,6 +328,14 @@ static int cb_key(void *ctx, const unsigned char *s, size_t n)
 static int leave(struct parser *p)
 {
 	struct frame *f = top(p);
+	if (f && (f->ctx == X_FIND || f->ctx == X_FIND_PAST)) {
+		/* the report's verdict is its findings': one without a status it can be judged by is UNKNOWN */
+		enum rd_fleet_status s = f->ctx == X_FIND ? p->rep.finds[p->rep.nfinds - 1].status : p->past_status;
+		if (s == RD_FS_NONE)
+			s = RD_FS_UNKNOWN;
+		if (s > p->rep.worst)
+			p->rep.worst = s;
+	}
 	if (f && f->ctx == X_EVID) {
 		struct rd_fleet_finding *fd = p->rep.nfinds ? &p->rep.finds[p->rep.nfinds - 1] : NULL;
 		if (fd && p->ev_path && p->ev_value && rd_str_has_suffix(p->ev_path, "/limits")) {
@@ -443,6 +461,13 @@ static int scalar(struct parser *p, enum kind k, const unsigned char *s, size_t 
 			    : !strcmp(kk, "message") ? &fd->message : NULL;
 		break;
 	}
+	case X_FIND_PAST:
+		if (k == K_STR && !strcmp(kk, "status")) {
+			char st[16];
+			snprintf(st, sizeof st, "%.*s", (int)(n < 15 ? n : 15), (const char *)s);
+			p->past_status = rd_fleet_status_parse(st);
+		}
+		break;
 	case X_EVID:
 		if (k == K_STR)
 			dst = !strcmp(kk, "path") ? &p->ev_path : !strcmp(kk, "value") ? &p->ev_value : NULL;
@@ -627,35 +652,61 @@ static int parser_end(struct parser *p)
 enum { MODE_UNDECIDED, MODE_JSON, MODE_LINES, MODE_GATHER };
 enum { G_CONTENT, G_HEADER, G_DASH };
 
+#define NONE_IX ((size_t)-1)
+
 struct lhost {
 	char *name;
-	struct owner *o; /* NULL between reports */
+	struct owner *o;                /* the report in progress, or NULL between reports */
+	unsigned long long open_bytes;  /* bytes fed to o */
+	size_t prev, next;              /* the list of hosts with a report in progress, last fed first */
 	size_t nreports;
 	bool dead;
 };
 
 struct rd_fleet_input {
-	char *origin;
+	char *origin, *node;
+	bool lines_ok;
 	const struct rd_fleet_input_cb *cb;
 	void *arg;
 	int mode;
 	bool dead;
 	struct owner *json;
 	struct rd_buf line;
-	unsigned long long lineno, bad_lines, first_bad, good_lines;
-	char first_bad_text[48];
+	unsigned long long lineno, bad_lines, first_bad, good_lines, bad_bytes, lead_space;
+	/* pdsh/clush `host: line` */
 	struct rd_fleet_map hostmap;
 	struct lhost *hosts;
 	size_t nhosts;
+	bool hosts_full;
+	size_t open_first, open_last, nopen; /* hosts with a report in progress (NONE_IX: none) */
+	unsigned long long open_bytes;
 	const char *cur_label;
 	size_t nreports;
-	int gstate;               /* clush -b */
-	struct rd_strv glabels;   /* the nodes of the current clush -b block */
+	/* clush -b: one parser per block, whatever the number of nodes the header names */
+	int gstate;
+	char *blabel;               /* the block's nodes as its header names them (NULL: no block) */
+	unsigned long long bcount;  /* how many */
+	struct owner *block;
+	size_t breports;
+	bool bdead;
 };
+
+static void give_up(struct rd_fleet_input *in, const char *label, const char *msg)
+{
+	in->cb->problem(in->arg, in->origin, label, msg);
+}
 
 static void report_done(struct rd_fleet_input *in, struct parser *p)
 {
 	in->nreports++;
+	if (in->mode == MODE_GATHER && in->bcount > 1) {
+		/* clush gathers nodes whose output is the same: a report speaks for one host */
+		char msg[160];
+		snprintf(msg, sizeof msg, "%llu nodes printed the same report (of host %s): not counted, a report speaks for one host",
+			 in->bcount, p->rep.host && rd_fleet_hostname_ok(p->rep.host) ? p->rep.host : "(none)");
+		give_up(in, in->cur_label, msg);
+		return;
+	}
 	in->cb->report(in->arg, in->origin, in->cur_label, &p->rep);
 }
 
@@ -665,7 +716,16 @@ struct rd_fleet_input *rd_fleet_input_new(const char *origin, const struct rd_fl
 	in->origin = rd_xstrdup(origin);
 	in->cb = cb;
 	in->arg = arg;
+	in->lines_ok = true;
+	in->open_first = in->open_last = NONE_IX;
 	return in;
+}
+
+void rd_fleet_input_node(struct rd_fleet_input *in, const char *node, bool lines_ok)
+{
+	free(in->node);
+	in->node = node ? rd_xstrdup(node) : NULL;
+	in->lines_ok = lines_ok;
 }
 
 size_t rd_fleet_input_reports(const struct rd_fleet_input *in)
@@ -673,33 +733,102 @@ size_t rd_fleet_input_reports(const struct rd_fleet_input *in)
 	return in->nreports;
 }
 
-static void give_up(struct rd_fleet_input *in, const char *label, const char *msg)
+/* the list of hosts with a report in progress */
+static void open_unlink(struct rd_fleet_input *in, size_t i)
 {
-	in->cb->problem(in->arg, in->origin, label, msg);
+	struct lhost *lh = &in->hosts[i];
+	if (lh->prev != NONE_IX)
+		in->hosts[lh->prev].next = lh->next;
+	else
+		in->open_first = lh->next;
+	if (lh->next != NONE_IX)
+		in->hosts[lh->next].prev = lh->prev;
+	else
+		in->open_last = lh->prev;
+	lh->prev = lh->next = NONE_IX;
+}
+
+static void open_push(struct rd_fleet_input *in, size_t i)
+{
+	struct lhost *lh = &in->hosts[i];
+	lh->prev = NONE_IX;
+	lh->next = in->open_first;
+	if (in->open_first != NONE_IX)
+		in->hosts[in->open_first].prev = i;
+	else
+		in->open_last = i;
+	in->open_first = i;
+}
+
+static void close_host(struct rd_fleet_input *in, size_t i)
+{
+	struct lhost *lh = &in->hosts[i];
+	if (!lh->o)
+		return;
+	parser_free(lh->o);
+	lh->o = NULL;
+	open_unlink(in, i);
+	in->nopen--;
+	in->open_bytes -= lh->open_bytes;
+	lh->open_bytes = 0;
+}
+
+/* the report in progress fed longest ago is given up: memory stays bounded however many hosts
+ * interleave (pdsh and clush have a few dozen in flight at once) */
+static void evict_oldest(struct rd_fleet_input *in)
+{
+	size_t i = in->open_last;
+	char msg[200];
+	snprintf(msg, sizeof msg, "its report was still incomplete when %s: not read further",
+		 in->nopen >= RD_FLEET_MAX_OPEN ? "more than " RD_FLEET_MAX_OPEN_TEXT " other hosts' reports were in progress"
+						: "the reports in progress held more than " RD_FLEET_MAX_OPEN_BYTES_TEXT);
+	give_up(in, in->hosts[i].name, msg);
+	in->hosts[i].dead = true;
+	close_host(in, i);
 }
 
 /* text (one line of a host's output, without its newline) goes to that host's parser */
 static void feed_host(struct rd_fleet_input *in, const char *s, size_t h, const char *t, size_t tn)
 {
-	size_t *ix = rd_fleet_map_get(&in->hostmap, s, h);
-	struct lhost *lh;
-	if (!ix) {
-		if (in->nhosts >= RD_FLEET_MAX_HOSTS)
+	size_t *ixp = rd_fleet_map_get(&in->hostmap, s, h);
+	size_t ix;
+	if (!ixp) {
+		if (in->nhosts >= RD_FLEET_MAX_HOSTS) {
+			if (!in->hosts_full) {
+				char msg[120];
+				snprintf(msg, sizeof msg, "more than %u hosts in one input: the others' lines are not read",
+					 RD_FLEET_MAX_HOSTS);
+				give_up(in, NULL, msg);
+			}
+			in->hosts_full = true;
 			return;
+		}
 		in->hosts = rd_fleet_grow(in->hosts, in->nhosts, sizeof *in->hosts);
-		lh = &in->hosts[in->nhosts];
-		memset(lh, 0, sizeof *lh);
-		lh->name = rd_xstrndup(s, h);
-		rd_fleet_map_put(&in->hostmap, s, h, in->nhosts++);
+		struct lhost *nl = &in->hosts[in->nhosts];
+		memset(nl, 0, sizeof *nl);
+		nl->prev = nl->next = NONE_IX;
+		nl->name = rd_xstrndup(s, h);
+		rd_fleet_map_put(&in->hostmap, s, h, in->nhosts);
+		ix = in->nhosts++;
 	} else
-		lh = &in->hosts[*ix];
-	if (lh->dead)
+		ix = *ixp;
+	if (in->hosts[ix].dead)
 		return;
-	if (!lh->o && !(lh->o = parser_new(in))) {
-		give_up(in, lh->name, yajl_failed);
-		lh->dead = true;
-		return;
+	if (!in->hosts[ix].o) {
+		while (in->nopen >= RD_FLEET_MAX_OPEN)
+			evict_oldest(in);
+		if (!(in->hosts[ix].o = parser_new(in))) {
+			give_up(in, in->hosts[ix].name, yajl_failed);
+			in->hosts[ix].dead = true;
+			return;
+		}
+		in->nopen++;
+		open_push(in, ix);
+	} else if (in->open_first != ix) {
+		open_unlink(in, ix);
+		open_push(in, ix);
 	}
+	struct lhost *lh = &in->hosts[ix];
 	in->cur_label = lh->name;
 	size_t before = lh->o->p.nreports;
 	int r = parser_feed(&lh->o->p, t, tn);
@@ -707,16 +836,16 @@ static void feed_host(struct rd_fleet_input *in, const char *s, size_t h, const 
 		r = parser_feed(&lh->o->p, "\n", 1);
 	in->cur_label = NULL;
 	lh->nreports += lh->o->p.nreports - before;
+	lh->open_bytes += tn + 1;
+	in->open_bytes += tn + 1;
 	if (r < 0) {
 		give_up(in, lh->name, lh->o->p.err);
 		lh->dead = true;
-		parser_free(lh->o);
-		lh->o = NULL;
-	} else if (!lh->o->p.in_report && lh->o->p.depth == 0) {
-		/* between reports: nothing kept but the count (the next line starts a new parser) */
-		parser_free(lh->o);
-		lh->o = NULL;
-	}
+		close_host(in, ix);
+	} else if (!lh->o->p.in_report && lh->o->p.depth == 0)
+		close_host(in, ix); /* between reports: nothing kept but the count */
+	while (in->open_bytes > RD_FLEET_MAX_OPEN_BYTES && in->open_last != NONE_IX && in->open_last != ix)
+		evict_oldest(in);
 }
 
 static size_t host_chars(const char *s, size_t n)
@@ -727,12 +856,13 @@ static size_t host_chars(const char *s, size_t n)
 	return h;
 }
 
-static void bad_line(struct rd_fleet_input *in, const char *s, size_t n)
+/* A line that is not output of the kind expected: counted, never echoed (the input may be
+ * anything, a secret too). */
+static void bad_line(struct rd_fleet_input *in, size_t n)
 {
-	if (!in->bad_lines++) {
+	if (!in->bad_lines++)
 		in->first_bad = in->lineno;
-		snprintf(in->first_bad_text, sizeof in->first_bad_text, "%.*s", (int)(n < 40 ? n : 40), s);
-	}
+	in->bad_bytes += n + 1;
 }
 
 static void host_line(struct rd_fleet_input *in, const char *s, size_t n)
@@ -740,7 +870,7 @@ static void host_line(struct rd_fleet_input *in, const char *s, size_t n)
 	/* "host: text" (pdsh, clush); "host:" for an empty line of output */
 	size_t h = host_chars(s, n);
 	if (h == 0 || h > 255 || h >= n || s[h] != ':' || (h + 1 < n && s[h + 1] != ' ')) {
-		bad_line(in, s, n);
+		bad_line(in, n);
 		return;
 	}
 	in->good_lines++;
@@ -758,52 +888,114 @@ static bool dash_line(const char *s, size_t n)
 	return n >= 3 && strspn(s, "-") >= n;
 }
 
+/* the end of a clush -b block: what its nodes printed was one report, or what was wrong */
+static void block_end(struct rd_fleet_input *in)
+{
+	if (!in->blabel)
+		return;
+	in->cur_label = in->blabel;
+	if (!in->bdead) {
+		if (in->block && parser_end(&in->block->p) < 0)
+			give_up(in, in->blabel, in->block->p.err);
+		else if (!in->breports)
+			give_up(in, in->blabel, "no report in its output");
+	}
+	in->cur_label = NULL;
+	parser_free(in->block);
+	in->block = NULL;
+	free(in->blabel);
+	in->blabel = NULL;
+	in->bcount = in->breports = 0;
+	in->bdead = false;
+}
+
+/* A clush -b header: a node set and " (N)".  Only counted, never expanded: one parser serves the
+ * block whatever the number of nodes it names. */
+static bool block_begin(struct rd_fleet_input *in, const char *s, size_t n)
+{
+	char *set = rd_xstrndup(s, n);
+	char *paren = strstr(set, " (");
+	if (paren)
+		*paren = '\0';
+	unsigned long long count = 0;
+	char err[128];
+	bool ok = set[0] && strspn(set, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._[],") == strlen(set) &&
+		  rd_hostlist_count(set, &count, err, sizeof err) == 0 && count > 0;
+	if (ok && count == 1) { /* the one node's name */
+		struct rd_strv one = {0};
+		ok = rd_hostlist_expand(set, &one, err, sizeof err) == 0 && one.n == 1 && rd_fleet_hostname_ok(one.v[0]);
+		if (ok) {
+			free(set);
+			set = rd_xstrdup(one.v[0]);
+		}
+		rd_strv_free(&one);
+	}
+	if (!ok) {
+		free(set);
+		return false;
+	}
+	in->blabel = set;
+	in->bcount = count;
+	return true;
+}
+
 /* clush -b: "-----" / NODESET [(N)] / "-----", then the output those nodes had in common */
 static void gather_line(struct rd_fleet_input *in, const char *s, size_t n)
 {
 	switch (in->gstate) {
 	case G_CONTENT:
 		if (dash_line(s, n)) {
+			block_end(in);
 			in->gstate = G_HEADER;
 			return;
 		}
-		if (!in->glabels.n) {
-			bad_line(in, s, n);
+		if (!in->blabel) {
+			bad_line(in, n);
 			return;
 		}
 		in->good_lines++;
-		for (size_t i = 0; i < in->glabels.n; i++)
-			feed_host(in, in->glabels.v[i], strlen(in->glabels.v[i]), s, n);
-		return;
-	case G_HEADER: {
-		rd_strv_free(&in->glabels);
-		char *set = rd_xstrndup(s, n);
-		char *paren = strstr(set, " (");
-		if (paren)
-			*paren = '\0';
-		char err[128];
-		if (rd_hostlist_expand(set, &in->glabels, err, sizeof err) < 0 || !in->glabels.n) {
-			rd_strv_free(&in->glabels);
-			bad_line(in, s, n);
+		if (in->bdead)
+			return;
+		if (!in->block && !(in->block = parser_new(in))) {
+			give_up(in, in->blabel, yajl_failed);
+			in->bdead = true;
+			return;
 		}
-		for (size_t i = 0; i < in->glabels.n; i++)
-			if (!rd_fleet_hostname_ok(in->glabels.v[i])) {
-				rd_strv_free(&in->glabels);
-				bad_line(in, s, n);
-				break;
-			}
-		free(set);
+		in->cur_label = in->blabel;
+		size_t before = in->block->p.nreports;
+		int r = parser_feed(&in->block->p, s, n);
+		if (r == 0)
+			r = parser_feed(&in->block->p, "\n", 1);
+		in->breports += in->block->p.nreports - before;
+		if (r < 0) {
+			give_up(in, in->blabel, in->block->p.err);
+			in->bdead = true;
+		}
+		in->cur_label = NULL;
+		return;
+	case G_HEADER:
+		if (!block_begin(in, s, n))
+			bad_line(in, n);
 		in->gstate = G_DASH;
 		return;
-	}
 	case G_DASH:
 		if (!dash_line(s, n)) {
-			rd_strv_free(&in->glabels);
-			bad_line(in, s, n);
+			free(in->blabel);
+			in->blabel = NULL;
+			bad_line(in, n);
 		}
 		in->gstate = G_CONTENT;
 		return;
 	}
+}
+
+static void junk_given_up(struct rd_fleet_input *in)
+{
+	char msg[160];
+	snprintf(msg, sizeof msg, "not JSON and not pdsh/clush output (no such line in its first %u KiB; line %llu is neither)",
+		 RD_FLEET_MAX_JUNK >> 10, in->first_bad ? in->first_bad : 1);
+	give_up(in, NULL, msg);
+	in->dead = true;
 }
 
 static int feed_lines(struct rd_fleet_input *in, const char *data, size_t len)
@@ -811,8 +1003,13 @@ static int feed_lines(struct rd_fleet_input *in, const char *data, size_t len)
 	for (size_t at = 0; at < len;) {
 		const char *nl = memchr(data + at, '\n', len - at);
 		size_t n = nl ? (size_t)(nl - data - at) : len - at;
-		if (in->line.len + n > RD_FLEET_MAX_REPORT) {
+		if (in->line.len + n > RD_FLEET_MAX_REPORT || (!in->good_lines && in->line.len + n > RD_FLEET_MAX_JUNK)) {
 			char msg[96];
+			if (!in->good_lines) {
+				in->first_bad = in->lineno + 1;
+				junk_given_up(in);
+				return -1;
+			}
 			snprintf(msg, sizeof msg, "line %llu is longer than %u MiB: not read further", in->lineno + 1,
 				 RD_FLEET_MAX_REPORT >> 20);
 			give_up(in, NULL, msg);
@@ -829,6 +1026,10 @@ static int feed_lines(struct rd_fleet_input *in, const char *data, size_t len)
 				ln--;
 			(in->mode == MODE_GATHER ? gather_line : host_line)(in, in->line.data, ln);
 			in->line.len = 0;
+			if (!in->good_lines && in->bad_bytes > RD_FLEET_MAX_JUNK) {
+				junk_given_up(in);
+				return -1;
+			}
 		}
 	}
 	return 0;
@@ -842,8 +1043,16 @@ int rd_fleet_input_feed(struct rd_fleet_input *in, const char *data, size_t len)
 		size_t i = 0;
 		while (i < len && isspace((unsigned char)data[i]))
 			i++;
-		if (i == len)
-			return 0; /* only white space so far */
+		in->lead_space += i;
+		if (i == len) {
+			if (in->lead_space <= RD_FLEET_MAX_JUNK)
+				return 0; /* only white space so far */
+			char msg[96];
+			snprintf(msg, sizeof msg, "only white space in its first %u KiB: not read further", RD_FLEET_MAX_JUNK >> 10);
+			give_up(in, NULL, msg);
+			in->dead = true;
+			return -1;
+		}
 		if (data[i] == '{' || data[i] == '[') {
 			in->mode = MODE_JSON;
 			if (!(in->json = parser_new(in))) {
@@ -853,9 +1062,18 @@ int rd_fleet_input_feed(struct rd_fleet_input *in, const char *data, size_t len)
 			}
 		} else /* a host name never starts with '-': a clush -b header does */
 			in->mode = data[i] == '-' ? MODE_GATHER : MODE_LINES;
+		if (in->mode != MODE_JSON && !in->lines_ok) {
+			give_up(in, NULL, "not JSON: a file of a directory of reports is one node's check --format json "
+					  "output (pdsh/clush output, which speaks for many hosts, is read on standard input)");
+			in->dead = true;
+			return -1;
+		}
 	}
 	if (in->mode == MODE_JSON) {
-		if (parser_feed(&in->json->p, data, len) < 0) {
+		in->cur_label = in->node;
+		int r = parser_feed(&in->json->p, data, len);
+		in->cur_label = NULL;
+		if (r < 0) {
 			give_up(in, NULL, in->json->p.err);
 			in->dead = true;
 			return -1;
@@ -875,7 +1093,10 @@ void rd_fleet_input_end(struct rd_fleet_input *in)
 		return;
 	}
 	if (in->mode == MODE_JSON) {
-		if (parser_end(&in->json->p) < 0)
+		in->cur_label = in->node;
+		int r = parser_end(&in->json->p);
+		in->cur_label = NULL;
+		if (r < 0)
 			give_up(in, NULL, in->json->p.err);
 		return;
 	}
@@ -884,10 +1105,10 @@ void rd_fleet_input_end(struct rd_fleet_input *in)
 		(in->mode == MODE_GATHER ? gather_line : host_line)(in, in->line.data, in->line.len);
 		in->line.len = 0;
 	}
+	block_end(in);
 	if (!in->good_lines) {
 		char msg[160];
-		snprintf(msg, sizeof msg, "not JSON and not pdsh/clush output (line %llu: \"%s\")", in->first_bad,
-			 in->first_bad_text);
+		snprintf(msg, sizeof msg, "not JSON and not pdsh/clush output (line %llu is neither)", in->first_bad);
 		give_up(in, NULL, msg);
 		return;
 	}
@@ -902,8 +1123,8 @@ void rd_fleet_input_end(struct rd_fleet_input *in)
 	}
 	if (in->bad_lines) {
 		char msg[200];
-		snprintf(msg, sizeof msg, "%llu line%s not pdsh/clush output, ignored (first: line %llu \"%s\")",
-			 in->bad_lines, in->bad_lines == 1 ? " is" : "s are", in->first_bad, in->first_bad_text);
+		snprintf(msg, sizeof msg, "%llu line%s not pdsh/clush output, ignored (first: line %llu)", in->bad_lines,
+			 in->bad_lines == 1 ? " is" : "s are", in->first_bad);
 		give_up(in, NULL, msg);
 	}
 }
@@ -913,6 +1134,7 @@ void rd_fleet_input_free(struct rd_fleet_input *in)
 	if (!in)
 		return;
 	parser_free(in->json);
+	parser_free(in->block);
 	for (size_t i = 0; i < in->nhosts; i++) {
 		parser_free(in->hosts[i].o);
 		free(in->hosts[i].name);
@@ -920,7 +1142,8 @@ void rd_fleet_input_free(struct rd_fleet_input *in)
 	free(in->hosts);
 	rd_fleet_map_free(&in->hostmap);
 	rd_buf_free(&in->line);
-	rd_strv_free(&in->glabels);
+	free(in->blabel);
+	free(in->node);
 	free(in->origin);
 	free(in);
 }

@@ -22,7 +22,15 @@
 #define RD_FLEET_MAX_MODULES 1024
 #define RD_FLEET_MAX_FINDINGS 4096
 #define RD_FLEET_MAX_STR 256             /* bytes of one kept string (longer ones are cut) */
-#define RD_FLEET_MAX_HOSTS 1000000       /* hosts of one pdsh/clush stream */
+#define RD_FLEET_MAX_HOSTS 262144        /* hosts of one pdsh/clush stream */
+/* Reports in progress at once in one pdsh/clush stream (pdsh and clush have their fan-out, 32 or 64
+ * by default, in flight): past either bound the one fed longest ago is given up with a reason. */
+#define RD_FLEET_MAX_OPEN 1024
+#define RD_FLEET_MAX_OPEN_TEXT "1024"
+#define RD_FLEET_MAX_OPEN_BYTES (64u << 20)
+#define RD_FLEET_MAX_OPEN_BYTES_TEXT "64 MiB"
+/* An input with no report and no pdsh/clush line in this many bytes is given up. */
+#define RD_FLEET_MAX_JUNK (1u << 20)
 
 enum rd_fleet_status { RD_FS_NONE = 0, RD_FS_OK, RD_FS_SKIP, RD_FS_UNKNOWN, RD_FS_WARN, RD_FS_FAIL };
 /* "OK" ... "FAIL"; RD_FS_NONE for anything else. */
@@ -62,6 +70,8 @@ struct rd_fleet_report {
 	char *schema, *host, *time, *version, *kernel, *error;
 	bool host_null;
 	enum rd_fleet_status status; /* summary.status */
+	enum rd_fleet_status worst;  /* the worst status of findings[] (all of them, kept or not; one
+				      * without a known status is UNKNOWN); RD_FS_NONE for none */
 	char *stack_installed, *stack_version;
 	struct rd_fleet_dev *devs;
 	size_t ndevs;
@@ -82,15 +92,20 @@ long long rd_fleet_parse_time(const char *iso);
 bool rd_fleet_hostname_ok(const char *s);
 
 struct rd_fleet_input_cb {
-	/* A complete JSON object.  label: the pdsh/clush host it came from, or NULL. */
+	/* A complete JSON object.  label: the node it came from (the pdsh/clush host, the clush -b
+	 * block's one node, the file's node), or NULL when the input does not tell. */
 	void (*report)(void *arg, const char *origin, const char *label, const struct rd_fleet_report *r);
 	/* What was wrong with a part of the input: one line (no newline). */
 	void (*problem)(void *arg, const char *origin, const char *label, const char *msg);
 };
 
 struct rd_fleet_input;
-/* origin names the input in messages (a path, or "-"). */
+/* origin names the input in messages (a path, or "-").  Its reports are told with label NULL, and
+ * pdsh/clush lines with their host. */
 struct rd_fleet_input *rd_fleet_input_new(const char *origin, const struct rd_fleet_input_cb *cb, void *arg);
+/* The node the input is the output of (a file's name): its JSON reports are told with that label.
+ * lines_ok false: pdsh/clush output in it is refused (one node's file cannot speak for others). */
+void rd_fleet_input_node(struct rd_fleet_input *in, const char *node, bool lines_ok);
 /* Feeds the next bytes.  Returns 0, or -1 once the input is given up (a problem was told; the
  * rest of it need not be read). */
 int rd_fleet_input_feed(struct rd_fleet_input *in, const char *data, size_t len);

@@ -218,7 +218,7 @@ static const char *or_unknown(const char *s)
 static void add_values(struct rd_fleet *f, uint32_t id, const struct rd_fleet_report *r)
 {
 	char v[2 * RD_FLEET_MAX_STR + 64];
-	contribute(f, id, group_get(f, "", RD_FK_STATUS, "status"), rd_fleet_status_name(r->status), 0, NULL);
+	/* the status group is made by rd_fleet_finish, from the node's judged status */
 	contribute(f, id, group_get(f, "", RD_FK_KERNEL, "kernel"), or_unknown(r->kernel), 0, NULL);
 	snprintf(v, sizeof v, "%s%s%s", or_unknown(r->stack_installed), r->stack_version ? " " : "",
 		 r->stack_version ? r->stack_version : "");
@@ -287,7 +287,7 @@ static void add_values(struct rd_fleet *f, uint32_t id, const struct rd_fleet_re
 	}
 	for (size_t i = 0; i < r->ndevs; i++) {
 		const struct rd_fleet_dev *d = &r->devs[i];
-		const char *board = d->board_id && *d->board_id ? d->board_id : "(no board_id)";
+		const char *board = d->board_id && *d->board_id ? d->board_id : RD_FLEET_NO_BOARD;
 		contribute(f, id, group_get(f, board, RD_FK_NODES, "nodes"), or_unknown(d->model), 0, NULL);
 		contribute(f, id, group_get(f, board, RD_FK_FIRMWARE, "firmware"), or_unknown(d->fw_ver), 0, NULL);
 		contribute(f, id, group_get(f, board, RD_FK_STACK, "stack"), stack, 0, NULL);
@@ -327,38 +327,98 @@ static void add_values(struct rd_fleet *f, uint32_t id, const struct rd_fleet_re
 	}
 }
 
+char *rd_fleet_file_node(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	b = b ? b + 1 : path;
+	char *n = rd_xstrdup(b);
+	static const char *const ext[] = {".json", ".out", ".txt", ".log"};
+	for (size_t i = 0; i < sizeof ext / sizeof ext[0]; i++)
+		if (strlen(n) > strlen(ext[i]) && rd_str_has_suffix(n, ext[i])) {
+			n[strlen(n) - strlen(ext[i])] = '\0';
+			break;
+		}
+	return n;
+}
+
+/* label is the node origin's file name says (so naming it again says nothing) */
+static bool names_file(const char *origin, const char *label)
+{
+	char *n = rd_fleet_file_node(origin);
+	bool same = label && !strcmp(n, label);
+	free(n);
+	return same;
+}
+
+/* The length of a name's first label ("n1" of "n1.cluster.local"). */
+static size_t short_len(const char *s)
+{
+	return strcspn(s, ".");
+}
+
+bool rd_fleet_same_host(const char *label, const char *host)
+{
+	size_t a = short_len(label), b = short_len(host);
+	return !strcmp(label, host) || (a == b && !strncmp(label, host, a));
+}
+
+/* The verdict of a report is its findings': summary.status can only make it worse, never better. */
+static enum rd_fleet_status judged(const struct rd_fleet_report *r)
+{
+	enum rd_fleet_status s = r->worst > r->status ? r->worst : r->status;
+	return s == RD_FS_SKIP ? RD_FS_OK : s;
+}
+
 void rd_fleet_add(struct rd_fleet *f, const char *origin, const char *label, const struct rd_fleet_report *r)
 {
-	char why[512];
+	char why[640];
 	if (!rd_fleet_report_valid(r, why, sizeof why)) {
-		rd_fleet_problem(f, origin, label, why);
+		rd_fleet_problem(f, origin, names_file(origin, label) ? NULL : label, why);
 		return;
 	}
+	/* a report speaks only for the host it came from: where it came from names the node */
 	const char *name = label ? label : r->host;
-	if (label && strcmp(label, r->host) != 0) {
-		snprintf(why, sizeof why, "the report's host is %s (counted as %s)", r->host, label);
-		note_add(&f->notes, origin, label, why);
-	}
 	long long t = rd_fleet_parse_time(r->time);
+	if (t > f->now + RD_FLEET_MAX_SKEW) { /* it would never be stale, and would win as the newest */
+		char now[32];
+		snprintf(why, sizeof why, "the report is dated %s, more than %d minutes after %s: not counted", r->time,
+			 RD_FLEET_MAX_SKEW / 60, rd_utc_iso8601(f->now, now, sizeof now));
+		note_add(&f->untrusted, origin, name, why);
+		return;
+	}
+	if (label && !rd_fleet_same_host(label, r->host)) {
+		snprintf(why, sizeof why, "the report names host %s, not %s where it came from: counted as %s", r->host, label,
+			 label);
+		note_add(&f->untrusted, origin, label, why);
+	}
+	enum rd_fleet_status st = judged(r);
+	if (st != r->status) {
+		snprintf(why, sizeof why, "summary.status is %s but a finding is %s: judged %s", rd_fleet_status_name(r->status),
+			 rd_fleet_status_name(r->worst), rd_fleet_status_name(st));
+		note_add(&f->notes, origin, name, why);
+	}
 	uint32_t id = (uint32_t)node_get(f, name);
 	struct rd_fleet_node *nd = &f->nodes[id];
 	if (nd->reported) {
+		/* one of them is not the host's own: neither hides the other's status */
 		bool newer = t >= nd->t; /* the same time: the later one read counts */
-		snprintf(why, sizeof why, "several reports: the one of %s from %s counts, the one of %s from %s is ignored",
-			 newer ? r->time : nd->time, newer ? origin : nd->origin, newer ? nd->time : r->time,
-			 newer ? nd->origin : origin);
-		note_add(&f->notes, origin, name, why);
+		snprintf(why, sizeof why, "several reports for one host (%s from %s, %s from %s): its worst status counts, "
+					  "its values are the newest's", nd->time, nd->origin, r->time, origin);
+		note_add(&f->untrusted, origin, name, why);
+		if (st > nd->status)
+			nd->status = st;
 		if (!newer)
 			return;
 		withdraw(f, id);
 		free(nd->origin);
 		free(nd->time);
+		st = nd->status;
 	}
 	nd->reported = true;
 	nd->origin = rd_xstrdup(origin);
 	nd->time = rd_xstrdup(r->time);
 	nd->t = t;
-	nd->status = r->status;
+	nd->status = st;
 	if (r->too_many) {
 		snprintf(why, sizeof why, "more %s than this reader keeps: the rest are ignored", r->too_many);
 		note_add(&f->notes, origin, name, why);
@@ -416,9 +476,14 @@ void rd_fleet_finish(struct rd_fleet *f)
 		}
 		f->nreported++;
 		f->nstatus[nd->status]++;
+		contribute(f, (uint32_t)i, group_get(f, "", RD_FK_STATUS, "status"), rd_fleet_status_name(nd->status), 0, NULL);
 		if (f->have_expect && !nd->expected)
 			f->nunexpected++;
+		if (nd->expected)
+			f->nexpected_reported++;
 	}
+	for (size_t i = 0; i < f->nnodes; i++)
+		f->nexpected += f->nodes[i].expected;
 	/* the live entries of each group, majority first */
 	sort_fleet = f;
 	for (size_t e = 0; e < f->nentries; e++) {
@@ -433,7 +498,8 @@ void rd_fleet_finish(struct rd_fleet *f)
 		struct rd_fleet_group *g = &f->groups[i];
 		if (g->n)
 			qsort(g->entries, g->n, sizeof *g->entries, cmp_entries);
-		if (g->n > 1 && ((*g->scope && (g->kind == RD_FK_FIRMWARE || g->kind == RD_FK_STACK)) ||
+		bool boardless = !strcmp(g->scope, RD_FLEET_NO_BOARD); /* unrelated devices: nothing to compare */
+		if (g->n > 1 && ((*g->scope && !boardless && (g->kind == RD_FK_FIRMWARE || g->kind == RD_FK_STACK)) ||
 				 (!*g->scope && (g->kind == RD_FK_MTU || g->kind == RD_FK_ACTIVE_MTU || g->kind == RD_FK_TRUST ||
 						  g->kind == RD_FK_PFC)))) {
 			g->drift = true;
@@ -446,12 +512,15 @@ void rd_fleet_finish(struct rd_fleet *f)
 	}
 	if (f->norder)
 		qsort(f->order, f->norder, sizeof *f->order, cmp_groups);
+	/* a node that did not report, or whose report cannot be trusted, outranks drift and WARN: an
+	 * alert on exit 3 sees every dead node whatever the others say; only a FAIL outranks it */
 	if (f->nstatus[RD_FS_FAIL])
 		f->exit_code = 2;
+	else if (f->nmissing || f->nstale || f->problems.total || f->untrusted.total || f->nstatus[RD_FS_UNKNOWN] ||
+		 !f->nreported)
+		f->exit_code = 3;
 	else if (f->drift || f->nstatus[RD_FS_WARN])
 		f->exit_code = 1;
-	else if (f->nmissing || f->nstale || f->problems.total || f->nstatus[RD_FS_UNKNOWN] || !f->nreported)
-		f->exit_code = 3;
 	else
 		f->exit_code = 0;
 }
@@ -535,6 +604,7 @@ void rd_fleet_free(struct rd_fleet *f)
 	rd_fleet_map_free(&f->checkmap);
 	rd_strv_free(&f->checks);
 	notes_free(&f->problems);
+	notes_free(&f->untrusted);
 	notes_free(&f->notes);
 	free(f->order);
 	memset(f, 0, sizeof *f);

@@ -85,29 +85,46 @@ struct rd_fleet {
 	struct rd_fleet_map entrymap;
 	struct rd_strv checks; /* check ids in first-seen order */
 	struct rd_fleet_map checkmap;
-	struct rd_fleet_notes problems; /* unreadable inputs and reports */
-	struct rd_fleet_notes notes;    /* several reports for one node, a label that is not the host ... */
+	struct rd_fleet_notes problems;  /* unreadable inputs and reports */
+	struct rd_fleet_notes untrusted; /* reports not taken at their word: naming another host than
+					  * where they came from, dated in the future, several for one host */
+	struct rd_fleet_notes notes;     /* more than the reader keeps, summary.status and findings disagreeing */
 	bool have_expect;
 	/* after rd_fleet_finish */
 	size_t *order; /* group indexes: fleet scope first (by kind), then boards (by board_id), findings last */
 	size_t norder;
 	size_t nreported, nmissing, nstale, nunexpected;
+	size_t nexpected, nexpected_reported; /* --expect's nodes; those with a fresh report */
 	size_t nstatus[6]; /* reported, not stale, by status */
 	bool drift;
 	int exit_code;
 	bool finished;
 };
 
+/* A report dated later than the summary's time by more than this (seconds) is not counted. */
+#define RD_FLEET_MAX_SKEW 300
+/* The scope of devices without a board_id: shown together, never compared (no drift). */
+#define RD_FLEET_NO_BOARD "(no board_id)"
+
 void rd_fleet_init(struct rd_fleet *f, long long now, long long max_age);
+/* label (where a report came from) and host (what it says) are the same host: equal, or equal
+ * up to the first '.' (pdsh -w node01 reaching node01.cluster.local, srun's %N). */
+bool rd_fleet_same_host(const char *label, const char *host);
+/* The node a file is the output of: its name without a directory and without .json, .out, .txt or
+ * .log (srun --output=DIR/%N, clush --outdir, NODE.json).  Owned by the caller. */
+char *rd_fleet_file_node(const char *path);
 /* The nodes that should report (--expect). */
 void rd_fleet_expect(struct rd_fleet *f, const struct rd_strv *names);
-/* One parsed report from origin (label: the pdsh/clush host, or NULL).  An invalid one becomes a
- * problem naming origin. */
+/* One parsed report from origin (label: the node it came from, or NULL: then its host).  An
+ * invalid one becomes a problem naming origin.  Untrusted: one dated in the future (not counted),
+ * one naming another host than label (counted as label: where it came from), several for one node
+ * (the worst status of them counts).  A node's status is the worst of summary.status and its
+ * findings. */
 void rd_fleet_add(struct rd_fleet *f, const char *origin, const char *label, const struct rd_fleet_report *r);
 void rd_fleet_problem(struct rd_fleet *f, const char *origin, const char *label, const char *msg);
-/* Missing and stale nodes, drift, the order of groups and entries, the exit status: 2 a node FAILs;
- * 1 drift or a WARN; 3 missing, stale or unreadable reports (or a node UNKNOWN); 0 uniform and
- * healthy. */
+/* Missing and stale nodes, drift, the order of groups and entries, the exit status, by rank: 2 a
+ * node FAILs; 3 missing, stale, unreadable or untrusted reports (or a node UNKNOWN); 1 drift or a
+ * WARN; 0 uniform and healthy. */
 void rd_fleet_finish(struct rd_fleet *f);
 /* The entry's nodes as a compressed hostlist (owned by the caller). */
 char *rd_fleet_entry_hostlist(const struct rd_fleet *f, const struct rd_fleet_entry *e);

@@ -22,11 +22,14 @@ const char *rd_fleet_verdict(const struct rd_fleet *f)
 	}
 }
 
-/* a value that differs from the group's majority (modules: every entry is a problem) */
-static bool flagged(const struct rd_fleet_group *g, size_t idx)
+/* a value that differs from the group's majority (modules: every entry is a problem; status:
+ * every status but OK, whatever the majority) */
+static bool flagged(const struct rd_fleet *f, const struct rd_fleet_group *g, size_t idx)
 {
 	if (g->kind == RD_FK_MODULES)
 		return true;
+	if (g->kind == RD_FK_STATUS)
+		return strcmp(f->entries[g->entries[idx]].value, "OK") != 0;
 	if (g->kind == RD_FK_FINDING || g->kind == RD_FK_NODES)
 		return false;
 	return idx > 0;
@@ -86,30 +89,21 @@ static const char *heading(const struct rd_fleet_group *g)
 	return g->kind == RD_FK_PORT || g->kind == RD_FK_FINDING ? g->name : rd_fleet_kind_title(g->kind);
 }
 
-/* The reasons behind the verdict, one line each, into b */
+static void status_reason(const struct rd_fleet *f, struct rd_strv *out, enum rd_fleet_status s)
+{
+	if (!f->nstatus[s])
+		return;
+	char *hl = rd_fleet_nodes_hostlist(f, by_status[s]);
+	rd_strv_push_owned(out, rd_xasprintf("%zu node%s %s: %s", f->nstatus[s], f->nstatus[s] == 1 ? "" : "s",
+					     rd_fleet_status_name(s), hl));
+	free(hl);
+}
+
+/* The reasons behind the verdict, one line each, into out, in the order of the exit status's
+ * ranks: FAIL; missing, stale, unreadable, untrusted, UNKNOWN; WARN, drift */
 static void reasons(const struct rd_fleet *f, struct rd_strv *out)
 {
-	static const enum rd_fleet_status order[] = {RD_FS_FAIL, RD_FS_WARN, RD_FS_UNKNOWN};
-	for (size_t k = 0; k < 3; k++) {
-		enum rd_fleet_status s = order[k];
-		if (!f->nstatus[s])
-			continue;
-		char *hl = rd_fleet_nodes_hostlist(f, by_status[s]);
-		rd_strv_push_owned(out, rd_xasprintf("%zu node%s %s: %s", f->nstatus[s], f->nstatus[s] == 1 ? "" : "s",
-						     rd_fleet_status_name(s), hl));
-		free(hl);
-	}
-	for (size_t i = 0; i < f->norder; i++) {
-		const struct rd_fleet_group *g = &f->groups[f->order[i]];
-		if (!g->drift)
-			continue;
-		if (*g->scope)
-			rd_strv_push_owned(out, rd_xasprintf("drift: %s differs within board %s (%zu values)",
-							     rd_fleet_kind_title(g->kind), g->scope, g->n));
-		else
-			rd_strv_push_owned(out, rd_xasprintf("drift: %s differs across the fleet (%zu values)",
-							     rd_fleet_kind_title(g->kind), g->n));
-	}
+	status_reason(f, out, RD_FS_FAIL);
 	if (f->nmissing) {
 		char *hl = rd_fleet_nodes_hostlist(f, is_missing);
 		rd_strv_push_owned(out, rd_xasprintf("%zu node%s missing (no report): %s", f->nmissing,
@@ -124,7 +118,23 @@ static void reasons(const struct rd_fleet *f, struct rd_strv *out)
 	if (f->problems.total)
 		rd_strv_push_owned(out, rd_xasprintf("%zu unreadable input%s or report%s", f->problems.total,
 						     f->problems.total == 1 ? "" : "s", f->problems.total == 1 ? "" : "s"));
-	if (!f->nreported && !f->nmissing && !f->nstale && !f->problems.total)
+	if (f->untrusted.total)
+		rd_strv_push_owned(out, rd_xasprintf("%zu report%s not trusted (another host's, dated in the future, or "
+						     "several for one host)", f->untrusted.total, f->untrusted.total == 1 ? "" : "s"));
+	status_reason(f, out, RD_FS_UNKNOWN);
+	status_reason(f, out, RD_FS_WARN);
+	for (size_t i = 0; i < f->norder; i++) {
+		const struct rd_fleet_group *g = &f->groups[f->order[i]];
+		if (!g->drift)
+			continue;
+		if (*g->scope)
+			rd_strv_push_owned(out, rd_xasprintf("drift: %s differs within board %s (%zu values)",
+							     rd_fleet_kind_title(g->kind), g->scope, g->n));
+		else
+			rd_strv_push_owned(out, rd_xasprintf("drift: %s differs across the fleet (%zu values)",
+							     rd_fleet_kind_title(g->kind), g->n));
+	}
+	if (!f->nreported && !f->nmissing && !f->nstale && !f->problems.total && !f->untrusted.total)
 		rd_strv_push(out, "no report read");
 }
 
@@ -149,12 +159,10 @@ static void text_notes(FILE *out, bool ascii, const char *title, const struct rd
 
 void rd_fleet_text(FILE *out, const struct rd_fleet *f, bool ascii)
 {
-	size_t expected = 0;
-	for (size_t i = 0; i < f->nnodes; i++)
-		expected += f->nodes[i].expected;
 	if (f->have_expect) {
 		char *hl = rd_fleet_nodes_hostlist(f, is_expected);
-		rd_text_printf(out, ascii, "Fleet: %zu of %zu expected nodes reported (%s)\n", f->nreported, expected, hl);
+		rd_text_printf(out, ascii, "Fleet: %zu of %zu expected nodes reported (%s)\n", f->nexpected_reported,
+			       f->nexpected, hl);
 		free(hl);
 		if (f->nunexpected) {
 			hl = rd_fleet_nodes_hostlist(f, is_unexpected);
@@ -190,11 +198,12 @@ void rd_fleet_text(FILE *out, const struct rd_fleet *f, bool ascii)
 				if (e->message)
 					rd_text_printf(out, ascii, "            %s\n", e->message);
 			} else
-				rd_text_printf(out, ascii, "  %s %-30s %5zu  %s\n", flagged(g, j) ? "!" : " ", e->value, e->n, hl);
+				rd_text_printf(out, ascii, "  %s %-30s %5zu  %s\n", flagged(f, g, j) ? "!" : " ", e->value, e->n, hl);
 			free(hl);
 		}
 	}
 	text_notes(out, ascii, "Unreadable", &f->problems);
+	text_notes(out, ascii, "Not trusted", &f->untrusted);
 	text_notes(out, ascii, "Notes", &f->notes);
 	struct rd_strv why = {0};
 	reasons(f, &why);
@@ -251,7 +260,7 @@ static void json_group(struct rd_out *o, const struct rd_fleet *f, const struct 
 		if (g->kind == RD_FK_FINDING)
 			rd_out_str(o, "message", NULL, e->message);
 		else
-			rd_out_bool(o, "minority", NULL, flagged(g, j));
+			rd_out_bool(o, "minority", NULL, flagged(f, g, j));
 		rd_out_obj_end(o);
 		free(hl);
 	}
@@ -314,19 +323,20 @@ void rd_fleet_json(FILE *out, const struct rd_fleet *f)
 		rd_out_item_str(&o, NULL, why.v[i]);
 	rd_out_arr_end(&o);
 	rd_strv_free(&why);
-	size_t expected = 0;
-	for (size_t i = 0; i < f->nnodes; i++)
-		expected += f->nodes[i].expected;
 	rd_out_obj_begin(&o, "counts");
 	rd_out_uint(&o, "reported", NULL, f->nreported);
-	if (f->have_expect)
-		rd_out_uint(&o, "expected", NULL, expected);
-	else
+	if (f->have_expect) {
+		rd_out_uint(&o, "expected", NULL, f->nexpected);
+		rd_out_uint(&o, "expected_reported", NULL, f->nexpected_reported);
+	} else {
 		rd_out_null(&o, "expected");
+		rd_out_null(&o, "expected_reported");
+	}
 	rd_out_uint(&o, "missing", NULL, f->nmissing);
 	rd_out_uint(&o, "stale", NULL, f->nstale);
 	rd_out_uint(&o, "unexpected", NULL, f->nunexpected);
 	rd_out_uint(&o, "unreadable", NULL, f->problems.total);
+	rd_out_uint(&o, "untrusted", NULL, f->untrusted.total);
 	rd_out_uint(&o, "ok", NULL, f->nstatus[RD_FS_OK]);
 	rd_out_uint(&o, "warn", NULL, f->nstatus[RD_FS_WARN]);
 	rd_out_uint(&o, "fail", NULL, f->nstatus[RD_FS_FAIL]);
@@ -337,6 +347,11 @@ void rd_fleet_json(FILE *out, const struct rd_fleet *f)
 	free(hl);
 	json_notes(&o, "unreadable", &f->problems, "error");
 	rd_out_uint(&o, "unreadable_not_listed", NULL, f->problems.total - f->problems.n);
+	json_notes(&o, "untrusted", &f->untrusted, "reason");
+	rd_out_uint(&o, "untrusted_not_listed", NULL, f->untrusted.total - f->untrusted.n);
+	hl = rd_fleet_nodes_hostlist(f, is_unexpected);
+	rd_out_str(&o, "unexpected", NULL, f->have_expect ? hl : "");
+	free(hl);
 	json_notes(&o, "notes", &f->notes, "note");
 	rd_out_arr_begin(&o, "fleet");
 	for (size_t i = 0; i < f->norder; i++) {
@@ -416,24 +431,17 @@ void rd_fleet_json(FILE *out, const struct rd_fleet *f)
 
 /* ---- HTML --------------------------------------------------------------------------------- */
 
-/* text as HTML: & < > " ' escaped, C0 controls and DEL as U+FFFD, invalid UTF-8 as U+FFFD */
+/* text as HTML: first made visible as the text output makes it (rd_buf_put_visible: C0, DEL, C1,
+ * invalid UTF-8 and the bidirectional overrides as \x1b, \u202e ...: one rule for both), then
+ * & < > " ' escaped */
 static void h(FILE *out, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)(s ? s : "");
-	size_t n = strlen((const char *)p);
-	for (size_t i = 0; i < n;) {
+	struct rd_buf vis = {0};
+	rd_buf_puts(&vis, "");
+	rd_buf_put_visible(&vis, s ? s : "", s ? strlen(s) : 0, false);
+	const unsigned char *p = (const unsigned char *)vis.data;
+	for (size_t i = 0; i < vis.len; i++) {
 		unsigned char c = p[i];
-		if (c >= 0x80) {
-			size_t k = rd_utf8_len(p + i, n - i);
-			if (k) {
-				fwrite(p + i, 1, k, out);
-				i += k;
-			} else {
-				fputs("\xef\xbf\xbd", out);
-				i++;
-			}
-			continue;
-		}
 		switch (c) {
 		case '&': fputs("&amp;", out); break;
 		case '<': fputs("&lt;", out); break;
@@ -441,13 +449,10 @@ static void h(FILE *out, const char *s)
 		case '"': fputs("&quot;", out); break;
 		case '\'': fputs("&#39;", out); break;
 		default:
-			if (c < 0x20 || c == 0x7f)
-				fputs("\xef\xbf\xbd", out);
-			else
-				fputc(c, out);
+			fputc(c, out);
 		}
-		i++;
 	}
+	rd_buf_free(&vis);
 }
 
 static const char *css_status(enum rd_fleet_status s)
@@ -472,7 +477,7 @@ static void html_group(FILE *out, const struct rd_fleet *f, const struct rd_flee
 	for (size_t j = 0; j < g->n; j++) {
 		const struct rd_fleet_entry *e = &f->entries[g->entries[j]];
 		char *hl = rd_fleet_entry_hostlist(f, e);
-		fprintf(out, "<tr%s><td>", flagged(g, j) ? " class=\"minority\"" : "");
+		fprintf(out, "<tr%s><td>", flagged(f, g, j) ? " class=\"minority\"" : "");
 		if (g->kind == RD_FK_FINDING)
 			fprintf(out, "<span class=\"st %s\">%s</span> ", css_status(e->status), rd_fleet_status_name(e->status));
 		h(out, e->value);
@@ -486,6 +491,25 @@ static void html_group(FILE *out, const struct rd_fleet *f, const struct rd_flee
 		fputs("</td></tr>\n", out);
 		free(hl);
 	}
+}
+
+static void html_notes(FILE *out, const char *title, const char *id, const struct rd_fleet_notes *ns)
+{
+	if (!ns->total)
+		return;
+	fprintf(out, "<h2>%s (%zu)</h2>\n<ul id=\"%s\">\n", title, ns->total, id);
+	for (size_t i = 0; i < ns->n; i++) {
+		fputs("<li>", out);
+		h(out, ns->v[i].origin);
+		if (ns->v[i].label) {
+			fputs(": host ", out);
+			h(out, ns->v[i].label);
+		}
+		fputs(": ", out);
+		h(out, ns->v[i].msg);
+		fputs("</li>\n", out);
+	}
+	fputs("</ul>\n", out);
 }
 
 static int cmp_grid(const void *a, const void *b)
@@ -522,9 +546,12 @@ void rd_fleet_html(FILE *out, const struct rd_fleet *f)
 	fprintf(out, "<h1>rdma-doctor fleet: <span class=\"st %s\">%s</span></h1>\n",
 		f->exit_code == 2 ? "fail" : f->exit_code == 1 ? "warn" : f->exit_code == 0 ? "ok" : "unknown",
 		rd_fleet_verdict(f));
-	fprintf(out, "<p id=\"summary\">%zu nodes reported, %zu missing, %zu stale, %zu unreadable inputs or reports; "
-		     "exit status %d; made %s</p>\n",
-		f->nreported, f->nmissing, f->nstale, f->problems.total, f->exit_code, rd_utc_iso8601(f->now, tbuf, sizeof tbuf));
+	fprintf(out, "<p id=\"summary\">%zu nodes reported", f->nreported);
+	if (f->have_expect)
+		fprintf(out, " (%zu of %zu expected)", f->nexpected_reported, f->nexpected);
+	fprintf(out, ", %zu missing, %zu stale, %zu unreadable inputs or reports%s; exit status %d; made %s</p>\n",
+		f->nmissing, f->nstale, f->problems.total, f->untrusted.total ? ", some not trusted" : "", f->exit_code,
+		rd_utc_iso8601(f->now, tbuf, sizeof tbuf));
 	struct rd_strv why = {0};
 	reasons(f, &why);
 	fputs("<ul id=\"reasons\">\n", out);
@@ -570,22 +597,8 @@ void rd_fleet_html(FILE *out, const struct rd_fleet *f)
 	}
 	if (in_table)
 		fputs("</table>\n", out);
-	/* problems */
-	if (f->problems.total) {
-		fprintf(out, "<h2>Unreadable (%zu)</h2>\n<ul id=\"unreadable\">\n", f->problems.total);
-		for (size_t i = 0; i < f->problems.n; i++) {
-			fputs("<li>", out);
-			h(out, f->problems.v[i].origin);
-			if (f->problems.v[i].label) {
-				fputs(": host ", out);
-				h(out, f->problems.v[i].label);
-			}
-			fputs(": ", out);
-			h(out, f->problems.v[i].msg);
-			fputs("</li>\n", out);
-		}
-		fputs("</ul>\n", out);
-	}
+	html_notes(out, "Unreadable", "unreadable", &f->problems);
+	html_notes(out, "Not trusted", "untrusted", &f->untrusted);
 	/* nodes by checks */
 	size_t *ix = rd_xmalloc((f->nnodes ? f->nnodes : 1) * sizeof *ix);
 	for (size_t i = 0; i < f->nnodes; i++)

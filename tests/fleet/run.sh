@@ -217,7 +217,7 @@ ln -s /dev/zero bad/zero
 rc_is 3 bad-dir timeout 60 "$bin" fleet bad
 has "bad: the two good reports are summarised" bad-dir.out '^Fleet: 2 nodes reported$'
 has "bad: truncated" bad-dir.out '^  bad/truncated.json: truncated: the input ends inside a report$'
-has "bad: not JSON" bad-dir.out '^  bad/notjson.txt: not JSON and not pdsh/clush output \(line 1: "Segmentation fault"\)$'
+has "bad: not JSON" bad-dir.out '^  bad/notjson.txt: not JSON: a file of a directory of reports is one node.s check --format json output'
 has "bad: another schema" bad-dir.out '^  bad/stack.json: schema "rdma-doctor/stack/v1", not rdma-doctor/report/v1$'
 has "bad: check's error document" bad-dir.out '^  bad/error.json: the check could not make a report: .*nonexistent'
 has "bad: 1 GiB of NULs" bad-dir.out '^  bad/huge.json: not JSON \(lexical error: invalid character inside string.\)$'
@@ -228,28 +228,28 @@ start=$SECONDS
 rc=$?
 [ $rc = 3 ] && ok "a 1 GiB report on stdin: exit 3 in $((SECONDS - start)) s" || bad "1 GiB report: exit $rc"
 has "a 1 GiB report: one line" huge.out '^  -: a report larger than 16 MiB: not read further$'
-has "bad: a FIFO in a directory is not read" bad-dir.out '^  bad/fifo: not a regular file: not read$'
-has "bad: a link to /dev/zero is not read" bad-dir.out '^  bad/zero: not a regular file: not read$'
+has "bad: a FIFO in a directory is not read" bad-dir.out '^  bad/fifo: a FIFO: not read$'
+has "bad: a link to /dev/zero is not followed" bad-dir.out '^  bad/zero: a symbolic link: not followed$'
 has "bad: 7 unreadable" bad-dir.out '^Unreadable \(7\):$'
 rc_is 3 missing-path "$bin" fleet --expect 'node[01-02]' reports/node01.json no/such/file
 has "an operand that does not exist" missing-path.out '^  no/such/file: cannot read: No such file or directory$'
 # 100,000 files: 99,999 reports and one broken one
 mkdir many
-awk 'BEGIN { for (i = 1; i <= 100000; i++) { f = sprintf("many/r%06d", i);
+awk 'BEGIN { for (i = 1; i <= 100000; i++) { f = sprintf("many/n%06d.json", i);
 	if (i == 54321) print "{\"schema\":" > f; else
 	printf "{\"schema\":\"rdma-doctor/report/v1\",\"host\":\"n%06d\",\"time\":\"2025-11-30T00:00:00Z\",\"summary\":{\"status\":\"OK\"}}\n", i > f;
 	close(f) } }'
 rc_is 3 many timeout 120 "$bin" fleet --format json many
-if jq -e '.counts.reported == 99999 and .counts.unreadable == 1 and .unreadable[0].input == "many/r054321"
+if jq -e '.counts.reported == 99999 and .counts.unreadable == 1 and .unreadable[0].input == "many/n054321.json"
 	and (.fleet[] | select(.kind == "status") | .values[0].hosts) == "n[000001-054320,054322-100000]"' many.out > /dev/null; then
 	ok "100,000 files: 99,999 summarised, the broken one named"
 else bad "100,000 files: $(jq -c '.counts' many.out)"; fi
-# several reports for one node: the newest counts, the other is noted
+# several reports for one node: untrusted (exit 3), the newest's values shown, the worst status counts
 mkdir dup
-cp reports/node01.json dup/a.json
-SOURCE_DATE_EPOCH=$((SOURCE_DATE_EPOCH - 3600)) "$bin" --root fl/node05 check --format json | sed 's/"host": "node05"/"host": "node01"/' > dup/b.json
-rc_is 0 dup "$bin" fleet dup
-has "several reports: the newest counts" dup.out '^  dup/b\.json: host node01: several reports: the one of 2025-11-30T00:00:00Z from dup/a\.json counts, the one of 2025-11-29T23:00:00Z from dup/b\.json is ignored$'
+cp reports/node01.json dup/node01.json
+SOURCE_DATE_EPOCH=$((SOURCE_DATE_EPOCH - 3600)) "$bin" --root fl/node05 check --format json | sed 's/"host": "node05"/"host": "node01"/' > dup/node01.out
+rc_is 3 dup "$bin" fleet dup
+has "several reports: not trusted" dup.out '^  dup/node01\.out: host node01: several reports for one host \(2025-11-30T00:00:00Z from dup/node01\.json, 2025-11-29T23:00:00Z from dup/node01\.out\): its worst status counts, its values are the newest.s$'
 has "several reports: the older firmware is not counted" dup.out '^    28\.41\.1000 +1  node01$'
 # --max-age: reports an hour old are stale with --max-age 30m, fresh with 2h
 SOURCE_DATE_EPOCH=$((SOURCE_DATE_EPOCH + 3600)) rc_is 3 stale "$bin" fleet --max-age 30m --expect 'node[01-24]' reports
@@ -284,6 +284,128 @@ else ok "HTML: a report's strings are escaped"; fi
 rc_is 1 evil-text "$bin" fleet evil.json
 if grep -q $'\x1b' evil-text.out || ! grep -qF 'a\x1b[31mred\x07 & "q"' evil-text.out; then bad "text: control characters printed raw"
 else ok "text: control characters made visible"; fi
+
+# ---- 4b. one node cannot hide, forge or leak another's ---------------------------------------------
+# mini HOST TIME STATUS [FINDING_STATUS]: a minimal report on one line
+mini() { printf '{"schema":"rdma-doctor/report/v1","host":"%s","time":"%s","summary":{"status":"%s"},"devices":[],"findings":[{"check":"ports.state","status":"%s","subject":"mlx5_0/1","message":"m"}]}\n' "$1" "$2" "$3" "${4:-$3}"; }
+T=2025-11-30T00:00:00Z
+# a report names the host it came from: n1's file holding a forged OK for n2 dated 2099 hides nothing
+mkdir forge
+{ mini n1 $T OK; mini n2 2099-01-01T00:00:00Z OK; } > forge/n1.json
+mini n2 $T FAIL > forge/n2.json
+rc_is 2 forge "$bin" fleet --max-age 1h --expect 'n[1-2]' forge
+has "forged: n2's own FAIL counts" forge.out '^  1 node FAIL: n2$'
+has "forged: the future report in n1's file is not counted" forge.out '^  forge/n1\.json: host n1: the report is dated 2099-01-01T00:00:00Z, more than 5 minutes after 2025-11-30T00:00:00Z: not counted$'
+mini n2 $T OK > forge/n3.json
+rc_is 2 forge-other "$bin" fleet --expect 'n[1-3]' forge
+has "another host's report is counted where it came from" forge-other.out '^  forge/n3\.json: host n3: the report names host n2, not n3 where it came from: counted as n3$'
+rm forge/n3.json
+mini n2 2099-01-01T00:00:00Z OK > forge/n2.json
+rc_is 3 forge-future "$bin" fleet --max-age 1h --expect 'n[1-2]' forge
+has "a report dated in the future is not counted" forge-future.out '^  forge/n2\.json: host n2: the report is dated 2099-01-01T00:00:00Z, more than 5 minutes after 2025-11-30T00:00:00Z: not counted$'
+has "... and its node is missing" forge-future.out '^  1 node missing \(no report\): n2$'
+# clush -b: n1's output forging a block header for n2 makes two reports for n2: untrusted, the FAIL stays
+{ printf -- '---------------\nn1\n---------------\n'; mini n1 $T OK
+  printf -- '---------------\nn2\n---------------\n'; mini n2 $T OK
+  printf -- '---------------\nn2\n---------------\n'; mini n2 $T FAIL; } > forge-clush.txt
+rc_is 2 forge-clush "$bin" fleet --expect 'n[1-2]' - < forge-clush.txt
+has "clush -b forged header: the worst of n2's reports" forge-clush.out '^  1 node FAIL: n2$'
+has "clush -b forged header: several reports, not trusted" forge-clush.out '^  -: host n2: several reports for one host'
+# a directory file holding pdsh lines for other hosts is refused
+printf 'n2: %s\n' "$(mini n2 $T OK)" > forge/n1.json
+mini n2 $T FAIL > forge/n2.json
+rc_is 2 forge-lines "$bin" fleet forge
+has "pdsh lines in a node's file are refused" forge-lines.out '^  forge/n1\.json: not JSON: a file of a directory of reports is one node.s check --format json output'
+
+# a FIFO operand (a shell's <(...)) has no node's name: a stream, as standard input
+rc_is 0 procsub "$bin" fleet <(mini n1 $T OK)
+has "a <(...) operand: its report counted by its host" procsub.out '^Fleet: 1 node reported$'
+
+# a report is judged by its findings, not by its summary.status
+mini n1 $T OK FAIL > judged.json
+mkdir judged && mv judged.json judged/n1.json
+rc_is 2 judged "$bin" fleet judged
+has "summary OK with a FAIL finding: FAIL" judged.out '^Verdict: FAIL \(exit 2\)$'
+
+# links in a directory are never followed, and nothing that is not a report is echoed
+mkdir secrets leak
+printf 'root:$y$j9T$SECRETHASH:19000:0:99999:7:::\n' > secrets/shadow
+printf 'AWS_SECRET=SECRETVALUE\0PATH=/bin\0' > secrets/environ
+printf 'SECRETTEXT not json at all\n' > leak/n4
+mini n1 $T OK > leak/n1.json
+ln -s "$work/secrets/shadow" leak/n2
+ln -s /proc/self/environ leak/n3
+for fm in text json html; do
+	rc_is 3 "leak-$fm" "$bin" fleet --format $fm leak
+	if grep -q 'SECRET\|root:' "leak-$fm.out"; then bad "leak ($fm): content of a link or a non-report echoed"; grep 'SECRET\|root:' "leak-$fm.out" | head -3
+	else ok "leak ($fm): no byte of what is not a report is printed"; fi
+done
+has "a link in a directory: named, not followed" leak-text.out '^  leak/n2: a symbolic link: not followed$'
+has "a link to /proc/self/environ: not followed" leak-text.out '^  leak/n3: a symbolic link: not followed$'
+# an operand that is a device is refused at once, not read forever
+rc_is 3 urandom timeout 60 "$bin" fleet /dev/urandom
+has "a character device operand is refused" urandom.out '^  /dev/urandom: a character device: not read$'
+# endless junk on standard input is given up after 1 MiB
+head -c 4M /dev/urandom | tr -d '{[-' > junk.bin
+rc_is 3 junk timeout 60 "$bin" fleet - < junk.bin
+has "junk on stdin is given up" junk.out '^  -: not JSON and not pdsh/clush output \(no such line in its first 1024 KiB'
+
+# resource bombs: one parser per clush -b block, bounded reports in progress, --timeout honoured
+printf -- '-----\nh[1-1000000]\n-----\n{"a":[\n' > bomb-clush.txt
+rc_is 3 bomb-clush /usr/bin/time -f '%M' -o bomb-clush.rss timeout 60 "$bin" fleet - < bomb-clush.txt
+has "a 1M-node clush -b block is one truncated report" bomb-clush.out '^  -: host h\[1-1000000\]: truncated: the input ends inside a report$'
+awk 'BEGIN { for (i = 1; i <= 1000000; i++) printf "h%07d: {\n", i }' > bomb-pdsh.txt
+rc_is 3 bomb-pdsh /usr/bin/time -f '%M' -o bomb-pdsh.rss timeout 120 "$bin" fleet - < bomb-pdsh.txt
+has "1M pdsh hosts: each host past the bound is not read" bomb-pdsh.out '^Unreadable \(262145\):$'
+case $build in *asan*) ;; *)
+	for b in bomb-clush bomb-pdsh; do
+		rss=$(tail -1 $b.rss)
+		[ "$rss" -lt 262144 ] && ok "$b: peak RSS $((rss / 1024)) MiB (under 256)" || bad "$b: peak RSS $((rss / 1024)) MiB"
+	done ;;
+esac
+mkfifo endless
+{ printf -- '-----\nh[1-100000]\n-----\n{"schema":"rdma-doctor/report/v1","pad":[\n'; yes '1,2,3,4,5,'; } > endless 2> /dev/null &
+rc_is 3 bomb-timeout timeout 60 "$bin" --timeout 3 fleet - < endless
+wait
+has "--timeout ends an endless block" bomb-timeout.out '^  -: --timeout 3s passed: reading stopped here, the rest of it is not summarised$'
+
+# --expect counts only expected nodes; a WARN never hides a missing one (exit 3, not 1)
+mkdir expect
+for i in 01 02 03 04 05 06 07; do mini gpu$i $T OK > expect/gpu$i; done
+mini gpu03 $T WARN > expect/gpu03
+mini lab-ib-03 $T OK > expect/lab-ib-03
+rc_is 3 expect "$bin" fleet --expect 'gpu[01-08]' expect
+has "expect: 7 of 8" expect.out '^Fleet: 7 of 8 expected nodes reported \(gpu\[01-08\]\)$'
+has "expect: the unexpected host listed" expect.out '^Not expected but reported: lab-ib-03 \(1\)$'
+has "expect: missing before WARN" expect.out '^Verdict: UNKNOWN \(exit 3\)$'
+rc_is 3 expect-json "$bin" fleet --format json --expect 'gpu[01-08]' expect
+if jq -e '.counts.expected == 8 and .counts.expected_reported == 7 and .counts.missing == 1 and .counts.unexpected == 1
+	and .unexpected == "lab-ib-03" and .missing == "gpu08" and .exit_code == 3' expect-json.out > /dev/null; then
+	ok "expect JSON: expected 8, expected_reported 7, missing gpu08, unexpected lab-ib-03"
+else bad "expect JSON: $(jq -c '.counts, .missing, .unexpected' expect-json.out)"; fi
+
+# the status table flags what is not OK, not the minority; devices without a board_id never drift
+mkdir status nob
+for i in 1 2 3; do mini s$i $T FAIL > status/s$i; done
+mini s4 $T OK > status/s4
+rc_is 2 status "$bin" fleet status
+has "status: FAIL flagged" status.out '^  ! FAIL +3  s\[1-3\]$'
+has "status: the OK node not flagged" status.out '^    OK +1  s4$'
+for i in 1 2; do
+	printf '{"schema":"rdma-doctor/report/v1","host":"b%s","time":"%s","summary":{"status":"OK"},"devices":[{"name":"rxe0","model":"%s","fw_ver":"%s","ports":[]}],"findings":[]}\n' \
+		$i $T "$([ $i = 1 ] && echo "Soft-RoCE" || echo "ConnectX-4")" "$([ $i = 1 ] && echo 1.0 || echo 12.28.2006)" > nob/b$i
+done
+rc_is 0 nob "$bin" fleet nob
+if grep -q 'DRIFT\|drift:' nob.out; then bad "devices without a board_id compared: $(grep -i drift nob.out)"
+else ok "devices without a board_id are not compared"; fi
+
+# one escaping rule: what the text shows as \u202e or \xc2\x9b, the HTML shows so too
+printf '{"schema":"rdma-doctor/report/v1","host":"bidi","time":"%s","summary":{"status":"WARN"},"findings":[{"check":"x.y","status":"WARN","subject":"a\\u202eb\\u009bc","message":"m"}]}\n' $T > bidi.json
+rc_is 1 bidi-html "$bin" fleet --format html bidi.json
+rc_is 1 bidi-text "$bin" fleet bidi.json
+if grep -q $'\u202e\|\u009b' bidi-html.out bidi-text.out; then bad "U+202E or U+009B printed raw"
+elif grep -qF 'a\u202eb\xc2\x9bc' bidi-html.out && grep -qF 'a\u202eb\xc2\x9bc' bidi-text.out; then ok "HTML and text escape U+202E and U+009B alike"
+else bad "bidi: $(grep -F 'a\' bidi-html.out bidi-text.out | head -3)"; fi
 
 # ---- 5. the HTML in headless Chromium -------------------------------------------------------------
 cp dir-html.out fleet.html

@@ -1,6 +1,6 @@
 /* Fuzz target: the fleet's report reader (fleet/reader.c) over any input, fed in pieces whose
  * sizes the input's first byte chooses (JSON, pdsh `host: line` and clush -b blocks across
- * feeds), every report into the summary, which is then finished and rendered as text, JSON and
+ * feeds; as standard input or as a node's file), every report into the summary, which is then finished and rendered as text, JSON and
  * HTML: no crash, no leak, the summary's counts consistent. */
 #include <stdint.h>
 #include <stdio.h>
@@ -28,6 +28,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct rd_fleet f;
 	rd_fleet_init(&f, 1764460800, size && data[0] & 1 ? 3600 : 0);
 	struct rd_fleet_input *in = rd_fleet_input_new("fuzz", &cb, &f);
+	if (size && data[0] & 4) /* a directory's file: named by its node, pdsh/clush lines refused */
+		rd_fleet_input_node(in, "n1", false);
 	size_t piece = size ? 1 + (size_t)data[0] * 131 : 1;
 	int r = 0;
 	for (size_t at = 0; at < size && r == 0;) {
@@ -42,7 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t sum = 0;
 	for (int s = 0; s < 6; s++)
 		sum += f.nstatus[s];
-	if (sum != f.nreported || f.nreported + f.nstale + f.nmissing != f.nnodes)
+	if (sum != f.nreported || f.nreported + f.nstale + f.nmissing != f.nnodes || f.nexpected_reported > f.nreported)
 		abort();
 	FILE *null = fopen("/dev/null", "w");
 	if (null) {

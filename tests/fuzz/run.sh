@@ -74,7 +74,9 @@ seed fuzz_rpm "$roots/os-release" "$roots/ib-info" "$roots/rpm-answer" "$roots/r
 seed fuzz_fleet "$top"/tests/scenarios/expected/healthy-inbox.json "$top"/tests/scenarios/expected/ib-umad-missing.json \
 	"$top"/tests/fleet/expected/*.json
 sed 's/^/node01: /' "$top/tests/scenarios/expected/roce-mtu-1500.json" > "$roots/fleet-pdsh.txt"
-seed fuzz_fleet "$roots/fleet-pdsh.txt"
+{ printf -- '---------------\nnode01\n---------------\n'; cat "$top/tests/scenarios/expected/healthy-inbox.json"
+  printf -- '---------------\nnode[02-03] (2)\n---------------\ncommand not found\n'; } > "$roots/fleet-clush-b.txt"
+seed fuzz_fleet "$roots/fleet-pdsh.txt" "$roots/fleet-clush-b.txt"
 for t in "$out"/fuzz_*; do
 	[ -x "$t" ] || continue
 	n=$(basename "$t")

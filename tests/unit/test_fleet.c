@@ -59,6 +59,15 @@ RD_TEST(hostlist_expand)
 	expand_is("n[1-100000000]", "error: too many hosts in range '1-100000000'");
 	expand_is("n[1-1000]m[1-1001]", "error: 'n[1-1000]m[1-1001]': more than 1000000 hosts");
 	expand_is("n[]", "error: invalid range ''");
+	/* counted without making the names (a clush -b header) */
+	unsigned long long n = 0;
+	char err[128];
+	CHECK_INT(rd_hostlist_count("h[1-1000000]", &n, err, sizeof err), 0);
+	CHECK_INT(n, 1000000);
+	CHECK_INT(rd_hostlist_count("a[1-2]b[3-4],x", &n, err, sizeof err), 0);
+	CHECK_INT(n, 5);
+	CHECK(rd_hostlist_count("n[1-1000]m[1-1001]", &n, err, sizeof err) < 0);
+	CHECK(rd_hostlist_count("n[3-1]", &n, err, sizeof err) < 0);
 }
 
 RD_TEST(hostlist_compress)
@@ -178,16 +187,24 @@ RD_TEST(reader_pdsh_and_clush)
 	reads_as("n1: {\"schema\":\"rdma-doctor/report/v1\",\nn2: rdma-doctor: command not found\nn3:\n",
 		 "{in n2: not JSON (lexical error: invalid char in json text.)}{in n1: truncated: the input ends inside a report}"
 		 "{in n3: no report in its output}");
-	reads_as("hello world\n", "{in: not JSON and not pdsh/clush output (line 1: \"hello world\")}");
+	/* what is neither is never echoed (it may be a secret) */
+	reads_as("hello world\n", "{in: not JSON and not pdsh/clush output (line 1 is neither)}");
 	reads_as("n1: {\"schema\":\"rdma-doctor/report/v1\",\"host\":\"n1\",\"time\":\"2025-11-30T00:00:00Z\","
 		 "\"summary\":{\"status\":\"OK\"}}\nstray line\r\n",
-		 "[in n1: n1 OK 0 dev 0 mod 0 find]{in: 1 line is not pdsh/clush output, ignored (first: line 2 \"stray line\")}");
-	/* clush -b: a block per node set */
+		 "[in n1: n1 OK 0 dev 0 mod 0 find]{in: 1 line is not pdsh/clush output, ignored (first: line 2)}");
+	/* clush -b: a block per node set, one parser per block */
 	reads_as("---------------\nn1\n---------------\n{\"schema\":\"rdma-doctor/report/v1\",\n\"host\":\"n1\","
 		 "\"time\":\"2025-11-30T00:00:00Z\",\"summary\":{\"status\":\"OK\"}}\n"
 		 "---------------\nn[2-3] (2)\n---------------\nnope\n",
-		 "[in n1: n1 OK 0 dev 0 mod 0 find]{in n2: not JSON (lexical error: invalid string in json text.)}"
-		 "{in n3: not JSON (lexical error: invalid string in json text.)}");
+		 "[in n1: n1 OK 0 dev 0 mod 0 find]{in n[2-3]: not JSON (lexical error: invalid string in json text.)}");
+	/* several nodes with the same report: it speaks for one host, so it is counted for none */
+	reads_as("---------------\nn[1-2] (2)\n---------------\n{\"schema\":\"rdma-doctor/report/v1\",\"host\":\"n1\","
+		 "\"time\":\"2025-11-30T00:00:00Z\",\"summary\":{\"status\":\"OK\"}}\n",
+		 "{in n[1-2]: 2 nodes printed the same report (of host n1): not counted, a report speaks for one host}");
+	/* a block naming a million nodes and opening a report: one parser, not a million */
+	reads_as("-----\nh[1-1000000]\n-----\n{\"a\":[\n", "{in h[1-1000000]: truncated: the input ends inside a report}");
+	/* a header that is no node set: its block is not read */
+	reads_as("-----\nn[1-\n-----\n{}\n", "{in: not JSON and not pdsh/clush output (line 2 is neither)}");
 }
 
 RD_TEST(reader_bounds)
@@ -201,10 +218,25 @@ RD_TEST(reader_bounds)
 	char *got = read_text(big, n, 1u << 16);
 	CHECK_STR(got, "{in: a report larger than 16 MiB: not read further}");
 	free(got);
-	/* a line longer than the bound */
+	/* a line longer than the bound, after pdsh lines */
+	memset(big, 'y', n);
+	memcpy(big, "n1: {\n", 6);
+	got = read_text(big, n, 1u << 16);
+	CHECK_STR(got, "{in: line 2 is longer than 16 MiB: not read further}");
+	free(got);
+	/* neither JSON nor pdsh/clush lines: given up after 1 MiB, one long line or many short ones */
 	memset(big, 'y', n);
 	got = read_text(big, n, 1u << 16);
-	CHECK_STR(got, "{in: line 1 is longer than 16 MiB: not read further}");
+	CHECK_STR(got, "{in: not JSON and not pdsh/clush output (no such line in its first 1024 KiB; line 1 is neither)}");
+	free(got);
+	for (size_t i = 0; i < n; i += 10)
+		big[i] = '\n';
+	got = read_text(big, n, 1u << 16);
+	CHECK_STR(got, "{in: not JSON and not pdsh/clush output (no such line in its first 1024 KiB; line 1 is neither)}");
+	free(got);
+	memset(big, ' ', n);
+	got = read_text(big, n, 1u << 16);
+	CHECK_STR(got, "{in: only white space in its first 1024 KiB: not read further}");
 	free(got);
 	free(big);
 	/* more devices than kept: the report is still read, the bound noted */
@@ -325,9 +357,12 @@ RD_TEST(summary_drift_newest_stale_missing)
 	CHECK_INT(f.nstale, 1);
 	CHECK_INT(f.nmissing, 1); /* n5 */
 	CHECK_INT(f.problems.total, 1);
-	CHECK_INT(f.notes.total, 2);
+	CHECK_INT(f.untrusted.total, 2); /* two reports for n3, two for n1 */
 	CHECK(f.drift);
-	CHECK_INT(f.exit_code, 1); /* drift, no FAIL: the stale FAIL does not count */
+	/* n3's older report FAILs: of several reports for one host the worst status counts (the stale
+	 * FAIL of n4 does not) */
+	CHECK_INT(f.exit_code, 2);
+	CHECK_INT(f.nodes[2].status, RD_FS_FAIL);
 	values_are(&f, group(&f, "MT_1", RD_FK_FIRMWARE), "28.41.1000=2:n[1,3] 28.39.1010=1:n2");
 	values_are(&f, group(&f, "", RD_FK_MTU), "9000=2:n[1-2] 1500=1:n3");
 	values_are(&f, group(&f, "", RD_FK_ACTIVE_MTU), "4096=2:n[1-2] 1024=1:n3");
@@ -339,7 +374,7 @@ RD_TEST(summary_exit_ranks)
 {
 	struct rd_fleet f;
 	/* a FAIL outranks drift and missing reports */
-	rd_fleet_init(&f, 0, 0);
+	rd_fleet_init(&f, rd_fleet_parse_time(T1), 0);
 	add(&f, "a", "n1", T0, "FAIL", "1", 9000);
 	add(&f, "b", "n2", T0, "OK", "2", 9000);
 	feed(&f, "c", "not json");
@@ -347,24 +382,24 @@ RD_TEST(summary_exit_ranks)
 	CHECK_INT(f.exit_code, 2);
 	rd_fleet_free(&f);
 	/* unreadable only: 3 */
-	rd_fleet_init(&f, 0, 0);
+	rd_fleet_init(&f, rd_fleet_parse_time(T1), 0);
 	add(&f, "a", "n1", T0, "OK", "1", 9000);
 	feed(&f, "c", "");
 	rd_fleet_finish(&f);
 	CHECK_INT(f.exit_code, 3);
 	rd_fleet_free(&f);
 	/* nothing read at all: 3 */
-	rd_fleet_init(&f, 0, 0);
+	rd_fleet_init(&f, rd_fleet_parse_time(T1), 0);
 	rd_fleet_finish(&f);
 	CHECK_INT(f.exit_code, 3);
 	rd_fleet_free(&f);
 	/* a WARN: 1; an UNKNOWN node: 3 */
-	rd_fleet_init(&f, 0, 0);
+	rd_fleet_init(&f, rd_fleet_parse_time(T1), 0);
 	add(&f, "a", "n1", T0, "WARN", "1", 9000);
 	rd_fleet_finish(&f);
 	CHECK_INT(f.exit_code, 1);
 	rd_fleet_free(&f);
-	rd_fleet_init(&f, 0, 0);
+	rd_fleet_init(&f, rd_fleet_parse_time(T1), 0);
 	add(&f, "a", "n1", T0, "UNKNOWN", "1", 9000);
 	rd_fleet_finish(&f);
 	CHECK_INT(f.exit_code, 3);
@@ -397,10 +432,10 @@ RD_TEST(summary_label_and_unexpected)
 	char err[64];
 	CHECK_INT(rd_hostlist_expand("n1", &exp, err, sizeof err), 0);
 	struct rd_fleet f;
-	rd_fleet_init(&f, 0, 0);
+	rd_fleet_init(&f, rd_fleet_parse_time(T1), 0);
 	rd_fleet_expect(&f, &exp);
 	rd_strv_free(&exp);
-	/* pdsh's host n1 whose report says n1.cluster: counted as n1, noted */
+	/* pdsh's host n1 whose report says n1.cluster: the same host, counted as n1 */
 	char *r = report("n1.cluster", T0, "OK", "1", 9000);
 	struct rd_buf b = {0};
 	for (const char *p = r; *p;) {
@@ -416,10 +451,172 @@ RD_TEST(summary_label_and_unexpected)
 	CHECK_INT(f.nreported, 2);
 	CHECK_INT(f.nmissing, 0);
 	CHECK_INT(f.nunexpected, 1);
-	CHECK_INT(f.notes.total, 1);
-	CHECK_STR(f.notes.v[0].msg, "the report's host is n1.cluster (counted as n1)");
+	CHECK_INT(f.nexpected, 1);
+	CHECK_INT(f.nexpected_reported, 1);
+	CHECK_INT(f.notes.total + f.untrusted.total, 0);
 	CHECK_INT(f.exit_code, 0);
 	rd_fleet_free(&f);
+}
+
+/* where a report came from names its node: one that names another host, or is dated in the
+ * future, is not counted and makes the verdict UNKNOWN; a lesser status never hides a missing node */
+RD_TEST(summary_identity)
+{
+	CHECK(rd_fleet_same_host("n1", "n1"));
+	CHECK(rd_fleet_same_host("n1", "n1.cluster.local"));
+	CHECK(rd_fleet_same_host("n1.cluster", "n1"));
+	CHECK(!rd_fleet_same_host("n1", "n2"));
+	CHECK(!rd_fleet_same_host("n1", "n10"));
+	CHECK(rd_fleet_same_host("n1.a", "n1.b")); /* the same first label */
+	struct rd_strv exp = {0};
+	char err[64];
+	CHECK_INT(rd_hostlist_expand("n[1-3]", &exp, err, sizeof err), 0);
+	struct rd_fleet f;
+	rd_fleet_init(&f, rd_fleet_parse_time(T1), 3600);
+	rd_fleet_expect(&f, &exp);
+	rd_strv_free(&exp);
+	/* n1's file: its own report, and one for n2 dated 2099 (OK) */
+	char *a = report("n1", T1, "OK", "1", 9000), *b = report("n2", "2099-01-01T00:00:00Z", "OK", "1", 9000);
+	char *both = rd_xasprintf("%s\n%s\n", a, b);
+	struct rd_fleet_input *in = rd_fleet_input_new("d/n1.json", &fcb, &f);
+	rd_fleet_input_node(in, "n1", false);
+	CHECK_INT(rd_fleet_input_feed(in, both, strlen(both)), 0);
+	rd_fleet_input_end(in);
+	rd_fleet_input_free(in);
+	free(a);
+	free(b);
+	free(both);
+	/* n2's own: a FAIL */
+	a = report("n2", T1, "FAIL", "1", 9000);
+	in = rd_fleet_input_new("d/n2.json", &fcb, &f);
+	rd_fleet_input_node(in, "n2", false);
+	CHECK_INT(rd_fleet_input_feed(in, a, strlen(a)), 0);
+	rd_fleet_input_end(in);
+	rd_fleet_input_free(in);
+	free(a);
+	/* on standard input (no file to name it) a report dated the future is not counted either */
+	add(&f, "-", "n4", "2099-01-01T00:00:00Z", "OK", "1", 9000);
+	rd_fleet_finish(&f);
+	CHECK_INT(f.untrusted.total, 2);
+	CHECK_STR(f.untrusted.v[0].msg, "the report is dated 2099-01-01T00:00:00Z, more than 5 minutes after 2025-11-30T01:00:00Z: not counted");
+	CHECK_STR(f.untrusted.v[1].msg, "the report is dated 2099-01-01T00:00:00Z, more than 5 minutes after 2025-11-30T01:00:00Z: not counted");
+	CHECK_INT(f.nodes[1].status, RD_FS_FAIL); /* n2: its own report */
+	CHECK_INT(f.nmissing, 1);                 /* n3 */
+	CHECK_INT(f.exit_code, 2);
+	rd_fleet_free(&f);
+	/* a missing node outranks drift and WARN: 3, not 1 */
+	CHECK_INT(rd_hostlist_expand("n[1-3]", &exp, err, sizeof err), 0);
+	rd_fleet_init(&f, rd_fleet_parse_time(T1), 0);
+	rd_fleet_expect(&f, &exp);
+	rd_strv_free(&exp);
+	add(&f, "a", "n1", T0, "WARN", "1", 9000);
+	add(&f, "b", "n2", T0, "OK", "2", 9000);
+	add(&f, "c", "lab-ib-03", T0, "OK", "1", 9000);
+	rd_fleet_finish(&f);
+	CHECK_INT(f.exit_code, 3);
+	CHECK_INT(f.nexpected, 3);
+	CHECK_INT(f.nexpected_reported, 2);
+	CHECK_INT(f.nreported, 3);
+	CHECK_INT(f.nunexpected, 1);
+	CHECK_INT(f.nmissing, 1);
+	rd_fleet_free(&f);
+	/* several reports for one host: the worst status counts, whichever is newer */
+	rd_fleet_init(&f, rd_fleet_parse_time(T1), 0);
+	add(&f, "a", "n1", T0, "FAIL", "1", 9000);
+	add(&f, "b", "n1", T1, "OK", "1", 9000);
+	rd_fleet_finish(&f);
+	CHECK_INT(f.nodes[0].status, RD_FS_FAIL);
+	CHECK_INT(f.exit_code, 2);
+	CHECK_INT(f.untrusted.total, 1);
+	values_are(&f, group(&f, "", RD_FK_STATUS), "FAIL=1:n1");
+	rd_fleet_free(&f);
+	/* a report naming another host than where it came from: counted as where it came from, and
+	 * then it is one of several reports for that node: the worst status counts */
+	rd_fleet_init(&f, rd_fleet_parse_time(T1), 0);
+	a = report("n1", T1, "OK", "1", 9000);
+	b = report("n2", T1, "FAIL", "1", 9000);
+	both = rd_xasprintf("%s\n%s\n", a, b);
+	in = rd_fleet_input_new("d/n1.json", &fcb, &f);
+	rd_fleet_input_node(in, "n1", false);
+	CHECK_INT(rd_fleet_input_feed(in, both, strlen(both)), 0);
+	rd_fleet_input_end(in);
+	rd_fleet_input_free(in);
+	free(a);
+	free(b);
+	free(both);
+	rd_fleet_finish(&f);
+	CHECK_INT(f.nnodes, 1);
+	CHECK_INT(f.nodes[0].status, RD_FS_FAIL);
+	CHECK_INT(f.untrusted.total, 2);
+	CHECK_STR(f.untrusted.v[0].msg, "the report names host n2, not n1 where it came from: counted as n1");
+	CHECK_INT(f.exit_code, 2);
+	rd_fleet_free(&f);
+	/* a directory's file holding pdsh lines: refused, it cannot speak for other hosts */
+	rd_fleet_init(&f, rd_fleet_parse_time(T1), 0);
+	in = rd_fleet_input_new("d/n1", &fcb, &f);
+	rd_fleet_input_node(in, "n1", false);
+	CHECK(rd_fleet_input_feed(in, "n2: {\n", 6) < 0);
+	rd_fleet_input_free(in);
+	rd_fleet_finish(&f);
+	CHECK_INT(f.problems.total, 1);
+	CHECK_INT(f.nreported, 0);
+	rd_fleet_free(&f);
+}
+
+/* a report is judged by its findings: summary.status can make it worse, never better */
+RD_TEST(summary_judged_by_findings)
+{
+	struct rd_fleet f;
+	rd_fleet_init(&f, rd_fleet_parse_time(T1), 0);
+	feed(&f, "a", "{\"schema\":\"rdma-doctor/report/v1\",\"host\":\"n1\",\"time\":\"" T0 "\",\"summary\":{\"status\":\"OK\"},"
+		      "\"findings\":[{\"check\":\"x.y\",\"status\":\"OK\"},{\"check\":\"p.q\",\"status\":\"FAIL\"}]}");
+	feed(&f, "b", "{\"schema\":\"rdma-doctor/report/v1\",\"host\":\"n2\",\"time\":\"" T0 "\",\"summary\":{\"status\":\"OK\"},"
+		      "\"findings\":[{\"check\":\"x.y\",\"status\":\"SKIP\"}]}");
+	feed(&f, "c", "{\"schema\":\"rdma-doctor/report/v1\",\"host\":\"n3\",\"time\":\"" T0 "\",\"summary\":{\"status\":\"OK\"},"
+		      "\"findings\":[{\"check\":\"x.y\",\"status\":\"BAD\"}]}");
+	rd_fleet_finish(&f);
+	CHECK_INT(f.nodes[0].status, RD_FS_FAIL);
+	CHECK_INT(f.nodes[1].status, RD_FS_OK);      /* only SKIP: OK, as check says */
+	CHECK_INT(f.nodes[2].status, RD_FS_UNKNOWN); /* a status it cannot be judged by */
+	CHECK_INT(f.exit_code, 2);
+	values_are(&f, group(&f, "", RD_FK_STATUS), "FAIL=1:n1 OK=1:n2 UNKNOWN=1:n3");
+	rd_fleet_free(&f);
+	/* a FAIL past the findings the reader keeps still counts */
+	struct rd_buf b = {0};
+	rd_buf_puts(&b, "{\"schema\":\"rdma-doctor/report/v1\",\"host\":\"n1\",\"time\":\"" T0 "\",\"summary\":{\"status\":\"OK\"},"
+			"\"findings\":[");
+	for (int i = 0; i < RD_FLEET_MAX_FINDINGS + 3; i++)
+		rd_buf_printf(&b, "%s{\"check\":\"c.%d\",\"status\":\"%s\"}", i ? "," : "", i,
+			      i == RD_FLEET_MAX_FINDINGS + 1 ? "FAIL" : "OK");
+	rd_buf_puts(&b, "]}");
+	rd_fleet_init(&f, rd_fleet_parse_time(T1), 0);
+	feed(&f, "a", b.data);
+	rd_fleet_finish(&f);
+	CHECK_INT(f.nodes[0].status, RD_FS_FAIL);
+	rd_fleet_free(&f);
+	rd_buf_free(&b);
+}
+
+/* pdsh lines of a million hosts, each opening a report: bounded by the reports in progress */
+RD_TEST(reader_many_open_reports)
+{
+	struct rd_buf b = {0};
+	for (int i = 0; i < RD_FLEET_MAX_OPEN + 10; i++)
+		rd_buf_printf(&b, "h%d: {\"schema\":\"rdma-doctor/report/v1\",\n", i);
+	/* the host fed longest ago was given up; a later one completes */
+	rd_buf_printf(&b, "h%d: \"host\":\"h%d\",\"time\":\"" T0 "\",\"summary\":{\"status\":\"OK\"}}\n", RD_FLEET_MAX_OPEN + 9,
+		      RD_FLEET_MAX_OPEN + 9);
+	rd_buf_puts(&b, "h0: \"host\":\"h0\",\"time\":\"" T0 "\",\"summary\":{\"status\":\"OK\"}}\n");
+	struct rd_fleet f;
+	rd_fleet_init(&f, rd_fleet_parse_time(T1), 0);
+	feed(&f, "-", b.data);
+	rd_fleet_finish(&f);
+	CHECK_INT(f.nreported, 1);
+	CHECK_STR(f.problems.v[0].label, "h0");
+	CHECK_STR(f.problems.v[0].msg, "its report was still incomplete when more than 1024 other hosts' reports were in "
+				       "progress: not read further");
+	rd_fleet_free(&f);
+	rd_buf_free(&b);
 }
 
 /* ---- RoCE QoS (devices[].ports[].qos) ------------------------------------------------------ */
@@ -510,7 +707,7 @@ RD_TEST(summary_qos_drift)
 {
 	struct rd_fleet f;
 	/* the same trust and PFC everywhere (a node with nothing readable adds no value): no drift */
-	rd_fleet_init(&f, 0, 0);
+	rd_fleet_init(&f, rd_fleet_parse_time(T1), 0);
 	add_qos(&f, "n1", "{\"trust\":\"dscp\",\"pfc\":[3]}");
 	add_qos(&f, "n2", "{\"trust\":\"dscp\",\"pfc\":[3]}");
 	add_qos(&f, "n3", "null");
@@ -522,7 +719,7 @@ RD_TEST(summary_qos_drift)
 	CHECK(group(&f, "MT_1", RD_FK_TRUST) == NULL); /* not from an InfiniBand port */
 	rd_fleet_free(&f);
 	/* one node trusts pcp with PFC off: drift across the fleet, exit 1, as MTU drift */
-	rd_fleet_init(&f, 0, 0);
+	rd_fleet_init(&f, rd_fleet_parse_time(T1), 0);
 	add_qos(&f, "n1", "{\"trust\":\"dscp\",\"pfc\":[3]}");
 	add_qos(&f, "n2", "{\"trust\":\"dscp\",\"pfc\":[3]}");
 	add_qos(&f, "n3", "{\"trust\":\"pcp\",\"pfc\":[]}");
