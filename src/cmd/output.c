@@ -27,7 +27,8 @@ int rd_output_atomic(struct rd_ctx *ctx, const char *cmd, const char *path, void
 	int dfd = rd_dir_open_safe(dir, why, sizeof why);
 	free(dir);
 	if (dfd < 0) {
-		rd_text_printf(ctx->err, ctx->ascii, "%s: %s: --output %s: %s\n", ctx->prog, cmd, path, why);
+		rd_text_printf(ctx->err, ctx->ascii, "%s: %s: --output %s: cannot create a file in its directory: %s\n",
+			       ctx->prog, cmd, path, why);
 		return -1;
 	}
 	char *tmp = NULL;
