@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "render/out.h"
 #include "source/reader.h"
 #include "util/util.h"
 
@@ -186,7 +187,7 @@ static int run(struct rd_ctx *ctx, int argc, char **argv)
 	for (const struct rd_cmd *c = rd_cmds; c->name; c++)
 		if (strcmp(c->name, argv[optind]) == 0)
 			return c->run(ctx, argc - optind, argv + optind);
-	fprintf(stderr, "%s: unknown command '%s' (try '%s help')\n", ctx->prog, argv[optind], ctx->prog);
+	rd_text_printf(stderr, ctx->ascii, "%s: unknown command '%s' (try '%s help')\n", ctx->prog, argv[optind], ctx->prog);
 	return RD_EXIT_USAGE;
 }
 
@@ -206,7 +207,7 @@ static void take_over(void *arg, const char *path)
 	(void)arg;
 	struct rd_ctx *ctx = again.ctx;
 	if (ctx->no_rerun) {
-		fprintf(stderr, "%s: timed out reading /%s (the device does not answer)\n", ctx->prog, path);
+		rd_text_printf(stderr, ctx->ascii, "%s: timed out reading /%s (the device does not answer)\n", ctx->prog, path);
 		fflush(ctx->out);
 		_exit(RD_EXIT_UNKNOWN);
 	}

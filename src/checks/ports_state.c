@@ -12,6 +12,21 @@ static void subject(char *buf, size_t len, const struct rd_device *d, const stru
 void rd_check_ports_state(struct rd_check_ctx *ctx)
 {
 	const struct rd_host *h = ctx->host;
+	if (h->refused_devices.n) {
+		/* one finding for all of them: its subject is no name that could collide with another's */
+		struct rd_buf names = {0};
+		for (size_t i = 0; i < h->refused_devices.n; i++)
+			rd_buf_printf(&names, "%s'%s'", i ? ", " : "", h->refused_devices.v[i]);
+		struct rd_finding *f = rd_finding_add(
+			ctx, RD_UNKNOWN, "/sys/class/infiniband",
+			"%zu entr%s of /sys/class/infiniband %s not a kernel device name (a control character, bytes "
+			"that are not UTF-8, or longer than %d bytes), so not read as a device: %s",
+			h->refused_devices.n, h->refused_devices.n == 1 ? "y" : "ies", h->refused_devices.n == 1 ? "is" : "are",
+			RD_DEVICE_NAME_MAX, names.data);
+		rd_evidence_add(f, "/sys/class/infiniband", "%zu entr%s refused", h->refused_devices.n,
+				h->refused_devices.n == 1 ? "y" : "ies");
+		rd_buf_free(&names);
+	}
 	if (!h->ndevices) {
 		rd_finding_add(ctx, RD_SKIP, "host", "no RDMA device");
 		return;

@@ -64,7 +64,7 @@ static int fix_modules(struct rd_ctx *ctx, bool apply, const char *policy_path)
 			char why[512] = "";
 			int r = rd_atomic_write(src, c->dir, c->name, c->new, strlen(c->new), 0644, why, sizeof why);
 			if (r < 0) {
-				fprintf(ctx->err, "%s: fix: not written: %s\n", ctx->prog, why);
+				rd_text_printf(ctx->err, ctx->ascii, "%s: fix: not written: %s\n", ctx->prog, why);
 				rc = 1;
 			} else {
 				rd_text_printf(o, ctx->ascii, "wrote %s (%s)\n", path, c->why);
@@ -82,7 +82,7 @@ static int fix_modules(struct rd_ctx *ctx, bool apply, const char *policy_path)
 		} else if (geteuid() != 0) {
 			fprintf(ctx->err, "%s: fix: loading modules needs root; not loaded: ", ctx->prog);
 			for (size_t i = 0; i < plan.load.n; i++)
-				fprintf(ctx->err, "%s%s", i ? " " : "", plan.load.v[i]);
+				rd_text_printf(ctx->err, ctx->ascii, "%s%s", i ? " " : "", plan.load.v[i]);
 			fputc('\n', ctx->err);
 			rc = 1;
 		} else {
@@ -94,7 +94,7 @@ static int fix_modules(struct rd_ctx *ctx, bool apply, const char *policy_path)
 					rd_text_printf(o, ctx->ascii, "loaded %s\n", plan.load.v[i]);
 				} else {
 					size_t n = t.data ? strcspn(t.data, "\n") : 0;
-					fprintf(ctx->err, "%s: fix: modprobe %s failed: %.*s%s\n", ctx->prog, plan.load.v[i], (int)n,
+					rd_text_printf(ctx->err, ctx->ascii, "%s: fix: modprobe %s failed: %.*s%s\n", ctx->prog, plan.load.v[i], (int)n,
 						t.data ? t.data : "", r < 0 ? rd_strerror(-r) : "");
 					rc = 1;
 				}

@@ -1,4 +1,7 @@
-/* --output FILE for check and fleet: a new file beside FILE, renamed over it. */
+/* --output FILE for check and fleet: a new file beside FILE, renamed over it.  The directory is
+ * reached safely (rd_dir_open_safe: no symbolic link another user placed is followed) and used by
+ * its descriptor from then on; the file is new, with the mode 0644 less the umask, whatever was
+ * at FILE before (a link there is replaced, never followed). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -8,24 +11,33 @@
 
 #include "cmd/cmd.h"
 #include "render/out.h"
+#include "source/atomic.h"
 #include "util/util.h"
 
 int rd_output_atomic(struct rd_ctx *ctx, const char *cmd, const char *path, void (*fill)(FILE *f, void *arg),
 		     void *arg)
 {
 	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
-	if (!*base) {
+	if (!*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0) {
 		rd_text_printf(ctx->err, ctx->ascii, "%s: %s: --output %s: not a file name\n", ctx->prog, cmd, path);
 		return -1;
 	}
-	int dlen = slash ? (int)(slash - path) + 1 : 0;
+	char *dir = !slash ? rd_xstrdup(".") : slash == path ? rd_xstrdup("/") : rd_xstrndup(path, (size_t)(slash - path));
+	char why[512] = "";
+	int dfd = rd_dir_open_safe(dir, why, sizeof why);
+	free(dir);
+	if (dfd < 0) {
+		rd_text_printf(ctx->err, ctx->ascii, "%s: %s: --output %s: cannot create a file in its directory: %s\n",
+			       ctx->prog, cmd, path, why);
+		return -1;
+	}
 	char *tmp = NULL;
 	int fd = -1;
 	/* ".NAME.tmp-PID-N" does not end in .prom: node_exporter's collector never reads a half-written file */
 	for (unsigned n = 0; n < 100 && fd < 0; n++) {
 		free(tmp);
-		tmp = rd_xasprintf("%.*s.%s.tmp-%ld-%u", dlen, path, base, (long)getpid(), n);
-		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+		tmp = rd_xasprintf(".%s.tmp-%ld-%u", base, (long)getpid(), n);
+		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
 		if (fd < 0 && errno != EEXIST)
 			break;
 	}
@@ -33,11 +45,9 @@ int rd_output_atomic(struct rd_ctx *ctx, const char *cmd, const char *path, void
 		rd_text_printf(ctx->err, ctx->ascii, "%s: %s: --output %s: cannot create a file in its directory: %s\n",
 			       ctx->prog, cmd, path, strerror(errno));
 		free(tmp);
+		close(dfd);
 		return -1;
 	}
-	struct stat st;
-	if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
-		(void)fchmod(fd, st.st_mode & 07777); /* keep the mode of the file it replaces */
 	FILE *f = fdopen(fd, "w");
 	int err = 0;
 	if (!f) {
@@ -52,12 +62,15 @@ int rd_output_atomic(struct rd_ctx *ctx, const char *cmd, const char *path, void
 		if (fclose(f) != 0 && !err)
 			err = errno ? errno : EIO;
 	}
-	if (!err && rename(tmp, path) != 0)
+	if (!err && renameat(dfd, tmp, dfd, base) != 0)
 		err = errno;
 	if (err) {
-		unlink(tmp);
+		unlinkat(dfd, tmp, 0);
 		rd_text_printf(ctx->err, ctx->ascii, "%s: %s: --output %s: %s\n", ctx->prog, cmd, path, strerror(err));
+	} else {
+		(void)fsync(dfd); /* the rename itself; a descriptor opened O_PATH cannot be synced */
 	}
 	free(tmp);
+	close(dfd);
 	return err ? -1 : 0;
 }

@@ -6,6 +6,7 @@
 #include "cmd/cmd.h"
 #include "model/parse.h"
 #include "probe/probe.h"
+#include "render/out.h"
 #include "render/probe.h"
 
 int rd_probe_opt(struct rd_ctx *ctx, const char *cmd, const char *name, const char *value, struct rd_probe_opts *o)
@@ -21,7 +22,7 @@ int rd_probe_opt(struct rd_ctx *ctx, const char *cmd, const char *name, const ch
 		errno = 0;
 		unsigned long v = strtoul(value, &end, 10);
 		if (!*value || *end || errno || v < 1 || v > 255 || *value == '-' || *value == '+') {
-			fprintf(ctx->err, "%s: %s: --port needs a port number 1..255, not '%s'\n", ctx->prog, cmd, value);
+			rd_text_printf(ctx->err, ctx->ascii, "%s: %s: --port needs a port number 1..255, not '%s'\n", ctx->prog, cmd, value);
 			return -1;
 		}
 		o->port = (unsigned)v;
@@ -30,7 +31,7 @@ int rd_probe_opt(struct rd_ctx *ctx, const char *cmd, const char *name, const ch
 		char a[32], b[32];
 		/* bytes, or K, M, G as systemd writes sizes */
 		if (rd_parse_systemd_size(value, &v) < 0 || v < RD_PROBE_MIN_SIZE || v > RD_PROBE_MAX_SIZE) {
-			fprintf(ctx->err, "%s: %s: %s needs a size from %s to %s (bytes, or with K, M, G), not '%s'\n",
+			rd_text_printf(ctx->err, ctx->ascii, "%s: %s: %s needs a size from %s to %s (bytes, or with K, M, G), not '%s'\n",
 				ctx->prog, cmd, name, rd_size_words(RD_PROBE_MIN_SIZE, a, sizeof a),
 				rd_size_words(RD_PROBE_MAX_SIZE, b, sizeof b), value);
 			return -1;
@@ -88,7 +89,7 @@ int rd_cmd_probe(struct rd_ctx *ctx, int argc, char **argv)
 	/* in a child process: a library that crashes, exits or hangs is the probe's result */
 	int r = rd_probe_run_contained(&opts, (int)(ctx->timeout_s * 1000), &res);
 	if (r == -EINVAL) {
-		fprintf(ctx->err, "%s: probe: %s\n", ctx->prog, res.error);
+		rd_text_printf(ctx->err, ctx->ascii, "%s: probe: %s\n", ctx->prog, res.error);
 		rd_probe_result_free(&res);
 		return 3;
 	}

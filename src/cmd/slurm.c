@@ -27,6 +27,7 @@
 #include "checks/check.h"
 #include "cmd/cmd.h"
 #include "cmd/slurm.h"
+#include "render/out.h"
 
 extern char **environ;
 
@@ -81,19 +82,24 @@ static const char *field(const char *line, const char *key, size_t *len)
 	return NULL;
 }
 
-/* Slurm appends " [user@YYYY-MM-DDTHH:MM:SS]" to a reason: true when s starts with that and is
- * followed by the end of the line or a space. */
+/* Slurm appends " [user@YYYY-MM-DDTHH:MM:SS]" to a reason (scontrol runs with
+ * SLURM_TIME_FORMAT=standard, so the time has exactly this form): true when s starts with that
+ * and is followed by the end of the line or a space (a field after the reason). */
 static bool reason_stamp(const char *s)
 {
 	if (s[0] != ' ' || s[1] != '[')
 		return false;
 	s += 2;
-	size_t u = strcspn(s, "@] \n");
-	if (s[u] != '@')
+	size_t u = strcspn(s, "@[] \t\n");
+	if (u == 0 || s[u] != '@')
 		return false;
 	s += u + 1;
-	size_t t = strspn(s, "0123456789-T:");
-	return t > 0 && s[t] == ']' && (s[t + 1] == '\0' || s[t + 1] == ' ' || s[t + 1] == '\n');
+	static const char form[] = "dddd-dd-ddTdd:dd:dd";
+	for (size_t i = 0; form[i]; i++)
+		if (form[i] == 'd' ? !(s[i] >= '0' && s[i] <= '9') : s[i] != form[i])
+			return false;
+	s += sizeof form - 1;
+	return s[0] == ']' && (s[1] == '\0' || s[1] == ' ' || s[1] == '\n');
 }
 
 int rd_slurm_parse_node(const char *out, struct rd_slurm_node *n)
@@ -119,12 +125,15 @@ int rd_slurm_parse_node(const char *out, struct rd_slurm_node *n)
 	const char *r = strstr(copy, " Reason=");
 	if (r) {
 		r += 8;
-		size_t end = 0;
-		while (r[end] && !reason_stamp(r + end))
-			end++;
+		/* the stamp is Slurm's own suffix: the last one, so that a reason holding
+		 * " [u@...]" itself (a subject, an admin's text) keeps it */
+		size_t end = strlen(r);
+		for (size_t i = 0; r[i]; i++)
+			if (reason_stamp(r + i))
+				end = i;
 		while (end > 0 && r[end - 1] == ' ')
 			end--;
-		if (end > 0 && strncmp(r, "(null)", end) != 0)
+		if (end > 0 && !(end == 6 && strncmp(r, "(null)", 6) == 0))
 			n->reason = rd_xstrndup(r, end);
 	}
 	free(copy);
@@ -191,8 +200,20 @@ static int run(char *const argv[], int timeout_ms, char **text)
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
 	posix_spawn_file_actions_adddup2(&fa, pfd[1], 2);
+	/* the environment, with the time in Slurm's standard form (a reason's " [user@time]") */
+	size_t ne = 0;
+	while (environ[ne])
+		ne++;
+	char **env = rd_xcalloc(ne + 2, sizeof *env);
+	size_t k = 0;
+	for (size_t i = 0; i < ne; i++)
+		if (!rd_str_has_prefix(environ[i], "SLURM_TIME_FORMAT="))
+			env[k++] = environ[i];
+	env[k++] = (char *)"SLURM_TIME_FORMAT=standard";
+	env[k] = NULL;
 	pid_t pid;
-	int e = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	int e = posix_spawnp(&pid, argv[0], &fa, NULL, argv, env);
+	free(env);
 	posix_spawn_file_actions_destroy(&fa);
 	close(pfd[1]);
 	if (e) {
@@ -279,19 +300,19 @@ static bool scontrol(struct rd_ctx *ctx, char *const argv[], char **text)
 		return true;
 	char *line = shell_line(argv);
 	if (r == -ENOENT)
-		fprintf(ctx->err, "%s: slurm: scontrol not found in PATH (install slurm-client, or set PATH)\n", ctx->prog);
+		rd_text_printf(ctx->err, ctx->ascii, "%s: slurm: scontrol not found in PATH (install slurm-client, or set PATH)\n", ctx->prog);
 	else if (r == -ETIMEDOUT)
-		fprintf(ctx->err, "%s: slurm: `%s` did not finish within %d s (killed)\n", ctx->prog, line,
+		rd_text_printf(ctx->err, ctx->ascii, "%s: slurm: `%s` did not finish within %d s (killed)\n", ctx->prog, line,
 			SCONTROL_TIMEOUT_MS / 1000);
 	else if (r < 0)
-		fprintf(ctx->err, "%s: slurm: cannot run scontrol: %s\n", ctx->prog, strerror(-r));
+		rd_text_printf(ctx->err, ctx->ascii, "%s: slurm: cannot run scontrol: %s\n", ctx->prog, strerror(-r));
 	else {
 		char *why = first_line(*text);
 		if (r >= 256)
-			fprintf(ctx->err, "%s: slurm: `%s` was killed by signal %d%s%s\n", ctx->prog, line, r - 256,
+			rd_text_printf(ctx->err, ctx->ascii, "%s: slurm: `%s` was killed by signal %d%s%s\n", ctx->prog, line, r - 256,
 				*why ? ": " : "", why);
 		else
-			fprintf(ctx->err, "%s: slurm: `%s` failed (exit %d)%s%s\n", ctx->prog, line, r, *why ? ": " : "",
+			rd_text_printf(ctx->err, ctx->ascii, "%s: slurm: `%s` failed (exit %d)%s%s\n", ctx->prog, line, r, *why ? ": " : "",
 				why);
 		free(why);
 	}
@@ -415,7 +436,7 @@ int rd_cmd_slurm(struct rd_ctx *ctx, int argc, char **argv)
 			else if (strcmp(optarg, "warn") == 0)
 				level = RD_WARN;
 			else {
-				fprintf(ctx->err, "%s: slurm: --drain-on takes fail or warn, not '%s'\n", ctx->prog, optarg);
+				rd_text_printf(ctx->err, ctx->ascii, "%s: slurm: --drain-on takes fail or warn, not '%s'\n", ctx->prog, optarg);
 				return 3;
 			}
 			break;
@@ -430,7 +451,7 @@ int rd_cmd_slurm(struct rd_ctx *ctx, int argc, char **argv)
 			char *list = c == OPT_ONLY ? only : skip;
 			size_t used = strlen(list);
 			if (!*optarg || used + strlen(optarg) + 2 > sizeof only) {
-				fprintf(ctx->err, "%s: slurm: %s needs a check id (and a list shorter than %zu bytes)\n", ctx->prog,
+				rd_text_printf(ctx->err, ctx->ascii, "%s: slurm: %s needs a check id (and a list shorter than %zu bytes)\n", ctx->prog,
 					c == OPT_ONLY ? "--only" : "--skip", sizeof only);
 				return 3;
 			}
@@ -457,14 +478,14 @@ int rd_cmd_slurm(struct rd_ctx *ctx, int argc, char **argv)
 			return 0;
 		default: {
 			char opt[3] = {'-', (char)optopt, '\0'};
-			fprintf(ctx->err, "%s: slurm: %s '%s' (usage: " SLURM_USAGE ")\n", ctx->prog,
+			rd_text_printf(ctx->err, ctx->ascii, "%s: slurm: %s '%s' (usage: " SLURM_USAGE ")\n", ctx->prog,
 				c == ':' ? "missing value for" : "unknown option", optopt > 0 && optopt < 256 ? opt : argv[optind - 1]);
 			return 3;
 		}
 		}
 	}
 	if (optind < argc) {
-		fprintf(ctx->err, "%s: slurm: unexpected argument '%s' (usage: " SLURM_USAGE ")\n", ctx->prog,
+		rd_text_printf(ctx->err, ctx->ascii, "%s: slurm: unexpected argument '%s' (usage: " SLURM_USAGE ")\n", ctx->prog,
 			argv[optind]);
 		return 3;
 	}
@@ -482,7 +503,7 @@ int rd_cmd_slurm(struct rd_ctx *ctx, int argc, char **argv)
 		node = host;
 	}
 	if (!valid_node(node)) {
-		fprintf(ctx->err, "%s: slurm: '%s' is not a Slurm node name (use --node NAME)\n", ctx->prog, node);
+		rd_text_printf(ctx->err, ctx->ascii, "%s: slurm: '%s' is not a Slurm node name (use --node NAME)\n", ctx->prog, node);
 		return 3;
 	}
 
@@ -506,7 +527,7 @@ int rd_cmd_slurm(struct rd_ctx *ctx, int argc, char **argv)
 		goto done;
 	if (rd_slurm_parse_node(out, &n) < 0) {
 		char *line = shell_line(show), *why = first_line(out);
-		fprintf(ctx->err, "%s: slurm: no NodeName=... State=... line in the output of `%s`%s%s\n", ctx->prog,
+		rd_text_printf(ctx->err, ctx->ascii, "%s: slurm: no NodeName=... State=... line in the output of `%s`%s%s\n", ctx->prog,
 			line, *why ? ": " : "", why);
 		free(line);
 		free(why);
@@ -516,7 +537,7 @@ int rd_cmd_slurm(struct rd_ctx *ctx, int argc, char **argv)
 
 	/* what the checks say */
 	const char *pre = dry ? "# " : "";
-	fprintf(ctx->out, "%s%s: %s", pre, node,
+	rd_text_printf(ctx->out, ctx->ascii, "%s%s: %s", pre, node,
 		v.v == RD_SLURM_UNHEALTHY ? rd_status_name(v.why->status)
 		: v.v == RD_SLURM_UNKNOWN ? "UNKNOWN"
 		: v.warn_only             ? "WARN"
@@ -524,33 +545,33 @@ int rd_cmd_slurm(struct rd_ctx *ctx, int argc, char **argv)
 	if (v.why) {
 		char *text = rd_xasprintf("%s %s: %s", v.why->check, v.why->subject, v.why->message);
 		char *clean = rd_slurm_reason_clean(text, 200);
-		fprintf(ctx->out, " %s", clean);
+		rd_text_printf(ctx->out, ctx->ascii, " %s", clean);
 		free(text);
 		free(clean);
 	} else if (v.v == RD_SLURM_UNKNOWN) {
-		fprintf(ctx->out, " no RDMA hardware on this host");
+		rd_text_printf(ctx->out, ctx->ascii, " no RDMA hardware on this host");
 	}
 	if (v.more)
-		fprintf(ctx->out, " (+%zu more)", v.more);
+		rd_text_printf(ctx->out, ctx->ascii, " (+%zu more)", v.more);
 	if (v.warn_only)
-		fprintf(ctx->out, " (a WARN does not drain; --drain-on warn)");
+		rd_text_printf(ctx->out, ctx->ascii, " (a WARN does not drain; --drain-on warn)");
 	fputc('\n', ctx->out);
 
 	/* what Slurm says, and what is done */
-	fprintf(ctx->out, "%s%s: Slurm State=%s%s%s: ", pre, node, n.state, n.reason ? " Reason=" : "",
+	rd_text_printf(ctx->out, ctx->ascii, "%s%s: Slurm State=%s%s%s: ", pre, node, n.state, n.reason ? " Reason=" : "",
 		n.reason ? n.reason : "");
 	char *update[] = {"scontrol", "update", rd_xasprintf("NodeName=%s", node),
 			  act == RD_SLURM_RESUME ? "State=RESUME" : "State=DRAIN",
 			  act == RD_SLURM_DRAIN ? rd_xasprintf("Reason=%s", reason) : NULL, NULL};
 	switch (act) {
 	case RD_SLURM_NOTHING:
-		fprintf(ctx->out, "nothing to do\n");
+		rd_text_printf(ctx->out, ctx->ascii, "nothing to do\n");
 		break;
 	case RD_SLURM_KEEP_FOREIGN:
-		fprintf(ctx->out, "kept (out of service for a reason that is not rdma-doctor's)\n");
+		rd_text_printf(ctx->out, ctx->ascii, "kept (out of service for a reason that is not rdma-doctor's)\n");
 		break;
 	case RD_SLURM_KEEP_UNKNOWN:
-		fprintf(ctx->out, "no change (UNKNOWN neither drains nor resumes)\n");
+		rd_text_printf(ctx->out, ctx->ascii, "no change (UNKNOWN neither drains nor resumes)\n");
 		break;
 	case RD_SLURM_DRAIN:
 	case RD_SLURM_RESUME: {
@@ -558,9 +579,9 @@ int rd_cmd_slurm(struct rd_ctx *ctx, int argc, char **argv)
 								       ? "update our drain reason"
 								       : "drain";
 		char *line = shell_line(update);
-		fprintf(ctx->out, "%s%s\n", dry ? "would " : "", what);
+		rd_text_printf(ctx->out, ctx->ascii, "%s%s\n", dry ? "would " : "", what);
 		if (dry) {
-			fprintf(ctx->out, "%s\n", line);
+			rd_text_printf(ctx->out, ctx->ascii, "%s\n", line);
 		} else {
 			fflush(ctx->out);
 			char *uout = NULL;
@@ -569,7 +590,7 @@ int rd_cmd_slurm(struct rd_ctx *ctx, int argc, char **argv)
 				goto free_update;
 			}
 			free(uout);
-			fprintf(ctx->out, "ran: %s\n", line);
+			rd_text_printf(ctx->out, ctx->ascii, "ran: %s\n", line);
 		}
 		free(line);
 		break;

@@ -172,7 +172,7 @@ static int write_output(struct rd_ctx *ctx, const char *out, enum rd_snap_format
 			r = rd_snap_out_commit(o, err, sizeof err);
 	}
 	if (r < 0)
-		fprintf(ctx->err, "%s: snapshot: %s\n", ctx->prog, err[0] ? err : strerror(-r));
+		rd_text_printf(ctx->err, ctx->ascii, "%s: snapshot: %s\n", ctx->prog, err[0] ? err : strerror(-r));
 	for (int i = 0; i < 3; i++)
 		if (installed[i])
 			sigaction(sigs[i], &old[i], NULL);
@@ -234,7 +234,7 @@ int rd_cmd_snapshot(struct rd_ctx *ctx, int argc, char **argv)
 	/* refuse a target that cannot be written before reading the host */
 	char err[1024] = "";
 	if (rd_snap_out_check(out, (enum rd_snap_format)fmt, force, err, sizeof err) < 0) {
-		fprintf(ctx->err, "%s: snapshot: %s\n", ctx->prog, err);
+		rd_text_printf(ctx->err, ctx->ascii, "%s: snapshot: %s\n", ctx->prog, err);
 		return 2;
 	}
 	struct rd_source *src;
@@ -246,7 +246,7 @@ int rd_cmd_snapshot(struct rd_ctx *ctx, int argc, char **argv)
 	rd_source_record(src, &rec);
 	struct rd_policy pol;
 	if (rd_policy_load(policy_path, src, &pol, err, sizeof err) < 0)
-		fprintf(ctx->err, "%s: snapshot: %s (the default policy's services are captured)\n", ctx->prog, err);
+		rd_text_printf(ctx->err, ctx->ascii, "%s: snapshot: %s (the default policy's services are captured)\n", ctx->prog, err);
 	struct rd_host h;
 	rd_host_load(src, 0, &h);
 	const char **services = rd_xcalloc(pol.services.n + 1, sizeof *services);
@@ -272,10 +272,10 @@ int rd_cmd_snapshot(struct rd_ctx *ctx, int argc, char **argv)
 
 	int rc = write_output(ctx, out, (enum rd_snap_format)fmt, force, plan, when) < 0 ? 2 : 0;
 	if (rc == 0) {
-		fprintf(ctx->err, "%s: snapshot: wrote %s (%u files, %u links, %u read errors recorded)\n", ctx->prog, out,
+		rd_text_printf(ctx->err, ctx->ascii, "%s: snapshot: wrote %s (%u files, %u links, %u read errors recorded)\n", ctx->prog, out,
 			st.files, st.links, st.read_errors);
 		for (size_t i = 0; i < notes.n && i < MAX_NOTES; i++)
-			fprintf(ctx->err, "%s: snapshot: not captured: %s\n", ctx->prog, notes.v[i]);
+			rd_text_printf(ctx->err, ctx->ascii, "%s: snapshot: not captured: %s\n", ctx->prog, notes.v[i]);
 	}
 	rd_strv_free(&notes);
 	rd_snap_plan_free(plan);

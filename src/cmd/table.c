@@ -361,6 +361,6 @@ int rd_cmd_help(struct rd_ctx *ctx, int argc, char **argv)
 			rd_print_cmd_usage(ctx->out, ctx->prog, cmd);
 			return 0;
 		}
-	fprintf(ctx->err, "%s: help: unknown command '%s' (try '%s help')\n", ctx->prog, cmd, ctx->prog);
+	rd_text_printf(ctx->err, ctx->ascii, "%s: help: unknown command '%s' (try '%s help')\n", ctx->prog, cmd, ctx->prog);
 	return RD_EXIT_USAGE;
 }

@@ -2,6 +2,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,14 +63,10 @@ static int attr_enum(struct rd_attr *a)
 	return (int)e.num;
 }
 
+/* A port, GID index or class device number as the kernel writes it: "01" and "1.0" are not 1. */
 static bool is_number(const char *s)
 {
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if (*s < '0' || *s > '9')
-			return false;
-	return true;
+	return rd_is_canonical_uint(s, UINT_MAX, NULL);
 }
 
 static int cmp_num_str(const void *a, const void *b)
@@ -100,8 +97,8 @@ static void load_counters(struct rd_source *src, const char *dir, struct rd_coun
 		return;
 	*out = rd_xcalloc(names.n, sizeof **out);
 	for (size_t i = 0; i < names.n; i++) {
-		if (strcmp(names.v[i], "lifespan") == 0)
-			continue;
+		if (strcmp(names.v[i], "lifespan") == 0 || !rd_is_kernel_name(names.v[i], RD_NAME_MAX))
+			continue; /* a name the kernel never gives a counter would show as another's */
 		struct rd_counter *c = &(*out)[(*n)++];
 		c->name = rd_xstrdup(names.v[i]);
 		attr_at(src, dir, names.v[i], &c->attr);
@@ -515,8 +512,12 @@ int rd_host_load(struct rd_source *src, unsigned flags, struct rd_host *h)
 	h->devices_err = -rd_list_dir(src, "sys/class/infiniband", &names);
 	sort_names(&names, cmp_natural);
 	h->devices = rd_xcalloc(names.n, sizeof *h->devices);
-	for (size_t i = 0; i < names.n; i++)
-		load_device(src, names.v[i], flags, &h->devices[h->ndevices++]);
+	for (size_t i = 0; i < names.n; i++) {
+		if (rd_is_kernel_name(names.v[i], RD_DEVICE_NAME_MAX))
+			load_device(src, names.v[i], flags, &h->devices[h->ndevices++]);
+		else
+			rd_strv_push(&h->refused_devices, names.v[i]);
+	}
 	rd_strv_free(&names);
 
 	if (rd_load_wants(flags, RD_LOAD_CLASSES)) {
@@ -606,6 +607,7 @@ void rd_host_free(struct rd_host *h)
 	free_class(h->umad, h->numad);
 	free_class(h->issm, h->nissm);
 	rd_strv_free(&h->devnodes);
+	rd_strv_free(&h->refused_devices);
 	free(h->devnode_perms);
 	rd_attr_free(&h->proc_modules);
 	for (size_t i = 0; i < h->nmodules; i++) {

@@ -116,11 +116,18 @@ struct rd_devnode_perm {
 	unsigned mode, uid, gid;
 };
 
+/* The longest device name the kernel gives (IB_DEVICE_NAME_MAX less its NUL), and of other
+ * sysfs entries (a counter: NAME_MAX). */
+#define RD_DEVICE_NAME_MAX 63
+#define RD_NAME_MAX 255
+
 struct rd_host {
 	struct rd_attr osrelease, hostname;
 	struct rd_device *devices; /* natural name order: mlx5_2 before mlx5_10 */
 	size_t ndevices;
 	int devices_err;           /* /sys/class/infiniband unreadable (ENOENT: no RDMA devices) */
+	struct rd_strv refused_devices; /* its entries that are not kernel device names
+					 * (rd_is_kernel_name): not devices, not read */
 	struct rd_class_dev *uverbs, *umad, *issm;
 	size_t nuverbs, numad, nissm;
 	int verbs_class_err, mad_class_err;

@@ -220,8 +220,8 @@ static bool read_counters(struct rd_source *src, const char *dir, struct rd_coun
 		return true;
 	*out = rd_xcalloc(names.n ? names.n : 1, sizeof **out);
 	for (size_t i = 0; i < names.n && ok; i++) {
-		if (strcmp(names.v[i], "lifespan") == 0)
-			continue;
+		if (strcmp(names.v[i], "lifespan") == 0 || !rd_is_kernel_name(names.v[i], RD_NAME_MAX))
+			continue; /* a name the kernel never gives a counter would show as another's */
 		struct rd_counter *c = &(*out)[(*n)++];
 		c->name = rd_xstrdup(names.v[i]);
 		read_at(src, dir, names.v[i], &c->attr);

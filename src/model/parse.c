@@ -230,6 +230,34 @@ bool rd_gid_is_zero(const uint8_t gid[16])
 	return true;
 }
 
+bool rd_is_kernel_name(const char *s, size_t max)
+{
+	size_t n = strlen(s);
+	if (n == 0 || n > max || strcmp(s, ".") == 0 || strcmp(s, "..") == 0)
+		return false;
+	const unsigned char *p = (const unsigned char *)s, *end = p + n;
+	while (p < end) {
+		size_t l = rd_utf8_len(p, (size_t)(end - p));
+		if (l == 0 || *p < 0x20 || *p == 0x7f || *p == '/' || (l == 2 && p[0] == 0xc2 && p[1] < 0xa0))
+			return false; /* not UTF-8, a C0 control or DEL, a '/', a C1 control (U+0080-U+009F) */
+		p += l;
+	}
+	return true;
+}
+
+bool rd_is_canonical_uint(const char *s, unsigned long max, unsigned long *out)
+{
+	size_t n = strspn(s, "0123456789");
+	if (n == 0 || s[n] != '\0' || (s[0] == '0' && n > 1) || n > 10)
+		return false;
+	unsigned long long v = strtoull(s, NULL, 10);
+	if (v > max)
+		return false;
+	if (out)
+		*out = (unsigned long)v;
+	return true;
+}
+
 bool rd_is_pci_addr(const char *s)
 {
 	size_t dom = 0;

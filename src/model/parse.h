@@ -60,6 +60,15 @@ int rd_parse_guid(const char *s, uint64_t *out);
 int rd_parse_gid(const char *s, uint8_t out[16]);
 bool rd_gid_is_zero(const uint8_t gid[16]);
 
+/* A name as the kernel gives a device, a port's counter or a netdev in sysfs: not empty, at most
+ * max bytes, not "." or "..", no '/', valid UTF-8 with no control character (C0, DEL, C1).  A
+ * directory entry that is not one is not such a thing: every output (text, JSON, Prometheus) can
+ * then show two names as two (U+FFFD or \ufffd would make "mx\x01" and "mx\x02" one). */
+bool rd_is_kernel_name(const char *s, size_t max);
+/* A number as the kernel names a port, a GID index or uverbsN: "0" or a decimal without a leading
+ * zero, at most max; so "01" and "1.0" are not port 1. */
+bool rd_is_canonical_uint(const char *s, unsigned long max, unsigned long *out);
+
 /* A PCI address as sysfs names a function, "dddd:bb:dd.f": the domain in 4 hex digits, or up
  * to 8 for the domains of 0x10000 and above that Intel VMD creates ("10000:e1:00.0"). */
 bool rd_is_pci_addr(const char *s);

@@ -10,6 +10,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/util.h"
+
 #ifndef RENAME_NOREPLACE
 #define RENAME_NOREPLACE (1 << 0)
 #endif
@@ -259,4 +261,131 @@ out:
 	close(dfd);
 	free(shown);
 	return r;
+}
+
+enum { SAFE_MAX_LINKS = 40 };
+
+int rd_dir_open_safe(const char *dir, char *err, size_t errlen)
+{
+	if (!*dir)
+		return fail(err, errlen, ENOENT, "an empty directory name");
+	int fd = open(dir[0] == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		int e = errno;
+		if (fd >= 0)
+			close(fd);
+		return fail(err, errlen, e, "cannot open %s: %s", dir[0] == '/' ? "/" : "the working directory", strerror(e));
+	}
+	/* todo: what is left to walk; shown: the path walked so far, for messages */
+	char *todo = rd_xstrdup(dir);
+	struct rd_buf shown = {0};
+	rd_buf_puts(&shown, dir[0] == '/' ? "" : ".");
+	bool tainted = false; /* a link owned by link_uid (not root) was followed */
+	uid_t link_uid = 0;
+	int links = 0, r = 0;
+	char *rest = todo;
+	while (*rest) {
+		rest += strspn(rest, "/");
+		if (!*rest)
+			break;
+		size_t n = strcspn(rest, "/");
+		char *c = rd_xstrndup(rest, n);
+		rest += n;
+		if (strcmp(c, ".") == 0) {
+			free(c);
+			continue;
+		}
+		size_t before = shown.len;
+		rd_buf_printf(&shown, "/%s", c);
+		int next = openat(fd, c, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		struct stat nst;
+		if (next < 0 || fstat(next, &nst) < 0) {
+			int e = errno;
+			if (next >= 0)
+				close(next);
+			r = fail(err, errlen, e, "cannot open %s: %s", shown.data, strerror(e));
+			free(c);
+			break;
+		}
+		if (tainted && nst.st_uid != link_uid) {
+			r = fail(err, errlen, EPERM,
+				 "%s belongs to uid %u but is reached through a symbolic link owned by uid %u: refusing to "
+				 "follow it (a link may lead only into what its owner owns)",
+				 shown.data, (unsigned)nst.st_uid, (unsigned)link_uid);
+			close(next);
+			free(c);
+			break;
+		}
+		if (S_ISLNK(nst.st_mode)) {
+			char target[4096];
+			ssize_t tl = ++links > SAFE_MAX_LINKS ? -1 : readlinkat(next, "", target, sizeof target - 1);
+			int e = links > SAFE_MAX_LINKS ? ELOOP : errno;
+			close(next);
+			free(c);
+			if (nst.st_uid != 0 && nst.st_uid != st.st_uid) {
+				r = fail(err, errlen, EPERM,
+					 "%s is a symbolic link owned by uid %u, neither root nor the owner of its directory "
+					 "(uid %u): refusing to follow it",
+					 shown.data, (unsigned)nst.st_uid, (unsigned)st.st_uid);
+				break;
+			}
+			if (tl <= 0) {
+				r = fail(err, errlen, tl == 0 ? ENOENT : e, "cannot read the symbolic link %s: %s", shown.data,
+					 strerror(tl == 0 ? ENOENT : e));
+				break;
+			}
+			target[tl] = '\0';
+			if (nst.st_uid != 0) {
+				tainted = true;
+				link_uid = nst.st_uid;
+			}
+			char *more = rd_xasprintf("%s%s", target, rest);
+			free(todo);
+			todo = rest = more;
+			if (target[0] == '/') {
+				close(fd);
+				fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+				if (fd < 0 || fstat(fd, &st) < 0) {
+					r = fail(err, errlen, errno, "cannot open /: %s", strerror(errno));
+					break;
+				}
+				if (tainted && st.st_uid != link_uid) {
+					r = fail(err, errlen, EPERM,
+						 "%s is a symbolic link owned by uid %u to %s, which belongs to uid %u: refusing "
+						 "to follow it (a link may lead only into what its owner owns)",
+						 shown.data, (unsigned)link_uid, target, (unsigned)st.st_uid);
+					break;
+				}
+				shown.len = 0;
+				shown.data[0] = '\0';
+			} else {
+				shown.len = before;
+				shown.data[before] = '\0';
+			}
+			continue;
+		}
+		free(c);
+		if (!S_ISDIR(nst.st_mode)) {
+			close(next);
+			r = fail(err, errlen, ENOTDIR, "%s is not a directory", shown.data);
+			break;
+		}
+		close(fd);
+		fd = next;
+		st = nst;
+	}
+	free(todo);
+	rd_buf_free(&shown);
+	if (r < 0) {
+		if (fd >= 0)
+			close(fd);
+		return r;
+	}
+	/* a readable descriptor of the very directory reached ("." follows nothing) */
+	int rfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (rfd < 0)
+		return fd;
+	close(fd);
+	return rfd;
 }

@@ -22,4 +22,15 @@
 int rd_atomic_write(struct rd_source *src, const char *dir, const char *name, const char *data, size_t len,
 		    mode_t mode, char *err, size_t errlen);
 
+/* Opens the directory dir on the host (absolute, or relative to the working directory) to write a
+ * file into, refusing an unsafe path: it is walked one component at a time (O_PATH|O_NOFOLLOW, each
+ * step checked on the descriptor it opened), and a symbolic link on the way is followed only when it
+ * is owned by root or by the owner of the directory holding it; once a link owned by another user
+ * than root is followed, everything reached through it must belong to that user too (systemd's
+ * rule against unsafe transitions: a link's owner can lead a write only into what it owns itself,
+ * so the owner of /var/lib/prometheus cannot send root's write into /etc).  Nothing is created.
+ * Returns a descriptor of the directory (O_RDONLY, or O_PATH when it is not readable), or -errno
+ * with a one-line reason (naming the path) in err. */
+int rd_dir_open_safe(const char *dir, char *err, size_t errlen);
+
 #endif

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "source/atomic.h"
 #include "source/larchive.h"
 
 #define COMMANDS "rdma-doctor/commands/"
@@ -514,11 +515,12 @@ int rd_snap_out_check(const char *path, enum rd_snap_format fmt, bool force, cha
 	int r = split_target(path, fmt, &dir, &base, err, errlen);
 	if (r < 0)
 		return r;
-	int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	char why[512] = "";
+	int dirfd = rd_dir_open_safe(dir, why, sizeof why);
 	bool empty;
 	if (dirfd < 0) {
-		r = -errno;
-		rd_set_err(err, errlen, "cannot write %s: directory %s: %s", path, dir, strerror(errno));
+		r = dirfd;
+		rd_set_err(err, errlen, "cannot write %s: %s", path, why);
 	} else {
 		r = check_target(dirfd, base, path, fmt, force, &empty, err, errlen);
 		close(dirfd);
@@ -542,10 +544,11 @@ int rd_snap_out_open(const char *path, enum rd_snap_format fmt, bool force, stru
 	o->base = base;
 	o->fd = -1;
 	o->force = force;
-	o->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	char why[512] = "";
+	o->dirfd = rd_dir_open_safe(dir, why, sizeof why);
 	if (o->dirfd < 0) {
-		r = -errno;
-		rd_set_err(err, errlen, "cannot write %s: directory %s: %s", path, dir, strerror(errno));
+		r = o->dirfd;
+		rd_set_err(err, errlen, "cannot write %s: %s", path, why);
 		goto fail;
 	}
 	if ((r = check_target(o->dirfd, o->base, path, fmt, force, &o->over_empty_dir, err, errlen)) < 0)

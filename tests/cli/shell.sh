@@ -147,6 +147,15 @@ expect "hostile-no-forged-summary" [ "$(grep -cE '^(OK|WARN|FAIL|UNKNOWN)[ :(]' 
 expect "hostile-device-visible" grep -qF 'x\x0aOK: 0 failed' "$work/out"
 "$bin" --root "$root" fix modules > "$work/out"
 expect "hostile-fix-diff-visible" grep -qxF ' # \x1b]0;pwned\x07\x1b[2J rdma' "$work/out"
+# messages are text too: a path, an option's value or a command name holding ESC is made visible
+edir=$work/$'o\033[31md'
+mkdir "$edir"
+"$bin" --root "$root" snapshot -o "$edir/s.tar.gz" 2> "$work/err" > /dev/null
+"$bin" probe --port $'\033]0;x\a' 2>> "$work/err"
+"$bin" $'\033[2Jcmd' 2>> "$work/err"
+expect "hostile-messages-no-controls" all '[ "$(lines "$work/err")" = 3 ]' \
+	"! LC_ALL=C grep -qP '[\\x00-\\x09\\x0b-\\x1f\\x7f]' '$work/err'" \
+	'grep -qF "wrote $work/o\x1b[31md/s.tar.gz" "$work/err"' 'grep -qF "not '"'"'\x1b]0;x\x07'"'"'" "$work/err"'
 for cmd in check stack; do
 	"$bin" --root "$root" $cmd --format json > "$work/out.json"
 	expect "hostile-$cmd-json-valid" jq -e . "$work/out.json" > /dev/null
@@ -156,7 +165,8 @@ done
 # ---- with --root nothing outside the root is opened (strace) ----
 # What may remain, and why: the dynamic loader's cache and the program's shared libraries (before
 # main runs), the root itself, and what the command was told to write (snapshot -o, and the
-# directory it is made in: the output is an O_TMPFILE there, linked into place).  /proc/self/fd/N
+# directory it is made in: the output is an O_TMPFILE there, linked into place; that directory is
+# reached from / by descriptors, one component at a time).  /proc/self/fd/N
 # (or N in /proc/self/fd, which it holds open for that) is the source layer reopening, for reading,
 # a file it opened with O_PATH inside the root (the same inode, never a new path walk).  No time-zone
 # file (/etc/localtime: times are computed in UTC without tzdata), no locale file (the locale is
@@ -168,6 +178,7 @@ elif command -v strace > /dev/null; then
 		case "$1" in
 		/etc/ld.so.cache | /lib/*.so* | /usr/lib/*.so* | /lib64/*.so* | /usr/lib64/*.so*) return 0 ;;
 		examples/rxe-qemu | examples/rxe-qemu/* | "$work/snap" | "$work/snap/"* | "$work") return 0 ;;
+		/) return 0 ;; # O_PATH: the output's directory is walked from it, one component at a time
 		/proc/self/fd | /proc/self/fd/[0-9]*) return 0 ;;
 		esac
 		return 1

@@ -1,7 +1,8 @@
 /* Fuzz target: what `rdma-doctor slurm` reads from scontrol (`scontrol show node -o` output) and
  * the reason sanitiser, on any bytes: the parse either fails or gives a non-empty state and a
  * reason without line breaks; the cleaned reason is printable ASCII without '"', at most max bytes;
- * the decision is one of the actions. */
+ * the decision is one of the actions; a cleaned reason set on a node is parsed back unchanged (a
+ * " [user@time]" inside it is not Slurm's suffix). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (const char *p = c; *p; p++)
 			if (*p < 0x20 || *p > 0x7e || *p == '"' || (p[0] == ' ' && p[1] == ' '))
 				abort();
+		/* a reason we set comes back exactly from the node's line, whatever it holds */
+		if (*c && strcmp(c, "(null)") != 0) {
+			char *line = rd_xasprintf("NodeName=x State=IDLE+DRAIN Reason=%s [root@2026-12-01T07:29:31]\n", c);
+			if (rd_slurm_parse_node(line, &n) != 0 || !n.reason || strcmp(n.reason, c) != 0)
+				abort();
+			rd_slurm_node_free(&n);
+			free(line);
+		}
 		free(c);
 	}
 	free(text);

@@ -1,6 +1,7 @@
 /* Fuzz target: every sysfs attribute parser (rate, state/phys_state/node_type, numbers, GUIDs,
  * GIDs, counters, hca_type, PCI addresses alone and in a kernel line) on the same bytes. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,6 +29,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rd_parse_hca_type(s, &id) == 0)
 		(void)rd_hca_model_name(id);
 	(void)rd_is_pci_addr(s);
+	/* a kernel name is never shown as another's: no byte that any output turns into U+FFFD */
+	if (rd_is_kernel_name(s, 255)) {
+		for (const unsigned char *q = (const unsigned char *)s; *q; q++)
+			if (*q < 0x20 || *q == 0x7f || *q == '/')
+				abort();
+		if (strlen(s) > 255)
+			abort();
+	}
+	unsigned long num;
+	if (rd_is_canonical_uint(s, 0xffffffffUL, &num)) {
+		char back[16];
+		snprintf(back, sizeof back, "%lu", num);
+		if (strcmp(back, s) != 0) /* canonical: the number printed back is the name */
+			abort();
+	}
 	(void)rd_text_names_pci(s, "0000:1b:00.0", ": ");
 	(void)rd_text_names_pci(s, "10000:e1:00.0", "");
 	if (size > 2) /* the address itself from the input: the text's tail as the needle */

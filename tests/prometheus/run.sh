@@ -4,6 +4,8 @@
 #   * every scenario root's output passes `promtool check metrics` with no finding, has no
 #     timestamps, and carries the documented series and values; the exit status is check's;
 #   * host data cannot break the format: hostile firmware strings and counter names are escaped;
+#     names the kernel never gives (devices "mx\x01"/"mx\x02", ports 01 and 1.0, such counters) are
+#     not read as such, so no two series are one;
 #   * --counters exports counters/ and hw_counters/ as rdma_doctor_port_*counter_total;
 #   * --output FILE replaces the file atomically and leaves nothing else in the directory, also
 #     when the directory is unwritable, the file system is full or the target is a directory;
@@ -117,7 +119,7 @@ echo 3 > "$dev/ports/1/counters/link_downed"
 echo 18446744073709551615 > "$dev/ports/1/counters/port_xmit_data"
 echo 'N/A (no PMA)' > "$dev/ports/1/counters/VL15_dropped"
 echo 5 > "$dev/ports/1/hw_counters/out_of_buffer"
-printf '11\n' > "$dev/ports/1/hw_counters/$(printf 'evil"} 1\\\nname')"
+printf '11\n' > "$dev/ports/1/hw_counters/$(printf 'evil"} 1\\name')"
 "$bin" --root "$h" check --format prometheus --counters > "$work/hostile.prom" 2> "$work/hostile.err"
 lint "$work/hostile.prom"
 grep -qF "$(printf 'firmware_version="28.39\\"1002\\\\x\\nnext\xef\xbf\xbd\xef\xbf\xbd"')" "$work/hostile.prom" && ok ||
@@ -127,7 +129,30 @@ expect "$work/hostile.prom" 'rdma_doctor_port_counters_total{device="mlx5_0",por
 expect "$work/hostile.prom" 'rdma_doctor_port_counters_total{device="mlx5_0",port="1",counter="port_xmit_data"}' 18446744073709551615
 expect "$work/hostile.prom" 'rdma_doctor_port_counters_total{device="mlx5_0",port="1",counter="VL15_dropped"}' absent
 expect "$work/hostile.prom" 'rdma_doctor_port_hw_counters_total{device="mlx5_0",port="1",counter="out_of_buffer"}' 5
-expect "$work/hostile.prom" 'rdma_doctor_port_hw_counters_total{device="mlx5_0",port="1",counter="evil\"} 1\\\nname"}' 11
+expect "$work/hostile.prom" 'rdma_doctor_port_hw_counters_total{device="mlx5_0",port="1",counter="evil\"} 1\\name"}' 11
+
+# 2a. names the kernel never gives are not devices, ports or counters: "mx\x01" and "mx\x02" would
+# both be "mx\ufffd", ports 01 and 1.0 both port 1 -- duplicate series, which node_exporter drops
+dup=$work/dupnames
+cp -a "$roots/healthy-inbox" "$dup"
+ddev=$(readlink -f "$dup/sys/class/infiniband/mlx5_0")
+for n in $'mx\x01' $'mx\x02' $'mx\xff'; do ln -s "$ddev" "$dup/sys/class/infiniband/$n"; done
+cp -a "$ddev/ports/1" "$ddev/ports/01" && cp -a "$ddev/ports/1" "$ddev/ports/1.0"
+mkdir -p "$ddev/ports/1/counters"
+echo 4 > "$ddev/ports/1/counters/symbol_error"
+echo 5 > "$ddev/ports/1/counters/"$'sym\x01' && echo 6 > "$ddev/ports/1/counters/"$'sym\x02'
+"$bin" --root "$dup" check --format prometheus --counters > "$work/dupnames.prom" 2> "$work/dupnames.err"
+lint "$work/dupnames.prom"
+n=$(grep -v '^#' "$work/dupnames.prom" | sed 's/ [^ ]*$//' | sort | uniq -d | wc -l)
+[ "$n" = 0 ] && ok || bad "dupnames: $n duplicate series: $(grep -v '^#' "$work/dupnames.prom" | sed 's/ [^ ]*$//' | sort | uniq -d | head -3)"
+grep -qa 'ufffd\|\xef\xbf\xbd' "$work/dupnames.prom" && bad "dupnames: a name shown as U+FFFD" || ok
+expect "$work/dupnames.prom" 'rdma_doctor_check_status{check="ports.state",subject="/sys/class/infiniband"}' 3
+expect "$work/dupnames.prom" 'rdma_doctor_port_counters_total{device="mlx5_0",port="1",counter="symbol_error"}' 4
+[ "$(grep -c '^rdma_doctor_port_state_id{device="mlx5_0",' "$work/dupnames.prom")" = 1 ] && ok ||
+	bad "dupnames: mlx5_0 ports: $(grep '^rdma_doctor_port_state_id{device="mlx5_0",' "$work/dupnames.prom")"
+"$bin" --root "$dup" check > "$work/dupnames.txt"
+grep -qF "not a kernel device name (a control character, bytes that are not UTF-8, or longer than 63 bytes), so not read as a device: 'mx\x01', 'mx\x02', 'mx\xff'" "$work/dupnames.txt" && ok ||
+	bad "dupnames: the text report does not name the refused entries: $(grep -a 'ports.state' "$work/dupnames.txt")"
 
 # 2b. real sysfs trees from ../shared/fixtures/real (read in place through fixture2root.sh)
 . "$top/tests/lib.sh"
@@ -191,7 +216,7 @@ mkdir -p "$tf/isdir.prom"
 rmdir "$tf/isdir.prom"
 [ "$(ls -A "$tf")" = rdma-doctor.prom ] && ok || bad "--output onto a directory left: $(ls -A "$tf")"
 "$bin" --root "$roots/healthy-inbox" check --format prometheus --output "$work/no/such/dir/x.prom" 2> "$work/nodir.err"; rc=$?
-[ "$rc" = 3 ] && grep -q "cannot create a file in its directory: No such file or directory" "$work/nodir.err" && ok || bad "--output into a missing directory: exit $rc: $(cat "$work/nodir.err")"
+[ "$rc" = 3 ] && grep -q "cannot create a file in its directory: cannot open $work/no: No such file or directory" "$work/nodir.err" && ok || bad "--output into a missing directory: exit $rc: $(cat "$work/nodir.err")"
 # option errors
 "$bin" --root "$roots/healthy-inbox" check --format prometheus --output 2> "$work/e1"; rc=$?
 [ "$rc" = 3 ] && grep -qE 'needs a (file name|value)' "$work/e1" && ok || bad "--output without a value: exit $rc: $(cat "$work/e1")"
@@ -243,7 +268,12 @@ if [ "$up" = 1 ]; then
 	"$bin" --root "$h" check --format prometheus --counters --output "$tf/rdma-doctor.prom" 2> /dev/null
 	scrape "$work/scrape2.txt"
 	expect "$work/scrape2.txt" node_textfile_scrape_error 0
-	expect "$work/scrape2.txt" 'rdma_doctor_port_hw_counters_total{counter="evil\"} 1\\\nname",device="mlx5_0",port="1"}' 11
+	expect "$work/scrape2.txt" 'rdma_doctor_port_hw_counters_total{counter="evil\"} 1\\name",device="mlx5_0",port="1"}' 11
+	# names that are not kernel names: no duplicate series, so node_exporter keeps the file
+	"$bin" --root "$dup" check --format prometheus --counters --output "$tf/rdma-doctor.prom" 2> /dev/null
+	scrape "$work/scrape-dup.txt"
+	expect "$work/scrape-dup.txt" node_textfile_scrape_error 0
+	expect "$work/scrape-dup.txt" 'rdma_doctor_port_counters_total{counter="symbol_error",device="mlx5_0",port="1"}' 4
 	grep -q '^rdma_doctor_device_info{board_id="MT_\\"}\\\\ 1 ",device="mlx5_0"' "$work/scrape2.txt" && ok ||
 		bad "node_exporter: hostile board_id: $(grep -a 'device_info{' "$work/scrape2.txt" | head -1)"
 	# the control: a client timestamp makes node_exporter reject the file (the check can fail)

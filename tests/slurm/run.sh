@@ -4,7 +4,9 @@
 # on ports 16817/16818, with HealthCheckProgram = a two-line wrapper running
 # `rdma-doctor --root <scenario root> slurm` every 5 s, and shows:
 #   1. a failing root (ib-umad-missing) drains the node with our reason naming the check (and a
-#      later run with another failure updates our reason);
+#      later run with another failure updates our reason); a subject holding " [u@1] " drains once
+#      (the second run does nothing: only Slurm's own " [user@time]" at the end is cut), and an
+#      admin's reason holding ESC ]0; BEL ESC [31m is printed with them made visible;
 #   2. a healthy root (healthy-inbox) resumes it;
 #   3. an admin's drain ("maintenance: swap PSU") is kept and not resumed by a healthy root, and
 #      not overwritten by a failing one;
@@ -52,8 +54,15 @@ wait_for() {
 }
 
 # ---- scenario roots: one failing, one healthy; the wrapper reads $work/root (a symlink) ----------
-"$top/tests/scenarios/make.sh" "$work/roots" healthy-inbox ib-umad-missing || { bad "make.sh"; finish; }
+"$top/tests/scenarios/make.sh" "$work/roots" healthy-inbox ib-umad-missing port-polling || { bad "make.sh"; finish; }
 healthy=$work/roots/healthy-inbox failing=$work/roots/ib-umad-missing
+# a failing port whose device name holds " [u@1] " (what Slurm appends to a reason looks like that)
+bracket=$work/roots/port-polling bname='mx [u@1] y'
+bpci=$bracket/sys/devices/pci0000:00/0000:00:01.0/0000:9a:00.0
+mv "$bpci/infiniband/mlx5_1" "$bpci/infiniband/$bname"
+rm "$bracket/sys/class/infiniband/mlx5_1"
+ln -s "../../devices/pci0000:00/0000:00:01.0/0000:9a:00.0/infiniband/$bname" "$bracket/sys/class/infiniband/$bname"
+for f in infiniband_mad/umad1 infiniband_mad/issm1 infiniband_verbs/uverbs1; do echo "$bname" > "$bpci/$f/ibdev"; done
 ln -sfn "$healthy" "$work/root"
 
 # ---- munged ------------------------------------------------------------------------------------
@@ -157,6 +166,31 @@ run fail4 "$failing" --only devnodes.present # another failure: our own reason i
 if [ "$(rc_of fail4)" = 0 ] && drained && reason | grep -q '^rdma-doctor: devnodes.present ' &&
 	grep -q ': update our drain reason$' "$work/fail4.out"; then ok "our own reason is updated for another failure"
 else bad "reason update: rc $(rc_of fail4), state $(state), reason '$(reason)'"; cat "$work/fail4.out"; fi
+
+# ---- 1b. a subject holding " [u@1] ": only Slurm's own suffix is cut, so a second run is a no-op -
+run br1 "$bracket"
+if [ "$(rc_of br1)" = 0 ] && drained && reason | grep -qF 'rdma-doctor: ports.state mx [u@1] y port 1: Polling' &&
+	grep -q ': update our drain reason$' "$work/br1.out"; then ok "a subject holding ' [u@1] ' drains with it in the reason"
+else bad "bracket subject: rc $(rc_of br1), state $(state), reason '$(reason)'"; cat "$work/br1.out"; fi
+run br2 "$bracket"
+grep -q '^localhost: Slurm State=[^ ]* Reason=rdma-doctor: ports.state mx \[u@1\] y port 1: .*: nothing to do$' "$work/br2.out" &&
+	[ "$(rc_of br2)" = 0 ] && ok "a second run with that subject changes nothing (the reason compares equal)" ||
+	{ bad "second bracket run is not a no-op"; cat "$work/br2.out"; }
+
+# ---- 1c. a reason holding terminal escapes is printed made visible, never raw -------------------
+esc=$(printf 'maint \033]0;owned\007 \033[31mred')
+scontrol update NodeName=localhost State=DRAIN Reason="$esc"
+wait_for 10 eval 'reason | grep -q "owned"' || bad "the escape reason did not take: '$(reason)'"
+scontrol show node -o localhost | grep -q "$(printf '\033')" || bad "Slurm did not keep the ESC byte (the test needs it)"
+run esc1 "$failing"
+if [ "$(rc_of esc1)" = 0 ] && ! grep -q "$(printf '[\033\007]')" "$work/esc1.out" &&
+	grep -qF 'Reason=maint \x1b]0;owned\x07 \x1b[31mred: kept' "$work/esc1.out"; then
+	ok "an admin's reason with ESC and BEL is printed escaped (\\x1b, \\x07), the drain kept"
+else bad "escape reason: rc $(rc_of esc1): $(cat -v "$work/esc1.out")"; fi
+scontrol update NodeName=localhost State=RESUME
+wait_for 20 eval '! drained' || bad "the resume did not take: $(state)"
+run fail5 "$failing" # drained by us again, for section 2
+drained || bad "the failing root did not drain again: $(state)"
 
 # ---- 2. a healthy root resumes our drain --------------------------------------------------------
 ln -sfn "$healthy" "$work/root"

@@ -119,6 +119,41 @@ RD_TEST(no_rdma_example)
 	rd_source_close(src);
 }
 
+/* Names the kernel never gives are not devices, ports or counters: each output would show two of
+ * them as one ("mx\x01" and "mx\x02" both as U+FFFD; ports "01" and "1.0" as port 1). */
+RD_TEST(names_that_are_not_kernel_names)
+{
+	char cmd[4096], root[] = "/tmp/rd-names.XXXXXX";
+	CHECK(mkdtemp(root) != NULL);
+	snprintf(cmd, sizeof cmd,
+		 "cd %s && d=sys/class/infiniband && mkdir -p $d/mlx5_0/ports/1/counters $d/mlx5_0/ports/01 "
+		 "$d/mlx5_0/ports/1.0 $d/mlx5_0/ports/2 \"$d/$(printf 'mx\\001')\" \"$d/$(printf 'mx\\002')\" "
+		 "\"$d/$(printf 'mx\\377')\" \"$d/mx [u@1] y\" && for p in 1 01 1.0 2; do echo '4: ACTIVE' > $d/mlx5_0/ports/$p/state; done "
+		 "&& echo 1 > $d/mlx5_0/ports/1/counters/symbol_error && echo 2 > \"$d/mlx5_0/ports/1/counters/$(printf 'sym\\001')\" "
+		 "&& echo 3 > \"$d/mlx5_0/ports/1/counters/$(printf 'sym\\002')\"",
+		 root);
+	CHECK(system(cmd) == 0);
+	struct rd_source *src = NULL;
+	char err[256];
+	CHECK_INT(rd_source_open(root, &src, err, sizeof err), 0);
+	struct rd_host h;
+	rd_host_load(src, RD_LOAD_COUNTERS, &h);
+	CHECK_INT(h.ndevices, 2);
+	CHECK(rd_host_device(&h, "mlx5_0") != NULL);
+	CHECK(rd_host_device(&h, "mx [u@1] y") != NULL);
+	CHECK_INT(h.refused_devices.n, 3);
+	const struct rd_device *d = rd_host_device(&h, "mlx5_0");
+	CHECK_INT(d->nports, 2);
+	CHECK_INT(d->ports[0].num, 1);
+	CHECK_INT(d->ports[1].num, 2);
+	CHECK_INT(d->ports[0].ncounters, 1);
+	CHECK_STR(d->ports[0].counters[0].name, "symbol_error");
+	rd_host_free(&h);
+	rd_source_close(src);
+	snprintf(cmd, sizeof cmd, "rm -rf %s", root);
+	CHECK(system(cmd) == 0);
+}
+
 RD_TEST(mixed_states_example_missing_files)
 {
 	struct rd_source *src = open_example("mixed-states");

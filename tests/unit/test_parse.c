@@ -330,6 +330,45 @@ RD_TEST(pci_address_shapes)
 	CHECK(!rd_is_pci_addr(""));
 }
 
+RD_TEST(kernel_names_and_numbers)
+{
+	CHECK(rd_is_kernel_name("mlx5_0", 63));
+	CHECK(rd_is_kernel_name("mx [u@1] y", 63)); /* a space is a byte the kernel allows */
+	CHECK(rd_is_kernel_name("caf\xc3\xa9", 63)); /* UTF-8 */
+	CHECK(!rd_is_kernel_name("mx\x01", 63));
+	CHECK(!rd_is_kernel_name("mx\x02", 63));
+	CHECK(!rd_is_kernel_name("x\nOK", 63));
+	CHECK(!rd_is_kernel_name("mx\x7f", 63));
+	CHECK(!rd_is_kernel_name("mx\xff", 63));       /* not UTF-8 */
+	CHECK(!rd_is_kernel_name("mx\xc2\x9b", 63));   /* a C1 control (CSI) */
+	CHECK(rd_is_kernel_name("mx\xc2\xa0", 63));    /* U+00A0 is not one */
+	CHECK(!rd_is_kernel_name("", 63));
+	CHECK(!rd_is_kernel_name(".", 63));
+	CHECK(!rd_is_kernel_name("..", 63));
+	CHECK(!rd_is_kernel_name("a/b", 63));
+	char longest[65];
+	memset(longest, 'a', 64);
+	longest[64] = '\0';
+	CHECK(!rd_is_kernel_name(longest, 63));
+	longest[63] = '\0';
+	CHECK(rd_is_kernel_name(longest, 63));
+
+	unsigned long v = 99;
+	CHECK(rd_is_canonical_uint("0", 255, &v) && v == 0);
+	CHECK(rd_is_canonical_uint("1", 255, &v) && v == 1);
+	CHECK(rd_is_canonical_uint("255", 255, &v) && v == 255);
+	CHECK(!rd_is_canonical_uint("256", 255, NULL));
+	CHECK(!rd_is_canonical_uint("01", 255, NULL));
+	CHECK(!rd_is_canonical_uint("00", 255, NULL));
+	CHECK(!rd_is_canonical_uint("1.0", 255, NULL));
+	CHECK(!rd_is_canonical_uint("+1", 255, NULL));
+	CHECK(!rd_is_canonical_uint(" 1", 255, NULL));
+	CHECK(!rd_is_canonical_uint("1 ", 255, NULL));
+	CHECK(!rd_is_canonical_uint("", 255, NULL));
+	CHECK(!rd_is_canonical_uint("99999999999", 0xffffffffUL, NULL));
+	CHECK(rd_is_canonical_uint("4294967295", 0xffffffffUL, &v) && v == 4294967295UL);
+}
+
 RD_TEST(pci_address_in_text)
 {
 	const char *l = "mlx5_core 10000:e1:00.0: Port module event: module 0, Cable plugged";

@@ -101,6 +101,31 @@ RD_TEST(parse_show_node)
 	CHECK(n.drained);
 	rd_slurm_node_free(&n);
 
+	/* only Slurm's own suffix, the last one, is cut: a reason holding " [u@1] " (from a subject)
+	 * or a whole stamp keeps it, so it compares equal to the reason that was set */
+	CHECK_INT(rd_slurm_parse_node(LINE_HEAD "State=IDLE+DRAIN" LINE_TAIL
+				      " Reason=rdma-doctor: ports.state mx [u@1] y port 1: down [root@2026-12-01T07:29:31]\n",
+				      &n),
+		  0);
+	CHECK_STR(n.reason, "rdma-doctor: ports.state mx [u@1] y port 1: down");
+	rd_slurm_node_free(&n);
+	CHECK_INT(rd_slurm_parse_node(LINE_HEAD "State=IDLE+DRAIN" LINE_TAIL
+				      " Reason=a [u@2026-12-01T07:29:31] b [slurm@2026-12-01T07:29:32]",
+				      &n),
+		  0);
+	CHECK_STR(n.reason, "a [u@2026-12-01T07:29:31] b");
+	rd_slurm_node_free(&n);
+	/* no stamp (a reason with no time): nothing is cut; a stamp of another form is text */
+	CHECK_INT(rd_slurm_parse_node("NodeName=x State=DRAIN Reason=x [u@1] y [u@1]", &n), 0);
+	CHECK_STR(n.reason, "x [u@1] y [u@1]");
+	rd_slurm_node_free(&n);
+	CHECK_INT(rd_slurm_parse_node("NodeName=x State=DRAIN Reason=(n [root@2026-12-01T07:29:31]", &n), 0);
+	CHECK_STR(n.reason, "(n");
+	rd_slurm_node_free(&n);
+	CHECK_INT(rd_slurm_parse_node("NodeName=x State=DRAIN Reason=(null)", &n), 0);
+	CHECK(n.reason == NULL);
+	rd_slurm_node_free(&n);
+
 	/* down and not responding: out of service but not drained */
 	CHECK_INT(rd_slurm_parse_node(LINE_HEAD "State=DOWN+NOT_RESPONDING" LINE_TAIL
 				      " Reason=Not responding [slurm@2026-12-01T07:29:31]",

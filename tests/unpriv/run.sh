@@ -4,7 +4,8 @@
 #   * scenario roots whose captured dmesg is EPERM, or empty with exit 1 under dmesg_restrict=1,
 #     checked as user nobody (setpriv, when run as root) and as the caller;
 #   * the live host, as nobody: kernel.log is SKIP "not readable" when dmesg_restrict is 1 here,
-#     never UNKNOWN; as root it is read.  The machine's sysctl is never changed.
+#     never UNKNOWN; as root it is read.  The machine's sysctl is never changed;
+#   * --output and snapshot -o as root into a directory nobody owns, holding nobody's links.
 # Usage: tests/unpriv/run.sh [BUILD_DIR]                 Ends with "N passed, N failed".
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -63,6 +64,42 @@ fi
 if [ "$(id -u)" = 0 ]; then
 	./rdma-doctor check --only kernel.log --format json > live-root.json 2>> live.err
 	case "$(kl live-root.json)" in OK*|WARN*|FAIL*) ok ;; *) bad "live as root: kernel.log says: $(kl live-root.json)" ;; esac
+fi
+# --output as root into a directory another user owns: no link placed there is followed unsafely
+# (a link owned by a user other than root may lead only into what that user owns), and the new
+# file's mode is 0644 less the umask, never the mode of what a link at the target pointed to.
+if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null; then
+	mkdir -p out/prom/mine out/victim && chmod 755 out out/victim
+	chown nobody out/prom out/prom/mine
+	printf 'old\n' > out/victim/suid.prom && chmod 4755 out/victim/suid.prom
+	as_nobody ln -s "$work/out/victim" out/prom/abs       # absolute, to a root-owned directory
+	as_nobody ln -s ../victim out/prom/rel                # relative, up into a root-owned directory
+	as_nobody ln -s "$work/out/victim/suid.prom" out/prom/x.prom
+	as_nobody ln -s mine out/prom/own                     # to a directory its owner owns: followed
+	ln -s prom out/rootlink                               # root's own link: followed
+	for t in abs rel; do
+		(umask 022; ./rdma-doctor --root healthy-inbox check --format prometheus --output "out/prom/$t/y.prom") 2> "o-$t.err"
+		rc=$?
+		[ "$rc" != 0 ] && grep -q "refusing to follow it" "o-$t.err" && [ ! -e out/victim/y.prom ] && ok ||
+			bad "--output through nobody's link $t: rc $rc, $(ls out/victim), $(cat "o-$t.err")"
+	done
+	./rdma-doctor --root healthy-inbox snapshot -o out/prom/abs/s.tar.gz 2> o-snap.err
+	rc=$?
+	[ "$rc" != 0 ] && grep -q "refusing to follow it" o-snap.err && [ ! -e out/victim/s.tar.gz ] && ok ||
+		bad "snapshot -o through nobody's link: rc $rc, $(ls out/victim), $(cat o-snap.err)"
+	(umask 022; ./rdma-doctor --root healthy-inbox check --format prometheus --output out/prom/x.prom) 2> o-x.err
+	rc=$?
+	m=$(stat -c '%a %U %F' out/prom/x.prom)
+	[ "$rc" = 0 ] && [ "$m" = "644 root regular file" ] && [ "$(stat -c %a out/victim/suid.prom)" = 4755 ] &&
+		[ "$(cat out/victim/suid.prom)" = old ] && ok ||
+		bad "--output over nobody's link to a 4755 file: rc $rc, new file $m, target $(stat -c %a out/victim/suid.prom): $(cat o-x.err)"
+	(umask 077; ./rdma-doctor --root healthy-inbox check --format prometheus --output out/prom/u.prom) &&
+		[ "$(stat -c %a out/prom/u.prom)" = 600 ] && ok || bad "--output under umask 077: $(stat -c %a out/prom/u.prom)"
+	for t in own rootlink; do
+		d=out/prom/$t; [ $t = rootlink ] && d=out/rootlink
+		./rdma-doctor --root healthy-inbox check --format prometheus --output "$d/z.prom" 2> "o-$t.err" &&
+			[ -f "$d/z.prom" ] && ok || bad "--output through a safe link ($t): $(cat "o-$t.err")"
+	done
 fi
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]
