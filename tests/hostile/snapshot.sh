@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Hostile roots given to `snapshot` (issue 12.1): a root, as a directory and as a .tar.gz, whose
+# Hostile roots given to `snapshot`: a root, as a directory and as a .tar.gz, whose
 # links aim at the snapshot's own files (etc/modprobe.d and etc/modules-load.d -> /rdma-doctor) and
 # at real directories of this machine (rdma-doctor/commands -> HOSTDIR, with a payload for
 # HOSTDIR/dmesg in the root, run/modules-load.d -> HOSTDIR2, class links -> HOSTDIR3/...).  `--root evil snapshot -o X`

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installing rdma-doctor like a system tool (issue 14 section 4):
+# Installing rdma-doctor like a system tool:
 #   1. make install into a DESTDIR (PREFIX /usr/local, then /usr): every file where it belongs,
 #      with its mode and content; make uninstall leaves none of them, and keeps a file not ours;
 #      paths with blanks, &, |, ; and quotes are one path each (nothing made in the source tree,

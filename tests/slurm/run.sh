@@ -250,7 +250,7 @@ if [ $rc = 1 ] && [ "$(wc -l < "$work/nonode.out")" = 1 ] && grep -q 'scontrol s
 else bad "unknown node: rc $rc: $(cat "$work/nonode.out")"; fi
 
 # ---- 6. fleet: srun --output=%N into a directory, read by `rdma-doctor fleet` -------------------
-# (issue 15) a root whose host name is this node's; the admin's drain of 4 lifted first
+# a root whose host name is this node's; the admin's drain of 4 lifted first
 ln -sfn "$healthy" "$work/root"
 scontrol update NodeName=localhost State=RESUME
 wait_for 20 eval '! drained' || bad "the resume before srun did not take: $(state)"
