@@ -263,6 +263,10 @@ static void load_device(struct rd_source *src, const char *name, unsigned flags,
 	d->name = rd_xstrdup(name);
 	d->dir = rd_xasprintf("/%s", dir);
 	d->node_type_v = d->numa_node = -1;
+	/* what the device is (a CA, a switch, an iWARP RNIC ...) decides which rules apply to it in
+	 * every check that looks at devices or ports: read whatever parts are asked */
+	attr_at(src, dir, "node_type", &d->node_type);
+	d->node_type_v = attr_enum(&d->node_type);
 	if (rd_load_wants(flags, RD_LOAD_DEVINFO))
 		load_device_info(src, dir, d);
 	if (rd_load_wants(flags, RD_LOAD_DEVLINK))
@@ -273,7 +277,6 @@ static void load_device(struct rd_source *src, const char *name, unsigned flags,
 
 static void load_device_info(struct rd_source *src, const char *dir, struct rd_device *d)
 {
-	attr_at(src, dir, "node_type", &d->node_type);
 	attr_at(src, dir, "node_guid", &d->node_guid);
 	attr_at(src, dir, "sys_image_guid", &d->sys_image_guid);
 	attr_at(src, dir, "fw_ver", &d->fw_ver);
@@ -281,7 +284,6 @@ static void load_device_info(struct rd_source *src, const char *dir, struct rd_d
 	attr_at(src, dir, "hw_rev", &d->hw_rev);
 	attr_at(src, dir, "board_id", &d->board_id);
 	attr_at(src, dir, "node_desc", &d->node_desc);
-	d->node_type_v = attr_enum(&d->node_type);
 	if (rd_attr_ok(&d->node_guid) && rd_parse_guid(d->node_guid.value, &d->node_guid_v) < 0)
 		d->node_guid.err = RD_EPARSE;
 	if (rd_attr_ok(&d->hca_type) && rd_parse_hca_type(d->hca_type.value, &d->device_id) == 0)

@@ -149,7 +149,7 @@ enum {
 	 * checks/needs.h); without it, all of them (snapshot, inventory views).  The devices' and
 	 * ports' names, the hostname and the kernel are always read. */
 	RD_LOAD_ONLY = 1 << 1,
-	RD_LOAD_DEVINFO = 1 << 2,  /* device attributes (fw_ver, board_id, hca_type, node_guid...) */
+	RD_LOAD_DEVINFO = 1 << 2,  /* device attributes (fw_ver, board_id, hca_type, node_guid...; node_type is always read) */
 	RD_LOAD_PORTS = 1 << 3,    /* port state, phys_state, link_layer, rate */
 	RD_LOAD_GIDS = 1 << 4,     /* GIDs, their types and netdevs, the netdevs' MTU and state */
 	RD_LOAD_PKEYS = 1 << 5,    /* P_Keys (no check reads them: a snapshot keeps them) */
