@@ -17,7 +17,8 @@
  * between runs; read-only commands (explain, stack, ibstat ...) do neither. */
 struct rd_link_opts {
 	bool keep;             /* this command reads counters and keeps samples */
-	bool no_counters;      /* check --no-counters: no counter read, the kept sample left as it is */
+	bool no_counters;      /* check --no-counters: no counter read, the kept samples left as they are */
+	bool dry_run;          /* slurm --dry-run: the samples are read, none is written */
 	const char *state_dir; /* --state-dir; NULL: /var/lib/rdma-doctor on the live host, none under --root */
 	const char *only, *skip; /* the run's check selection: counters are read and a sample kept only
 				  * for link.counters and link.flaps (a run of others must not move their baseline) */
