@@ -286,8 +286,8 @@ void rd_check_link_counters(struct rd_check_ctx *ctx)
 		if (s->write_err == ELOOP)
 			rd_fix_add(f, "rm %s    # the link; the next run writes the state file in its place", s->file);
 		else if (s->write_err == EPERM)
-			rd_fix_add(f, "chown root %s && chmod go-w %s    # or give --state-dir DIR, a directory of root's", s->dir,
-				   s->dir);
+			rd_fix_add(f, "chown root %s %s; chmod go-w %s %s    # what is refused, or give --state-dir DIR, a "
+				      "directory of root's", s->dir, s->file, s->dir, s->file);
 		else if (s->write_err == EROFS)
 			rd_fix_add(f, "StateDirectory=rdma-doctor    # in the [Service] of a systemd unit that runs it "
 				      "(ProtectSystem= makes /var/lib read-only), or --state-dir DIR on a writable file system");
@@ -322,7 +322,8 @@ void rd_check_link_counters(struct rd_check_ctx *ctx)
 	rd_buf_free(&r.within);
 	bool problems = false;
 	for (size_t i = ctx->first; i < ctx->report->n; i++)
-		problems |= ctx->report->findings[i].status != RD_OK && ctx->report->findings[i].status != RD_SKIP;
+		problems |= ctx->report->findings[i].status != RD_OK && ctx->report->findings[i].status != RD_SKIP &&
+			    !ctx->report->findings[i].no_drain; /* a sample not kept: what was compared is still said */
 	if (baseline && !problems) {
 		struct rd_finding *f = rd_finding_add(ctx, RD_OK, "host", "%zu port%s: %s%s", r.ports, r.ports == 1 ? "" : "s",
 						      baseline, extra);

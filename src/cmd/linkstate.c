@@ -162,13 +162,18 @@ void rd_link_prepare(struct rd_ctx *ctx, struct rd_loaded *l)
 	r = rd_statefile_read(&sf, &s->hist, err, sizeof err);
 	if (r < 0)
 		s->prev_problem = rd_xstrdup(err);
+	if (r == -EPERM && update && !s->write_problem) {
+		/* a state file of another user's is refused, not replaced: someone must look at it */
+		s->write_problem = rd_xasprintf("%s; not replaced", err);
+		s->write_err = EPERM;
+	}
 	if (r == 1 && strcmp(s->hist.host, safe_host) != 0) {
 		s->prev_problem = rd_xasprintf("%s holds the samples of host %s, not %s", s->file, s->hist.host, safe_host);
 		rd_state_free(&s->hist);
 	}
 	for (int k = 0; k < 2; k++)
 		rd_state_baseline(&s->hist, k, boot, s->now, s->window, &s->base[k]);
-	if (update && sf.locked) {
+	if (update && sf.locked && !s->write_problem) {
 		/* what is written: the history read (a file that does not parse starts again), with
 		 * this run's sample of each kind it judges; the baselines above point into s->hist */
 		struct rd_state next = {0};

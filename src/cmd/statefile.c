@@ -104,8 +104,11 @@ int rd_statefile_lock(struct rd_statefile *sf, double wait_s, char *err, size_t 
 	if (fd < 0) {
 		if (!sf->update && (e == EACCES || e == EPERM || e == EROFS || e == ENOENT))
 			goto out; /* a reader of a directory it cannot write: renames keep its reads whole */
-		r = fail(err, errlen, e, "%s: %s", shown,
-			 e == ELOOP ? "a symbolic link in place of the lock file, not followed" : rd_strerror(e));
+		if (e == EROFS || e == EACCES || e == EPERM)
+			r = fail(err, errlen, e, "the state directory %s cannot be written: %s", sf->dir, rd_strerror(e));
+		else
+			r = fail(err, errlen, e, "%s: %s", shown,
+				 e == ELOOP ? "a symbolic link in place of the lock file, not followed" : rd_strerror(e));
 		goto out;
 	}
 	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
