@@ -241,7 +241,9 @@ void rd_check_link_counters(struct rd_check_ctx *ctx)
 			 when, win2, win);
 		baseline = why;
 	}
-	r.compare = baseline == NULL && r.base;
+	if (!baseline && !r.base)
+		baseline = "baseline recorded (first sample)";
+	r.compare = baseline == NULL;
 	if (r.compare) {
 		r.secs = s->now - r.base->time;
 		rd_utc_iso8601(r.base->time, r.since, sizeof r.since);

@@ -112,6 +112,8 @@ void rd_link_prepare(struct rd_ctx *ctx, struct rd_loaded *l)
 		return;
 	}
 	s->kept = true;
+	for (int k = 0; k < 2; k++) /* none yet: what an unreadable or missing directory leaves */
+		rd_state_baseline(&s->hist, k, "", s->now, s->window, &s->base[k]);
 	s->dir = rd_xstrdup(dir);
 	const char *host = rd_attr_ok(&l->h.hostname) && *l->h.hostname.value ? l->h.hostname.value : "localhost";
 	char name[RD_STATE_NAME_MAX * 4 + 16];

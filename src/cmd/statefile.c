@@ -93,8 +93,6 @@ int rd_statefile_lock(struct rd_statefile *sf, double wait_s, char *err, size_t 
 	int flags = O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY;
 	int fd = sf->update ? openat(sf->dfd, lockname, O_RDWR | O_CREAT | flags, 0644)
 			    : openat(sf->dfd, lockname, O_RDONLY | flags);
-	if (fd < 0 && !sf->update && errno == ENOENT)
-		fd = openat(sf->dfd, lockname, O_RDWR | O_CREAT | flags, 0644);
 	int e = errno;
 	char *shown = rd_path_join(sf->dir, lockname);
 	free(lockname);
@@ -103,7 +101,8 @@ int rd_statefile_lock(struct rd_statefile *sf, double wait_s, char *err, size_t 
 	char why[128];
 	if (fd < 0) {
 		if (!sf->update && (e == EACCES || e == EPERM || e == EROFS || e == ENOENT))
-			goto out; /* a reader of a directory it cannot write: renames keep its reads whole */
+			goto out; /* no lock file (a reader makes none: it writes nothing), or one it cannot
+				   * open: renames keep its reads whole */
 		if (e == EROFS || e == EACCES || e == EPERM)
 			r = fail(err, errlen, e, "the state directory %s cannot be written: %s", sf->dir, rd_strerror(e));
 		else

@@ -48,7 +48,7 @@ int rd_statefile_open(struct rd_statefile *sf, const char *dir, const char *host
 /* True when this process can create files in the directory. */
 bool rd_statefile_writable(const struct rd_statefile *sf);
 /* Takes the lock (shared, or exclusive when opened to update), waiting at most wait_s seconds.
- * A reader that cannot make the lock file (a directory it cannot write) goes without the lock
+ * A reader makes no lock file: without one (no run has written yet) it reads without the lock
  * and gets 0.  -EWOULDBLOCK: another run held the lock all that time. */
 int rd_statefile_lock(struct rd_statefile *sf, double wait_s, char *err, size_t errlen);
 /* 1: st holds the file's state; 0: there is no state file; -errno: the reason. */

@@ -133,8 +133,12 @@ mkdir "$work/f"
 at $T0 check --state-dir "$work/f" > /dev/null 2>&1
 cp "$work/f/gpu-node-017.link-state" "$work/f.before"
 echo $((ld0 + 1)) > "$ld"
+rm "$work/f/gpu-node-017.link-state.lock"
+ls -l --time-style=+%s.%N "$work/f" > "$work/f.ls-before"
 at $((T0 + 600)) slurm --dry-run --node mock-idle --state-dir "$work/f" > "$work/f1.txt" 2>&1
-grep -q '^# mock-idle: Slurm State=IDLE: would drain' "$work/f1.txt" && cmp -s "$work/f.before" "$work/f/gpu-node-017.link-state" && ok ||
+ls -l --time-style=+%s.%N "$work/f" > "$work/f.ls-after"
+grep -q '^# mock-idle: Slurm State=IDLE: would drain' "$work/f1.txt" && cmp -s "$work/f.before" "$work/f/gpu-node-017.link-state" &&
+	cmp -s "$work/f.ls-before" "$work/f.ls-after" && ok ||
 	bad "slurm --dry-run: no 'would drain', or it changed the state file: $(cat "$work/f1.txt")"
 at $((T0 + 660)) slurm --node mock-idle --state-dir "$work/f" > "$work/f2.txt" 2>&1
 grep -q '^ran: scontrol update NodeName=mock-idle State=DRAIN' "$work/f2.txt" && ok ||
@@ -142,6 +146,9 @@ grep -q '^ran: scontrol update NodeName=mock-idle State=DRAIN' "$work/f2.txt" &&
 at $((T0 + 900)) check --state-dir "$work/f" > "$work/f3.txt" 2>&1; rc=$?
 [ $rc = 2 ] && line link.counters "$work/f3.txt" | grep -q 'link_downed rose' && ok ||
 	bad "a check after slurm, within the window, does not see the rise (exit $rc): $(line link.counters "$work/f3.txt")"
+at $T0 slurm --dry-run --node mock-idle --state-dir "$work/f-none" > "$work/f0.txt" 2>&1
+[ ! -e "$work/f-none" ] && grep -q 'nothing to do' "$work/f0.txt" && ok ||
+	bad "slurm --dry-run with no state directory made one, or judged otherwise: $(ls -A "$work/f-none" 2>&1) $(cat "$work/f0.txt")"
 printf '[counters]\nwindow = 3h\n' > "$work/f.conf"
 at $((T0 + 2 * H)) check --state-dir "$work/f" --policy "$work/f.conf" > "$work/f4.txt" 2>&1; rc=$?
 [ $rc = 2 ] && line link.counters "$work/f4.txt" | grep -q 'link_downed rose' && ok ||
