@@ -536,7 +536,9 @@ int rd_cmd_slurm(struct rd_ctx *ctx, int argc, char **argv)
 	}
 	if (v.more)
 		fprintf(ctx->out, " (+%zu more)", v.more);
-	if (v.warn_only)
+	if (v.warn_only && v.why->no_drain)
+		fprintf(ctx->out, " (rdma-doctor's own bookkeeping, not the host's health: never drains)");
+	else if (v.warn_only)
 		fprintf(ctx->out, " (a WARN does not drain; --drain-on warn)");
 	fputc('\n', ctx->out);
 
