@@ -112,6 +112,7 @@ n_ok=$(grep -l 'nothing to do' "$work"/d.*.* | wc -l)
 # ms): neither puts back the other's old sample, so the rise they both saw does not come back
 shim=$build/tests/libfaults.so
 [ -f "$shim" ] || { shim=$work/libfaults.so; cc -std=c11 -D_GNU_SOURCE -O1 -shared -fPIC -o "$shim" "$top/tests/shim/faults.c" -ldl; }
+export ASAN_OPTIONS=verify_asan_link_order=0${ASAN_OPTIONS:+:$ASAN_OPTIONS} # the shim comes first
 mkdir "$work/e"
 at $T0 check --state-dir "$work/e" > /dev/null 2>&1
 echo $((ld0 + 1)) > "$ld"; echo $((cc0 + 5)) > "$cc"
