@@ -84,9 +84,9 @@ struct rd_loaded {
  * with_services.  On failure prints one line and returns -1 (nothing to free). */
 int rd_ctx_load(struct rd_ctx *ctx, const char *policy_path, bool with_services, struct rd_loaded *l);
 void rd_loaded_free(struct rd_loaded *l);
-/* rd_ctx_load's last step when ctx->link.keep: reads the counters, the previous sample from the
- * state directory, and writes the new one (cmd/linkstate.c).  What went wrong is in
- * l->sys.link.sample for link.counters to say. */
+/* rd_ctx_load's last step when ctx->link.keep: reads the counters and the samples kept in the
+ * state directory, and adds this run's (cmd/linkstate.c, through cmd/statefile.c).  What went
+ * wrong is in l->sys.link.sample for link.counters to say. */
 #define RD_STATE_DIR_DEFAULT "/var/lib/rdma-doctor"
 void rd_link_prepare(struct rd_ctx *ctx, struct rd_loaded *l);
 /* check/slurm/npd's --state-dir DIR and --no-counters: returns 1 when opt is one of them (taken), 0 when not. */
