@@ -45,6 +45,14 @@ int rd_statefile_open(struct rd_statefile *sf, const char *dir, const char *host
 	char name[RD_STATE_NAME_MAX * 4 + 16];
 	sf->name = rd_xstrdup(rd_state_file_name(host, name, sizeof name));
 	sf->path = rd_path_join(dir, sf->name);
+	/* a link as the directory's last component is followed only when root or this user made it
+	 * (a link another user planted, e.g. in /tmp, would point the writes elsewhere) */
+	struct stat lsb;
+	if (lstat(dir, &lsb) == 0 && S_ISLNK(lsb.st_mode) && lsb.st_uid != 0 && lsb.st_uid != geteuid()) {
+		rd_set_err(err, errlen, "the state directory %s is refused: a symbolic link owned by uid %u, neither root nor this user",
+			   dir, (unsigned)lsb.st_uid);
+		return -EPERM;
+	}
 	sf->dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (sf->dfd < 0 && errno == ENOENT && update) {
 		if (mkdir(dir, 0755) < 0 && errno != EEXIST) {

@@ -5,7 +5,8 @@
  *  * The directory is resolved once (links in the path the user gave are followed, as
  *    /var/run -> /run) and every read, lock and write goes through that one descriptor.
  *  * Like ssh's StrictModes, a directory, state file or lock file owned by a user other than root
- *    and this one, or writable by group or others, is refused with the reason; a state file is
+ *    and this one, or writable by group or others, is refused with the reason, and so is a
+ *    directory named by a link (its last component) of such a user; a state file is
  *    opened O_NOFOLLOW (a link in its place is neither followed nor replaced) and must be a
  *    regular file of at most RD_STATE_MAX_BYTES.
  *  * Runs are serialised by flock(2) on "<host>.link-state.lock" in the directory: a reader takes

@@ -54,6 +54,11 @@ for c in "b1:refused: owned by uid 65534" "b2:refused: writable by others (mode 
 	[ $rc = 1 ] && grep -q -- "$want" "$work/$d.txt" && ! grep -q '^. FAIL' "$work/$d.txt" && ok ||
 		bad "state directory $d: not refused as '$want' with a WARN (exit $rc): $(grep link.counters "$work/$d.txt")"
 done
+# a link of another user's as the directory: not followed
+mkdir "$work/b4"; ln -s b4 "$work/b4-link"; chown -h 65534:65534 "$work/b4-link"
+at $((T0 + H)) check --only link.counters --state-dir "$work/b4-link" > "$work/b4.txt" 2>&1; rc=$?
+[ $rc = 1 ] && grep -q 'b4-link is refused: a symbolic link owned by uid 65534' "$work/b4.txt" && [ -z "$(ls -A "$work/b4")" ] && ok ||
+	bad "a state directory through another user's link (exit $rc): $(grep link.counters "$work/b4.txt")"
 [ ! -e "$work/b1/gpu-node-017.link-state" ] && [ ! -e "$work/b2/gpu-node-017.link-state" ] && ok ||
 	bad "a sample was written in a refused directory"
 
