@@ -156,7 +156,9 @@ void rd_link_prepare(struct rd_ctx *ctx, struct rd_loaded *l)
 		rd_statefile_close(&sf);
 		return;
 	}
-	int lr = rd_statefile_lock(&sf, RD_STATEFILE_WAIT_S, err, sizeof err);
+	/* the wait for another run's lock: at most RD_STATEFILE_WAIT_S, and half of a shorter --timeout */
+	double wait = ctx->timeout_s > 0 && ctx->timeout_s / 2 < RD_STATEFILE_WAIT_S ? ctx->timeout_s / 2 : RD_STATEFILE_WAIT_S;
+	int lr = rd_statefile_lock(&sf, wait, err, sizeof err);
 	if (lr < 0 && update) {
 		s->write_problem = rd_xstrdup(err);
 		s->write_err = -lr;

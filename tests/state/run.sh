@@ -113,6 +113,19 @@ n_ok=$(grep -l 'nothing to do' "$work"/d.*.* | wc -l)
 [ "$n_ok" = 32 ] && ! grep -qiE 'busy|cannot be kept|drain$' "$work"/d.*.* && ok ||
 	bad "32 concurrent slurm --drain-on warn runs: $n_ok did nothing; $(grep -hiE 'busy|cannot be kept|drain' "$work"/d.*.* | sort | uniq -c | head -3)"
 
+# ---- a lock held past the wait (half of --timeout here): a WARN that names it, and the run still
+# compares with what the file holds
+if command -v flock > /dev/null; then
+	flock -x "$work/d/gpu-node-017.link-state.lock" sleep 5 &
+	holder=$!
+	sleep 0.5
+	SOURCE_DATE_EPOCH=$((T0 + H)) "$bin" --root "$R" --timeout 2 check --only link.counters --state-dir "$work/d" > "$work/d-lock.txt" 2>&1; rc=$?
+	kill "$holder" 2> /dev/null; wait "$holder" 2> /dev/null
+	[ $rc = 1 ] && grep -qE '^. WARN +link.counters +the counter sample cannot be kept.*another run held the lock for more than 1 s' "$work/d-lock.txt" &&
+		grep -q 'no error counter rose in' "$work/d-lock.txt" && ok ||
+		bad "a lock held by another run (exit $rc): $(grep link.counters "$work/d-lock.txt")"
+fi
+
 # ---- a link.counters run and a link.flaps run at once (each read of the state file slowed to 300
 # ms): neither puts back the other's old sample, so the rise they both saw does not come back
 shim=$build/tests/libfaults.so
