@@ -158,6 +158,8 @@ run "hostile roots" tests/hostile/run.sh build
 run "hostile roots (ASan+UBSan)" tests/hostile/run.sh build-asan
 run "read path: reads per check, no worker thread, a wedged read's partial report" tests/readpath/run.sh build
 run "read path (ASan+UBSan)" tests/readpath/run.sh build-asan
+run "counter state: a linked state directory, ownership, read-only, concurrent runs, dry run, the window" tests/state/run.sh build
+run "counter state (ASan+UBSan)" tests/state/run.sh build-asan
 run "hostile roots given to snapshot" tests/hostile/snapshot.sh build
 run "hostile roots given to snapshot (ASan+UBSan)" tests/hostile/snapshot.sh build-asan
 run "example roots" tests/examples.sh

@@ -41,6 +41,8 @@ struct rd_finding {
 	struct rd_evidence *evidence;
 	size_t nevidence;
 	struct rd_strv fix;     /* commands or file contents, one per line */
+	bool no_drain;          /* about rdma-doctor's own bookkeeping (a sample it cannot keep), not
+				 * the host's health: shown, but never a reason to drain (slurm) */
 };
 
 struct rd_report {

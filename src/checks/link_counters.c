@@ -6,7 +6,12 @@
  *   symbol_error past the port's bit budget at BER 1e-12          WARN (FAIL past a policy limit)
  *   any rise of port_rcv_errors, port_xmit_discards, link_error_recovery   WARN (same)
  *   a counter at the ceiling of its width (4, 8, 16 bits)         WARN: rises can no longer be seen
- *   no previous sample, another boot_id, a counter that went down a new baseline, no alarm */
+ *   no previous sample, another boot_id, a counter that went down a new baseline, no alarm
+ * What a run compares with is the sample the history gives for the policy's [counters] window
+ * (model/state.h), so a rise is reported by every run for a window after it.  A rate is given
+ * only over MIN_RATE_S or more; a shorter interval is judged as if it were that long (a rise of
+ * one error a second after the last sample is not 3600 per hour).  A sample that cannot be kept
+ * is a WARN that never drains (the host is not at fault). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -14,6 +19,8 @@
 
 #include "checks/catalogue.h"
 #include "model/link.h"
+
+#define MIN_RATE_S 300 /* the shortest interval a per-hour rate is given over */
 
 static const struct {
 	const char *name;
@@ -50,7 +57,9 @@ static int rate_index(const char *name)
 
 static const char *interval(long long s, char *buf, size_t len)
 {
-	if (s < 60)
+	if (s < 1)
+		snprintf(buf, len, "under 1s");
+	else if (s < 60)
 		snprintf(buf, len, "%llds", s);
 	else if (s < 3600)
 		snprintf(buf, len, "%lldm %llds", s / 60, s % 60);
@@ -64,6 +73,7 @@ static const char *interval(long long s, char *buf, size_t len)
 struct run {
 	struct rd_check_ctx *ctx;
 	const struct rd_link_sample *s;
+	const struct rd_state_sample *base; /* the sample compared with */
 	bool compare;
 	long long secs;
 	char since[32], span[32];
@@ -71,6 +81,8 @@ struct run {
 	struct rd_buf sat;         /* "mlx5_0 port 1 excessive_buffer_overrun_errors=15, ..." */
 	size_t nsat;
 	const struct rd_counter *sat_c[16];
+	struct rd_buf within;      /* symbol_error rises within their budget */
+	size_t nwithin;
 };
 
 static void evidence(struct run *r, struct rd_finding *f, const struct rd_counter *c, const struct rd_state_entry *e)
@@ -93,13 +105,14 @@ static void judge(struct run *r, const struct rd_device *d, const struct rd_port
 	uint64_t max = bits ? ((uint64_t)1 << bits) - 1 : 0;
 	bool sat = bits && c->value >= max;
 	const struct rd_state_entry *e =
-		r->compare ? rd_state_find(&r->s->prev, hw ? RD_STATE_HW : RD_STATE_COUNTER, d->name, p->num, c->name) : NULL;
+		r->compare ? rd_state_find(r->base, hw ? RD_STATE_HW : RD_STATE_COUNTER, d->name, p->num, c->name) : NULL;
 	if (e && c->value < e->value) {
 		r->resets++; /* cleared (perfquery -R) or wrapped: a new baseline for it */
 		e = NULL;
 	}
 	uint64_t delta = e ? c->value - e->value : 0;
-	double hours = r->secs / 3600.0;
+	bool rated = r->secs >= MIN_RATE_S; /* long enough for a rate */
+	double hours = (rated ? r->secs : MIN_RATE_S) / 3600.0;
 	struct rd_finding *f = NULL;
 	const char *satw = sat ? " (now at its ceiling)" : "";
 	int ri = rate_index(c->name);
@@ -107,7 +120,7 @@ static void judge(struct run *r, const struct rd_device *d, const struct rd_port
 		f = rd_finding_add(ctx, RD_FAIL, subj, "%s: %s rose from %llu to %llu in %s (since %s)%s", subj, c->name,
 				   (unsigned long long)e->value, (unsigned long long)c->value, r->span, r->since, satw);
 	} else if (delta && ri >= 0) {
-		double per_hour = hours > 0 ? delta / hours : (double)delta;
+		double per_hour = delta / hours;
 		double limit = ctx->policy->counters_fail_per_hour[ri];
 		enum rd_status st = limit > 0 && per_hour > limit ? RD_FAIL : RD_WARN;
 		char lim[96] = "";
@@ -118,21 +131,37 @@ static void judge(struct run *r, const struct rd_device *d, const struct rd_port
 			bool known = p->rate_ok && p->rate_v.gbps > 0;
 			double budget_h = known ? p->rate_v.gbps * 1e-3 * 3600 : 120;
 			double budget = budget_h * hours;
-			if (st == RD_WARN && (double)delta <= budget)
+			if (st == RD_WARN && (double)delta <= budget) {
+				if (r->nwithin++ < 4)
+					rd_buf_printf(&r->within, "%s%s symbol_error +%llu (budget %.0f)", r->within.len ? ", " : "",
+						      subj, (unsigned long long)delta, ceil(budget));
 				return;
+			}
 			char basis[96];
 			if (known)
 				snprintf(basis, sizeof basis, "%g Gb/s at BER 1e-12", p->rate_v.gbps);
 			else
 				snprintf(basis, sizeof basis, "an unknown rate: NVSentinel's 120 per hour");
-			f = rd_finding_add(ctx, st, subj,
-					   "%s: symbol_error rose by %llu in %s (%.0f per hour), past the budget of %.0f "
-					   "(%.0f per hour for %s)%s%s",
-					   subj, (unsigned long long)delta, r->span, per_hour, ceil(budget), budget_h, basis, lim, satw);
-		} else {
+			if (rated)
+				f = rd_finding_add(ctx, st, subj,
+						   "%s: symbol_error rose by %llu in %s (%.0f per hour), past the budget of %.0f "
+						   "(%.0f per hour for %s)%s%s",
+						   subj, (unsigned long long)delta, r->span, per_hour, ceil(budget), budget_h, basis,
+						   lim, satw);
+			else
+				f = rd_finding_add(ctx, st, subj,
+						   "%s: symbol_error rose by %llu in %s (since %s; too short for a rate), past "
+						   "the budget of %.0f for %d minutes (%.0f per hour for %s)%s%s",
+						   subj, (unsigned long long)delta, r->span, r->since, ceil(budget), MIN_RATE_S / 60,
+						   budget_h, basis, lim, satw);
+		} else if (rated) {
 			f = rd_finding_add(ctx, st, subj, "%s: %s rose from %llu to %llu in %s (%.1f per hour)%s%s", subj,
 					   c->name, (unsigned long long)e->value, (unsigned long long)c->value, r->span, per_hour,
 					   lim, satw);
+		} else {
+			f = rd_finding_add(ctx, st, subj, "%s: %s rose from %llu to %llu in %s (since %s; too short for a rate)%s%s",
+					   subj, c->name, (unsigned long long)e->value, (unsigned long long)c->value, r->span,
+					   r->since, lim, satw);
 		}
 	} else if (sat) {
 		/* at the ceiling in both samples (or in the first one): a rise cannot be seen.  Real
@@ -179,33 +208,45 @@ void rd_check_link_counters(struct rd_check_ctx *ctx)
 		rd_finding_add(ctx, RD_SKIP, "host", "port counters are read by check, slurm and npd only");
 		return;
 	}
-	struct run r = {.ctx = ctx, .s = s};
+	const struct rd_baseline *b = &s->base[RD_SAMPLE_COUNTERS];
+	struct run r = {.ctx = ctx, .s = s, .base = b->s};
 	const char *baseline = NULL;
-	char why[512] = "";
+	char why[512] = "", win[32], win2[32], when[32] = "";
 	const char *boot = rd_attr_ok(&lk->boot_id) ? lk->boot_id.value : "";
+	interval(s->window, win, sizeof win);
+	interval(2 * s->window, win2, sizeof win2);
+	if (b->newest)
+		rd_utc_iso8601(b->newest->time, when, sizeof when);
 	if (s->prev_problem) {
 		snprintf(why, sizeof why, "new baseline: the previous sample is unusable (%s)", s->prev_problem);
 		baseline = why;
-	} else if (!s->have_prev) {
-		baseline = "baseline recorded (first sample)";
-	} else if (strcmp(s->prev.boot_id, boot) != 0) {
-		snprintf(why, sizeof why, "new baseline: the host booted since the last sample (boot_id %s, was %s)",
-			 *boot ? boot : "unknown", s->prev.boot_id[0] ? s->prev.boot_id : "unknown");
+	} else if (b->why == RD_BASE_NONE && s->reader) {
+		snprintf(why, sizeof why, "no sample to compare with yet (%s)", s->reader_why);
 		baseline = why;
-	} else if (s->prev.time > s->now) {
-		snprintf(why, sizeof why, "new baseline: the last sample is dated after this run (%lld > %lld)", s->prev.time,
-			 s->now);
+	} else if (b->why == RD_BASE_NONE) {
+		baseline = s->hist.ns ? "baseline recorded (the previous sample holds no counters)"
+				      : "baseline recorded (first sample)";
+	} else if (b->why == RD_BASE_BOOT) {
+		snprintf(why, sizeof why, "new baseline: the host booted since the last sample (boot_id %s, was %s)",
+			 *boot ? boot : "unknown", b->newest && b->newest->boot_id[0] ? b->newest->boot_id : "unknown");
+		baseline = why;
+	} else if (b->why == RD_BASE_FUTURE) {
+		snprintf(why, sizeof why, "new baseline: the last sample is dated after this run (%lld > %lld)",
+			 b->newest->time, s->now);
+		baseline = why;
+	} else if (b->why == RD_BASE_OLD) {
+		snprintf(why, sizeof why,
+			 "new baseline: the last sample (%s) is older than %s, twice the [counters] window, so a rise "
+			 "since then cannot be placed in the last %s",
+			 when, win2, win);
 		baseline = why;
 	}
-	bool prev_counters = false; /* a sample of a run of link.flaps alone after a reboot holds none */
-	for (size_t i = 0; s->have_prev && i < s->prev.n && !prev_counters; i++)
-		prev_counters = s->prev.e[i].kind != RD_STATE_NETDEV;
-	if (!baseline && !prev_counters)
-		baseline = "baseline recorded (the previous sample holds no counters)";
+	if (!baseline && !r.base)
+		baseline = "baseline recorded (first sample)";
 	r.compare = baseline == NULL;
 	if (r.compare) {
-		r.secs = s->now - s->prev.time;
-		rd_utc_iso8601(s->prev.time, r.since, sizeof r.since);
+		r.secs = s->now - r.base->time;
+		rd_utc_iso8601(r.base->time, r.since, sizeof r.since);
 		interval(r.secs, r.span, sizeof r.span);
 	}
 	for (size_t i = 0; i < lk->excluded.n; i++)
@@ -238,12 +279,22 @@ void rd_check_link_counters(struct rd_check_ctx *ctx)
 		}
 	}
 	if (s->kept && s->write_problem) {
-		enum rd_status st = s->write_err == EACCES || s->write_err == EPERM || s->write_err == EROFS ? RD_SKIP : RD_WARN;
-		struct rd_finding *f = rd_finding_add(ctx, st, "host",
+		/* a WARN: the run cannot compare next time, which the operator must see; never a FAIL
+		 * or a drain, since the host itself is not at fault */
+		struct rd_finding *f = rd_finding_add(ctx, RD_WARN, "host",
 						      "the counter sample cannot be kept, so no later run can compare: %s",
 						      s->write_problem);
+		f->no_drain = true;
 		if (s->write_err == ELOOP)
 			rd_fix_add(f, "rm %s    # the link; the next run writes the state file in its place", s->file);
+		else if (s->write_err == EPERM)
+			rd_fix_add(f, "chown root %s %s; chmod go-w %s %s    # what is refused, or give --state-dir DIR, a "
+				      "directory of root's", s->dir, s->file, s->dir, s->file);
+		else if (s->write_err == EROFS)
+			rd_fix_add(f, "StateDirectory=rdma-doctor    # in the [Service] of a systemd unit that runs it "
+				      "(ProtectSystem= makes /var/lib read-only), or --state-dir DIR on a writable file system");
+		else if (s->write_err == EWOULDBLOCK)
+			rd_fix_add(f, "ps -C rdma-doctor -o pid,etime,args    # the run that holds the lock");
 		else
 			rd_fix_add(f, "run as root, or give --state-dir DIR (a directory this user can write)");
 	}
@@ -267,17 +318,25 @@ void rd_check_link_counters(struct rd_check_ctx *ctx)
 			rd_evidence_attr(f, &r.sat_c[i]->attr);
 	}
 	rd_buf_free(&r.sat);
+	char within[512] = "";
+	if (r.nwithin)
+		snprintf(within, sizeof within, "; within its budget: %s%s", r.within.data, r.nwithin > 4 ? ", ..." : "");
+	rd_buf_free(&r.within);
 	bool problems = false;
 	for (size_t i = ctx->first; i < ctx->report->n; i++)
-		problems |= ctx->report->findings[i].status != RD_OK && ctx->report->findings[i].status != RD_SKIP;
+		problems |= ctx->report->findings[i].status != RD_OK && ctx->report->findings[i].status != RD_SKIP &&
+			    !ctx->report->findings[i].no_drain; /* a sample not kept: what was compared is still said */
 	if (baseline && !problems) {
 		struct rd_finding *f = rd_finding_add(ctx, RD_OK, "host", "%zu port%s: %s%s", r.ports, r.ports == 1 ? "" : "s",
 						      baseline, extra);
 		if (s->kept)
-			rd_evidence_add(f, s->file, "%s", s->written ? "written" : "not written");
+			rd_evidence_add(f, s->file, "%s", s->written ? "written" : s->reader ? "read, not written" : "not written");
 	} else if (!problems) {
-		struct rd_finding *f = rd_finding_add(ctx, RD_OK, "host", "%zu port%s: no error counter rose in %s (since %s)%s",
-						      r.ports, r.ports == 1 ? "" : "s", r.span, r.since, extra);
-		rd_evidence_add(f, s->file, "boot_id %s, time %lld", s->prev.boot_id[0] ? s->prev.boot_id : "-", s->prev.time);
+		struct rd_finding *f =
+			r.nwithin ? rd_finding_add(ctx, RD_OK, "host", "%zu port%s: no error counter rose past its budget in %s "
+						   "(since %s)%s%s", r.ports, r.ports == 1 ? "" : "s", r.span, r.since, within, extra)
+				  : rd_finding_add(ctx, RD_OK, "host", "%zu port%s: no error counter rose in %s (since %s)%s",
+						   r.ports, r.ports == 1 ? "" : "s", r.span, r.since, extra);
+		rd_evidence_add(f, s->file, "boot_id %s, time %lld", r.base->boot_id[0] ? r.base->boot_id : "-", r.base->time);
 	}
 }

@@ -4,7 +4,8 @@
  *   azure_ib_link_flapping), fewer WARN
  *   mlx5 "Port module event" lines of the port's PCI function: an error (high temperature, bad
  *   cable ...) WARN; "Cable unplugged" not followed by a plug event WARN
- * The sample is the one link.counters uses (model/link.h). */
+ * The samples are kept as link.counters' are (model/link.h): carrier changes are compared with the
+ * carrier sample the history gives for the policy's [counters] window. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,13 +105,11 @@ void rd_check_link_flaps(struct rd_check_ctx *ctx)
 	const struct rd_host *h = ctx->host;
 	const struct rd_link *lk = &ctx->sys->link;
 	const struct rd_link_sample *s = &lk->sample;
-	const char *boot = rd_attr_ok(&lk->boot_id) ? lk->boot_id.value : "";
-	/* the n lines' own time (ntime): a run of link.counters alone keeps them as they were */
-	bool compare = s->kept && s->have_prev && !s->prev_problem && strcmp(s->prev.boot_id, boot) == 0 &&
-		       s->prev.ntime <= s->now;
+	const struct rd_state_sample *base = s->base[RD_SAMPLE_CARRIER].s;
+	bool compare = s->kept && !s->prev_problem && s->base[RD_SAMPLE_CARRIER].why == RD_BASE_FOUND && base;
 	char since[32] = "";
 	if (compare)
-		rd_utc_iso8601(s->prev.ntime, since, sizeof since);
+		rd_utc_iso8601(base->time, since, sizeof since);
 	size_t ports = 0, netdevs = 0;
 	char subj[128];
 	for (size_t i = 0; i < h->ndevices; i++) {
@@ -128,7 +127,7 @@ void rd_check_link_flaps(struct rd_check_ctx *ctx)
 					continue;
 				netdevs++;
 				const struct rd_state_entry *e =
-					compare ? rd_state_find(&s->prev, RD_STATE_NETDEV, nd->name, 0, "carrier_changes") : NULL;
+					compare ? rd_state_find(base, RD_STATE_NETDEV, nd->name, 0, "carrier_changes") : NULL;
 				if (e && rd_attr_ok(&nd->carrier_changes) && nd->changes > e->value &&
 				    nd->changes - e->value > CARRIER_WARN) {
 					struct rd_finding *f = rd_finding_add(

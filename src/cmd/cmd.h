@@ -17,7 +17,8 @@
  * between runs; read-only commands (explain, stack, ibstat ...) do neither. */
 struct rd_link_opts {
 	bool keep;             /* this command reads counters and keeps samples */
-	bool no_counters;      /* check --no-counters: no counter read, the kept sample left as it is */
+	bool no_counters;      /* check --no-counters: no counter read, the kept samples left as they are */
+	bool dry_run;          /* slurm --dry-run: the samples are read, none is written */
 	const char *state_dir; /* --state-dir; NULL: /var/lib/rdma-doctor on the live host, none under --root */
 	const char *only, *skip; /* the run's check selection: counters are read and a sample kept only
 				  * for link.counters and link.flaps (a run of others must not move their baseline) */
@@ -84,9 +85,9 @@ struct rd_loaded {
  * with_services.  On failure prints one line and returns -1 (nothing to free). */
 int rd_ctx_load(struct rd_ctx *ctx, const char *policy_path, bool with_services, struct rd_loaded *l);
 void rd_loaded_free(struct rd_loaded *l);
-/* rd_ctx_load's last step when ctx->link.keep: reads the counters, the previous sample from the
- * state directory, and writes the new one (cmd/linkstate.c).  What went wrong is in
- * l->sys.link.sample for link.counters to say. */
+/* rd_ctx_load's last step when ctx->link.keep: reads the counters and the samples kept in the
+ * state directory, and adds this run's (cmd/linkstate.c, through cmd/statefile.c).  What went
+ * wrong is in l->sys.link.sample for link.counters to say. */
 #define RD_STATE_DIR_DEFAULT "/var/lib/rdma-doctor"
 void rd_link_prepare(struct rd_ctx *ctx, struct rd_loaded *l);
 /* check/slurm/npd's --state-dir DIR and --no-counters: returns 1 when opt is one of them (taken), 0 when not. */

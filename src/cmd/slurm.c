@@ -366,7 +366,10 @@ static struct verdict judge(const struct rd_report *rep, enum rd_status level, b
 	size_t at_level = 0;
 	for (size_t i = 0; i < rep->n; i++) {
 		const struct rd_finding *f = &rep->findings[i];
-		if (f->status == RD_FAIL || (f->status == RD_WARN && level == RD_WARN)) {
+		if (f->no_drain && f->status != RD_FAIL) {
+			if (f->status == RD_WARN && !warn)
+				warn = f;
+		} else if (f->status == RD_FAIL || (f->status == RD_WARN && level == RD_WARN)) {
 			at_level++;
 			if (!worst || rd_status_worse(f->status, worst->status))
 				worst = f;
@@ -508,6 +511,7 @@ int rd_cmd_slurm(struct rd_ctx *ctx, int argc, char **argv)
 	}
 
 	ctx->link.keep = true; /* the periodic caller: counters read, a sample kept (cmd/linkstate.c) */
+	ctx->link.dry_run = dry; /* it judges as the real run would, and leaves the samples to it */
 	struct rd_loaded l;
 	struct rd_report rep;
 	bool no_hw = false;
@@ -553,7 +557,9 @@ int rd_cmd_slurm(struct rd_ctx *ctx, int argc, char **argv)
 	}
 	if (v.more)
 		rd_text_printf(ctx->out, ctx->ascii, " (+%zu more)", v.more);
-	if (v.warn_only)
+	if (v.warn_only && v.why->no_drain)
+		rd_text_printf(ctx->out, ctx->ascii, " (rdma-doctor's own bookkeeping, not the host's health: never drains)");
+	else if (v.warn_only)
 		rd_text_printf(ctx->out, ctx->ascii, " (a WARN does not drain; --drain-on warn)");
 	fputc('\n', ctx->out);
 

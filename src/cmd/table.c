@@ -28,7 +28,7 @@ const struct rd_cmd rd_cmds[] = {
 	 "      --format prometheus the Prometheus text format, for node_exporter's textfile collector\n"
 	 "      --counters          (the default) read the ports' counters/ and hw_counters/\n"
 	 "      --no-counters       do not read the port counters (a firmware command each on some HCAs)\n"
-	 "      --state-dir DIR     keep the previous counter sample there (default /var/lib/rdma-doctor on the\n"
+	 "      --state-dir DIR     keep the counter samples there (default /var/lib/rdma-doctor on the\n"
 	 "                          live host; under --root only when given)\n"
 	 "  -o, --output FILE       write to a temporary file beside FILE, then rename it over FILE\n" HELP_OPT,
 	 "0 OK, 1 WARN, 2 FAIL, 3 UNKNOWN (a check could not tell, no RDMA hardware, a usage error, an unreadable\n"

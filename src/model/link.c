@@ -372,7 +372,7 @@ void rd_link_free(struct rd_link *lk)
 	struct rd_link_sample *s = &lk->sample;
 	free(s->dir);
 	free(s->file);
-	rd_state_free(&s->prev);
+	rd_state_free(&s->hist);
 	free(s->prev_problem);
 	free(s->write_problem);
 	memset(lk, 0, sizeof *lk);

@@ -4,7 +4,7 @@
  * rd_link_load (called by rd_system_load) reads the facts every command sees: boot_id and uptime,
  * the default route, each port's netdevs and their carrier_changes, each device's kind and PCIe
  * path.  The counters and the state file are not read there: the command layer asks for them
- * (rd_link_counters_load, and cmd/linkstate.c for the previous sample), since reading counters
+ * (rd_link_counters_load, and cmd/linkstate.c for the samples), since reading counters
  * costs firmware commands and only check / slurm / npd keep samples.
  *
  * Ownership: an rd_link owns everything inside it; rd_link_free releases it. */
@@ -54,18 +54,19 @@ struct rd_counter_refusal {
 	int err;
 };
 
-/* The sample kept between runs (filled by the command layer, cmd/linkstate.c). */
+/* The samples kept between runs (filled by the command layer, cmd/linkstate.c). */
 struct rd_link_sample {
-	bool kept;                  /* this run keeps samples (check, slurm, npd) */
+	bool kept;                  /* this run compares with samples (check, slurm, npd) */
 	bool no_dir;                /* it would, but has no state directory (--root without --state-dir) */
-	bool partial;               /* only one of link.counters and link.flaps runs: the sample written
-				     * keeps the other's lines from the previous one (cmd/linkstate.c) */
+	bool reader;                /* it reads the samples and writes none (--dry-run, --no-counters, or a
+				     * user who cannot write the default directory) */
+	const char *reader_why;     /* static: why it writes none, when reader */
 	char *dir;                  /* the state directory (as given or the default) */
 	char *file;                 /* dir/<host>.link-state */
-	bool have_prev;             /* prev holds the previous sample of this host */
-	struct rd_state prev;
-	char *prev_problem;         /* why there is no usable previous sample (a corrupt file ...), or NULL */
-	bool first;                 /* no previous sample at all (no file) */
+	long long window;           /* the policy's [counters] window, seconds */
+	struct rd_state hist;       /* the samples read (empty when none) */
+	struct rd_baseline base[2]; /* what each kind compares with (enum rd_sample_kind), into hist */
+	char *prev_problem;         /* why the state file cannot be used (a corrupt file ...), or NULL */
 	long long now;              /* time of this sample */
 	char *write_problem;        /* the new sample could not be written, or NULL */
 	int write_err;              /* its errno */

@@ -25,6 +25,7 @@ void rd_policy_defaults(struct rd_policy *p)
 	p->nccl_gid_index = -1;
 	p->memlock_min = UINT64_MAX;
 	p->expect_active_ports = -1;
+	p->counters_window_s = 3600;
 }
 
 void rd_policy_free(struct rd_policy *p)
@@ -163,6 +164,18 @@ static int link_key(struct parse_state *st, struct rd_policy *p, const char *sec
 	uint64_t u;
 	if (strcmp(section, "counters") == 0 && strcmp(key, "exclude") == 0) {
 		words(value, &p->counters_exclude);
+		return 1;
+	}
+	if (strcmp(section, "counters") == 0 && strcmp(key, "window") == 0) {
+		/* N[s|m|h|d]: from a minute to 30 days */
+		char *end;
+		double v = strtod(value, &end);
+		double unit = 1;
+		if (end != value && *end && !end[1])
+			unit = *end == 's' ? 1 : *end == 'm' ? 60 : *end == 'h' ? 3600 : *end == 'd' ? 86400 : 0, end++;
+		if (end == value || *end || unit == 0 || !(v * unit >= 60 && v * unit <= 30 * 86400))
+			return fail(st, "%s: '%s' is not a time from 1m to 30d (e.g. 1h, 90m, 3600)", key, value), -1;
+		p->counters_window_s = (long long)(v * unit);
 		return 1;
 	}
 	if (strcmp(section, "counters") == 0) {

@@ -58,11 +58,13 @@ struct rd_policy {
 	 *   [counters] exclude = mlx5_4 ...    devices whose counters are never read
 	 *              symbol_error_per_hour = N, port_rcv_errors_per_hour = N,
 	 *              port_xmit_discards_per_hour = N, link_error_recovery_per_hour = N: FAIL past it
+	 *              window = 1h        a rise is reported for this long after it (model/state.h)
 	 *   [pcie]     min_width = 16   min_speed = 32    (lanes, GT/s): FAIL below
 	 *   [ports]    data_ports = mlx5_0:3,6,9,12 ...   the ports judged on a multi-plane device
 	 *              management = compute              the default route's NIC is a compute port */
 	struct rd_strv counters_exclude;
 	double counters_fail_per_hour[4]; /* RD_RATE_COUNTERS order; 0 = no FAIL limit */
+	long long counters_window_s;      /* [counters] window, seconds (default 3600) */
 	unsigned pcie_min_width;          /* 0 = none */
 	double pcie_min_speed;            /* GT/s, 0 = none */
 	struct rd_strv data_ports;        /* "mlx5_0:3,6,9,12" */

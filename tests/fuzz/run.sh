@@ -26,6 +26,8 @@ seed fuzz_procfs "$top"/examples/*/proc/modules "$top"/examples/*/proc/self/limi
 seed fuzz_config $(find "$roots"/healthy-*/etc "$roots"/*/var/lib/dpkg "$roots"/*/rdma-doctor/commands -type f 2>/dev/null | head -100) \
 	"$roots"/*/lib/systemd/system/*.service "$roots"/*/etc/systemd/system/*/*.conf "$roots"/*/rdma-doctor/devnodes
 seed fuzz_state $(find "$roots"/.state -type f -size -64k 2>/dev/null)
+# and one of the second format (a history: two kinds, two times), as a run writes it
+printf 'rdma-doctor-link-state 2\nhost h\nsample counters 1764457200 b\nc mlx5_0 1 link_downed 0\nh mlx5_0 1 rnr_nak_retry_err 2\nsample carrier 1764457200 b\nn ib0 carrier_changes 3\nsample counters 1764460800 b\nc mlx5_0 1 link_downed 1\n' > "$corpus/fuzz_state/format-2"
 seed fuzz_policy "$top"/tests/cli/policies/*.conf "$roots"/*/etc/rdma-doctor.conf
 seed fuzz_roce "$roots"/*/rdma-doctor/commands/ofed_info-s "$roots"/*/var/lib/dpkg/status
 seed fuzz_explain "$top"/tests/explain/cases.txt "$top"/tests/explain/scenarios.txt "$real"/gpud__dmesg.peermem.log.0.txt "$real"/gpud__ibstat.*.txt \

@@ -311,6 +311,12 @@ if mk install PREFIX="$pfx/usr" TEXTFILE_DIR="$pfx/textfile" > "$work/install.lo
 	MANPATH=$pfx/usr/share/man: systemd-analyze verify "$work/broken/rdma-doctor.service" > /dev/null 2>&1 &&
 		bad "systemd-analyze verify accepts a service whose program is missing: the check above proves nothing" || ok
 	grep -qx 'Type=oneshot' "$units/rdma-doctor.service" && ok || bad "rdma-doctor.service is not Type=oneshot"
+	# the sandbox keeps the counter samples writable: ProtectSystem=strict makes /var/lib read-only
+	# except a StateDirectory=, which must be the program's default --state-dir
+	sd=$(sed -n 's/^StateDirectory=//p' "$units/rdma-doctor.service")
+	if grep -qx 'ProtectSystem=strict' "$units/rdma-doctor.service" && [ "$sd" = rdma-doctor ] &&
+		"$pfx/usr/bin/rdma-doctor" check --help | grep -q "default /var/lib/$sd "; then ok
+	else bad "rdma-doctor.service: ProtectSystem=strict without StateDirectory= naming the default --state-dir (StateDirectory=$sd)"; fi
 	grep -q '^\[Timer\]' "$units/rdma-doctor.timer" && grep -q '^OnUnitActiveSec=' "$units/rdma-doctor.timer" && ok ||
 		bad "rdma-doctor.timer has no [Timer] section with OnUnitActiveSec="
 	# ExecStart as the unit has it (on an example root, through RDMA_DOCTOR_ROOT): the textfile is

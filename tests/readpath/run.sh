@@ -89,7 +89,8 @@ grep -q "<$r/sys/module/mlx5_core/srcversion>" "$work/inv.tr" && ok || bad "chec
 grep -q "^rdma_doctor_port_counters_total" "$work/prom.txt" && ok ||
 	bad "check --format prometheus: no counters"
 # a run that judges neither link.counters nor link.flaps keeps no sample; a run of one of them
-# replaces only its own lines, and keeps the other's (with their time, ntime for the n lines)
+# adds a sample of its own kind only (counters: c and h lines; carrier: n lines), and leaves the
+# other kind's samples as they were
 st=$work/state
 "$bin" --root "$h100" check --only ports.state --state-dir "$st" > /dev/null 2>&1
 [ -z "$(ls -A "$st" 2> /dev/null)" ] && ok || bad "check --only ports.state wrote a sample: $(ls "$st")"
@@ -99,16 +100,17 @@ st=$work/state
 	bad "check --only link.counters, no sample: $(cat "$st"/*.link-state 2> /dev/null | head -5)"
 "$bin" --root "$h100" check --state-dir "$st" > /dev/null 2>&1
 nlines=$(grep '^n ' "$st"/*.link-state)
-[ -n "$nlines" ] && grep -q '^time 1764460800$' "$st"/*.link-state && ok || bad "a full check kept no netdev lines"
+[ -n "$nlines" ] && grep -qx 'sample carrier 1764460800 -' "$st"/*.link-state && ok || bad "a full check kept no netdev lines"
 SOURCE_DATE_EPOCH=1764464400 "$bin" --root "$h100" check --only link.counters --state-dir "$st" --format json 2> /dev/null |
 	jq -e '.findings[] | select(.check == "link.counters") | .message | test("no error counter rose in 1h 0m")' > /dev/null &&
-	grep -q '^time 1764464400$' "$st"/*.link-state && grep -q '^ntime 1764460800$' "$st"/*.link-state &&
+	grep -qx 'sample counters 1764464400 -' "$st"/*.link-state &&
+	[ "$(grep '^sample carrier' "$st"/*.link-state)" = "sample carrier 1764460800 -" ] &&
 	[ "$(grep '^n ' "$st"/*.link-state)" = "$nlines" ] && ok ||
-	bad "check --only link.counters: compared wrongly, or moved link.flaps' lines: $(head -5 "$st"/*.link-state)"
+	bad "check --only link.counters: compared wrongly, or moved link.flaps' samples: $(grep '^sample' "$st"/*.link-state)"
 SOURCE_DATE_EPOCH=1764468000 "$bin" --root "$h100" check --only link.flaps --state-dir "$st" > /dev/null 2>&1
-grep -q '^time 1764464400$' "$st"/*.link-state && grep -q '^ntime 1764468000$' "$st"/*.link-state &&
-	[ "$(grep -c '^c ' "$st"/*.link-state)" -gt 0 ] && ok ||
-	bad "check --only link.flaps: the counters' lines or time moved: $(head -5 "$st"/*.link-state)"
+[ "$(grep '^sample counters' "$st"/*.link-state | tail -1)" = "sample counters 1764464400 -" ] &&
+	grep -qx 'sample carrier 1764468000 -' "$st"/*.link-state && ok ||
+	bad "check --only link.flaps: the counters' samples moved: $(grep '^sample' "$st"/*.link-state)"
 
 # one thread besides the main one (the watchdog), a handful of futex calls, no walk per file
 strace -f -c -o "$work/count.txt" "$bin" --root "$work/roots/h100-ofed" check > /dev/null 2>&1

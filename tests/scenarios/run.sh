@@ -47,7 +47,7 @@ run_one() {
 	seed "$root"; "$bin" --root "$root" check --state-dir "$sdir" --format json "$@" > "$s.json" 2>> "$s.err"; rc_json=$?
 	# the sample written is the state file of this host (a link in its place is never replaced)
 	if [ -L "$sdir/gpu-a01.link-state" ] || [ ! -e "$sdir/gpu-a01.link-state" ]; then :; else
-		head -1 "$sdir/gpu-a01.link-state" | grep -qx 'rdma-doctor-link-state 1' && ok || bad "$s: state file not written as one"
+		head -1 "$sdir/gpu-a01.link-state" | grep -qx 'rdma-doctor-link-state 2' && ok || bad "$s: state file not written as one"
 	fi
 	if [ $update = 1 ]; then cp "$s.txt" "$exp/$s.txt"; cp "$s.json" "$exp/$s.json"; fi
 	for k in txt json; do
