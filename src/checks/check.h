@@ -68,11 +68,15 @@ struct rd_check {
 	const char *title;
 	const char *detects;
 	const char *evidence;
+	unsigned needs; /* the parts of the model it reads: RD_LOAD_* of model/host.h */
 	void (*run)(struct rd_check_ctx *ctx);
 };
 /* The catalogue, ended by an entry with id == NULL. */
 extern const struct rd_check rd_checks[];
 const struct rd_check *rd_check_find(const char *id);
+/* The parts of the model check id reads (its catalogue row's column); RD_LOAD_ALL for an id
+ * that is not in the catalogue. */
+unsigned rd_check_needs(const char *id);
 
 /* Adds a finding for the running check; message is printf-style. */
 struct rd_finding *rd_finding_add(struct rd_check_ctx *ctx, enum rd_status st, const char *subject,

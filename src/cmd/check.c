@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include "checks/check.h"
-#include "checks/needs.h"
 #include "cmd/cmd.h"
 #include "cmd/emit.h"
 #include "checks/probe_loopback.h"

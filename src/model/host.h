@@ -146,7 +146,7 @@ struct rd_host {
 enum {
 	RD_LOAD_COUNTERS = 1 << 0, /* read counters/ and hw_counters/ (can cost firmware commands) */
 	/* With RD_LOAD_ONLY, only the parts named here are read (what the selected checks need,
-	 * checks/needs.h); without it, all of them (snapshot, inventory views).  The devices' and
+	 * the needs column of checks/catalogue.h); without it, all of them (snapshot, inventory views).  The devices' and
 	 * ports' names, the hostname and the kernel are always read. */
 	RD_LOAD_ONLY = 1 << 1,
 	RD_LOAD_DEVINFO = 1 << 2,  /* device attributes (fw_ver, board_id, hca_type, node_guid...; node_type is always read) */

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The read path: what a run reads, and how.
-#   * `check --only ID` (which reads only what ID needs, checks/needs.c) gives the same findings
+#   * `check --only ID` (which reads only what ID needs, the needs column of checks/catalogue.h) gives the same findings
 #     and evidence as the JSON report (which reads everything), on scenario roots, for every check;
 #   * `check --only ports.state` opens no module, package, unit or log file, and fewer files than a
 #     full check;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # The --only differential over every scenario root and every example root, every check: a run of
-# `check --only ID` loads only what ID needs (checks/needs.c), and gives ID's findings (text report:
+# `check --only ID` loads only what ID needs (the needs column of checks/catalogue.h), and gives ID's findings (text report:
 # its line, evidence and fix) exactly as the JSON report, which reads everything.  A need left out
 # shows here.
 # Usage: tests/scenarios/only.sh [BUILD_DIR]       Ends with "N passed, N failed".

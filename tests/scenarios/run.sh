@@ -85,7 +85,7 @@ run_one() {
 }
 for dir in */; do run_one "${dir%/}" "${dir%/}" < /dev/null; done
 # The roots run again with the arguments of args.txt; a run with --only ID,... gives each ID's
-# findings exactly as the whole run of its root does (what checks/needs.c loads for ID is enough)
+# findings exactly as the whole run of its root does (what the catalogue says ID needs is enough)
 while read -r name root args; do
 	case "$name" in ''|'#'*) continue ;; esac
 	if ts_skipped_scenario . "$root"; then ts_skip "args.txt: $name" "$ts_seed_reason"; continue; fi
