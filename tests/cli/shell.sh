@@ -62,16 +62,23 @@ LC_ALL=POSIX "$bin" --root examples/mixed-states explain 'ibwarn: [1234] umad_ge
 expect "c-locale-explain-ascii" bash -c "! LC_ALL=C grep -q '[^[:print:][:space:]]' '$work/c.txt'"
 
 # ---- the summary label agrees with the counts: check --probe on a host with no RDMA hardware (an
-# empty /sys in a private mount namespace) and a libibverbs that cannot load: FAIL, exit 2 ----
+# empty /sys in a private mount namespace) and a libibverbs that cannot load: the probe is not
+# started (no RDMA NIC, nothing to verify), SKIP, exit 3 ----
 if [ "$(id -u)" = 0 ] && command -v unshare > /dev/null; then
 	mkdir -p "$work/garbage" && echo garbage > "$work/garbage/libibverbs.so.1"
 	nohw() { unshare -m sh -c 'mount -t tmpfs none /sys && exec "$@"' sh env LD_LIBRARY_PATH="$work/garbage" "$bin" "$@"; }
 	nohw check --probe --only stack.flavor --no-color > "$work/out" 2> /dev/null; rc=$?
-	expect "no-hw-probe-fail-exit-2" [ $rc = 2 ]
-	expect "no-hw-probe-label" grep -qx 'FAIL: 1 failed, 0 warnings, 0 unknown, 0 ok, 1 skipped' "$work/out"
+	expect "no-hw-probe-skip-exit-3" [ $rc = 3 ]
+	expect "no-hw-probe-label" grep -qx 'UNKNOWN (no RDMA hardware): 0 failed, 0 warnings, 0 unknown, 0 ok, 2 skipped' "$work/out"
+	expect "no-hw-probe-says-why" grep -qx -- '- SKIP    probe.loopback        not run: this host has no RDMA NIC (no RDMA device and no Mellanox/NVIDIA network PCI function), so there is no verbs path to verify' "$work/out"
 	nohw check --probe --only stack.flavor --format json > "$work/out.json" 2> /dev/null
-	expect "no-hw-probe-json" jq -e '.summary.status == "FAIL" and .summary.exit_code == 2 and
-		(.summary.rdma_hardware | not) and .summary.counts.fail == 1' "$work/out.json" > /dev/null
+	expect "no-hw-probe-json" jq -e '.summary.status == "UNKNOWN" and .summary.exit_code == 3 and
+		(.summary.rdma_hardware | not) and .summary.counts.fail == 0 and
+		([.findings[] | select(.check == "probe.loopback") | .status] == ["SKIP"]) and
+		([.findings[] | select(.check == "probe.loopback") | .fix | length] == [0])' "$work/out.json" > /dev/null
+	# every check, not only the selected one: only stack.flavor (the inventory) may say more than SKIP
+	nohw check --probe --format json > "$work/out.json" 2> /dev/null; rc=$?
+	expect "no-hw-every-check-skips" all '[ $rc = 3 ]' "jq -e '[.findings[] | select(.check != \"stack.flavor\") | .status] | unique == [\"SKIP\"]' '$work/out.json' > /dev/null"
 	nohw check --only stack.flavor --no-color > "$work/out" 2> /dev/null; rc=$?
 	expect "no-hw-label-says-why" all '[ $rc = 3 ]' \
 		"grep -qx 'UNKNOWN (no RDMA hardware): 0 failed, 0 warnings, 0 unknown, 0 ok, 1 skipped' '$work/out'"
