@@ -125,11 +125,11 @@ int rd_check_as(struct rd_ctx *ctx, int argc, char **argv, struct rd_emit *e)
 		{"state-dir", required_argument, NULL, OPT_STATE_DIR},
 		{NULL, 0, NULL, 0},
 	};
-	bool json = false, color = rd_out_want_color(ctx->out_tty), probe = false, sized = false;
+	bool json = false, color = !ctx->no_color && rd_out_want_color(ctx->out_tty), probe = false, sized = false;
 	struct rd_probe_opts probe_opts = {0};
 	struct rd_buf only_b = {0}, skip_b = {0};
 	bool has_only = false, has_skip = false;
-	const char *policy_path = NULL;
+	const char *policy_path = ctx->policy;
 	struct rd_getopt g = {.argc = argc, .argv = argv, .shortopts = "f:jo:", .longopts = longopts};
 	int bad = -1, r;
 	for (int c; bad < 0 && (c = rd_getopt(ctx, &g)) != RD_OPT_END;) {

@@ -121,7 +121,7 @@ int rd_cmd_fix(struct rd_ctx *ctx, int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	bool apply = false;
-	const char *what = NULL, *policy = NULL;
+	const char *what = NULL, *policy = ctx->policy;
 	struct rd_getopt g = {.argc = argc, .argv = argv, .longopts = longopts};
 	for (int c; (c = rd_getopt(ctx, &g)) != RD_OPT_END;) {
 		switch (c) {

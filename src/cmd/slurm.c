@@ -397,9 +397,11 @@ int rd_cmd_slurm(struct rd_ctx *ctx, int argc, char **argv)
 		{"no-counters", no_argument, NULL, OPT_NO_COUNTERS},
 		{"state-dir", required_argument, NULL, OPT_STATE_DIR},
 		{"help", no_argument, NULL, 'h'},
+		{"root", required_argument, NULL, RD_GLOBAL_ROOT},
+		{"timeout", required_argument, NULL, RD_GLOBAL_TIMEOUT},
 		{NULL, 0, NULL, 0},
 	};
-	struct rd_check_sel sel = {0};
+	struct rd_check_sel sel = {.policy = ctx->policy};
 	char only[2048] = "", skip[2048] = ""; /* repeated --only / --skip add up, as for check */
 	enum rd_status level = RD_FAIL;
 	bool dry = false;
@@ -443,6 +445,11 @@ int rd_cmd_slurm(struct rd_ctx *ctx, int argc, char **argv)
 		}
 		case OPT_POLICY:
 			sel.policy = optarg;
+			break;
+		case RD_GLOBAL_ROOT:
+		case RD_GLOBAL_TIMEOUT:
+			if (rd_global_opt(ctx, "slurm", c, optarg) != 0)
+				return RD_EXIT_USAGE;
 			break;
 		case OPT_STATE_DIR:
 			if (!*optarg)
