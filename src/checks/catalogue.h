@@ -10,7 +10,7 @@
 
 #define RD_CHECKS(X)                                                                                  \
 	X(stack_flavor, "stack.flavor", RD_SUBJ_HOST, "RDMA stack flavor",                          \
-	  "inbox rdma-core vs MLNX_OFED vs DOCA-OFED, its version, and the guide's advice",          \
+	  "inbox rdma-core vs MLNX_OFED vs DOCA-OFED, its version, and which stack this host should run", \
 	  "ofed_info -s, dpkg status or the rpm database, /sys/module/mlx_compat, /sys/module/mlx5_core/{version,taint}, " \
 	  "ports/*/has_smi, module paths in modules.dep")                                             \
 	X(stack_mixed, "stack.mixed", RD_SUBJ_HOST, "no mix of in-tree and OFED modules",           \

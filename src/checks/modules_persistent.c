@@ -62,7 +62,7 @@ void rd_check_modules_persistent(struct rd_check_ctx *ctx)
 				rd_buf_printf(&msg, "%s%s", i ? " " : "", nothing.v[i]);
 			rd_buf_printf(&msg, " load only if something else loads them");
 		}
-		rd_buf_printf(&msg, " (the guide lists all nine in modules-load.d)");
+		rd_buf_printf(&msg, " (listed in modules-load.d, every one loads at boot whether or not a device appears)");
 	}
 	if (nbad) {
 		rd_buf_printf(&msg, "%s", missing.n ? "; " : "");

@@ -306,7 +306,7 @@ void rd_fix_modules_plan(const struct rd_host *h, const struct rd_system *s, con
 			if (!r) {
 				r = view_add(&v, "rdma.conf");
 				free(r->text);
-				r->text = rd_xstrdup("# RDMA modules loaded at every boot (the operator's guide: all nine)\n");
+				r->text = rd_xstrdup("# RDMA modules loaded at every boot, not only when a device appears (rdma-doctor fix modules)\n");
 			}
 			bool fresh = !r->path;
 			take_over(r);
