@@ -46,11 +46,14 @@ char *rd_slurm_reason_clean(const char *text, size_t max)
 			continue;
 		}
 		if (c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xc0))
-			continue; /* control characters; UTF-8 continuation bytes (their lead byte gave '?') */
+			continue; /* control characters; UTF-8 continuation bytes without their lead byte */
 		if (space)
 			rd_buf_putc(&b, ' ');
 		space = false;
-		rd_buf_putc(&b, c >= 0x80 ? '?' : c == '"' ? '\'' : (char)c);
+		size_t k = 1;
+		/* a UTF-8 character: the ASCII an NPD line shows for it too ('-' for a dash, else '?') */
+		rd_buf_putc(&b, c >= 0xc0 ? rd_utf8_ascii(p, strlen((const char *)p), &k) : c == '"' ? '\'' : (char)c);
+		p += k - 1;
 	}
 	if (max >= 4 && b.len > max) {
 		b.len = max - 3;

@@ -86,6 +86,21 @@ else
 	bad "the no-hardware label tests need root and unshare (a private mount namespace)"
 fi
 
+# ---- stack: a managed switch's own device (node_type 2) is not a compute port; a host with no
+# RDMA stack module loaded says so in words ----
+cp -a examples/rxe-qemu "$work/switch-root"
+swdev=devices/pci0000:00/0000:00:03.0/infiniband/switchib0
+mkdir -p "$work/switch-root/sys/$swdev/ports/0"
+echo "2: switch" > "$work/switch-root/sys/$swdev/node_type"
+printf '4: ACTIVE\n' > "$work/switch-root/sys/$swdev/ports/0/state"
+printf '5: LinkUp\n' > "$work/switch-root/sys/$swdev/ports/0/phys_state"
+echo InfiniBand > "$work/switch-root/sys/$swdev/ports/0/link_layer"
+ln -s "../../$swdev" "$work/switch-root/sys/class/infiniband/switchib0"
+"$bin" --root "$work/switch-root" stack > "$work/out" 2>&1
+expect "stack-switch-port-0" grep -qE '^  switchib0 +port 0 +InfiniBand switch +the switch.s management port \(port 0\), not a compute port$' "$work/out"
+"$bin" --root examples/no-rdma stack > "$work/out" 2>&1
+expect "stack-no-module-words" grep -qx 'Stack:   unknown, no RDMA stack module loaded' "$work/out"
+
 # ---- roots: empty values are errors, never the live host (dry runs: a build with the bug would
 # otherwise write the live /etc) ----
 RDMA_DOCTOR_ROOT= "$bin" check > "$work/out" 2> "$work/err"; rc=$?
