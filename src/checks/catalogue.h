@@ -33,7 +33,7 @@
 	  "nvidia_peermem listed in a modules-load.d file that loads before the one with ib_core",    \
 	  "modules-load.d file names and contents")                                                   \
 	X(devnodes_present, "devnodes.present", RD_SUBJ_DEVNODE, "/dev/infiniband complete",        \
-	  "/dev/infiniband missing, empty or partial: uverbsN per device, umadN (+ issmN on IB) per " \
+	  "/dev/infiniband missing, empty or partial: uverbsN per device, umadN (+ issmN with an SMI) per " \
 	  "port, rdma_cm",                                                                            \
 	  "/dev/infiniband/*, /sys/class/infiniband_verbs, /sys/class/infiniband_mad")                \
 	X(ports_state, "ports.state", RD_SUBJ_PORT, "ports Active and LinkUp",                      \
