@@ -21,7 +21,7 @@ static const struct {
 	{"stack.mixed", STACK},
 	{"stack.dkms", RD_LOAD_DKMS | RD_LOAD_PACKAGES}, /* RPM hosts: OFED's kmod packages are not DKMS */
 	{"kernel.log", RD_LOAD_DMESG},
-	{"modules.loaded", RD_LOAD_PORTS | RD_LOAD_MODULES},
+	{"modules.loaded", RD_LOAD_PORTS | RD_LOAD_MODULES | RD_LOAD_DEVLINK}, /* the devices' drivers */
 	{"modules.persistent", RD_LOAD_MODULES | BOOT},
 	{"modules.peermem_order", RD_LOAD_MODULES | BOOT},
 	{"devnodes.present", RD_LOAD_PORTS | RD_LOAD_CLASSES | RD_LOAD_MODULES},

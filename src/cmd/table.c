@@ -305,6 +305,7 @@ int rd_ctx_load(struct rd_ctx *ctx, const char *policy_path, bool with_services,
 		return -1;
 	}
 	rd_host_load(l->src, ctx->load_flags, &l->h);
+	rd_policy_add_driver_modules(&l->pol, &l->h); /* the default set follows the host's devices */
 	char unmatched[512];
 	int nu = l->h.devices_err ? 0 : rd_policy_unmatched_ignores(&l->pol, &l->h, unmatched, sizeof unmatched);
 	if (nu)

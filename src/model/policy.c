@@ -266,6 +266,7 @@ static int handler(void *user, const char *section, const char *key, const char 
 	char value[4096];
 	strip_comment(raw, value, sizeof value);
 	if (strcmp(section, "modules") == 0 && strcmp(key, "required") == 0) {
+		p->modules_set = true;
 		if (!value[0])
 			return fail(st, "%s: an empty list (remove the line to require the default %s modules)", key, "9");
 		words(value, &p->modules);
