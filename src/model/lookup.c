@@ -41,7 +41,7 @@ static const char *driver_module(const struct rd_device *d)
 		{"i40e", NULL, "irdma"},            {"bnxt_en", "bnxt_re", "bnxt_re"},  {"efa", "efa_", "efa"},
 		{"mana", "mana_", "mana_ib"},       {"qede", "qedr", "qedr"},           {"erdma", "erdma_", "erdma"},
 		{"vmw_pvrdma", "vmw_pvrdma", "vmw_pvrdma"}, {"hfi1", "hfi1_", "hfi1"}, {"ib_qib", "qib", "ib_qib"},
-		{"cxgb4", "iwcxgb4", "iw_cxgb4"},   {"enic", "usnic_", "usnic_verbs"}, {"be2net", "ocrdma", "ocrdma"},
+		{"cxgb4", "cxgb4_", "iw_cxgb4"},   {"enic", "usnic_", "usnic_verbs"}, {"be2net", "ocrdma", "ocrdma"},
 	};
 	for (size_t i = 0; d->driver && i < sizeof drivers / sizeof drivers[0]; i++)
 		if (strcmp(d->driver, drivers[i].pci_driver) == 0)
