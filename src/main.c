@@ -130,8 +130,9 @@ static int usage_error(struct rd_ctx *ctx, const char *fmt, const char *arg)
 static int run(struct rd_ctx *ctx, int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"root", required_argument, NULL, 'r'},   {"timeout", required_argument, NULL, 't'},
-		{"version", no_argument, NULL, 'V'},      {"help", no_argument, NULL, 'h'},
+		{"root", required_argument, NULL, RD_GLOBAL_ROOT}, {"timeout", required_argument, NULL, RD_GLOBAL_TIMEOUT},
+		{"policy", required_argument, NULL, 'p'},         {"no-color", no_argument, NULL, 'C'},
+		{"version", no_argument, NULL, 'V'},              {"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *env = getenv("RDMA_DOCTOR_ROOT");
@@ -139,20 +140,18 @@ static int run(struct rd_ctx *ctx, int argc, char **argv)
 	opterr = 0;
 	for (int c; (c = getopt_long(argc, argv, "+:hV", longopts, NULL)) != -1;) {
 		switch (c) {
-		case 'r':
-			if (!*optarg)
-				return usage_error(ctx, "--root needs a directory or snapshot archive, not an empty string%s", "");
-			ctx->root = optarg;
-			root_given = true;
+		case RD_GLOBAL_ROOT:
+		case RD_GLOBAL_TIMEOUT:
+			if (rd_global_opt(ctx, "", c, optarg) != 0)
+				return RD_EXIT_USAGE;
+			root_given |= c == RD_GLOBAL_ROOT;
 			break;
-		case 't': {
-			char *end;
-			ctx->timeout_s = strtod(optarg, &end);
-			ctx->timeout_given = true;
-			if (end == optarg || *end || !(ctx->timeout_s >= 0 && ctx->timeout_s <= 86400))
-				return usage_error(ctx, "--timeout needs a number of seconds (0 for none), not '%s'", optarg);
+		case 'p': /* a command's option, typed before it */
+			ctx->policy = optarg;
 			break;
-		}
+		case 'C':
+			ctx->no_color = true;
+			break;
 		case 'V':
 			return rd_cmd_version(ctx, 0, NULL);
 		case 'h':
@@ -185,8 +184,21 @@ static int run(struct rd_ctx *ctx, int argc, char **argv)
 		return RD_EXIT_USAGE;
 	}
 	for (const struct rd_cmd *c = rd_cmds; c->name; c++)
-		if (strcmp(c->name, argv[optind]) == 0)
+		if (strcmp(c->name, argv[optind]) == 0) {
+			/* --policy and --no-color before the command are the command's, if it has them */
+			static const char *const with_policy[] = {"check", "explain", "fix", "snapshot", "slurm", "npd", NULL};
+			static const char *const with_no_color[] = {"check", NULL};
+			const char *const *w;
+			for (w = with_policy; ctx->policy && *w && strcmp(*w, c->name) != 0; w++)
+				;
+			if (ctx->policy && !*w)
+				return usage_error(ctx, "option '--policy' is not an option of '%s'", c->name);
+			for (w = with_no_color; ctx->no_color && *w && strcmp(*w, c->name) != 0; w++)
+				;
+			if (ctx->no_color && !*w)
+				return usage_error(ctx, "option '--no-color' is not an option of '%s'", c->name);
 			return c->run(ctx, argc - optind, argv + optind);
+		}
 	rd_text_printf(stderr, ctx->ascii, "%s: unknown command '%s' (try '%s help')\n", ctx->prog, argv[optind], ctx->prog);
 	return RD_EXIT_USAGE;
 }

@@ -35,5 +35,10 @@ done
 if [ -e "$top/src/checks/report.c" ]; then bad "src/checks/report.c beside src/render/report.c: name it for what it holds"
 else ok; fi
 
+# text shipped to users states its reasons: no string in src/ and nothing in docs/, contrib/,
+# debian/ or the README cites a guide the package does not ship
+cites=$(cd "$top" && { grep -nE '"[^"]*[Gg]uide' -r src; grep -niE "\bguide('s)?\b" -r docs contrib debian README.md; } | head -5)
+[ -z "$cites" ] && ok || bad "product text cites a guide that is not shipped (say the reason itself): $cites"
+
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

@@ -22,8 +22,8 @@
 #define RD_NEEDS_BOOT (RD_LOAD_MODLOAD | RD_LOAD_DEVLINK | RD_LOAD_PCI)
 
 #define RD_CHECKS(X)                                                                                  \
-	X(stack_flavor, "stack.flavor", RD_SUBJ_HOST, RD_NEEDS_STACK, "RDMA stack flavor",                          \
-	  "inbox rdma-core vs MLNX_OFED vs DOCA-OFED, its version, and the guide's advice",          \
+	X(stack_flavor, "stack.flavor", RD_SUBJ_HOST, RD_NEEDS_STACK, "RDMA stack flavor",          \
+	  "inbox rdma-core vs MLNX_OFED vs DOCA-OFED, its version, and which stack this host should run", \
 	  "ofed_info -s, dpkg status or the rpm database, /sys/module/mlx_compat, /sys/module/mlx5_core/{version,taint}, " \
 	  "ports/*/has_smi, module paths in modules.dep")                                             \
 	X(stack_mixed, "stack.mixed", RD_SUBJ_HOST, RD_NEEDS_STACK, "no mix of in-tree and OFED modules",           \
@@ -36,7 +36,7 @@
 	  "symbol version mismatches, unknown symbols, module insert failures, nvidia-peermem errors, " \
 	  "mlx5 PCIe bandwidth limits, firmware and health errors",                                   \
 	  "dmesg (live) or the captured rdma-doctor/commands/dmesg")                                  \
-	X(modules_loaded, "modules.loaded", RD_SUBJ_MODULE, RD_LOAD_PORTS | RD_LOAD_MODULES, "RDMA kernel modules loaded",           \
+	X(modules_loaded, "modules.loaded", RD_SUBJ_MODULE, RD_LOAD_PORTS | RD_LOAD_MODULES | RD_LOAD_DEVLINK, "RDMA kernel modules loaded",           \
 	  "each of the 9 modules (policy list) loaded when RDMA hardware is present",                 \
 	  "/proc/modules, /sys/module/*")                                                             \
 	X(modules_persistent, "modules.persistent", RD_SUBJ_MODULE, RD_LOAD_MODULES | RD_NEEDS_BOOT, "RDMA modules load at every boot", \
@@ -45,8 +45,8 @@
 	X(modules_peermem_order, "modules.peermem_order", RD_SUBJ_MODULE, RD_LOAD_MODULES | RD_NEEDS_BOOT, "nvidia_peermem configured after ib_core", \
 	  "nvidia_peermem listed in a modules-load.d file that loads before the one with ib_core",    \
 	  "modules-load.d file names and contents")                                                   \
-	X(devnodes_present, "devnodes.present", RD_SUBJ_DEVNODE, RD_LOAD_PORTS | RD_LOAD_CLASSES | RD_LOAD_MODULES, "/dev/infiniband complete",        \
-	  "/dev/infiniband missing, empty or partial: uverbsN per device, umadN (+ issmN on IB) per " \
+	X(devnodes_present, "devnodes.present", RD_SUBJ_DEVNODE, RD_LOAD_PORTS | RD_LOAD_CLASSES | RD_LOAD_MODULES, "/dev/infiniband complete", \
+	  "/dev/infiniband missing, empty or partial: uverbsN per device, umadN (+ issmN with an SMI) per " \
 	  "port, rdma_cm",                                                                            \
 	  "/dev/infiniband/*, /sys/class/infiniband_verbs, /sys/class/infiniband_mad")                \
 	X(ports_state, "ports.state", RD_SUBJ_PORT, RD_NEEDS_ROLE | RD_LOAD_SUBNET, "ports Active and LinkUp",                      \

@@ -73,9 +73,13 @@ void rd_check_devnodes_present(struct rd_check_ctx *ctx)
 				rd_evidence_attr(f, &classes[k].c[i].ibdev);
 				return;
 			}
-	/* what the kernel should have created: uverbs per device (not switches), umad and issm per IB
-	 * or RoCE port (not iWARP).  A port with neither is one finding (ib_umad); issm alone missing
-	 * is another. */
+	/* what the kernel should have created: uverbs per device (not switches), umad per IB or RoCE
+	 * port (not iWARP), and issm beside it only where the port has an SMI: ib_umad_init_port
+	 * (drivers/infiniband/core/user_mad.c) adds issm under rdma_cap_ib_smi() since "RDMA/core:
+	 * Create "issm*" device nodes only when SMI is supported" (linux-rdma, 2024-06-16, Linux 6.11),
+	 * so a RoCE port or an SMI-less IB port (a GB300's planes) has umad alone by design, and NCCL
+	 * never opens issm.  umad and issm are made together or not at all, so umad without issm is that
+	 * design, never a fault: it is evidence, not a finding.  A port without umad is one finding. */
 	struct rd_buf no_uverbs = {0}, no_umad = {0}, no_issm = {0};
 	bool umad_issm_split = false; /* a port without umad but with issm */
 	for (size_t i = 0; i < h->ndevices; i++) {
@@ -130,18 +134,8 @@ void rd_check_devnodes_present(struct rd_check_ctx *ctx)
 		rd_fix_add(f, "modprobe ib_umad");
 		problems++;
 	}
-	if (no_issm.len) {
-		struct rd_finding *f = rd_finding_add(ctx, umad_loaded ? RD_WARN : RD_FAIL, "issm",
-						      "no issm device for port %s (its umad device is there): a subnet manager "
-						      "cannot run there%s",
-						      no_issm.data, umad_loaded || !modules_known ? "" : " (ib_umad is not loaded)");
-		rd_evidence_add(f, "/sys/class/infiniband_mad", "%zu issm entries", h->nissm);
-		rd_fix_add(f, "modprobe ib_umad");
-		problems++;
-	}
 	rd_buf_free(&no_uverbs);
 	rd_buf_free(&no_umad);
-	rd_buf_free(&no_issm);
 	/* every class entry needs its node */
 	const struct {
 		const struct rd_class_dev *c;
@@ -235,5 +229,11 @@ void rd_check_devnodes_present(struct rd_check_ctx *ctx)
 						      "%zu uverbs, %zu umad, %zu issm nodes and rdma_cm present", h->nuverbs,
 						      h->numad, h->nissm);
 		rd_evidence_add(f, "/dev/infiniband", "%zu entr%s", h->devnodes.n, h->devnodes.n == 1 ? "y" : "ies");
+		if (no_issm.len)
+			rd_evidence_add(f, "/sys/class/infiniband_mad",
+					"umad but no issm for %s: ports without an SMI (RoCE, or IB without one), for which "
+					"ib_umad makes no issm",
+					no_issm.data);
 	}
+	rd_buf_free(&no_issm);
 }

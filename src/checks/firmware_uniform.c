@@ -47,9 +47,10 @@ void rd_check_firmware_uniform(struct rd_check_ctx *ctx)
 				continue;
 			struct rd_finding *f = rd_finding_add(
 				ctx, RD_WARN, o->name,
-				"%s runs firmware %s while %zu other %s (%s) run %s: mixed firmware causes subtle PFC "
+				"%s runs firmware %s while %zu other %s (%s) %s %s: mixed firmware causes subtle PFC "
 				"mis-handling and NCCL hangs only when this HCA is in the ring",
-				o->name, FW(o)->value, common_n, o->model ? o->model : "HCA", BOARD(o)->value, common);
+				o->name, FW(o)->value, common_n, o->model ? o->model : "HCA", BOARD(o)->value,
+				common_n == 1 ? "runs" : "run", common);
 			rd_evidence_attr(f, FW(o));
 			rd_evidence_attr(f, BOARD(o));
 			rd_fix_add(f, "mst start; flint -d %s query    # confirm the running image",

@@ -151,9 +151,8 @@ void rd_check_memlock_limit(struct rd_check_ctx *ctx)
 			f = rd_finding_add(ctx, RD_OK, "this process", "memlock limit is %s but CAP_IPC_LOCK is held, which lifts it",
 					   rd_size_words(s->self.soft, a, sizeof a));
 		else /* what this shell (a Slurm prolog: slurmd's child) starts gets this limit: a real
-		      * ibv_reg_mr fails with ENOMEM beyond it (tests/vm: 64 KiB, 32 MiB region); on a
-		      * host without RDMA it only matters once there is some */
-			f = rd_finding_add(ctx, rd_host_has_rdma_hardware(ctx->host, s) ? RD_FAIL : RD_WARN, "this process",
+		      * ibv_reg_mr fails with ENOMEM beyond it (tests/vm: 64 KiB, 32 MiB region) */
+			f = rd_finding_add(ctx, RD_FAIL, "this process",
 					   "memlock limit of this %s is %s (need %s): RDMA programs started here fail to "
 					   "register memory (\"Cannot allocate memory\")",
 					   ctx->live ? "shell" : "snapshot's collector", rd_size_words(s->self.soft, a, sizeof a),

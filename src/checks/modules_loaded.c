@@ -40,10 +40,6 @@ static bool has_ib_port(const struct rd_host *h)
 void rd_check_modules_loaded(struct rd_check_ctx *ctx)
 {
 	const struct rd_host *h = ctx->host;
-	if (!rd_host_has_rdma_hardware(h, ctx->sys)) {
-		rd_finding_add(ctx, RD_SKIP, "host", "no RDMA device and no ConnectX/BlueField PCI function on this host");
-		return;
-	}
 	if (h->proc_modules.err && h->proc_modules.err != RD_EPARSE) {
 		struct rd_finding *f = rd_finding_add(ctx, RD_UNKNOWN, "host", "cannot tell which modules are loaded");
 		rd_evidence_attr(f, &h->proc_modules);

@@ -61,3 +61,10 @@ void rd_probe_loopback_not_run(struct rd_report *rep, double timeout_s, long lon
 					     elapsed_ms / 1000.0, timeout_s);
 	rd_fix_add(f, "rdma-doctor --timeout %g check --probe    # a longer deadline", timeout_s * 2 > 30 ? timeout_s * 2 : 30);
 }
+
+void rd_probe_loopback_no_hardware(struct rd_report *rep)
+{
+	rd_report_add(rep, "probe.loopback", RD_SKIP, "host",
+		      "not run: this host has no RDMA NIC (no RDMA device and no Mellanox/NVIDIA network PCI function), "
+		      "so there is no verbs path to verify");
+}

@@ -12,5 +12,8 @@ void rd_probe_loopback(const struct rd_probe_result *res, struct rd_report *rep)
 /* The probe was not started: the checks used the run's --timeout of timeout_s (elapsed_ms so far).
  * UNKNOWN, not FAIL: nothing is known of the verbs path. */
 void rd_probe_loopback_not_run(struct rd_report *rep, double timeout_s, long long elapsed_ms);
+/* The host has no RDMA hardware (rd_host_has_rdma_hardware): the probe is not started.  SKIP, as
+ * every check is on such a host: there is no verbs path to verify, and none is needed. */
+void rd_probe_loopback_no_hardware(struct rd_report *rep);
 
 #endif

@@ -1,4 +1,7 @@
-/* The check runner: selects catalogue entries by --only / --skip lists and runs them. */
+/* The check runner: selects catalogue entries by --only / --skip lists and runs them.  On a host
+ * without RDMA hardware (rd_host_has_rdma_hardware) every check but the inventory of the installed
+ * stack SKIPs: a memlock limit, a kernel message or a service matters only to RDMA, and a login or
+ * storage node must not be judged as a broken RDMA node. */
 #include <string.h>
 
 #include "checks/check.h"
@@ -32,11 +35,16 @@ const struct rd_check *rd_check_find(const char *id)
 void rd_checks_run(const struct rd_host *h, const struct rd_system *sys, const struct rd_policy *p, bool live,
 		   const char *only, const char *skip, struct rd_report *report)
 {
+	bool hardware = rd_host_has_rdma_hardware(h, sys);
 	for (const struct rd_check *c = rd_checks; c->id; c++) {
 		if ((only && !rd_check_selected(c->id, only)) || rd_check_selected(c->id, skip))
 			continue;
 		struct rd_check_ctx ctx = {.host = h, .sys = sys, .policy = p, .live = live, .report = report,
 					   .check = c->id, .first = report->n};
+		if (!hardware && strcmp(c->id, "stack.flavor") != 0) {
+			rd_finding_add(&ctx, RD_SKIP, "host", "no RDMA hardware on this host");
+			continue;
+		}
 		c->run(&ctx);
 		if (rd_check_quiet(&ctx))
 			rd_finding_add(&ctx, RD_OK, "host", "%s", c->title);

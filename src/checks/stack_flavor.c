@@ -1,4 +1,4 @@
-/* stack.flavor: inbox rdma-core, MLNX_OFED or DOCA-OFED, its version, and the guide's advice.
+/* stack.flavor: inbox rdma-core, MLNX_OFED or DOCA-OFED, its version, and which stack to run.
  * The facts themselves are derived once in the model (sys->stack); this check reports them. */
 #include <stdio.h>
 #include <string.h>

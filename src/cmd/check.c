@@ -124,11 +124,11 @@ int rd_check_as(struct rd_ctx *ctx, int argc, char **argv, struct rd_emit *e)
 		{"state-dir", required_argument, NULL, OPT_STATE_DIR},
 		{NULL, 0, NULL, 0},
 	};
-	bool json = false, color = rd_out_want_color(ctx->out_tty), probe = false, sized = false;
+	bool json = false, color = !ctx->no_color && rd_out_want_color(ctx->out_tty), probe = false, sized = false;
 	struct rd_probe_opts probe_opts = {0};
 	struct rd_buf only_b = {0}, skip_b = {0};
 	bool has_only = false, has_skip = false;
-	const char *policy_path = NULL;
+	const char *policy_path = ctx->policy;
 	struct rd_getopt g = {.argc = argc, .argv = argv, .shortopts = "f:jo:", .longopts = longopts};
 	int bad = -1, r;
 	for (int c; bad < 0 && (c = rd_getopt(ctx, &g)) != RD_OPT_END;) {
@@ -263,8 +263,11 @@ static int run_check(struct rd_ctx *ctx, bool json, bool color, const char *poli
 	struct rd_report report = {0};
 	bool live = rd_source_is_live(src);
 	rd_checks_run(h, sys, pol, live, only, skip, &report);
-	int budget = probe ? probe_budget_ms(ctx, started) : 0;
-	if (probe && budget < 0) {
+	bool hardware = rd_host_has_rdma_hardware(h, sys);
+	int budget = probe && hardware ? probe_budget_ms(ctx, started) : 0;
+	if (probe && !hardware) {
+		rd_probe_loopback_no_hardware(&report);
+	} else if (probe && budget < 0) {
 		rd_probe_loopback_not_run(&report, ctx->timeout_s, mono_ms() - started);
 	} else if (probe) { /* in a child process, which reads the live host itself */
 		struct rd_probe_result res;
@@ -276,7 +279,7 @@ static int run_check(struct rd_ctx *ctx, bool json, bool color, const char *poli
 	char when[32];
 	iso_time(when, sizeof when);
 	struct rd_report_meta meta = {.root = live ? NULL : rd_source_root(src), .time = when, .color = color,
-				      .ascii = ctx->ascii, .no_hardware = !rd_host_has_rdma_hardware(h, sys)};
+				      .ascii = ctx->ascii, .no_hardware = !hardware};
 	int rc = rd_status_exit_code(rd_report_summary_status(&report, &meta));
 	rc = rd_emit(ctx, e, json, &report, h, sys, pol, &meta, rc);
 

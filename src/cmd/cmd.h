@@ -36,6 +36,8 @@ struct rd_ctx {
 	bool compat;       /* ibstat/ibstatus: read like rdma-core does, with no deadline */
 	unsigned load_flags; /* rd_host_load's flags for rd_ctx_load (check --counters: RD_LOAD_COUNTERS) */
 	bool mft;          /* check --mft: rd_ctx_load lets the per-device tool commands run (source.h) */
+	const char *policy; /* --policy given before the command (the command's own --policy wins) */
+	bool no_color;     /* --no-color given before the command */
 	bool no_rerun;     /* the command read what it cannot read again (standard input): after a wedged
 			    * read it ends with one line instead of running again (main.c's takeover) */
 	struct rd_link_opts link;
@@ -137,6 +139,7 @@ struct rd_getopt {
 	const struct option *longopts;
 	bool started;
 	char spec[64];
+	struct option merged[48]; /* longopts and the global options (rd_global_opt) */
 };
 enum { RD_OPT_END = -1, RD_OPT_HELP = -2, RD_OPT_BAD = -3, RD_OPT_OPERAND = 1 };
 /* The next option's value (its short letter or long option's val, with optarg set), RD_OPT_OPERAND
@@ -145,6 +148,12 @@ enum { RD_OPT_END = -1, RD_OPT_HELP = -2, RD_OPT_BAD = -3, RD_OPT_OPERAND = 1 };
  * "--help" are handled here), or RD_OPT_BAD after printing one line for an unknown option or a
  * missing value. */
 int rd_getopt(struct rd_ctx *ctx, struct rd_getopt *g);
+/* The options of every command, before or after it (the README: options come before or after
+ * the operands): --root DIR and --timeout SECONDS set ctx->root / ctx->timeout_s; cmd is the
+ * command ("" before it) for the message of a bad value.  rd_getopt takes them after the command.
+ * Returns 0, or RD_EXIT_USAGE after printing one line. */
+enum { RD_GLOBAL_ROOT = 'r' + 1024, RD_GLOBAL_TIMEOUT = 't' + 1024 };
+int rd_global_opt(struct rd_ctx *ctx, const char *cmd, int which, const char *value);
 /* An error about the command line: "rdma-doctor: CMD: MESSAGE (see 'rdma-doctor CMD --help')",
  * returns RD_EXIT_USAGE. */
 int rd_usage_error(struct rd_ctx *ctx, const char *cmd, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

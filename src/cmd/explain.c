@@ -109,7 +109,7 @@ int rd_cmd_explain(struct rd_ctx *ctx, int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	bool json = false;
-	const char *policy_path = NULL;
+	const char *policy_path = ctx->policy;
 	/* the inputs in order: text, "-" (standard input) or a file (--file, or an existing path) */
 	struct input {
 		const char *arg;

@@ -51,6 +51,10 @@ static int fix_modules(struct rd_ctx *ctx, bool apply, const char *policy_path)
 		fprintf(o, "rdma-doctor fix modules: %zu file%s to change, %zu module%s to load (dry run: nothing is "
 			   "changed; --apply does it)\n\n",
 			plan.nfiles, plan.nfiles == 1 ? "" : "s", plan.load.n, plan.load.n == 1 ? "" : "s");
+	if (apply && !plan.nfiles) /* a second --apply: the files are done, only loading is left */
+		fprintf(o, "nothing to change in modules-load.d: the %zu modules of the policy are listed there, and "
+			   "nvidia_peermem, if listed, loads after ib_core\n",
+			pol->modules.n);
 	for (size_t i = 0; i < plan.nfiles; i++) {
 		const struct rd_file_change *c = &plan.files[i];
 		char *path = rd_xasprintf("/%s/%s", c->dir, c->name);
@@ -64,7 +68,7 @@ static int fix_modules(struct rd_ctx *ctx, bool apply, const char *policy_path)
 			char why[512] = "";
 			int r = rd_atomic_write(src, c->dir, c->name, c->new, strlen(c->new), 0644, why, sizeof why);
 			if (r < 0) {
-				rd_text_printf(ctx->err, ctx->ascii, "%s: fix: not written: %s\n", ctx->prog, why);
+				rd_text_printf(ctx->err, ctx->ascii, "%s: fix: not written: %s\n", ctx->prog, why); /* names the root */
 				rc = 1;
 			} else {
 				rd_text_printf(o, ctx->ascii, "wrote %s (%s)\n", path, c->why);
@@ -121,7 +125,7 @@ int rd_cmd_fix(struct rd_ctx *ctx, int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	bool apply = false;
-	const char *what = NULL, *policy = NULL;
+	const char *what = NULL, *policy = ctx->policy;
 	struct rd_getopt g = {.argc = argc, .argv = argv, .longopts = longopts};
 	for (int c; (c = rd_getopt(ctx, &g)) != RD_OPT_END;) {
 		switch (c) {

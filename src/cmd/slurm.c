@@ -47,11 +47,14 @@ char *rd_slurm_reason_clean(const char *text, size_t max)
 			continue;
 		}
 		if (c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xc0))
-			continue; /* control characters; UTF-8 continuation bytes (their lead byte gave '?') */
+			continue; /* control characters; UTF-8 continuation bytes without their lead byte */
 		if (space)
 			rd_buf_putc(&b, ' ');
 		space = false;
-		rd_buf_putc(&b, c >= 0x80 ? '?' : c == '"' ? '\'' : (char)c);
+		size_t k = 1;
+		/* a UTF-8 character: the ASCII an NPD line shows for it too ('-' for a dash, else '?') */
+		rd_buf_putc(&b, c >= 0xc0 ? rd_utf8_ascii(p, strlen((const char *)p), &k) : c == '"' ? '\'' : (char)c);
+		p += k - 1;
 	}
 	if (max >= 4 && b.len > max) {
 		b.len = max - 3;
@@ -421,9 +424,11 @@ int rd_cmd_slurm(struct rd_ctx *ctx, int argc, char **argv)
 		{"no-counters", no_argument, NULL, OPT_NO_COUNTERS},
 		{"state-dir", required_argument, NULL, OPT_STATE_DIR},
 		{"help", no_argument, NULL, 'h'},
+		{"root", required_argument, NULL, RD_GLOBAL_ROOT},
+		{"timeout", required_argument, NULL, RD_GLOBAL_TIMEOUT},
 		{NULL, 0, NULL, 0},
 	};
-	struct rd_check_sel sel = {0};
+	struct rd_check_sel sel = {.policy = ctx->policy};
 	char only[2048] = "", skip[2048] = ""; /* repeated --only / --skip add up, as for check */
 	enum rd_status level = RD_FAIL;
 	bool dry = false;
@@ -467,6 +472,11 @@ int rd_cmd_slurm(struct rd_ctx *ctx, int argc, char **argv)
 		}
 		case OPT_POLICY:
 			sel.policy = optarg;
+			break;
+		case RD_GLOBAL_ROOT:
+		case RD_GLOBAL_TIMEOUT:
+			if (rd_global_opt(ctx, "slurm", c, optarg) != 0)
+				return RD_EXIT_USAGE;
 			break;
 		case OPT_STATE_DIR:
 			if (!*optarg)

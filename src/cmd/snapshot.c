@@ -193,7 +193,7 @@ int rd_cmd_snapshot(struct rd_ctx *ctx, int argc, char **argv)
 		{"policy", required_argument, NULL, OPT_POLICY},
 		{NULL, 0, NULL, 0},
 	};
-	const char *out = NULL, *policy_path = NULL;
+	const char *out = NULL, *policy_path = ctx->policy;
 	bool counters = true, force = false; /* as check reads them (model/link.h) */
 	struct rd_getopt g = {.argc = argc, .argv = argv, .shortopts = "o:", .longopts = longopts};
 	for (int c; (c = rd_getopt(ctx, &g)) != RD_OPT_END;) {

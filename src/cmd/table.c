@@ -125,7 +125,8 @@ void rd_print_usage(FILE *f, const char *prog)
 		   "               (but `slurm` still calls scontrol: it acts on this machine's cluster).\n"
 		   "               RDMA_DOCTOR_ROOT means the same (an empty value is an error).\n"
 		   "  --timeout S  stop reading after S seconds (default 10; one file read may take 2 s);\n"
-		   "               what was not read is reported UNKNOWN \"timed out\".  0: no deadline.\n\nCommands:\n");
+		   "               what was not read is reported UNKNOWN \"timed out\".  0: no deadline.\n"
+		   "  Both may also follow the command; a command's --policy and --no-color may precede it.\n\nCommands:\n");
 	for (const struct rd_cmd *c = rd_cmds; c->name; c++)
 		if (*c->args)
 			fprintf(f, "  %-9s %s\n            %s\n", c->name, c->args, c->help);
@@ -174,6 +175,31 @@ int rd_usage_error(struct rd_ctx *ctx, const char *cmd, const char *fmt, ...)
 	return RD_EXIT_USAGE;
 }
 
+int rd_global_opt(struct rd_ctx *ctx, const char *cmd, int which, const char *value)
+{
+	const char *sep = *cmd ? ": " : "";
+	if (which == RD_GLOBAL_ROOT) {
+		if (!*value) {
+			fprintf(ctx->err, "%s: %s%s--root needs a directory or snapshot archive, not an empty string (see '%s --help')\n",
+				ctx->prog, cmd, sep, ctx->prog);
+			return RD_EXIT_USAGE;
+		}
+		ctx->root = value;
+		return 0;
+	}
+	char *end;
+	double t = strtod(value, &end);
+	if (end == value || *end || !(t >= 0 && t <= 86400)) {
+		fprintf(ctx->err, "%s: %s%s--timeout needs a number of seconds (0 for none), not '", ctx->prog, cmd, sep);
+		rd_text_printf(ctx->err, ctx->ascii, "%s", value);
+		fprintf(ctx->err, "' (see '%s --help')\n", ctx->prog);
+		return RD_EXIT_USAGE;
+	}
+	ctx->timeout_s = t;
+	ctx->timeout_given = true;
+	return 0;
+}
+
 int rd_getopt(struct rd_ctx *ctx, struct rd_getopt *g)
 {
 	const char *cmd = g->argv[0];
@@ -181,11 +207,28 @@ int rd_getopt(struct rd_ctx *ctx, struct rd_getopt *g)
 		/* "-": operands are returned in order (POSIXLY_CORRECT cannot change it);
 		 * ":": a missing value is told apart from an unknown option */
 		snprintf(g->spec, sizeof g->spec, "-:%sh", g->shortopts ? g->shortopts : "");
+		/* the command's options, then the global ones it does not have itself */
+		size_t n = 0, max = sizeof g->merged / sizeof g->merged[0] - 3;
+		for (; g->longopts && g->longopts[n].name && n < max; n++)
+			g->merged[n] = g->longopts[n];
+		static const struct option globals[] = {{"root", required_argument, NULL, RD_GLOBAL_ROOT},
+							{"timeout", required_argument, NULL, RD_GLOBAL_TIMEOUT}};
+		for (size_t k = 0; k < 2; k++) {
+			bool own = false;
+			for (size_t i = 0; i < n; i++)
+				own |= strcmp(g->merged[i].name, globals[k].name) == 0;
+			if (!own)
+				g->merged[n++] = globals[k];
+		}
+		g->merged[n] = (struct option){NULL, 0, NULL, 0};
 		optind = 0; /* glibc: a full re-initialisation */
 		opterr = 0;
 		g->started = true;
 	}
-	int c = getopt_long(g->argc, g->argv, g->spec, g->longopts, NULL);
+	int c;
+	while ((c = getopt_long(g->argc, g->argv, g->spec, g->merged, NULL)) == RD_GLOBAL_ROOT || c == RD_GLOBAL_TIMEOUT)
+		if (rd_global_opt(ctx, cmd, c, optarg) != 0)
+			return RD_OPT_BAD;
 	if (c == 'h') {
 		rd_print_cmd_usage(ctx->out, ctx->prog, cmd);
 		return RD_OPT_HELP;
@@ -264,6 +307,7 @@ int rd_ctx_load(struct rd_ctx *ctx, const char *policy_path, bool with_services,
 		return -1;
 	}
 	rd_host_load(l->src, ctx->load_flags, &l->h);
+	rd_policy_add_driver_modules(&l->pol, &l->h); /* the default set follows the host's devices */
 	char unmatched[512];
 	int nu = l->h.devices_err ? 0 : rd_policy_unmatched_ignores(&l->pol, &l->h, unmatched, sizeof unmatched);
 	if (nu)

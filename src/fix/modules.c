@@ -34,8 +34,9 @@ int rd_modules_to_load(const struct rd_host *h, const struct rd_system *s, const
 	bool mlx5 = rd_host_has_mlx5(h, s);
 	for (size_t i = 0; i < p->modules.n; i++) {
 		const char *m = p->modules.v[i];
-		if (rd_module_loaded(h, m) || (!mlx5 && rd_str_has_prefix(m, "mlx5_")))
-			continue; /* loaded, or no mlx5 hardware for it to drive */
+		if (rd_module_loaded(h, m) || (!mlx5 && rd_str_has_prefix(m, "mlx5_")) ||
+		    rd_host_device_driver(h, m))
+			continue; /* loaded, no mlx5 hardware for it to drive, or a device it registers is there */
 		rd_strv_push(need, m);
 	}
 	return 0;
@@ -306,7 +307,7 @@ void rd_fix_modules_plan(const struct rd_host *h, const struct rd_system *s, con
 			if (!r) {
 				r = view_add(&v, "rdma.conf");
 				free(r->text);
-				r->text = rd_xstrdup("# RDMA modules loaded at every boot (the operator's guide: all nine)\n");
+				r->text = rd_xstrdup("# RDMA modules loaded at every boot, not only when a device appears (rdma-doctor fix modules)\n");
 			}
 			bool fresh = !r->path;
 			take_over(r);

@@ -2,6 +2,7 @@
  * model/system.h). */
 #include <string.h>
 
+#include "model/policy.h"
 #include "model/system.h"
 
 bool rd_module_loaded(const struct rd_host *h, const char *name)
@@ -26,4 +27,52 @@ const struct rd_modload_file *rd_modload_find(const struct rd_system *sys, const
 		if (!sys->modload[i].overridden && rd_strv_contains(&sys->modload[i].modules, module))
 			return &sys->modload[i];
 	return NULL;
+}
+
+/* The module that registers an RDMA device, from the driver of its PCI function, else from the name
+ * the kernel driver gives it (ib_register_device's "mlx4_%d", "irdma%d", ...), else, for a soft
+ * device on a netdev, from its node type (rdma_rxe: a CA; siw: an iWARP RNIC).  NULL: not known. */
+static const char *driver_module(const struct rd_device *d)
+{
+	static const struct {
+		const char *pci_driver, *name_prefix, *module;
+	} drivers[] = {
+		{"mlx5_core", "mlx5_", "mlx5_ib"},  {"mlx4_core", "mlx4_", "mlx4_ib"},  {"ice", "irdma", "irdma"},
+		{"i40e", NULL, "irdma"},            {"bnxt_en", "bnxt_re", "bnxt_re"},  {"efa", "efa_", "efa"},
+		{"mana", "mana_", "mana_ib"},       {"qede", "qedr", "qedr"},           {"erdma", "erdma_", "erdma"},
+		{"vmw_pvrdma", "vmw_pvrdma", "vmw_pvrdma"}, {"hfi1", "hfi1_", "hfi1"}, {"ib_qib", "qib", "ib_qib"},
+		{"cxgb4", "cxgb4_", "iw_cxgb4"},   {"enic", "usnic_", "usnic_verbs"}, {"be2net", "ocrdma", "ocrdma"},
+	};
+	for (size_t i = 0; d->driver && i < sizeof drivers / sizeof drivers[0]; i++)
+		if (strcmp(d->driver, drivers[i].pci_driver) == 0)
+			return drivers[i].module;
+	for (size_t i = 0; i < sizeof drivers / sizeof drivers[0]; i++)
+		if (drivers[i].name_prefix && strncmp(d->name, drivers[i].name_prefix, strlen(drivers[i].name_prefix)) == 0)
+			return drivers[i].module;
+	if (!d->pci_addr && d->parent)
+		return d->node_type_v == 4 ? "siw" : d->node_type_v == 1 ? "rdma_rxe" : NULL;
+	return NULL;
+}
+
+void rd_policy_add_driver_modules(struct rd_policy *p, const struct rd_host *h)
+{
+	if (p->modules_set)
+		return;
+	for (size_t i = 0; i < h->ndevices; i++) {
+		/* a soft device (rxe, siw) is made by `rdma link add`, which loads its module; listed at
+		 * boot, the module would bring no device back */
+		const char *m = h->devices[i].pci_addr || !h->devices[i].parent ? driver_module(&h->devices[i]) : NULL;
+		if (m && !rd_strv_contains(&p->modules, m))
+			rd_strv_push(&p->modules, m);
+	}
+}
+
+bool rd_host_device_driver(const struct rd_host *h, const char *module)
+{
+	for (size_t i = 0; i < h->ndevices; i++) {
+		const char *m = driver_module(&h->devices[i]);
+		if (m && strcmp(m, module) == 0)
+			return true;
+	}
+	return false;
 }

@@ -258,6 +258,18 @@ bool rd_policy_data_port(const struct rd_policy *p, const char *dev, unsigned po
 	return false;
 }
 
+/* The sections the handler reads (a setting in another one is a misspelt section, not a setting) */
+#define SECTIONS "[modules], [ports], [roce], [firmware], [memlock], [nccl], [mlxconfig], [counters], [pcie]"
+static bool known_section(const char *section)
+{
+	static const char *const known[] = {"modules", "ports", "roce", "firmware", "memlock", "nccl", "mlxconfig",
+					    "counters", "pcie"};
+	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+		if (strcmp(known[i], section) == 0)
+			return true;
+	return false;
+}
+
 static int handler(void *user, const char *section, const char *key, const char *raw)
 {
 	struct parse_state *st = user;
@@ -267,6 +279,7 @@ static int handler(void *user, const char *section, const char *key, const char 
 	char value[4096];
 	strip_comment(raw, value, sizeof value);
 	if (strcmp(section, "modules") == 0 && strcmp(key, "required") == 0) {
+		p->modules_set = true;
 		if (!value[0])
 			return fail(st, "%s: an empty list (remove the line to require the default %s modules)", key, "9");
 		words(value, &p->modules);
@@ -360,6 +373,8 @@ static int handler(void *user, const char *section, const char *key, const char 
 		return st->why[0] ? 0 : 1;
 	} else if (!*section) {
 		return fail(st, "setting '%s' is outside any [section]%s", key, "");
+	} else if (!known_section(section)) {
+		return fail(st, "unknown section [%s] (the sections are %s)", section, SECTIONS);
 	} else {
 		return fail(st, "unknown setting '%s' in section [%s]", key, section);
 	}

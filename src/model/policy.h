@@ -30,6 +30,8 @@ struct rd_fw_pin {
 };
 struct rd_policy {
 	struct rd_strv modules;           /* modules that must be loaded and persistent */
+	bool modules_set;                 /* [modules] required = gave them (else: the nine, plus the
+					   * RDMA drivers of the host's devices: rd_policy_add_driver_modules) */
 	struct rd_strv services;          /* services whose memlock limit matters */
 	double min_rate_ib, min_rate_eth; /* Gb/s; 0 = only compare ports of the same model */
 	unsigned roce_min_active_mtu;     /* 4096 by default */
@@ -79,6 +81,14 @@ void rd_policy_defaults(struct rd_policy *p);
  * read through src (in the root) when it exists.  Returns 0, or -1 with "FILE:LINE: reason" in
  * err (the policy then holds the defaults). */
 int rd_policy_load(const char *path, struct rd_source *src, struct rd_policy *p, char *err, size_t errlen);
+/* Unless the policy names its modules, adds to the nine the RDMA driver module of each device of h
+ * that is not mlx5 (mlx4_ib for an mlx4_0, irdma, bnxt_re, efa, mana_ib ...: model/lookup.c), after
+ * them, once each; not rdma_rxe or siw (their devices come from `rdma link add`, which loads them). */
+struct rd_host;
+void rd_policy_add_driver_modules(struct rd_policy *p, const struct rd_host *h);
+/* True when module registers one of h's devices: it is loaded or built in, whatever /proc/modules
+ * says (a capture that missed its line is no reason to modprobe it). */
+bool rd_host_device_driver(const struct rd_host *h, const char *module);
 /* Parses policy text; name is used in messages.  Returns 0 or -1 with "NAME:LINE: reason". */
 int rd_policy_parse(const char *text, const char *name, struct rd_policy *p, char *err, size_t errlen);
 void rd_policy_free(struct rd_policy *p);

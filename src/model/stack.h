@@ -42,7 +42,7 @@ struct rd_stack {
 	const char *openibd_wants; /* borrowed: the *.wants link that enables it, or NULL */
 	char openibd_active[32];   /* first line of `systemctl is-active openibd`, or "" when not known */
 	char openibd_enabled[32];  /* first line of `systemctl is-enabled openibd`, or "" */
-	const char *advice;        /* the guide's recommendation for this host (static) */
+	const char *advice;        /* which stack this host should run, and why (static) */
 	/* the firmware train of the installed release (model/fwtrain.h), NULL when the table has no
 	 * row for it; doca_version: the doca-ofed / doca-host package's version, or NULL (borrowed) */
 	const struct rd_fw_release *fw_release;

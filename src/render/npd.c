@@ -21,12 +21,9 @@ void rd_npd_sanitise(char *dst, size_t len, const char *src)
 			break;
 		}
 		char out = blank ? ' ' : (c > 0x20 && c < 0x7f) ? (char)c : '?';
-		if (c >= 0xc0) { /* one mark for a whole UTF-8 sequence; a dash stays a dash */
-			size_t k = 1;
-			while (k < 4 && (s[k] & 0xc0) == 0x80)
-				k++;
-			if (k == 3 && c == 0xe2 && s[1] == 0x80 && (s[2] == 0x93 || s[2] == 0x94))
-				out = '-';
+		if (c >= 0xc0) { /* one mark for a whole UTF-8 sequence; a dash stays a dash (as in a Slurm reason) */
+			size_t k;
+			out = rd_utf8_ascii(s, strlen((const char *)s), &k);
 			s += k - 1;
 		}
 		dst[n++] = out;

@@ -22,7 +22,9 @@ static void render_roles(struct rd_out *o, const struct rd_host *h, const struct
 	for (size_t i = 0; i < h->ndevices; i++) {
 		const struct rd_device *d = &h->devices[i];
 		const struct rd_link_dev *ld = rd_link_dev(lk, d->name);
-		const char *kind = !d->pci_addr ? (d->parent ? "soft RDMA device" : "device without a PCI function")
+		bool sw = d->node_type_v == 2; /* an InfiniBand switch (a managed switch's own device) */
+		const char *kind = sw ? "InfiniBand switch"
+				   : !d->pci_addr ? (d->parent ? "soft RDMA device" : "device without a PCI function")
 				   : ld && ld->vf ? "SR-IOV virtual function"
 				   : ld && ld->bond ? "RoCE LAG (one port over a bond)"
 				   : ld && ld->multiplane ? "multi-plane ConnectX-8"
@@ -38,7 +40,12 @@ static void render_roles(struct rd_out *o, const struct rd_host *h, const struct
 			rd_out_str(o, "kind", " %-32s", kind);
 			rd_out_str(o, "role", NULL, names[r]);
 			rd_out_bool(o, "ignored", NULL, ignored);
-			rd_out_text(o, " %s%s\n", r == RD_ROLE_COMPUTE ? "a compute port" : rd_port_role_words(r),
+			/* a switch's port 0 is its management port (its SMA), the others its external ports:
+			 * neither is a host's compute port */
+			const char *words = sw ? (p->num == 0 ? "the switch's management port (port 0), not a compute port"
+							      : "a switch port, not a compute port")
+					    : r == RD_ROLE_COMPUTE ? "a compute port" : rd_port_role_words(r);
+			rd_out_text(o, " %s%s\n", words,
 				    ignored ? "; ignored by the policy" : "");
 			rd_out_obj_end(o);
 		}
@@ -61,7 +68,12 @@ void rd_stack_render(FILE *f, bool json, const struct rd_host *h, const struct r
 	rd_out_obj_begin(&o, "stack");
 	rd_out_str(&o, "installed", "Stack:   %s", rd_stack_kind_name(st->installed));
 	rd_out_str(&o, "version", st->version[0] ? " %s" : NULL, st->version[0] ? st->version : NULL);
-	rd_out_str(&o, "running", ", %s modules loaded\n", rd_stack_run_name(st->running));
+	/* "inbox, no RDMA stack module loaded", not "none modules loaded" (JSON: the name) */
+	rd_out_str(&o, "running",
+		   st->running == RD_RUN_NONE      ? ", no RDMA stack module loaded\n"
+		   : st->running == RD_RUN_UNKNOWN ? ", loaded modules not known\n"
+						   : ", %s modules loaded\n",
+		   rd_stack_run_name(st->running));
 	rd_out_str(&o, "openibd", NULL, rd_openibd_name(st->openibd));
 	rd_out_str(&o, "ofed_info", NULL, sys->ofed_ok ? sys->ofed_info.data : NULL);
 	rd_out_arr_begin(&o, "packages");

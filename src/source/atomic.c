@@ -29,6 +29,17 @@ static int fail(char *err, size_t errlen, int e, const char *fmt, ...)
 	return -e;
 }
 
+/* What a message calls the root: "" for the live host, else the root as given, without its
+ * trailing slashes (the messages name DIR/etc/..., the path an operator can look at). */
+static void root_prefix(struct rd_source *src, struct rd_buf *b)
+{
+	const char *root = rd_source_is_live(src) ? NULL : rd_source_root(src);
+	size_t n = root ? strlen(root) : 0;
+	while (n > 0 && root[n - 1] == '/')
+		n--;
+	rd_buf_add(b, root ? root : "", n);
+}
+
 /* Pins the directory dir below the root: walks it one component at a time from the root's
  * descriptor with O_PATH|O_NOFOLLOW|O_DIRECTORY (creating what is missing), so a link anywhere
  * on the way is refused, never followed.  Returns the O_PATH descriptor or -errno. */
@@ -40,6 +51,7 @@ static int pin_dir(struct rd_source *src, const char *dir, char *err, size_t err
 	int r = 0;
 	char *copy = rd_xstrdup(dir), *save = NULL;
 	struct rd_buf shown = {0};
+	root_prefix(src, &shown);
 	for (char *c = strtok_r(copy, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
 		rd_buf_printf(&shown, "/%s", c);
 		if (strcmp(c, "..") == 0 || strcmp(c, ".") == 0) {
@@ -162,7 +174,10 @@ static int put_in_place(int dfd, const char *tmp, const char *name, bool existed
 int rd_atomic_write(struct rd_source *src, const char *dir, const char *name, const char *data, size_t len,
 		    mode_t mode, char *err, size_t errlen)
 {
-	char *shown = rd_xasprintf("/%s/%s", dir, name);
+	struct rd_buf b = {0};
+	root_prefix(src, &b);
+	char *shown = rd_xasprintf("%s/%s/%s", b.data ? b.data : "", dir, name);
+	rd_buf_free(&b);
 	if (!*name || strchr(name, '/') || strcmp(name, ".") == 0 || strcmp(name, "..") == 0) {
 		int r = fail(err, errlen, EINVAL, "%s: not a plain file name", shown);
 		free(shown);

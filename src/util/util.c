@@ -328,6 +328,15 @@ const char *rd_plural(unsigned long long n, const char *one, const char *many, c
 	return buf;
 }
 
+char rd_utf8_ascii(const unsigned char *s, size_t n, size_t *len)
+{
+	size_t k = 1;
+	while (k < 4 && k < n && (s[k] & 0xc0) == 0x80)
+		k++;
+	*len = k;
+	return k == 3 && s[0] == 0xe2 && s[1] == 0x80 && (s[2] == 0x93 || s[2] == 0x94) ? '-' : '?';
+}
+
 size_t rd_utf8_len(const unsigned char *s, size_t n)
 {
 	unsigned char c = s[0];

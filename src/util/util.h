@@ -91,6 +91,10 @@ const char *rd_plural(unsigned long long n, const char *one, const char *many, c
 void rd_buf_put_visible(struct rd_buf *b, const char *s, size_t n, bool ascii);
 /* Length of the valid UTF-8 sequence at s (at most n bytes), or 0 when it is not valid. */
 size_t rd_utf8_len(const unsigned char *s, size_t n);
+/* The one ASCII character that stands for the character at s (a lead byte >= 0xc0, at most n bytes)
+ * where only ASCII may go (a Slurm reason, an NPD line): an en or em dash is '-', anything else
+ * '?'.  *len: the bytes it stands for (the lead byte and the continuation bytes after it, up to 4). */
+char rd_utf8_ascii(const unsigned char *s, size_t n, size_t *len);
 
 /* t as "2025-11-30T00:00:00Z", computed here (no time-zone database is read: gmtime reads
  * /etc/localtime, which is outside any --root). */

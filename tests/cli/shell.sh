@@ -62,22 +62,44 @@ LC_ALL=POSIX "$bin" --root examples/mixed-states explain 'ibwarn: [1234] umad_ge
 expect "c-locale-explain-ascii" bash -c "! LC_ALL=C grep -q '[^[:print:][:space:]]' '$work/c.txt'"
 
 # ---- the summary label agrees with the counts: check --probe on a host with no RDMA hardware (an
-# empty /sys in a private mount namespace) and a libibverbs that cannot load: FAIL, exit 2 ----
+# empty /sys in a private mount namespace) and a libibverbs that cannot load: the probe is not
+# started (no RDMA NIC, nothing to verify), SKIP, exit 3 ----
 if [ "$(id -u)" = 0 ] && command -v unshare > /dev/null; then
 	mkdir -p "$work/garbage" && echo garbage > "$work/garbage/libibverbs.so.1"
 	nohw() { unshare -m sh -c 'mount -t tmpfs none /sys && exec "$@"' sh env LD_LIBRARY_PATH="$work/garbage" "$bin" "$@"; }
 	nohw check --probe --only stack.flavor --no-color > "$work/out" 2> /dev/null; rc=$?
-	expect "no-hw-probe-fail-exit-2" [ $rc = 2 ]
-	expect "no-hw-probe-label" grep -qx 'FAIL: 1 failed, 0 warnings, 0 unknown, 0 ok, 1 skipped' "$work/out"
+	expect "no-hw-probe-skip-exit-3" [ $rc = 3 ]
+	expect "no-hw-probe-label" grep -qx 'UNKNOWN (no RDMA hardware): 0 failed, 0 warnings, 0 unknown, 0 ok, 2 skipped' "$work/out"
+	expect "no-hw-probe-says-why" grep -qx -- '- SKIP    probe.loopback        not run: this host has no RDMA NIC (no RDMA device and no Mellanox/NVIDIA network PCI function), so there is no verbs path to verify' "$work/out"
 	nohw check --probe --only stack.flavor --format json > "$work/out.json" 2> /dev/null
-	expect "no-hw-probe-json" jq -e '.summary.status == "FAIL" and .summary.exit_code == 2 and
-		(.summary.rdma_hardware | not) and .summary.counts.fail == 1' "$work/out.json" > /dev/null
+	expect "no-hw-probe-json" jq -e '.summary.status == "UNKNOWN" and .summary.exit_code == 3 and
+		(.summary.rdma_hardware | not) and .summary.counts.fail == 0 and
+		([.findings[] | select(.check == "probe.loopback") | .status] == ["SKIP"]) and
+		([.findings[] | select(.check == "probe.loopback") | .fix | length] == [0])' "$work/out.json" > /dev/null
+	# every check, not only the selected one: only stack.flavor (the inventory) may say more than SKIP
+	nohw check --probe --format json > "$work/out.json" 2> /dev/null; rc=$?
+	expect "no-hw-every-check-skips" all '[ $rc = 3 ]' "jq -e '[.findings[] | select(.check != \"stack.flavor\") | .status] | unique == [\"SKIP\"]' '$work/out.json' > /dev/null"
 	nohw check --only stack.flavor --no-color > "$work/out" 2> /dev/null; rc=$?
 	expect "no-hw-label-says-why" all '[ $rc = 3 ]' \
 		"grep -qx 'UNKNOWN (no RDMA hardware): 0 failed, 0 warnings, 0 unknown, 0 ok, 1 skipped' '$work/out'"
 else
 	bad "the no-hardware label tests need root and unshare (a private mount namespace)"
 fi
+
+# ---- stack: a managed switch's own device (node_type 2) is not a compute port; a host with no
+# RDMA stack module loaded says so in words ----
+cp -a examples/rxe-qemu "$work/switch-root"
+swdev=devices/pci0000:00/0000:00:03.0/infiniband/switchib0
+mkdir -p "$work/switch-root/sys/$swdev/ports/0"
+echo "2: switch" > "$work/switch-root/sys/$swdev/node_type"
+printf '4: ACTIVE\n' > "$work/switch-root/sys/$swdev/ports/0/state"
+printf '5: LinkUp\n' > "$work/switch-root/sys/$swdev/ports/0/phys_state"
+echo InfiniBand > "$work/switch-root/sys/$swdev/ports/0/link_layer"
+ln -s "../../$swdev" "$work/switch-root/sys/class/infiniband/switchib0"
+"$bin" --root "$work/switch-root" stack > "$work/out" 2>&1
+expect "stack-switch-port-0" grep -qE '^  switchib0 +port 0 +InfiniBand switch +the switch.s management port \(port 0\), not a compute port$' "$work/out"
+"$bin" --root examples/no-rdma stack > "$work/out" 2>&1
+expect "stack-no-module-words" grep -qx 'Stack:   unknown, no RDMA stack module loaded' "$work/out"
 
 # ---- roots: empty values are errors, never the live host (dry runs: a build with the bug would
 # otherwise write the live /etc) ----

@@ -121,6 +121,24 @@ for c in $cases; do
 	esac
 done
 
+# A second --apply on a root whose modules are not all loaded: the files are done, and it says so
+# before the modprobe lines it cannot run on a root
+cp -a "$top/examples/mixed-states" "$work/second-apply"
+"$bin" --root "$work/second-apply" fix modules --apply > /dev/null 2>&1
+# the default set follows the devices found: the nine, plus mlx4_ib for mlx4_0 and irdma for irdma0
+[ "$(grep -v '^#' "$work/second-apply/etc/modules-load.d/rdma.conf" | tr '\n' ' ')" = "$NINE irdma mlx4_ib " ] && ok ||
+	bad "mixed-states: rdma.conf is not the nine plus irdma and mlx4_ib: $(cat "$work/second-apply/etc/modules-load.d/rdma.conf")"
+"$bin" --root "$work/second-apply" check --only modules.persistent --format json |
+	jq -e '[.findings[] | .status] == ["OK"]' > /dev/null && ok || bad "mixed-states: modules.persistent not OK after the fix"
+second=$("$bin" --root "$work/second-apply" fix modules --apply 2>&1)
+grep -q "^nothing to change in modules-load.d: the 11 modules of the policy are listed there" <<< "$second" &&
+	grep -q "^  modprobe ib_cm$" <<< "$second" && ok || bad "second --apply with modules to load: $second"
+# a root that this user cannot write: the error names the directory in the root, not the host's
+mkdir -p "$work/ro-root" && cp -a "$top/examples/mixed-states/." "$work/ro-root/" && chmod -R a+rX "$work/ro-root"
+err=$(cd "$work" && setpriv --reuid=65534 --regid=65534 --clear-groups "$bin" --root ro-root/ fix modules --apply 2>&1 > /dev/null)
+[ "$err" = "rdma-doctor: fix: not written: cannot create directory ro-root/etc/modules-load.d: Permission denied" ] && ok ||
+	bad "unwritable root: $err"
+
 # Crash safety: kill the process at every step of the write sequence; each file is then old or
 # new (never partial or missing), and a later run completes the fix.  The crash is injected from
 # outside the product: an LD_PRELOAD shim (tests/fix/crash.c) _exits at the n-th file-changing call.

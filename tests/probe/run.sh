@@ -229,14 +229,21 @@ expect sysfs-but-no-uverbs 2 '/sys/class/infiniband has rxe0 but /sys/class/infi
 # (not under RD_WRAP: a live `check` runs programs, and valgrind reports the memory of a forked
 # child whose exec failed, e.g. dkms absent, as lost; ASan runs these)
 wrap=
-r "${F[@]}" FAKE_VERBS_DEVICES=mlx5_0:ib:2 FAKE_VERBS_DOWN=mlx5_0/2 -- check --probe --format json --only kernel
+# check starts the probe only on a host with RDMA hardware: these runs see a /sys with an RDMA
+# device (the fake libibverbs simulates its ports); on one without, probe.loopback SKIPs
+hw_sys=$work/hw-sys
+mkdir -p "$hw_sys/class/infiniband/mlx5_0"
+ns "$empty_sys" "${F[@]}" FAKE_VERBS_DEVICES=mlx5_0:ib:1 -- check --probe --format json --only kernel
+jexpect check-probe-no-hardware '.summary.exit_code == 3 and ([.findings[] | select(.check == "probe.loopback")] |
+	length == 1 and .[0].status == "SKIP" and (.[0].message | test("no RDMA NIC")) and .[0].fix == [])'
+ns "$hw_sys" "${F[@]}" FAKE_VERBS_DEVICES=mlx5_0:ib:2 FAKE_VERBS_DOWN=mlx5_0/2 -- check --probe --format json --only kernel
 jexpect check-probe-pass '[.findings[] | select(.check == "probe.loopback") | .status] == ["OK", "SKIP"] and
 	([.findings[] | select(.check == "probe.loopback")][0] | .message == "RDMA WRITE loopback verified on mlx5_0 port 1 (active_mtu 1024)"
 	 and (.evidence | length) == 12 and .evidence[0].path == "probe mlx5_0 port 1 open")'
-r "${F[@]}" FAKE_VERBS_DEVICES=mlx5_0:ib:1 FAKE_VERBS_FAIL=reg_mr:ENOMEM -- check --probe --no-color --only kernel
+ns "$hw_sys" "${F[@]}" FAKE_VERBS_DEVICES=mlx5_0:ib:1 FAKE_VERBS_FAIL=reg_mr:ENOMEM -- check --probe --no-color --only kernel
 expect check-probe-fail "$rc" '^✖ FAIL    probe\.loopback        mlx5_0 port 1: ibv_reg_mr of 32 MiB failed: Cannot allocate memory \(ENOMEM\)$' \
 	'^            probe mlx5_0 port 1 reg_mr = FAIL: ibv_reg_mr of 32 MiB failed'
-r LD_LIBRARY_PATH="$garbage" -- check --probe --probe-size 64K --format json --only kernel
+ns "$hw_sys" LD_LIBRARY_PATH="$garbage" -- check --probe --probe-size 64K --format json --only kernel
 jexpect check-probe-no-lib '[.findings[] | select(.check == "probe.loopback")] | length == 1 and .[0].status == "FAIL" and
 	.[0].subject == "host" and (.[0].message | test("cannot be loaded")) and .[0].fix[0] == "apt-get install -y libibverbs1 ibverbs-providers"'
 
@@ -252,7 +259,11 @@ rt() {
 	while [ "$1" != -- ]; do vars+=("$1"); shift; done
 	shift
 	local t0; t0=$(date +%s%N)
-	env "${vars[@]}" ASAN_OPTIONS="$asan" FAKE_VERBS_TAG="$tag" timeout -s KILL 120 "$bin" "$@" > "$work/out" 2> "$work/err" < /dev/null
+	# check --probe: in a mount namespace with hw_sys on /sys (the probe needs RDMA hardware)
+	local in_ns=()
+	[ "$1" = check ] || [ "${3:-}" = check ] &&
+		in_ns=(unshare -m bash -c 'mount --make-rprivate / && mount --bind "$1" /sys && shift && exec "$@"' _ "$hw_sys")
+	"${in_ns[@]}" env "${vars[@]}" ASAN_OPTIONS="$asan" FAKE_VERBS_TAG="$tag" timeout -s KILL 120 "$bin" "$@" > "$work/out" 2> "$work/err" < /dev/null
 	rc=$?
 	secs=$(( ($(date +%s%N) - t0) / 1000000000 ))
 	out=$(cat "$work/out") err=$(cat "$work/err")

@@ -218,6 +218,13 @@ build() {
 	dev-infiniband-absent)
 		base; for m in ib_uverbs rdma_ucm ib_umad nvidia_peermem; do drop_module $m; done
 		rm -rf "$R/dev/infiniband" "$R"/sys/class/infiniband_verbs/uverbs* "$R"/sys/class/infiniband_mad/umad* "$R"/sys/class/infiniband_mad/issm* ;;
+	issm-absent-no-smi)
+		# Linux 6.11 and later make issm only for a port with an SMI: none for the RoCE port mlx5_2
+		# nor for an SMI-less IB port (mlx5_1 here, as a GB300's planes); umad is there for both
+		base; for n in 1 2; do
+			rm -rf "$R/sys/devices/pci0000:00/0000:00:01.0/$([ $n = 1 ] && echo 0000:9a:00.0 || echo 0000:c1:00.0)/infiniband_mad/issm$n"
+			rm -f "$R/sys/class/infiniband_mad/issm$n" "$R/dev/infiniband/issm$n"
+		done ;;
 	modules-not-persistent)
 		base; rm -rf "$R/etc/modules-load.d" ;;
 	modules-comment-after-name)
@@ -439,7 +446,7 @@ ALL=(healthy-inbox healthy-mlnx-ofed healthy-doca-ofed ib-umad-missing rdma-ucm-
 	kernel-log-peermem-invalid-context kernel-log-pcie-limited kernel-log-mlx5-health kernel-log-rxe-crc32
 	kernel-log-unprivileged kernel-log-restricted peermem-registration-unreadable
 	modules-unreadable
-	uverbs-mode-0600 uverbs-device-missing-loaded
+	uverbs-mode-0600 uverbs-device-missing-loaded issm-absent-no-smi
 	firmware-ofed-train-mismatch firmware-ofed-train-pinned firmware-doca-connectx5-not-judged
 	roce-gid-link-local-only roce-gid-empty roce-gid-index-v1 roce-gid-index-pinned-ok
 	healthy-mft link-phy-ber-high link-phy-cable-unplugged link-phy-opcode link-phy-state-differs mlxconfig-policy-differs

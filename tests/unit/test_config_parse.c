@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "model/host.h"
 #include "model/parse.h"
 #include "model/policy.h"
 
@@ -226,7 +227,12 @@ RD_TEST(policy_file)
 	} bad[] = {
 		{"[ports]\nmin_rate_ib = fast\n", "test.conf:2: min_rate_ib: 'fast' is not a rate in Gb/s"},
 		{"\n\n[roce]\nmin_active_mtu = 3000\n", "test.conf:4: min_active_mtu: '3000' is not an IB MTU (256, 512, 1024, 2048 or 4096)"},
-		{"[nosuch]\nx = 1\n", "test.conf:2: unknown setting 'x' in section [nosuch]"},
+		{"[nosuch]\nx = 1\n", "test.conf:2: unknown section [nosuch] (the sections are [modules], [ports], [roce], "
+					"[firmware], [memlock], [nccl], [mlxconfig], [counters], [pcie])"},
+		/* a misspelt section is named as such, not as an unknown setting of it */
+		{"[port]\nexpect_active = 8\n", "test.conf:2: unknown section [port] (the sections are [modules], [ports], "
+						 "[roce], [firmware], [memlock], [nccl], [mlxconfig], [counters], [pcie])"},
+		{"[ports]\nexpect_activ = 8\n", "test.conf:2: unknown setting 'expect_activ' in section [ports]"},
 		{"this is not ini\n", "test.conf:1: syntax error (expected [section] or key = value)"},
 		{"x = 1\n", "test.conf:1: setting 'x' is outside any [section]"},
 		{"[modules]\nrequired =   # none\n", "test.conf:2: required: an empty list (remove the line to require the default 9 modules)"},
@@ -239,4 +245,41 @@ RD_TEST(policy_file)
 		CHECK_INT(p.modules.n, 9); /* back to the defaults */
 		rd_policy_free(&p);
 	}
+}
+
+/* The default module set: the nine, then the module that registers each other device, from its
+ * PCI function's driver or its kernel name; soft devices (rxe, siw) add nothing; a policy's own
+ * list is kept as it is. */
+RD_TEST(policy_driver_modules)
+{
+	struct rd_device d[] = {
+		{.name = "mlx5_0", .pci_addr = "0000:1b:00.0", .driver = "mlx5_core", .node_type_v = 1},
+		{.name = "mlx4_0", .pci_addr = "0000:03:00.0", .driver = "mlx4_core", .node_type_v = 1},
+		{.name = "rocep1s0", .pci_addr = "0000:01:00.0", .driver = "ice", .node_type_v = 1}, /* renamed irdma */
+		{.name = "bnxt_re0", .node_type_v = 1},                                              /* no PCI link read */
+		{.name = "cxgb4_0", .node_type_v = 4},
+		{.name = "rxe0", .parent = "eth0", .node_type_v = 1},
+		{.name = "siw0", .parent = "eth1", .node_type_v = 4},
+		{.name = "mlx4_1", .pci_addr = "0000:04:00.0", .driver = "mlx4_core", .node_type_v = 1},
+	};
+	struct rd_host h = {.devices = d, .ndevices = sizeof d / sizeof d[0]};
+	struct rd_policy p;
+	rd_policy_defaults(&p);
+	rd_policy_add_driver_modules(&p, &h);
+	CHECK_INT(p.modules.n, 13);
+	CHECK_STR(p.modules.v[8], "ib_ipoib");
+	CHECK_STR(p.modules.v[9], "mlx4_ib");
+	CHECK_STR(p.modules.v[10], "irdma");
+	CHECK_STR(p.modules.v[11], "bnxt_re");
+	CHECK_STR(p.modules.v[12], "iw_cxgb4");
+	CHECK(rd_host_device_driver(&h, "mlx4_ib"));
+	CHECK(rd_host_device_driver(&h, "rdma_rxe")); /* its device is there: loaded */
+	CHECK(!rd_host_device_driver(&h, "efa"));
+	rd_policy_free(&p);
+	char err[256];
+	rd_policy_defaults(&p);
+	CHECK_INT(rd_policy_parse("[modules]\nrequired = ib_core ib_uverbs\n", "m.conf", &p, err, sizeof err), 0);
+	rd_policy_add_driver_modules(&p, &h);
+	CHECK_INT(p.modules.n, 2);
+	rd_policy_free(&p);
 }

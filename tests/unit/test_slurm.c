@@ -23,6 +23,8 @@ RD_TEST(reason_control_characters)
 	clean_is("say \"hi\"", 100, "say 'hi'");    /* scontrol strips quotes at a value's ends */
 	clean_is("caf\xc3\xa9 \xe2\x80\xa6 x", 100, "caf? ? x"); /* one '?' per UTF-8 character */
 	clean_is("\x80\xbf stray", 100, "stray");   /* continuation bytes without a lead */
+	/* a dash is a dash, as in the NPD line of the same finding */
+	clean_is("no link \xe2\x80\x94 cable \xe2\x80\x93 or switch", 100, "no link - cable - or switch");
 	clean_is("", 100, "");
 	clean_is("\n\t", 100, "");
 }

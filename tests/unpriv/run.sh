@@ -3,8 +3,11 @@
 # SKIP with the reason, and the exit status of what was checked (not 3 for every run).
 #   * scenario roots whose captured dmesg is EPERM, or empty with exit 1 under dmesg_restrict=1,
 #     checked as user nobody (setpriv, when run as root) and as the caller;
-#   * the live host, as nobody: kernel.log is SKIP "not readable" when dmesg_restrict is 1 here,
-#     never UNKNOWN; as root it is read.  The machine's sysctl is never changed;
+#   * the live host (with an RDMA device in a /sys of its own), as nobody: kernel.log is SKIP "not
+#     readable" when dmesg_restrict is 1 here, never UNKNOWN; as root it is read.  The machine's
+#     sysctl is never changed;
+#   * the live host without RDMA hardware, as nobody with a 64 KiB memlock limit: every check
+#     SKIPs, exit 3.
 #   * --output and snapshot -o as root into a directory nobody owns, holding nobody's links.
 # Usage: tests/unpriv/run.sh [BUILD_DIR]                 Ends with "N passed, N failed".
 set -uo pipefail
@@ -47,9 +50,20 @@ done
 as_nobody ./rdma-doctor --root healthy-inbox check --format json > h.json; rc=$?
 case "$(kl h.json)" in "OK "*) ok ;; *) bad "healthy-inbox as nobody: kernel.log $(kl h.json)" ;; esac
 [ "$rc" = 0 ] && ok || bad "healthy-inbox as nobody: exit $rc"
-# the live host
+# the live host, seen with a /sys that has an RDMA device (kernel.log is judged only where there is
+# RDMA hardware): in a private mount namespace, when run as root
+hw_sys=$work/hw-sys
+mkdir -p "$hw_sys/class/infiniband/mlx5_0"
+hw() { # hw [setpriv ARGS...] COMMAND...: as root, in the namespace (setpriv only as root)
+	if [ "$(id -u)" = 0 ] && command -v unshare > /dev/null; then
+		unshare -m sh -c 'mount --make-rprivate / && mount --bind "$0" /sys && exec "$@"' "$hw_sys" "$@"
+	else
+		[ "$1" != setpriv ] || shift 5
+		"$@"
+	fi
+}
 restrict=$(cat /proc/sys/kernel/dmesg_restrict 2> /dev/null || echo unknown)
-as_nobody ./rdma-doctor check --only kernel.log --format json > live-nobody.json 2> live.err
+hw setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all ./rdma-doctor check --only kernel.log --format json > live-nobody.json 2> live.err
 k=$(kl live-nobody.json)
 if [ "$(id -u)" != 0 ] || [ "$restrict" = 1 ]; then
 	if [ "$restrict" = 1 ]; then
@@ -62,8 +76,18 @@ else
 	case "$k" in UNKNOWN*|SKIP*) bad "live as nobody with dmesg_restrict=$restrict: kernel.log says: $k" ;; *) ok ;; esac
 fi
 if [ "$(id -u)" = 0 ]; then
-	./rdma-doctor check --only kernel.log --format json > live-root.json 2>> live.err
+	hw ./rdma-doctor check --only kernel.log --format json > live-root.json 2>> live.err
 	case "$(kl live-root.json)" in OK*|WARN*|FAIL*) ok ;; *) bad "live as root: kernel.log says: $(kl live-root.json)" ;; esac
+	# a live host without RDMA hardware (an empty /sys), as nobody: nothing is judged, exit 3 (the
+	# memlock limit of a login shell and an unreadable kernel log do not matter there)
+	unshare -m sh -c 'mount -t tmpfs none /sys && exec "$@"' sh setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		--inh-caps=-all sh -c 'ulimit -l 64 && exec ./rdma-doctor check --format json' > live-nohw.json 2>> live.err
+	rc=$?
+	[ "$rc" = 3 ] && ok || bad "live without RDMA hardware as nobody: exit $rc, want 3"
+	st=$(jq -r '[.findings[] | select(.check != "stack.flavor") | .status] | unique | join(",")' live-nohw.json)
+	[ "$st" = SKIP ] && ok || bad "live without RDMA hardware as nobody: statuses $st, want only SKIP"
+	jq -e '.findings[] | select(.check == "memlock.limit") | .status == "SKIP"' live-nohw.json > /dev/null && ok ||
+		bad "live without RDMA hardware as nobody: memlock.limit is not SKIP"
 fi
 # --output as root into a directory another user owns: no link placed there is followed unsafely
 # (a link owned by a user other than root may lead only into what that user owns), and the new
