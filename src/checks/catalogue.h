@@ -20,9 +20,10 @@
 	  "OFED DKMS modules not built for the running kernel (after a kernel upgrade); on RPM hosts, OFED kmod packages built for another kernel", \
 	  "/proc/sys/kernel/osrelease, /var/lib/dkms/*/*/<kver>, dkms status, rpm database (kmod-mlnx-ofa_kernel, mlnx-ofa_kernel-modules), /etc/infiniband/info, modules.dep") \
 	X(kernel_log, "kernel.log", RD_SUBJ_LOG, "no RDMA errors in the kernel log",                \
-	  "symbol version mismatches, unknown symbols, module insert failures, nvidia-peermem errors, " \
-	  "mlx5 PCIe bandwidth limits, firmware and health errors",                                   \
-	  "dmesg (live) or the captured rdma-doctor/commands/dmesg")                                  \
+	  "symbol version mismatches and unknown symbols (judged by where the failed module was built), " \
+	  "nvidia-peermem errors, mlx5 PCIe bandwidth limits and slot power, cable module errors and "  \
+	  "temperature, firmware health and command errors (timeouts, ACCESS_REG, CREATE_MKEY)",          \
+	  "dmesg (live) or the captured rdma-doctor/commands/dmesg; modules.dep and the loaded ib_core") \
 	X(modules_loaded, "modules.loaded", RD_SUBJ_MODULE, "RDMA kernel modules loaded",           \
 	  "each of the 9 modules (policy list) loaded when RDMA hardware is present",                 \
 	  "/proc/modules, /sys/module/*")                                                             \

@@ -20,7 +20,7 @@ static const struct {
 	{"stack.flavor", STACK},
 	{"stack.mixed", STACK},
 	{"stack.dkms", RD_LOAD_DKMS | RD_LOAD_PACKAGES}, /* RPM hosts: OFED's kmod packages are not DKMS */
-	{"kernel.log", RD_LOAD_DMESG},
+	{"kernel.log", RD_LOAD_DMESG | STACK}, /* a module that failed to load is judged by its build (kmod_build.h) */
 	{"modules.loaded", RD_LOAD_PORTS | RD_LOAD_MODULES},
 	{"modules.persistent", RD_LOAD_MODULES | BOOT},
 	{"modules.peermem_order", RD_LOAD_MODULES | BOOT},
