@@ -114,8 +114,9 @@ static void add_devfix(struct rd_finding *f, const struct rd_host *h, const char
 	const char *name = pci;
 	if (strstr(fmt, "exclude %s"))
 		for (size_t i = 0; i < h->ndevices; i++)
-			if (h->devices[i].pci_addr && strcmp(h->devices[i].pci_addr, pci) == 0)
-				name = h->devices[i].name;
+			if (h->devices[i].pci_addr && strcmp(h->devices[i].pci_addr, pci) == 0 &&
+			    strspn(h->devices[i].name, "abcdefghijklmnopqrstuvwxyz0123456789_") == strlen(h->devices[i].name))
+				name = h->devices[i].name; /* a plain device name only: the root is hostile */
 	/* two %s (pcie: lspci and mlxlink) take the same address */
 	rd_fix_add(f, fmt, name, name);
 }

@@ -55,6 +55,15 @@ static const char *dep_path(const struct rd_system *s, const char *module)
 	return NULL;
 }
 
+/* s when it is safe to paste into a shell (the root is hostile), else instead */
+static const char *shell_word(const char *s, const char *instead)
+{
+	for (const char *q = s; *q; q++)
+		if (!isalnum((unsigned char)*q) && !strchr("._-+/~", *q))
+			return instead;
+	return *s ? s : instead;
+}
+
 static bool is_peermem(const char *m)
 {
 	return strcmp(m, "nvidia_peermem") == 0 || strcmp(m, "nv_peer_mem") == 0;
@@ -112,7 +121,7 @@ void rd_kmod_judge(const struct rd_host *h, const struct rd_system *s, const cha
 	memset(o, 0, sizeof *o);
 	o->verdict = -1;
 	snprintf(o->module, sizeof o->module, "%s", module);
-	const char *kver = rd_attr_ok(&h->osrelease) ? h->osrelease.value : "$(uname -r)";
+	const char *kver = rd_attr_ok(&h->osrelease) ? shell_word(h->osrelease.value, "$(uname -r)") : "$(uname -r)";
 	/* the origin of the loaded ib_core: 1 OFED (out of tree), 0 the distro kernel's */
 	int ofed = -1;
 	const struct rd_module *ib = rd_host_module(h, "ib_core");
@@ -139,7 +148,7 @@ void rd_kmod_judge(const struct rd_host *h, const struct rd_system *s, const cha
 		}
 		o->verdict = 1;
 		const struct rd_module *nv = rd_host_module(h, "nvidia");
-		const char *ver = nv && rd_attr_ok(&nv->version) ? nv->version.value : "VERSION";
+		const char *ver = nv && rd_attr_ok(&nv->version) ? shell_word(nv->version.value, "VERSION") : "VERSION";
 		if (ofed == 1) {
 			snprintf(o->why, sizeof o->why,
 				 "%s comes with the NVIDIA driver, not with OFED: it was built against another ib_core than the "
@@ -208,6 +217,7 @@ void rd_kmod_judge(const struct rd_host *h, const struct rd_system *s, const cha
 		snprintf(o->why, sizeof o->why, "%s is an out-of-tree build (%s: OFED's or DKMS) but the loaded ib_core is %s",
 			 module, path, ibname);
 		add_fix(o, "load the OFED stack %s was built for (/etc/init.d/openibd restart, or reboot into it)", module);
-		add_fix(o, "or remove that build (/lib/modules/%s/%s), then depmod -a so the in-tree %s loads", kver, path, module);
+		add_fix(o, "or remove that build (/lib/modules/%s/%s), then depmod -a so the in-tree %s loads", kver,
+			shell_word(path, "<its path in modules.dep>"), module);
 	}
 }

@@ -261,7 +261,8 @@ int rd_fact_module_not_installed(const struct rd_sig_cause *c, const struct rd_h
 		snprintf(out->why, sizeof out->why, "the line names no module");
 		return -1;
 	}
-	const char *kver = rd_attr_ok(&h->osrelease) ? h->osrelease.value : "$(uname -r)";
+	const char *kver = rd_attr_ok(&h->osrelease) && !strpbrk(h->osrelease.value, " \t'\"`$;&|<>()\\*?[]{}!#\n")
+				   ? h->osrelease.value : "$(uname -r)";
 	if (!rd_attr_ok(&s->modules_dep)) {
 		snprintf(out->why, sizeof out->why, "modules.dep of %s cannot be read", kver);
 		return -1;
@@ -286,7 +287,8 @@ int rd_fact_modules_load_d_unknown(const struct rd_sig_cause *c, const struct rd
 {
 	(void)c;
 	(void)line;
-	const char *kver = rd_attr_ok(&h->osrelease) ? h->osrelease.value : "$(uname -r)";
+	const char *kver = rd_attr_ok(&h->osrelease) && !strpbrk(h->osrelease.value, " \t'\"`$;&|<>()\\*?[]{}!#\n")
+				   ? h->osrelease.value : "$(uname -r)";
 	if (!rd_attr_ok(&s->modules_dep)) {
 		snprintf(out->why, sizeof out->why, "modules.dep of %s cannot be read", kver);
 		return -1;
@@ -307,10 +309,14 @@ int rd_fact_modules_load_d_unknown(const struct rd_sig_cause *c, const struct rd
 				continue;
 			snprintf(out->why, sizeof out->why, "%s lists %s, which is in no modules.dep or modules.builtin of %s", f->path,
 				 m, kver);
+			/* a fix to paste into a shell: only a plain module name and file path (the root is hostile) */
 			bool plain = true;
 			for (const char *q = m; *q; q++)
 				plain &= (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9') || *q == '_' ||
 					 *q == '-';
+			for (const char *q = f->path; *q; q++)
+				plain &= (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9') || *q == '_' ||
+					 *q == '-' || *q == '.' || *q == '/';
 			if (plain)
 				snprintf(out->fix[out->nfix++], sizeof out->fix[0],
 					 "sed -i '/^%s$/d' %s    # or install %s for %s (dkms autoinstall)", m, f->path, m, kver);

@@ -130,6 +130,12 @@ out=$(LC_ALL=C.UTF-8 "$bin" --root "$work/roots/healthy-inbox" explain "ibwarn: 
 grep -q '○ ruled out' <<< "$out" && ! grep -q '✖' <<< "$out" && ok || bad "ruled-out mark (UTF-8): $out"
 out=$(LC_ALL=C LANG=C "$bin" --root "$work/roots/healthy-inbox" explain "ibwarn: [3721] mad_rpc_open_port: can't open UMAD port ((null):0)")
 grep -q '^    o ruled out' <<< "$out" && ! grep -q '^    x ' <<< "$out" && ok || bad "ruled-out mark (ASCII): $out"
+# a fix to paste names no file of a hostile root: a modules-load.d file named with shell syntax
+r=$work/roots/modules-load-hostile; cp -a "$work/roots/modules-load-unknown" "$r"
+mv "$r/etc/modules-load.d/gpu.conf" "$r/etc/modules-load.d/x;touch \$(id).conf"
+"$bin" --root "$r" explain --format json "systemd[1]: Failed to start systemd-modules-load.service - Load Kernel Modules." > "$work/out.json"; rc=$?
+jq -en 'input | any(.matches[].causes[]; .id == "modules-load-unknown" and .verdict == "confirmed" and all(.fix[]; test("touch") | not))' \
+	"$work/out.json" > /dev/null && [ $rc = 1 ] && ok || bad "hostile modules-load.d name in a fix: $(jq -c '[.matches[].causes[].fix]' "$work/out.json")"
 # a confirmed fact with no finding has a fix (nvidia_peermem on the inbox ib_core)
 "$bin" --root "$top/examples/mixed-states" explain --format json "modprobe: ERROR: could not insert 'nvidia_peermem': Invalid argument" > "$work/out.json"
 jq -en 'input | any(.matches[].causes[]; .id == "peermem-on-inbox" and .verdict == "confirmed" and (.fix | length > 0))' \
