@@ -12,7 +12,8 @@ bad() { fail=$((fail + 1)); echo "FAIL $*"; }
 
 # the opening comment of a header: from its first line to the first "*/"
 for h in $(cd "$top" && find src -name '*.h' | sort); do
-	if awk 'NR == 1 && !/^\/\*/ { exit 1 } { print } /\*\// { exit }' "$top/$h" | grep -q 'Ownership:'; then ok
+	if awk 'NR == 1 && /SPDX-License-Identifier/ { spdx = 1; next } NR == 1 + spdx && !/^\/\*/ { exit 1 } { print } /\*\// { exit }' \
+		"$top/$h" | grep -q 'Ownership:'; then ok
 	else bad "$h: its opening comment states no ownership rule (\"Ownership: ...\")"; fi
 done
 

@@ -32,11 +32,12 @@
 	X(stack_dkms, "stack.dkms", RD_SUBJ_PACKAGE, RD_LOAD_DKMS | RD_LOAD_PACKAGES, "OFED DKMS modules built for the running kernel", \
 	  "OFED DKMS modules not built for the running kernel (after a kernel upgrade); on RPM hosts, OFED kmod packages built for another kernel", \
 	  "/proc/sys/kernel/osrelease, /var/lib/dkms/*/*/<kver>, dkms status, rpm database (kmod-mlnx-ofa_kernel, mlnx-ofa_kernel-modules), /etc/infiniband/info, modules.dep") \
-	X(kernel_log, "kernel.log", RD_SUBJ_LOG, RD_LOAD_DMESG, "no RDMA errors in the kernel log",                \
-	  "symbol version mismatches, unknown symbols, module insert failures, nvidia-peermem errors, " \
-	  "mlx5 PCIe bandwidth limits, firmware and health errors",                                   \
-	  "dmesg (live) or the captured rdma-doctor/commands/dmesg")                                  \
-	X(modules_loaded, "modules.loaded", RD_SUBJ_MODULE, RD_LOAD_PORTS | RD_LOAD_MODULES | RD_LOAD_DEVLINK, "RDMA kernel modules loaded",           \
+	X(kernel_log, "kernel.log", RD_SUBJ_LOG, RD_LOAD_DMESG | RD_NEEDS_STACK, "no RDMA errors in the kernel log", \
+	  "symbol version mismatches and unknown symbols (judged by where the failed module was built), " \
+	  "nvidia-peermem errors, mlx5 PCIe bandwidth limits and slot power, cable module errors and "  \
+	  "temperature, firmware health and command errors (timeouts, ACCESS_REG, CREATE_MKEY)",          \
+	  "dmesg (live) or the captured rdma-doctor/commands/dmesg; modules.dep and the loaded ib_core") \
+	X(modules_loaded, "modules.loaded", RD_SUBJ_MODULE, RD_LOAD_PORTS | RD_LOAD_MODULES | RD_LOAD_DEVLINK, "RDMA kernel modules loaded", \
 	  "each of the 9 modules (policy list) loaded when RDMA hardware is present",                 \
 	  "/proc/modules, /sys/module/*")                                                             \
 	X(modules_persistent, "modules.persistent", RD_SUBJ_MODULE, RD_LOAD_MODULES | RD_NEEDS_BOOT, "RDMA modules load at every boot", \

@@ -3,8 +3,10 @@
  * causes first with their fix.  Exit 0: nothing matched or all ruled out; 1: a cause confirmed;
  * 3: could not tell (or the deadline stopped the reading before anything was confirmed).  An
  * operand that names an existing path is a log file (a regular file or a pipe; anything else there
- * is an error naming it), "-" is standard input, --file FILE is always a file, and any other
- * operand is the text itself.  The scanner, the judgement and the renderer live in explain/ and
+ * is an error naming it), "-" is standard input, --file FILE is always a file, an operand that
+ * looks like a path (one word with a '/', or a file name ending in an extension) and does not
+ * exist is an error naming it (a mistyped log name is not error text), unless it follows "--",
+ * and any other operand is the text itself.  The scanner, the judgement and the renderer live in explain/ and
  * render/explain.c. */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,6 +28,30 @@ static void scan_text(struct rd_explain_scan *s, const char *text)
 	rd_explain_scan_feed(s, text, n);
 	if (!n || text[n - 1] != '\n')
 		rd_explain_scan_feed(s, "\n", 1);
+}
+
+/* One word that reads as a file name: no blank or control character, and a '/' in it or a final
+ * extension of a letter and up to four letters or digits ("errs.txtt", "./job.log", "/tmp/x");
+ * not "0000:9a:00.0" (a PCI address) nor words of a message. */
+static bool looks_like_path(const char *s)
+{
+	if (!*s)
+		return false;
+	for (const char *p = s; *p; p++)
+		if ((unsigned char)*p <= ' ' || *p == 0x7f || *p == '\'' || *p == '"')
+			return false;
+	if (strchr(s, '/'))
+		return true;
+	const char *dot = strrchr(s, '.');
+	if (!dot || dot == s || !((dot[1] >= 'a' && dot[1] <= 'z') || (dot[1] >= 'A' && dot[1] <= 'Z')))
+		return false;
+	size_t n = strlen(dot + 1);
+	if (n > 5)
+		return false;
+	for (const char *p = dot + 1; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')))
+			return false;
+	return true;
 }
 
 static double now_s(void)
@@ -114,6 +140,7 @@ int rd_cmd_explain(struct rd_ctx *ctx, int argc, char **argv)
 	struct input {
 		const char *arg;
 		bool file;
+		bool text; /* after "--": an operand that is no path is text, whatever it looks like */
 	} *inputs = rd_xcalloc((size_t)argc + 1, sizeof *inputs);
 	size_t ninputs = 0;
 	struct rd_getopt g = {.argc = argc, .argv = argv, .shortopts = "f:j", .longopts = longopts};
@@ -131,10 +158,10 @@ int rd_cmd_explain(struct rd_ctx *ctx, int argc, char **argv)
 			policy_path = optarg;
 			break;
 		case OPT_FILE:
-			inputs[ninputs++] = (struct input){optarg, true};
+			inputs[ninputs++] = (struct input){optarg, true, false};
 			break;
 		case RD_OPT_OPERAND:
-			inputs[ninputs++] = (struct input){optarg, false};
+			inputs[ninputs++] = (struct input){optarg, false, false};
 			break;
 		case RD_OPT_HELP:
 			bad = 0;
@@ -145,7 +172,7 @@ int rd_cmd_explain(struct rd_ctx *ctx, int argc, char **argv)
 		}
 	}
 	for (; bad < 0 && optind < argc; optind++) /* after "--": text, "-" or files, the same way */
-		inputs[ninputs++] = (struct input){argv[optind], false};
+		inputs[ninputs++] = (struct input){argv[optind], false, true};
 	if (bad < 0 && !ninputs)
 		bad = rd_usage_error(ctx, "explain", "give the error text, a log file, or - to read standard input");
 	struct rd_explain_scan scan;
@@ -171,6 +198,15 @@ int rd_cmd_explain(struct rd_ctx *ctx, int argc, char **argv)
 		}
 		struct stat st;
 		if (!inputs[k].file && stat(arg, &st) < 0 && (errno == ENOENT || errno == ENOTDIR || errno == ENAMETOOLONG)) {
+			int e = errno;
+			if (!inputs[k].text && looks_like_path(arg)) {
+				rd_text_printf(ctx->err, ctx->ascii,
+					       "%s: explain: cannot read %s: %s (to have it taken as the error text, give it "
+					       "after --)\n",
+					       ctx->prog, arg, strerror(e));
+				bad = RD_EXIT_UNKNOWN;
+				continue;
+			}
 			scan_text(&scan, arg); /* not a path: the text itself */
 			in.bytes_read += strlen(arg);
 			continue;

@@ -54,7 +54,9 @@ const struct rd_cmd rd_cmds[] = {
 	 "      --policy FILE       the policy the checks use\n"
 	 "      --file FILE         read FILE as a log, whatever its name looks like\n" HELP_OPT
 	 "  An operand that names an existing regular file is read as a log; - reads standard input;\n"
-	 "  any other operand is the error text itself.  Text that starts with - goes after --.\n",
+	 "  one that looks like a path (a word with a /, or name.ext) and does not exist is an error;\n"
+	 "  any other operand is the error text itself.  Text that starts with -, or a one-word text\n"
+	 "  that looks like a path, goes after --.\n",
 	 "0 nothing known, or every cause ruled out; 1 a cause is confirmed; 3 a cause cannot be told here,\n"
 	 "a usage error, a file that cannot be read, an unreadable root or policy, output that cannot be written"},
 	{"fix", rd_cmd_fix, "modules [--apply] [--policy FILE]",

@@ -16,13 +16,18 @@
 #define RD_SIG_MAX_CAUSES 5
 
 /* A fact of the host model about a cause's subjects (explain/judge.c): 1 true, 0 false, -1 cannot
- * tell; why gets what was seen either way.  A cause with no checks is decided by its fact; one
- * with checks asks its fact only when a host-wide finding does not say which subjects it is about. */
+ * tell; out->why gets what was seen either way, and out->fix the fix a confirmed fact found for
+ * this host (none: the cause's own).  line is the first line the signature matched (a fact may
+ * read the module or device it names).  A cause with no checks is decided by its fact; one with
+ * checks asks its fact only when a host-wide finding does not say which subjects it is about. */
 struct rd_sig_cause;
+struct rd_explain_verdict;
 typedef int rd_explain_fact(const struct rd_sig_cause *c, const struct rd_host *h, const struct rd_system *s,
-			    char *why, size_t n);
+			    const char *line, struct rd_explain_verdict *out);
 rd_explain_fact rd_fact_no_rdma_hardware, rd_fact_stack_mixed, rd_fact_inbox_ib_core,
-	rd_fact_peermem_missing_on_inbox, rd_fact_port_polling, rd_fact_port_initializing, rd_fact_no_active_port, rd_fact_not_in_modules_load_d;
+	rd_fact_peermem_missing_on_inbox, rd_fact_port_polling, rd_fact_port_initializing, rd_fact_no_active_port,
+	rd_fact_not_in_modules_load_d, rd_fact_module_other_ib_core, rd_fact_module_not_installed,
+	rd_fact_modules_load_d_unknown;
 
 /* Statuses of a finding that confirm a cause (bits of enum rd_status); 0 means FAIL or WARN. */
 #define RD_ON(st) (1u << (st))
@@ -43,6 +48,8 @@ struct rd_sig_cause {
 	const char *otherwise;  /* what to do when it cannot be told here (e.g. "run rdma-doctor check on the other node") */
 	const char *presumes;   /* a module this cause presumes loaded (NULL: none); when it is not, its absence
 				 * is the cause and this one is ruled out (one problem, one confirmed cause) */
+	const char *fix;        /* what to do when it is confirmed and neither its findings nor its fact give a fix
+				 * (lines separated by '\n'); every cause that can be confirmed has one */
 };
 
 struct rd_signature {
@@ -118,12 +125,15 @@ struct rd_explain_verdict {
 	const struct rd_finding *finding; /* the finding that decided it, or NULL */
 	const struct rd_finding *more[RD_EXPLAIN_MORE]; /* the other findings that confirm it */
 	size_t nmore;
-	char why[200];                    /* what decided it when no one finding did: what the model showed (a
+	char why[240];                    /* what decided it when no one finding did: what the model showed (a
 					   * fact), or that no finding was about its subjects; "" otherwise */
+	char fix[2][300];                 /* the fix a fact found for this host (nfix lines) */
+	int nfix;
 };
-/* Judges one cause against a report and the model it came from (h NULL: no model). */
+/* Judges one cause against a report and the model it came from (h NULL: no model); line is the
+ * first line its signature matched. */
 void rd_explain_judge(const struct rd_sig_cause *c, const struct rd_report *r, const struct rd_host *h,
-		      const struct rd_system *s, struct rd_explain_verdict *out);
+		      const struct rd_system *s, const char *line, struct rd_explain_verdict *out);
 
 struct rd_explain_match {
 	const struct rd_signature *sig;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checks/kmod_build.h"
 #include "explain/explain.h"
 
 const char *rd_cause_verdict_name(enum rd_cause_verdict v)
@@ -19,8 +20,12 @@ const char *rd_cause_verdict_name(enum rd_cause_verdict v)
 
 /* ---- facts of the model ---- */
 
-int rd_fact_no_rdma_hardware(const struct rd_sig_cause *c, const struct rd_host *h, const struct rd_system *s, char *why, size_t n)
+int rd_fact_no_rdma_hardware(const struct rd_sig_cause *c, const struct rd_host *h, const struct rd_system *s, const char *line,
+		 struct rd_explain_verdict *out)
 {
+	char *why = out->why;
+	size_t n = sizeof out->why;
+	(void)line;
 	(void)c;
 	if (rd_host_has_rdma_hardware(h, s)) {
 		snprintf(why, n, "this host has %zu RDMA device%s or a ConnectX/BlueField PCI function", h->ndevices,
@@ -31,8 +36,12 @@ int rd_fact_no_rdma_hardware(const struct rd_sig_cause *c, const struct rd_host 
 	return 1;
 }
 
-int rd_fact_stack_mixed(const struct rd_sig_cause *c, const struct rd_host *h, const struct rd_system *s, char *why, size_t n)
+int rd_fact_stack_mixed(const struct rd_sig_cause *c, const struct rd_host *h, const struct rd_system *s, const char *line,
+		 struct rd_explain_verdict *out)
 {
+	char *why = out->why;
+	size_t n = sizeof out->why;
+	(void)line;
 	(void)c;
 	(void)h;
 	enum rd_stack_run run = s->stack.running;
@@ -45,8 +54,12 @@ int rd_fact_stack_mixed(const struct rd_sig_cause *c, const struct rd_host *h, c
 	return run == RD_RUN_MIXED;
 }
 
-int rd_fact_inbox_ib_core(const struct rd_sig_cause *c, const struct rd_host *h, const struct rd_system *s, char *why, size_t n)
+int rd_fact_inbox_ib_core(const struct rd_sig_cause *c, const struct rd_host *h, const struct rd_system *s, const char *line,
+		 struct rd_explain_verdict *out)
 {
+	char *why = out->why;
+	size_t n = sizeof out->why;
+	(void)line;
 	(void)c;
 	(void)h;
 	enum rd_stack_run run = s->stack.running;
@@ -58,14 +71,18 @@ int rd_fact_inbox_ib_core(const struct rd_sig_cause *c, const struct rd_host *h,
 	return run == RD_RUN_UNKNOWN ? -1 : 0;
 }
 
-int rd_fact_peermem_missing_on_inbox(const struct rd_sig_cause *c, const struct rd_host *h, const struct rd_system *s, char *why, size_t n)
+int rd_fact_peermem_missing_on_inbox(const struct rd_sig_cause *c, const struct rd_host *h, const struct rd_system *s, const char *line,
+		 struct rd_explain_verdict *out)
 {
+	char *why = out->why;
+	size_t n = sizeof out->why;
+	(void)line;
 	(void)c;
 	if (rd_module_loaded(h, "nvidia_peermem")) {
 		snprintf(why, n, "nvidia_peermem is loaded");
 		return 0;
 	}
-	int inbox = rd_fact_inbox_ib_core(c, h, s, why, n);
+	int inbox = rd_fact_inbox_ib_core(c, h, s, line, out);
 	if (inbox == 1)
 		snprintf(why, n, "nvidia_peermem is not loaded and ib_core is the in-tree one");
 	return inbox;
@@ -113,9 +130,12 @@ static bool phys_unread(const struct rd_port *p)
 
 /* An InfiniBand port whose link is up (LinkUp) but which no subnet manager has configured (INIT):
  * ports.state reports it (ports.sm refers to that finding), so the model decides. */
-int rd_fact_port_initializing(const struct rd_sig_cause *c, const struct rd_host *h, const struct rd_system *s, char *why,
-			      size_t n)
+int rd_fact_port_initializing(const struct rd_sig_cause *c, const struct rd_host *h, const struct rd_system *s, const char *line,
+		 struct rd_explain_verdict *out)
 {
+	char *why = out->why;
+	size_t n = sizeof out->why;
+	(void)line;
 	(void)c;
 	(void)s;
 	const char *dev = NULL;
@@ -134,8 +154,12 @@ int rd_fact_port_initializing(const struct rd_sig_cause *c, const struct rd_host
 	return ports ? 0 : -1;
 }
 
-int rd_fact_port_polling(const struct rd_sig_cause *c, const struct rd_host *h, const struct rd_system *s, char *why, size_t n)
+int rd_fact_port_polling(const struct rd_sig_cause *c, const struct rd_host *h, const struct rd_system *s, const char *line,
+		 struct rd_explain_verdict *out)
 {
+	char *why = out->why;
+	size_t n = sizeof out->why;
+	(void)line;
 	(void)c;
 	(void)s;
 	const char *dev = NULL;
@@ -153,8 +177,12 @@ int rd_fact_port_polling(const struct rd_sig_cause *c, const struct rd_host *h, 
 	return ports ? 0 : -1;
 }
 
-int rd_fact_no_active_port(const struct rd_sig_cause *c, const struct rd_host *h, const struct rd_system *s, char *why, size_t n)
+int rd_fact_no_active_port(const struct rd_sig_cause *c, const struct rd_host *h, const struct rd_system *s, const char *line,
+		 struct rd_explain_verdict *out)
 {
+	char *why = out->why;
+	size_t n = sizeof out->why;
+	(void)line;
 	(void)c;
 	(void)s;
 	size_t ports = 0, unread = 0;
@@ -180,9 +208,12 @@ int rd_fact_no_active_port(const struct rd_sig_cause *c, const struct rd_host *h
 	return 1;
 }
 
-int rd_fact_not_in_modules_load_d(const struct rd_sig_cause *c, const struct rd_host *h, const struct rd_system *s,
-				  char *why, size_t n)
+int rd_fact_not_in_modules_load_d(const struct rd_sig_cause *c, const struct rd_host *h, const struct rd_system *s, const char *line,
+		 struct rd_explain_verdict *out)
 {
+	char *why = out->why;
+	size_t n = sizeof out->why;
+	(void)line;
 	(void)h;
 	for (int i = 0; i < 4 && c->subjects[i]; i++) {
 		const struct rd_modload_file *f = rd_modload_find(s, c->subjects[i]);
@@ -192,6 +223,108 @@ int rd_fact_not_in_modules_load_d(const struct rd_sig_cause *c, const struct rd_
 		}
 	}
 	snprintf(why, n, "modules-load.d lists %s", c->subjects[0] ? c->subjects[0] : "them");
+	return 0;
+}
+
+/* The module the line names failed on a symbol mismatch: built against another ib_core than the
+ * loaded one (checks/kmod_build.h), its fix the one for this host. */
+int rd_fact_module_other_ib_core(const struct rd_sig_cause *c, const struct rd_host *h, const struct rd_system *s,
+				 const char *line, struct rd_explain_verdict *out)
+{
+	(void)c;
+	char m[64];
+	if (!line || !rd_kmod_line_module(line, m, sizeof m)) {
+		snprintf(out->why, sizeof out->why, "the line names no module");
+		return -1;
+	}
+	struct rd_kmod_judgement j;
+	rd_kmod_judge(h, s, m, &j);
+	snprintf(out->why, sizeof out->why, "%s", j.why);
+	for (int i = 0; j.verdict == 1 && i < j.nfix && i < 2; i++)
+		snprintf(out->fix[out->nfix++], sizeof out->fix[0], "%s", j.fix[i]);
+	return j.verdict;
+}
+
+/* kmod tools/modprobe.c: "modprobe: FATAL: Module %s not found in directory %s": the module is in
+ * no modules.dep or modules.builtin of the running kernel. */
+int rd_fact_module_not_installed(const struct rd_sig_cause *c, const struct rd_host *h, const struct rd_system *s,
+				 const char *line, struct rd_explain_verdict *out)
+{
+	(void)c;
+	const char *p = line ? strcasestr(line, "module ") : NULL;
+	char m[64];
+	size_t k = 0;
+	for (p = p ? p + 7 : NULL; p && *p && *p != ' ' && k + 1 < sizeof m; p++)
+		m[k++] = *p == '-' ? '_' : *p;
+	m[k] = '\0';
+	if (!k) {
+		snprintf(out->why, sizeof out->why, "the line names no module");
+		return -1;
+	}
+	const char *kver = rd_attr_ok(&h->osrelease) && !strpbrk(h->osrelease.value, " \t'\"`$;&|<>()\\*?[]{}!#\n")
+				   ? h->osrelease.value : "$(uname -r)";
+	if (!rd_attr_ok(&s->modules_dep)) {
+		snprintf(out->why, sizeof out->why, "modules.dep of %s cannot be read", kver);
+		return -1;
+	}
+	if (rd_strv_contains(&s->kmod_names, m)) {
+		snprintf(out->why, sizeof out->why, "modules.dep of %s lists %s: modprobe looked in another kernel's directory", kver,
+			 m);
+		return 0;
+	}
+	snprintf(out->why, sizeof out->why, "%s is in no modules.dep or modules.builtin of %s", m, kver);
+	snprintf(out->fix[out->nfix++], sizeof out->fix[0],
+		 "dkms status; dkms autoinstall -k %s    # builds the DKMS modules (the NVIDIA driver's nvidia-peermem, OFED's) "
+		 "for the running kernel", kver);
+	snprintf(out->fix[out->nfix++], sizeof out->fix[0], "modprobe %s", m);
+	return 1;
+}
+
+/* A module listed in modules-load.d that the running kernel does not have: systemd-modules-load
+ * fails ("Failed to start systemd-modules-load.service - Load Kernel Modules."). */
+int rd_fact_modules_load_d_unknown(const struct rd_sig_cause *c, const struct rd_host *h, const struct rd_system *s,
+				   const char *line, struct rd_explain_verdict *out)
+{
+	(void)c;
+	(void)line;
+	const char *kver = rd_attr_ok(&h->osrelease) && !strpbrk(h->osrelease.value, " \t'\"`$;&|<>()\\*?[]{}!#\n")
+				   ? h->osrelease.value : "$(uname -r)";
+	if (!rd_attr_ok(&s->modules_dep)) {
+		snprintf(out->why, sizeof out->why, "modules.dep of %s cannot be read", kver);
+		return -1;
+	}
+	size_t listed = 0;
+	for (size_t i = 0; i < s->nmodload; i++) {
+		const struct rd_modload_file *f = &s->modload[i];
+		if (f->overridden)
+			continue;
+		for (size_t k = 0; k < f->modules.n; k++, listed++) {
+			const char *m = f->modules.v[k];
+			char u[64];
+			size_t j = 0;
+			for (; m[j] && j + 1 < sizeof u; j++)
+				u[j] = m[j] == '-' ? '_' : m[j];
+			u[j] = '\0';
+			if (rd_strv_contains(&s->kmod_names, u) || rd_module_loaded(h, u))
+				continue;
+			snprintf(out->why, sizeof out->why, "%s lists %s, which is in no modules.dep or modules.builtin of %s", f->path,
+				 m, kver);
+			/* a fix to paste into a shell: only a plain module name and file path (the root is hostile) */
+			bool plain = true;
+			for (const char *q = m; *q; q++)
+				plain &= (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9') || *q == '_' ||
+					 *q == '-';
+			for (const char *q = f->path; *q; q++)
+				plain &= (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9') || *q == '_' ||
+					 *q == '-' || *q == '.' || *q == '/';
+			if (plain)
+				snprintf(out->fix[out->nfix++], sizeof out->fix[0],
+					 "sed -i '/^%s$/d' %s    # or install %s for %s (dkms autoinstall)", m, f->path, m, kver);
+			snprintf(out->fix[out->nfix++], sizeof out->fix[0], "systemctl restart systemd-modules-load");
+			return 1;
+		}
+	}
+	snprintf(out->why, sizeof out->why, "every module of the %zu modules-load.d lines is in modules.dep of %s", listed, kver);
 	return 0;
 }
 
@@ -219,9 +352,10 @@ static bool about(const struct rd_sig_cause *c, const struct rd_finding *f)
 }
 
 void rd_explain_judge(const struct rd_sig_cause *c, const struct rd_report *r, const struct rd_host *h,
-		      const struct rd_system *s, struct rd_explain_verdict *out)
+		      const struct rd_system *s, const char *line, struct rd_explain_verdict *out)
 {
 	out->cause = c;
+	out->nfix = 0;
 	out->finding = NULL;
 	out->nmore = 0;
 	out->why[0] = '\0';
@@ -229,7 +363,7 @@ void rd_explain_judge(const struct rd_sig_cause *c, const struct rd_report *r, c
 	if (c->fact && !c->checks[0]) {
 		if (!h)
 			return;
-		int t = c->fact(c, h, s, out->why, sizeof out->why);
+		int t = c->fact(c, h, s, line, out);
 		out->v = t > 0 ? RD_CAUSE_CONFIRMED : t == 0 ? RD_CAUSE_RULED_OUT : RD_CAUSE_CANNOT_TELL;
 		return;
 	}
@@ -269,7 +403,7 @@ void rd_explain_judge(const struct rd_sig_cause *c, const struct rd_report *r, c
 		bool problem = f->status == RD_FAIL || f->status == RD_WARN;
 		if (host && !on && problem && c->fact && h && !untold) {
 			/* a host-wide problem that names no subject: the model tells whether it is about them */
-			int t = c->fact(c, h, s, out->why, sizeof out->why);
+			int t = c->fact(c, h, s, line, out);
 			if (t > 0) {
 				out->finding = f;
 				out->v = RD_CAUSE_CONFIRMED;
@@ -326,7 +460,7 @@ void rd_explain_result_build(struct rd_explain_result *res, const struct rd_expl
 		struct rd_explain_verdict v[RD_SIG_MAX_CAUSES];
 		int n = 0;
 		for (; n < RD_SIG_MAX_CAUSES && x->sig->causes[n].text; n++)
-			rd_explain_judge(&x->sig->causes[n], report, h, s, &v[n]);
+			rd_explain_judge(&x->sig->causes[n], report, h, s, x->m->sample, &v[n]);
 		for (int pass = RD_CAUSE_CONFIRMED; pass <= RD_CAUSE_RULED_OUT; pass++)
 			for (int c = 0; c < n; c++) {
 				if ((int)v[c].v != pass)

@@ -2,6 +2,9 @@
  * first with the evidence and fix of the finding that confirmed it. */
 #include "render/explain.h"
 
+#include <stdio.h>
+#include <string.h>
+
 #include "render/out.h"
 #include "util/util.h"
 
@@ -16,8 +19,9 @@ static void lines_text(struct rd_buf *b, const struct rd_sig_match *m)
 
 static void render_cause(struct rd_out *o, bool ascii, const struct rd_explain_verdict *x)
 {
-	static const char *const marks[] = {"\u2714 confirmed  ", "? cannot tell", "\u2716 ruled out  "};
-	static const char *const ascii_marks[] = {"+ confirmed  ", "? cannot tell", "x ruled out  "};
+	/* a ruled-out cause is nothing wrong: its mark is not check's FAIL mark (\u2716 / x) */
+	static const char *const marks[] = {"\u2714 confirmed  ", "? cannot tell", "\u25cb ruled out  "};
+	static const char *const ascii_marks[] = {"+ confirmed  ", "? cannot tell", "o ruled out  "};
 	const struct rd_sig_cause *cause = x->cause;
 	const struct rd_finding *f = x->finding;
 	enum rd_cause_verdict v = x->v;
@@ -66,6 +70,16 @@ static void render_cause(struct rd_out *o, bool ascii, const struct rd_explain_v
 				rd_out_item_str(o, shown++ ? "                        %s\n" : "                   fix: %s\n",
 						all[k]->fix.v[i]);
 		}
+	/* no finding gave a fix: the one its fact found for this host, else the cause's own */
+	for (int i = 0; v == RD_CAUSE_CONFIRMED && !shown && i < x->nfix; i++)
+		rd_out_item_str(o, i ? "                        %s\n" : "                   fix: %s\n", x->fix[i]);
+	for (const char *p = cause->fix; v == RD_CAUSE_CONFIRMED && !shown && !x->nfix && p && *p;) {
+		size_t n = strcspn(p, "\n");
+		char line[400];
+		snprintf(line, sizeof line, "%.*s", (int)n, p);
+		rd_out_item_str(o, p == cause->fix ? "                   fix: %s\n" : "                        %s\n", line);
+		p += n + (p[n] == '\n');
+	}
 	rd_out_arr_end(o);
 	rd_out_obj_end(o);
 }

@@ -21,6 +21,16 @@ ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL $*"; }
 "$top/tests/scenarios/make.sh" "$work/roots" > /dev/null || bad "scenarios/make.sh"
 export NO_COLOR=1
+kver=6.1.0-31-amd64
+# modules-load-unknown: modules-load.d still lists nv_peer_mem (the module nvidia_peermem replaced),
+# which modules.dep of the running kernel does not have
+r=$work/roots/modules-load-unknown; cp -a "$work/roots/healthy-inbox" "$r"
+mkdir -p "$r/lib/modules/$kver" "$r/etc/modules-load.d"
+for m in mlx5/core/mlx5_core mlx5/mlx5_ib core/ib_core core/ib_uverbs core/ib_cm core/rdma_cm core/rdma_ucm core/ib_umad core/iw_cm ulp/ipoib/ib_ipoib; do
+	echo "kernel/drivers/infiniband/$m.ko:"
+done > "$r/lib/modules/$kver/modules.dep"
+echo "updates/dkms/nvidia-peermem.ko:" >> "$r/lib/modules/$kver/modules.dep"
+printf 'nv_peer_mem\n' > "$r/etc/modules-load.d/gpu.conf"
 
 seen=()
 while IFS=$'\t' read -r sig msg present absent; do
@@ -41,7 +51,12 @@ while IFS=$'\t' read -r sig msg present absent; do
 			continue
 		fi
 		root=$work/roots/${!kind}
-		if ts_skipped_scenario "$work/roots" "${!kind}"; then ts_skip "$sig on ${!kind}" "$ts_seed_reason"; continue; fi
+		if ts_skipped_scenario "$work/roots" "${!kind%+dmesg}"; then ts_skip "$sig on ${!kind}" "$ts_seed_reason"; continue; fi
+		case "${!kind}" in
+		*+dmesg) # the root named, its kernel log with the message appended (a kernel line seen on the host)
+			root=$work/derived/$sig-$kind; rm -rf "$root"; mkdir -p "$work/derived"
+			cp -a "$work/roots/${!kind%+dmesg}" "$root" && cat "$work/msg" >> "$root/rdma-doctor/commands/dmesg" ;;
+		esac
 		"$bin" --root "$root" explain --format json - < "$work/msg" > "$work/out.json"; rc=$?
 		if ! jq -en --arg s "$sig" 'input | any(.matches[]; .signature == $s)' "$work/out.json" > /dev/null; then
 			bad "$sig: not recognised in its message"; continue
@@ -49,6 +64,9 @@ while IFS=$'\t' read -r sig msg present absent; do
 		cause1=$(jq -r --arg s "$sig" '.matches[] | select(.signature == $s) | [.causes[] | select(.verdict == "confirmed")] | length' "$work/out.json")
 		if [ $kind = present ]; then
 			[ "$cause1" -ge 1 ] && [ $rc = 1 ] && ok || bad "$sig on ${!kind}: no cause confirmed (exit $rc)"
+			# every confirmed cause carries a fix
+			jq -en 'input | all(.matches[].causes[] | select(.verdict == "confirmed"); .fix | length > 0)' "$work/out.json" > /dev/null &&
+				ok || bad "$sig on ${!kind}: a confirmed cause without a fix: $(jq -c '[.matches[].causes[] | select(.verdict == "confirmed" and (.fix | length == 0)) | .id]' "$work/out.json")"
 		else
 			[ "$cause1" = 0 ] && [ $rc != 1 ] && ok || bad "$sig on ${!kind}: a cause confirmed on a healthy host (exit $rc)"
 			jq -en --arg s "$sig" 'input | .matches[] | select(.signature == $s) | any(.causes[]; .verdict == "ruled out")' "$work/out.json" > /dev/null &&
@@ -72,6 +90,60 @@ while IFS=$'\t' read -r sc msg want; do
 	got=$(jq -r '[.matches[].causes[] | select(.verdict == "confirmed") | .id] | unique | join(",")' "$work/out.json")
 	[ "$got" = "$want" ] && [ $rc = 1 ] && ok || bad "scenario $sc: confirmed '$got', expected only '$want' (exit $rc)"
 done < "$top/tests/explain/scenarios.txt"
+
+# a module that failed on a symbol mismatch is judged by where it was built, against the loaded
+# ib_core (the failed module is not loaded, so the loaded modules cannot tell)
+r=$work/roots/ofed-inbox-ulp; cp -a "$work/roots/healthy-mlnx-ofed" "$r"; mkdir -p "$r/lib/modules/$kver"
+printf '%s\n' updates/dkms/mlx5_core.ko: updates/dkms/ib_core.ko: updates/dkms/ib_uverbs.ko: updates/dkms/rdma_cm.ko: updates/dkms/ib_iser.ko: \
+	kernel/drivers/nvme/target/nvmet-rdma.ko: kernel/net/sunrpc/xprtrdma/rpcrdma.ko: updates/dkms/nvidia-peermem.ko: > "$r/lib/modules/$kver/modules.dep"
+for line in "[ 912.443210] nvmet_rdma: disagrees about version of symbol ib_register_client" \
+	"[ 912.443290] nvmet_rdma: Unknown symbol ib_register_client (err -22)" "modprobe: ERROR: could not insert 'nvmet_rdma': Invalid argument"; do
+	"$bin" --root "$r" explain --format json "$line" > "$work/out.json"; rc=$?
+	jq -en 'input | any(.matches[].causes[]; .id == "module-other-ib-core" and .verdict == "confirmed" and
+		any(.fix[]; test("--with-nvmf")))' "$work/out.json" > /dev/null && [ $rc = 1 ] &&
+		ok || bad "in-tree nvmet_rdma on OFED's ib_core ($line): exit $rc: $(jq -c '[.matches[].causes[] | [.id, .verdict, .why]]' "$work/out.json")"
+done
+"$bin" --root "$r" explain --format json "rpcrdma: Unknown symbol ib_register_client (err -22)" > "$work/out.json"; rc=$?
+jq -en 'input | any(.matches[].causes[]; .id == "module-other-ib-core" and .verdict == "confirmed" and any(.fix[]; test("--with-nfsrdma")))' \
+	"$work/out.json" > /dev/null && [ $rc = 1 ] && ok || bad "in-tree rpcrdma on OFED's ib_core: exit $rc"
+# the real lines from an OFED host: nvidia_peermem built against another ib_core (the NVIDIA driver's DKMS module)
+h=$work/roots/h100-ofed-no-peermem; cp -a "$top/examples/h100-ofed" "$h"; rm -rf "$h/sys/module/nvidia_peermem"
+sed -i '/^nvidia_peermem /d; s/nvidia_peermem,//' "$h/proc/modules"
+"$bin" --root "$h" explain --format json \
+	"[  812.443210] nvidia_peermem: disagrees about version of symbol ib_register_peer_memory_client" \
+	"[  812.443290] nvidia_peermem: Unknown symbol ib_register_peer_memory_client (err -22)" > "$work/out.json"; rc=$?
+jq -en 'input | [.matches[] | any(.causes[]; .id == "module-other-ib-core" and .verdict == "confirmed" and
+	any(.fix[]; test("dkms install nvidia/")))] == [true, true]' "$work/out.json" > /dev/null && [ $rc = 1 ] &&
+	ok || bad "nvidia_peermem on OFED: exit $rc: $(jq -c '[.matches[].causes[] | [.id, .verdict]]' "$work/out.json")"
+# the same module and ib_core both OFED's builds: not this cause, and never "every cause ruled out"
+"$bin" --root "$r" explain --format json "ib_iser: Unknown symbol ib_register_client (err -22)" > "$work/out.json"; rc=$?
+jq -en 'input | any(.matches[].causes[]; .id == "module-other-ib-core" and .verdict == "ruled out")' "$work/out.json" > /dev/null &&
+	[ $rc = 3 ] && ok || bad "OFED ib_iser on OFED ib_core: exit $rc: $(jq -c '[.matches[].causes[] | [.id, .verdict]]' "$work/out.json")"
+# kernel.log gives the fix for the module the line names, not "rmmod the inbox modules"
+echo "[ 912.443210] nvmet_rdma: disagrees about version of symbol ib_register_client" >> "$r/rdma-doctor/commands/dmesg"
+"$bin" --root "$r" check --only kernel.log --format json > "$work/out.json"
+jq -en 'input | any(.findings[]; .check == "kernel.log" and any(.fix[]; test("--with-nvmf")) and all(.fix[]; test("rmmod") | not))' \
+	"$work/out.json" > /dev/null && ok || bad "kernel.log fix for in-tree nvmet_rdma: $(jq -c '[.findings[] | .fix]' "$work/out.json")"
+# the device of an mlx5 line is in kernel.log's fix
+"$bin" --root "$work/roots/kernel-log-mlx5-health" explain --format json \
+	"[72011.402342] mlx5_core 0000:9a:00.0: print_health_info:435:(pid 0): Fatal error 1 detected" > "$work/out.json"
+jq -en 'input | any(.matches[].causes[] | select(.verdict == "confirmed"); any(.fix[]; test("mlxfwreset -d 0000:9a:00.0 -l 3 reset")))' \
+	"$work/out.json" > /dev/null && ok || bad "mlx5 fatal: the fix does not name the device: $(jq -c '[.matches[].causes[].fix]' "$work/out.json")"
+# a ruled-out cause has its own mark (not check's FAIL mark), in UTF-8 and in ASCII
+out=$(LC_ALL=C.UTF-8 "$bin" --root "$work/roots/healthy-inbox" explain "ibwarn: [3721] mad_rpc_open_port: can't open UMAD port ((null):0)")
+grep -q '○ ruled out' <<< "$out" && ! grep -q '✖' <<< "$out" && ok || bad "ruled-out mark (UTF-8): $out"
+out=$(LC_ALL=C LANG=C "$bin" --root "$work/roots/healthy-inbox" explain "ibwarn: [3721] mad_rpc_open_port: can't open UMAD port ((null):0)")
+grep -q '^    o ruled out' <<< "$out" && ! grep -q '^    x ' <<< "$out" && ok || bad "ruled-out mark (ASCII): $out"
+# a fix to paste names no file of a hostile root: a modules-load.d file named with shell syntax
+r=$work/roots/modules-load-hostile; cp -a "$work/roots/modules-load-unknown" "$r"
+mv "$r/etc/modules-load.d/gpu.conf" "$r/etc/modules-load.d/x;touch \$(id).conf"
+"$bin" --root "$r" explain --format json "systemd[1]: Failed to start systemd-modules-load.service - Load Kernel Modules." > "$work/out.json"; rc=$?
+jq -en 'input | any(.matches[].causes[]; .id == "modules-load-unknown" and .verdict == "confirmed" and all(.fix[]; test("touch") | not))' \
+	"$work/out.json" > /dev/null && [ $rc = 1 ] && ok || bad "hostile modules-load.d name in a fix: $(jq -c '[.matches[].causes[].fix]' "$work/out.json")"
+# a confirmed fact with no finding has a fix (nvidia_peermem on the inbox ib_core)
+"$bin" --root "$top/examples/mixed-states" explain --format json "modprobe: ERROR: could not insert 'nvidia_peermem': Invalid argument" > "$work/out.json"
+jq -en 'input | any(.matches[].causes[]; .id == "peermem-on-inbox" and .verdict == "confirmed" and (.fix | length > 0))' \
+	"$work/out.json" > /dev/null && ok || bad "peermem-on-inbox confirmed without a fix"
 
 # judged by what a cause is about: uverbs nodes at 0600 are not "ib_uverbs is not loaded" nor
 # "/dev/infiniband is missing", and the message is matched whatever its case

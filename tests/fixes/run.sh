@@ -130,7 +130,40 @@ for r in "${roots[@]}"; do
 	*) bad "$name: modules.persistent $st after fix modules --apply (exit $rc): $(head -3 "$work/fixmod.out")" ;;
 	esac
 done
+# explain: the fix of each confirmed cause, where it changes files, makes that cause go away.
+# Each scenario's own error line (tests/explain/scenarios.txt), and a modules-load.d that lists a
+# module the running kernel lacks (systemd's "Failed to start ... Load Kernel Modules.").
+r=$work/scen/modules-load-unknown; cp -a "$work/scen/healthy-inbox" "$r"
+mkdir -p "$r/lib/modules/6.1.0-31-amd64" "$r/etc/modules-load.d"
+printf '%s\n' kernel/drivers/infiniband/core/ib_core.ko: kernel/drivers/infiniband/core/ib_uverbs.ko: > "$r/lib/modules/6.1.0-31-amd64/modules.dep"
+printf 'nv_peer_mem\n' > "$r/etc/modules-load.d/gpu.conf"
+explain_cases() {
+	grep -v '^#' "$top/tests/explain/scenarios.txt" | cut -f1,2
+	printf 'modules-load-unknown\t%s\n' 'Nov 30 04:12:55 gpu-a01 systemd[1]: Failed to start systemd-modules-load.service - Load Kernel Modules.'
+}
+explained=0
+while IFS=$'\t' read -r sc msg; do
+	[ -n "$sc" ] && [ -d "$work/scen/$sc" ] || continue
+	printf '%b\n' "$msg" > "$work/msg"
+	"$bin" --root "$work/scen/$sc" explain --format json - < "$work/msg" > "$work/x.json" 2> /dev/null
+	mapfile -t ids < <(jq -r '[.matches[].causes[] | select(.verdict == "confirmed") | .id] | unique | .[]' "$work/x.json")
+	for id in "${ids[@]}"; do
+		jq -r --arg id "$id" '[.matches[].causes[] | select(.id == $id and .verdict == "confirmed")][0].fix[]' "$work/x.json" > "$work/fix.sh"
+		grep -qE '(^|[^0-9])>>? *[/"]|sed -i|(^| )(cp|mkdir|ln|tee) |rdma-doctor fix' "$work/fix.sh" || continue
+		c=$work/copy; rm -rf "$c" "$c.live" "$c.sh" "$c.out"; cp -a "$work/scen/$sc" "$c"
+		apply_fix "$c" as-printed "$work/fix.sh"
+		"$bin" --root "$c" explain --format json - < "$work/msg" > "$work/y.json" 2> /dev/null
+		if ! jq -e --arg id "$id" 'any(.matches[].causes[]; .id == $id and .verdict == "confirmed")' "$work/y.json" > /dev/null; then
+			explained=$((explained + 1)); ok
+		elif ! live_only_reloads "$c.live"; then
+			notes+=("explain $sc $id: needs the live host too ($(head -1 "$c.live" | cut -c1-60))")
+		else
+			bad "explain $sc: cause $id still confirmed after its fix: $(head -c 300 "$c.out")"
+		fi
+	done
+done < <(explain_cases)
+[ $explained -ge 2 ] && ok || bad "explain: only $explained confirmed causes' fixes were applied and asserted"
 for t in "${notes[@]}"; do echo "not asserted: $t"; done
-echo "fixes: ${#roots[@]} roots, $asserted fixes applied and asserted, $skipped need the live host"
+echo "fixes: ${#roots[@]} roots, $asserted fixes applied and asserted, $skipped need the live host; explain: $explained"
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

@@ -1,11 +1,13 @@
 /* Fuzz target: the explain scanner over any input, fed in pieces whose sizes the input's first
  * byte chooses (lines and automaton state across feeds), its result judged against an empty
- * report; and the kernel.log check over the same text as a captured dmesg. */
+ * report; the kernel.log check over the same text as a captured dmesg; the result judged again on
+ * that empty host (the facts read the matched lines); and the module a line names. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "checks/check.h"
+#include "checks/kmod_build.h"
 #include "explain/explain.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -28,7 +30,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!res.matches[k].m->count || strlen(res.matches[k].m->sample) > RD_EXPLAIN_SAMPLE)
 			abort();
 	rd_explain_result_free(&res);
-	rd_explain_scan_free(&scan);
 
 	struct rd_host h;
 	struct rd_system sys;
@@ -42,6 +43,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	sys.dmesg.data[size] = '\0';
 	sys.dmesg.len = size;
 	rd_checks_run(&h, &sys, &pol, false, "kernel.log", NULL, &r);
+	rd_explain_result_build(&res, &scan, &r, &h, &sys);
+	rd_explain_result_free(&res);
+	rd_explain_scan_free(&scan);
+	char m[64];
+	if (rd_kmod_line_module(sys.dmesg.data, m, sizeof m)) {
+		if (strlen(m) >= sizeof m || !*m)
+			abort();
+		struct rd_kmod_judgement j;
+		rd_kmod_judge(&h, &sys, m, &j);
+	}
 	rd_report_free(&r);
 	free(sys.dmesg.data);
 	rd_policy_free(&pol);

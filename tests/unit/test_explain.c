@@ -179,18 +179,18 @@ RD_TEST(lines_samples_and_folding)
 /* The join: typed subjects, SKIP and host-wide findings. */
 RD_TEST(causes_join_findings_on_their_subject)
 {
-	const struct rd_sig_cause ucm = {"ucm", "the rdma_cm module is not loaded", {"modules.loaded"}, RD_SUBJ_MODULE, {"rdma_cm"}, 0, NULL, NULL, NULL};
+	const struct rd_sig_cause ucm = {"ucm", "the rdma_cm module is not loaded", {"modules.loaded"}, RD_SUBJ_MODULE, {"rdma_cm"}, 0, NULL, NULL, NULL, NULL};
 	const struct rd_sig_cause node = {"node", "rdma_cm node missing", {"devnodes.present"}, RD_SUBJ_DEVNODE, {"rdma_cm"},
-					  RD_ON(RD_FAIL), NULL, NULL, NULL};
+					  RD_ON(RD_FAIL), NULL, NULL, NULL, NULL};
 	struct rd_explain_verdict v;
 	struct rd_report r = {0};
 	/* a device node named like a module is not that module; the node's FAIL confirms the node cause */
 	rd_report_add(&r, "devnodes.present", RD_FAIL, "rdma_cm", "/dev/infiniband/rdma_cm is missing");
 	rd_report_add(&r, "modules.loaded", RD_OK, "host", "all loaded");
-	rd_explain_judge(&ucm, &r, NULL, NULL, &v);
+	rd_explain_judge(&ucm, &r, NULL, NULL, NULL, &v);
 	CHECK_INT(v.v, RD_CAUSE_RULED_OUT);
 	CHECK(v.finding == &r.findings[1]);
-	rd_explain_judge(&node, &r, NULL, NULL, &v);
+	rd_explain_judge(&node, &r, NULL, NULL, NULL, &v);
 	CHECK_INT(v.v, RD_CAUSE_CONFIRMED);
 	CHECK(v.finding == &r.findings[0]);
 	rd_report_free(&r);
@@ -198,14 +198,14 @@ RD_TEST(causes_join_findings_on_their_subject)
 	memset(&r, 0, sizeof r);
 	rd_report_add(&r, "devnodes.present", RD_WARN, "rdma_cm", "mode 0600");
 	rd_report_add(&r, "devnodes.present", RD_FAIL, "uverbs", "no uverbs device");
-	rd_explain_judge(&node, &r, NULL, NULL, &v);
+	rd_explain_judge(&node, &r, NULL, NULL, NULL, &v);
 	CHECK_INT(v.v, RD_CAUSE_RULED_OUT);
 	CHECK(v.finding == NULL && strstr(v.why, "rdma_cm"));
 	rd_report_free(&r);
 	/* a SKIP is not "ruled out" */
 	memset(&r, 0, sizeof r);
 	rd_report_add(&r, "modules.loaded", RD_SKIP, "host", "no RDMA device");
-	rd_explain_judge(&ucm, &r, NULL, NULL, &v);
+	rd_explain_judge(&ucm, &r, NULL, NULL, NULL, &v);
 	CHECK_INT(v.v, RD_CAUSE_CANNOT_TELL);
 	CHECK(v.finding == &r.findings[0]);
 	rd_report_free(&r);
@@ -213,15 +213,33 @@ RD_TEST(causes_join_findings_on_their_subject)
 	 * elsewhere in the check neither; no finding of the check at all neither */
 	memset(&r, 0, sizeof r);
 	rd_report_add(&r, "modules.loaded", RD_WARN, "host", "some modules are not loaded");
-	rd_explain_judge(&ucm, &r, NULL, NULL, &v);
+	rd_explain_judge(&ucm, &r, NULL, NULL, NULL, &v);
 	CHECK_INT(v.v, RD_CAUSE_CANNOT_TELL);
 	rd_report_free(&r);
 	memset(&r, 0, sizeof r);
 	rd_report_add(&r, "devnodes.present", RD_UNKNOWN, "umad0", "cannot tell which device umad0 serves");
-	rd_explain_judge(&node, &r, NULL, NULL, &v);
+	rd_explain_judge(&node, &r, NULL, NULL, NULL, &v);
 	CHECK_INT(v.v, RD_CAUSE_CANNOT_TELL);
-	rd_explain_judge(&ucm, &r, NULL, NULL, &v);
+	rd_explain_judge(&ucm, &r, NULL, NULL, NULL, &v);
 	CHECK_INT(v.v, RD_CAUSE_CANNOT_TELL);
 	CHECK(v.finding == NULL);
 	rd_report_free(&r);
+}
+
+/* Every cause that can be confirmed (by its checks or its fact) carries a fix of its own, printed
+ * when neither its findings nor its fact give one: a confirmed cause is never left without one. */
+RD_TEST(every_confirmable_cause_has_a_fix)
+{
+	size_t causes = 0;
+	for (const struct rd_signature *sig = rd_signatures; sig->id; sig++)
+		for (int c = 0; c < RD_SIG_MAX_CAUSES && sig->causes[c].text; c++) {
+			const struct rd_sig_cause *cause = &sig->causes[c];
+			if (!cause->checks[0] && !cause->fact)
+				continue; /* cannot be told here: never confirmed, its note says what to do */
+			causes++;
+			if (!cause->fix || !*cause->fix)
+				fprintf(stderr, "  %s: cause %s has no fix\n", sig->id, cause->id);
+			CHECK(cause->fix && *cause->fix);
+		}
+	CHECK(causes > 40);
 }
