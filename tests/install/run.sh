@@ -388,8 +388,11 @@ if [ -f "$deb" ]; then
 	want=$(expected | awk '{ print $1 }' | sed -e 's|^lib/systemd/|../lib/systemd/|' -e 's|^share/man/man1/rdma-doctor.1$|share/man/man1/rdma-doctor.1.gz|' |
 		awk '{ print "usr/" $1 }' | sed 's|^usr/\.\./||'
 		echo usr/share/doc/rdma-doctor/changelog.gz; echo usr/share/doc/rdma-doctor/copyright
-		echo usr/share/doc/rdma-doctor/README.md.gz; echo usr/share/doc/rdma-doctor/report-json.md.gz
-		echo usr/share/doc/rdma-doctor/fleet-json.md.gz
+		# debian/docs: README.md and the guides of docs/ (dh_compress leaves a file under 4 KiB as it is)
+		while IFS= read -r f; do
+			if [ "$(stat -c %s "$top/$f")" -lt 4096 ]; then echo "usr/share/doc/rdma-doctor/${f##*/}"
+			else echo "usr/share/doc/rdma-doctor/${f##*/}.gz"; fi
+		done < "$top/debian/docs"
 		echo usr/share/lintian/overrides/rdma-doctor)
 	want=$(sort <<< "$want")
 	[ "$listed" = "$want" ] && ok || bad "dpkg-deb -c: the package's files differ: $(diff <(echo "$want") <(echo "$listed") | grep '^[<>]' | tr '\n' ' ')"
