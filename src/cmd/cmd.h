@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The commands of rdma-doctor: a table of names and functions (after kmod's tools/).
  *
  * Ownership: a command borrows the context; it owns and frees whatever it opens or loads.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Installing rdma-doctor like a system tool:
 #   1. make install into a DESTDIR (PREFIX /usr/local, then /usr): every file where it belongs,
 #      with its mode and content; make uninstall leaves none of them, and keeps a file not ours;
