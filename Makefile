@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # rdma-doctor — top-level build.  `make` builds build/rdma-doctor; `make check` runs every test.
 CC      ?= cc
 BUILD   ?= build

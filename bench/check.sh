@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Benchmark (not a test): `rdma-doctor --root TREE check` and `rdma-doctor --root TREE ibstat`
 # against one run of rdma-core's ibstat on the same 9-device tree (examples/h100-ofed, bind-mounted
 # on /sys in a private mount namespace for the real tool), timed side by side by hyperfine without

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Prints every pattern of the explain signature table, one a line, escaped for grep -E: the
  * yardstick bench/explain.sh gives `grep -c -i -E -f`.  Built by bench/explain.sh against
  * build/librdmadoctor.a. */

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Benchmark (not a test): `rdma-doctor explain -` over a 100 MB log against
 # `LC_ALL=C grep -c -i -E -f PATTERNS` with every pattern of the signature table
 # (bench/explain-patterns.c prints them), run alternately, wall-time medians.  The log is job and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Benchmark (not a test): `rdma-doctor fleet` against jq on the same reports.
 #   1. N pretty-printed reports (default 10,000, ~13 KB each as `check --format json` writes them,
 #      from five scenario roots: healthy, drifting firmware, a missing module, MTU 1500, OFED),

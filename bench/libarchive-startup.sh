@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Benchmark (not a test): what linking libarchive would cost every run.  Times
 # `rdma-doctor --root examples/h100-ofed check` (a directory root: libarchive never needed) as
 # built (libarchive loaded with dlopen only for archive roots and snapshots) against the same

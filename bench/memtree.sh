@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Benchmark (not a test): reading snapshot archives into memory (src/source/memtree.c).  Writes
 # tar.gz archives of N regular files (sys/class/infiniband/mlx5_<i/16>/port<i%16>_state) in
 # memory with libarchive, then times rd_memtree_read_mem on each (the default limits: 200,000

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Benchmark (not a test): the cost of `check` per device at N devices against at 64, on roots
 # made from examples/h100-ofed by adding copies of mlx5_0 (its ports, GIDs and attributes) under
 # sys/devices/virtual/infiniband, each with its snapshot read-errors entries (what an SR-IOV host

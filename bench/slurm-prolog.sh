@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Benchmark (not a test): how long `check --only SUBSET` takes on the 9-device tree
 # examples/h100-ofed, to choose what a Slurm Prolog can afford (README, "Slurm").  Prints, for
 # RUNS runs of each subset, of the whole catalogue and of /bin/true, the median wall time and the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Benchmark (not a test): `rdma-doctor --root TREE snapshot -o X.tar.gz` against `tar czf` of the
 # same tree (examples/h100-ofed by default), RUNS alternating runs of each (the order swapped every
 # run), each output removed between runs outside the timing.  Prints the median wall time of each

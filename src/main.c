@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* rdma-doctor: global options, then one command from the table in cmd/table.c. */
 #include <errno.h>
 #include <fcntl.h>

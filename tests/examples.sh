@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # The committed example roots are exactly what tools/make-examples.sh writes (so they never drift
 # from the generator and its source formats).       Ends with "N passed, N failed".
 set -uo pipefail

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The layout rules of issue 13 that a reader of the tree relies on, checked on the sources:
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+# The layout rules that a reader of the tree relies on, checked on the sources:
 # every header under src/ states its ownership rule in its opening comment; the commands in
 # src/cmd/ that mimic rdma-core (ibstat, ibstatus) read sysfs only through model/umad.c; no
 # file name says "report" for two different things; renderers call nothing of checks/ but the
@@ -40,6 +41,17 @@ else ok; fi
 # debian/ or the README cites a guide the package does not ship
 cites=$(cd "$top" && { grep -nE '"[^"]*[Gg]uide' -r src; grep -niE "\bguide('s)?\b" -r docs contrib debian README.md; } | head -5)
 [ -z "$cites" ] && ok || bad "product text cites a guide that is not shipped (say the reason itself): $cites"
+
+# the licence: an SPDX line in the first lines of every source file (the data under tests/*/expected,
+# tests/fixtures, examples/ and the VM's fixtures is not source)
+spdx='SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause'
+nospdx=$(cd "$top" && git ls-files 2> /dev/null | grep -E '(\.(c|h|sh|jq|awk|yml|in)|^Makefile|^debian/rules|^contrib/(slurm|bash-completion)/.*|^\.ci/run)$' |
+	grep -vE '^(tests/[^/]+/expected/|tests/fixtures/|examples/|tests/vm/fixtures/)' |
+	while IFS= read -r f; do head -3 "$f" | grep -qF "$spdx" || echo "$f"; done)
+[ -z "$nospdx" ] && ok || bad "no SPDX line ($spdx) in: $(head -5 <<< "$nospdx" | tr '\n' ' ')"
+# no issue numbers or development history in what is shipped or read by an operator
+hist=$(cd "$top" && grep -rnE '\(issue [0-9]+|issue [0-9]+\)|; issue [0-9]+' src docs contrib debian README.md 2> /dev/null | head -3)
+[ -z "$hist" ] && ok || bad "issue numbers in the product: $hist"
 
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
-# README.md shows what the program does, so that it cannot drift from it:
+# README.md and the guides of docs/ show what the program does, so that they cannot drift from it:
 #   1. every ``` block whose first line is `$ COMMAND` is an example: its `$ ` lines are run in
 #      order by one bash in the source tree (rdma-doctor and ./build/rdma-doctor are the program
 #      under test; /tmp/ in a command is a directory of this test's own), and everything they
@@ -17,7 +17,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 build=$top/build
 [ $# -gt 0 ] && build=$(cd "$1" && pwd)
 bin=$build/rdma-doctor
-readme=$top/README.md
+usage=$top/docs/usage.md # the Commands block
 pass=0 fail=0
 ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL $*"; }
@@ -30,17 +30,19 @@ export NO_COLOR=1 SOURCE_DATE_EPOCH=1764460800
 unset RDMA_DOCTOR_ROOT
 
 # ---- 1. the example blocks ------------------------------------------------------------------
-# each block into work/blocks/N.{cmd,want} (N its first line's number in README.md)
+# each block into work/blocks/FILE:N.{cmd,want} (N its first line's number in FILE)
 mkdir -p "$work/blocks"
-awk -v dir="$work/blocks" '
+for doc in README.md docs/*.md; do
+awk -v dir="$work/blocks" -v doc="${doc//\//_}" '
 	/^```/ {
 		if (inb) { inb = 0; if (ex) { close(cf); close(wf) } }
 		else { inb = 1; first = 1; ex = 0 }
 		next
 	}
-	inb && first { first = 0; if ($0 ~ /^\$ /) { ex = 1; n = NR; cf = dir "/" n ".cmd"; wf = dir "/" n ".want"; printf "" > wf } }
+	inb && first { first = 0; if ($0 ~ /^\$ /) { ex = 1; n = doc ":" NR; cf = dir "/" n ".cmd"; wf = dir "/" n ".want"; printf "" > wf } }
 	inb && ex && /^\$ / { print substr($0, 3) > cf; next }
-	inb && ex { print > wf }' "$readme"
+	inb && ex { print > wf }' "$top/$doc"
+done
 # match WANT GOT: GOT's lines are WANT's, a WANT line "..." matching any run of lines (0 or more)
 match() {
 	awk 'FNR == 1 { f++ } f == 1 { w[++nw] = $0; next } { g[++ng] = $0 }
@@ -55,7 +57,7 @@ match() {
 	}' "$1" "$2"
 }
 live=0 ran=0
-for n in $(ls "$work/blocks" | sed -n 's/\.cmd$//p' | sort -n); do
+for n in $(ls "$work/blocks" | sed -n 's/\.cmd$//p' | sort -V); do
 	cf=$work/blocks/$n.cmd want=$work/blocks/$n.want
 	if grep -E '(^|[;&|] *)(\./build/)?rdma-doctor ' "$cf" | grep -qv -- '--root'; then
 		live=$((live + 1))
@@ -69,7 +71,7 @@ for n in $(ls "$work/blocks" | sed -n 's/\.cmd$//p' | sort -n); do
 	(cd "$top" && PATH=$work/bin:$PATH TMPDIR=$work/ptmp bash "$work/run/script") > "$work/run/got" 2>&1
 	sed -i "s|$work/tmp/|/tmp/|g" "$work/run/got"
 	if match "$want" "$work/run/got"; then ok; else
-		bad "README.md line $n: '$(head -1 "$cf")' prints something else than the README shows (- README, + program):"
+		bad "${n%%:*} line ${n#*:}: '$(head -1 "$cf")' prints something else than the README shows (- README, + program):"
 		if grep -qx '\.\.\.' "$want"; then
 			# with lines left out, what the README shows that the program does not print (or not in that order)
 			grep -vx '\.\.\.' "$want" | grep -vxF -f "$work/run/got" | sed 's/^/  -/' | head -20
@@ -79,18 +81,18 @@ for n in $(ls "$work/blocks" | sed -n 's/\.cmd$//p' | sort -n); do
 		fi
 	fi
 done
-[ $ran -ge 5 ] && ok || bad "only $ran example blocks found in README.md to run"
-echo "README.md: $ran example blocks run, $live of the live host not run"
+[ $ran -ge 5 ] && ok || bad "only $ran example blocks found in README.md and docs/ to run"
+echo "README.md and docs/: $ran example blocks run, $live of the live host not run"
 
 # ---- 2. the Commands block names every option --------------------------------------------------
 cmds=$("$bin" --help | awk '/^Commands:/ { c = 1; next } c && /^$/ { exit } c && /^  [a-z]/ { print $1 }')
-block=$(awk '/^## Commands$/ { c = 1; next } c && /^```$/ { if (inb) exit; inb = 1; next } c && inb' "$readme")
-[ -n "$block" ] && ok || bad "README.md has no Commands block"
+block=$(awk '/^## Commands$/ { c = 1; next } c && /^```$/ { if (inb) exit; inb = 1; next } c && inb' "$usage")
+[ -n "$block" ] && ok || bad "docs/usage.md has no Commands block"
 for c in $cmds; do
 	case $c in ibstat | ibstatus | npd) continue ;; esac
 	# the command's lines of the block: its own line and the indented ones after it
 	entry=$(awk -v c="$c" '$1 == c || ($1 ~ /,$/ && index($0, " " c)) { e = 1; print; next } e && /^  [a-z]/ { exit } e' <<< "$block")
-	[ -n "$entry" ] || { bad "README.md's Commands block has no line for '$c'"; continue; }
+	[ -n "$entry" ] || { bad "docs/usage.md's Commands block has no line for '$c'"; continue; }
 	"$bin" "$c" --help 2>&1 | awk '/^[ \t]+-/ && !/\(the default\)/ {
 		s = $0; sub(/^[ \t]+/, "", s); line = ""; short = 0
 		while (match(s, /^--?[A-Za-z][A-Za-z0-9_-]*,? ?/)) {
@@ -106,13 +108,13 @@ for c in $cmds; do
 			case $o in -h | --help) found=1 ;; esac
 			grep -qE -- "(^|[^A-Za-z0-9_-])$o([^A-Za-z0-9_-]|$)" <<< "$entry" && found=1
 		done
-		[ $found = 1 ] && echo ok || echo "bad README.md's Commands block does not show '$c' option ${names// / or } (from 'rdma-doctor $c --help')"
+		[ $found = 1 ] && echo ok || echo "bad docs/usage.md's Commands block does not show '$c' option ${names// / or } (from 'rdma-doctor $c --help')"
 	done > "$work/opts"
 	while read -r r msg; do if [ "$r" = ok ]; then ok; else bad "$msg"; fi; done < "$work/opts"
 	# and no option the program does by default is shown as one to add (--counters)
 	for o in $("$bin" "$c" --help 2>&1 | awk '/^[ \t]+--[a-z-]+ .*\(the default\)/ { print $1 }'); do
 		grep -qE -- "(^|[^A-Za-z0-9_-])$o([^A-Za-z0-9_-]|$)" <<< "$entry" &&
-			bad "README.md's Commands block shows '$c $o', which the program does by default ('rdma-doctor $c --help')" || ok
+			bad "docs/usage.md's Commands block shows '$c $o', which the program does by default ('rdma-doctor $c --help')" || ok
 	done
 done
 

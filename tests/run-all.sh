@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # The whole test suite (what `make check` and .ci/run run):
 #   installs the test dependencies when run as root and they are missing (Debian packages),
 #   builds with gcc and clang (warnings are errors) and with ASan+UBSan,

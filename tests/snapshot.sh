@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Snapshot round trips: `snapshot` of a root (directory, .tar.gz and .tar), then `--root` on the
 # snapshot gives the same stack JSON, ibstat and ibstatus output as the original root (every
 # example) and the same check findings (every scenario root); a snapshot of this live machine

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # make-examples.sh [OUTDIR] — writes the bundled example roots (default: examples/).
 # Values follow ../shared/reference/rdma-host-facts.md; rxe-qemu is the real Linux 6.1 Soft-RoCE
 # capture in ../shared/fixtures/real/qemu-debian12-* (made by this project, so it may be copied).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # rootlib.sh — shell functions that write a root laid out like a host (sysfs, procfs, /dev, /etc)
 # in the exact formats of ../shared/reference/rdma-host-facts.md.  Sourced by make-examples.sh
 # (the bundled example roots) and by the tests (scenario roots made on the fly).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The check catalogue: one line per check (id, title, what it detects, where it looks), in the
  * order they run and print.  Ids are stable: add, never rename.  Each check lives in its own
  * file, src/checks/<id with '_'>.c, defining rd_check_<name>(); adding a check is that file plus

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Checks: pure functions from the host model (+ policy) to findings.  No I/O in a check.
  *
  * Ownership: a report owns its findings and every string in them; rd_report_free releases all.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* devnodes.present: /dev/infiniband has uverbsN per device, umadN and issmN per InfiniBand or RoCE
  * port (ib_umad makes both for every port with a MAD interface: a real Soft-RoCE rxe0 has issm0
  * too), and rdma_cm — the nodes user space opens. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Statuses, findings and reports: what a check produces (the renderers in render/ print it). */
 #include <errno.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* firmware.pinned: fw_ver equals the policy's pin for the board_id; without a pin, the firmware
  * train the installed MLNX_OFED / DOCA-OFED release ships for the adapter (model/fwtrain.h).
  * A pin is the fleet's own decision and overrides the table: its mismatch is a FAIL.  A mismatch

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* firmware.uniform: HCAs of one model (board_id) should all run one firmware version. */
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* kernel.log: kernel messages that name a cause.  Each known message is one finding, with up to
  * three of its lines as evidence. */
 #include <ctype.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* link.counters: port error counters compared with the previous run's sample (model/link.h; the
  * sample is read and written by the command layer, cmd/linkstate.c; this check only judges).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* link.flaps: a port whose link goes down and up.
  *   carrier_changes of the port's netdevs rising by more than 2 between runs   WARN (NVSentinel)
  *   "<netdev>: lost carrier" kernel lines of the last 24 h: 5 or more FAIL (Azure's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* link.phy: the physical layer as mlxlink sees it (mlxlink -d <pci> -p <port> -m -c -e):
  * an Effective Physical BER of 1E-12 or worse (the guide: "a flapping cable / dirty connector"),
  * a Status Opcode other than 0 or 1023 (1-1022 PHY firmware, 1024-2047 management firmware with

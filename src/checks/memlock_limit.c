@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* memlock.limit: RDMA registers (pins) memory; RLIMIT_MEMLOCK must not stop it.  Looks at this
  * process, the running processes and unit files of the named services, systemd's default, and
  * limits.conf. */

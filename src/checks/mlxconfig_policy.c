@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* mlxconfig.policy: each [mlxconfig] NAME = VALUE of the policy against the Next Boot column of
  * `mlxconfig -d <pci> query` (what the adapter runs with after the next reset), and a Current
  * value that still differs (set, but not applied until mlxfwreset or a reboot). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* modules.loaded: each module of the policy list is loaded when RDMA hardware is present. */
 #include <stdlib.h>
 #include <string.h>

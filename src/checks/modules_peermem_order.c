@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* modules.peermem_order: nvidia_peermem must not be configured to load before ib_core.
  * systemd-modules-load applies files in file-name order, lines in order. */
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* modules.persistent: every module of the policy list is named in a modules-load.d file, and every
  * line of those files is read by systemd-modules-load as what the operator meant. */
 #include <stdlib.h>

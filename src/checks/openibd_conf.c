@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* openibd.conf: every module /etc/infiniband/openib.conf asks openibd to load must exist for the
  * running kernel, or openibd stays dead. */
 #include "checks/catalogue.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* openibd.state: OFED's openibd.service, when enabled, must be running: it loads the modules and
  * brings the NICs up.  Whether openibd is there is one fact of the model (sys->stack.openibd),
  * read together with what is installed: an OFED install without openibd is said, not skipped. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* pcie.link: each HCA physical function's PCIe link, and each link on its path to the root port,
  * trained below what both of its ends can do (current_link_speed/width against the smaller of the
  * two ends' max_link_speed/width), as scitix/sichek does.  VFs are skipped (their links are their

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* peermem.loaded: with NVIDIA GPUs and RDMA devices, GPUDirect RDMA needs nvidia_peermem (or a
  * DMA-BUF capable stack). */
 #include "checks/catalogue.h"

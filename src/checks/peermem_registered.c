@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* peermem.registered: a loaded nvidia_peermem must have registered with ib_core's peer-memory
  * API.  That API (and /sys/kernel/mm/memory_peers) exists only in MLNX_OFED/DOCA-OFED's ib_core;
  * with the inbox ib_core the guide's "ls /sys/kernel/mm/memory_peers" test does not apply. */

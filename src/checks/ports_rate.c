@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* ports.rate: an active port below the policy's minimum, or below the best port of the same
  * model and link layer (a degraded link: fewer lanes or a lower speed). */
 #include <stdio.h>

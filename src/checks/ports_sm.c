@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* ports.sm: an InfiniBand port needs a subnet manager: a LID and an SM LID.
  *
  * One problem, one finding: a port that is not Active (Initializing with no SM, Polling,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* ports.state: every port Active with physical LinkUp; otherwise say what the state means. */
 #include <stdio.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* probe.loopback: the verbs probe's result (probe/probe.h) as findings of `check --probe`, one
  * per probed port (OK, FAIL, or SKIP for a port that is not Active while another one is), or one
  * for the host when the probe failed before any port; every step is evidence, every fix a fix.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The catalogue table, generated from checks/catalogue.h. */
 #include "checks/catalogue.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* roce.gid: every Active RoCE port has a GID NCCL can use (a RoCE v2 GID with an IPv4 address on
  * the port's netdev by default), and the index NCCL takes is that one (model/gid.h has NCCL's
  * rules).  An index forced through NCCL_IB_GID_INDEX (the environment this runs in: a Slurm

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* roce.mtu: the active MTU of a RoCE port follows its netdev's MTU (minus 96 bytes of headers,
  * rounded down to 256..4096); 1500 gives 1024.  All RoCE ports should agree. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* roce.qos: trust mode, PFC per priority and ECN of each RoCE port's netdev, from sysfs
  * /sys/class/net/<if>/qos/{trust,pfc} and ecn/ (MLNX_OFED's mlx5), else the captured
  * `mlnx_qos -i <if>` or `dcb pfc show dev <if>`; rdma_cm's default ToS from configfs.  With

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The check runner: selects catalogue entries by --only / --skip lists and runs them.  On a host
  * without RDMA hardware (rd_host_has_rdma_hardware) every check but the inventory of the installed
  * stack SKIPs: a memlock limit, a kernel message or a service matters only to RDMA, and a login or

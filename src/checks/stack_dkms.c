@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* stack.dkms: OFED's DKMS modules must be built for the running kernel (a kernel upgrade leaves
  * them behind); on RPM hosts also OFED's kmod packages, which are not DKMS at all. */
 #include <stdlib.h>

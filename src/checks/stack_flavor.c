@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* stack.flavor: inbox rdma-core, MLNX_OFED or DOCA-OFED, its version, and which stack to run.
  * The facts themselves are derived once in the model (sys->stack); this check reports them. */
 #include <stdio.h>

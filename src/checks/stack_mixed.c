@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* stack.mixed: OFED installed with in-tree RDMA modules loaded, or in-tree and OFED modules
  * loaded together — "disagrees about version of symbol" territory.  Only what is known can
  * fail: an installed stack that cannot be told, or modules of unknown origin, give UNKNOWN (or

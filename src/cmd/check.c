@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* `rdma-doctor check` and `rdma-doctor checks`: run the catalogue, print the verdict. */
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The commands of rdma-doctor: a table of names and functions (after kmod's tools/).
  *
  * Ownership: a command borrows the context; it owns and frees whatever it opens or loads.
@@ -50,7 +51,7 @@ struct rd_ctx {
 int rd_output_atomic(struct rd_ctx *ctx, const char *cmd, const char *path, void (*fill)(FILE *f, void *arg),
 		     void *arg);
 
-/* Exit statuses, one table for every command (README "Exit status", `help`); ibstat and ibstatus
+/* Exit statuses, one table for every command (docs/usage.md "Exit status", `help`); ibstat and ibstatus
  * exit as rdma-core's do.  check keeps the monitoring-plugin codes. */
 enum {
 	RD_EXIT_OK = 0,      /* success; check OK; explain: nothing known or all ruled out; probe PASS */
@@ -148,7 +149,7 @@ enum { RD_OPT_END = -1, RD_OPT_HELP = -2, RD_OPT_BAD = -3, RD_OPT_OPERAND = 1 };
  * "--help" are handled here), or RD_OPT_BAD after printing one line for an unknown option or a
  * missing value. */
 int rd_getopt(struct rd_ctx *ctx, struct rd_getopt *g);
-/* The options of every command, before or after it (the README: options come before or after
+/* The options of every command, before or after it (docs/usage.md: options come before or after
  * the operands): --root DIR and --timeout SECONDS set ctx->root / ctx->timeout_s; cmd is the
  * command ("" before it) for the message of a bad value.  rd_getopt takes them after the command.
  * Returns 0, or RD_EXIT_USAGE after printing one line. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* check --format prometheus, --output FILE and npd's line: see emit.h. */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* How `check` hands its report over, besides text and JSON on standard output: the Prometheus
  * exposition format (--format prometheus), a file written atomically (--output FILE), or the one
  * line of node-problem-detector's custom plugin protocol (`rdma-doctor npd`, cmd/npd.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* `rdma-doctor explain TEXT... | -`: find known error messages in the text (a whole log can be
  * piped in), then judge each one's causes with the checks on this host (or --root), confirmed
  * causes first with their fix.  Exit 0: nothing matched or all ruled out; 1: a cause confirmed;

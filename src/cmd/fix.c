@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* `rdma-doctor fix modules [--apply] [--policy FILE]`: show (default) or make the module-loading
  * fix.  Without --apply nothing changes: each file's unified diff and the commands are printed. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* `rdma-doctor fleet`: drift across nodes from their `check --format json` reports, gathered by
  * Slurm, pdsh or clush (rdma-doctor never fans out itself).  Reads each PATH as it comes: a
  * report file, a directory of reports (a file per node, named by it), or - (standard input);

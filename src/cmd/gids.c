@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* `rdma-doctor gids [DEV...]`: the GID table as MLNX_OFED's show_gids prints it (text), or the same
  * rows as JSON, with the index NCCL would use on each RoCE port (JSON "nccl_gids"). */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* `rdma-doctor ibstat`: byte-identical to rdma-core's ibstat (infiniband-diags 44.0) on the same
  * sysfs — options, output, warnings, panics and exit codes — read through the source layer. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* `rdma-doctor ibstatus`: byte-identical to rdma-core's ibstatus script (infiniband-diags 44.0,
  * run by dash) on the same sysfs.  The script prints each value through an unquoted command
  * substitution and echo, so values lose trailing newlines, have their blanks collapsed and

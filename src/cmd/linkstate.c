@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The link samples kept between runs (see cmd.h rd_link_prepare, model/state.h for the file).
  *
  * Where: --state-dir DIR, else /var/lib/rdma-doctor on the live host.  Under --root no sample is

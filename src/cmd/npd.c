@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* `rdma-doctor npd [check options]`: check, answered in node-problem-detector's custom plugin
  * protocol (render/npd.h): one line on standard output, exit 0 OK or WARN, 1 FAIL, 3 unknown.
  * A run that cannot check (a bad option, an unreadable root) still prints one line, from its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* --output FILE for check and fleet: a new file beside FILE, renamed over it.  The directory is
  * reached safely (rd_dir_open_safe: no symbolic link another user placed is followed) and used by
  * its descriptor from then on; the file is new, with the mode 0644 less the umask, whatever was

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* `rdma-doctor probe`: a verbs RDMA WRITE loopback on each Active port of the running host. */
 #include <errno.h>
 #include <stdlib.h>

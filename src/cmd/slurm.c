@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* `rdma-doctor slurm`: run the checks and drain or resume this Slurm node with scontrol, as a
  * HealthCheckProgram must (slurmd ignores its exit status; NHC's node-mark-offline/-online rules).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* `rdma-doctor slurm`: the pure parts (reason text, `scontrol show node -o` parsing, the decision),
  * apart from the command so that unit tests reach them.  Nothing here prints or runs anything.
  * Ownership: strings returned are owned by the caller; rd_slurm_node_free releases a parsed node. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* `rdma-doctor snapshot -o FILE.tar.gz|FILE.tar|DIR`: load the host and system models (and the
  * policy, and ibstat's view) through a recording source, then write exactly what they read:
  * files, directories, links (as links), device nodes (as empty files, their modes in

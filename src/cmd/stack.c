@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* `rdma-doctor stack`: what RDMA stack this host runs — kernel, modules, devices, ports. */
 #include "cmd/cmd.h"
 #include "model/host.h"

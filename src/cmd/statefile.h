@@ -1,5 +1,5 @@
-/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
- * The state directory: the one module that reads and writes the link state file (its format and
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/* The state directory: the one module that reads and writes the link state file (its format and
  * history rules are model/state.h's).  It knows nothing of commands or checks, so that it can move
  * under a run layer as it is.
  *

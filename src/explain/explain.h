@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* explain: from error messages to their causes.  A table of signatures (explain/signatures.c),
  * a streaming scanner over any bytes (explain/scan.c: one pass, linear, binary-safe), and the
  * judgement of each signature's causes against the findings of the check catalogue

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Judging causes: a join of each cause's subjects (typed: a module, a device node, a port ...)
  * with the findings of its checks on them, or a fact of the host model; and the finished result
  * of explain. */

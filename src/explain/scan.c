@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The explain scanner: one Aho-Corasick DFA over every signature pattern, case folded as it goes
  * (see explain.h).  The table is small (a few hundred states of a few dozen byte classes). */
 #include <stdint.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The known error messages: one entry per signature, its meaning, and its causes in order of
  * likelihood.  Patterns are lower-case substrings of the real messages (NCCL, rdma-core, the
  * kernel, kmod, systemd; tests/explain/cases.txt has the full lines).  A cause names what it is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* A small line diff (longest common subsequence; the files fixed here are tiny). */
 #include <stdlib.h>
 #include <string.h>

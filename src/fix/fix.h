@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Fixes: pure planners from the host model (+ policy) to file changes and commands.  Nothing
  * here writes or runs anything; cmd/fix.c shows a plan or applies it through source/atomic.h.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The plan of `fix modules`: the guide's "universal fix" (all nine modules in
  * /etc/modules-load.d/rdma.conf) and nvidia_peermem after ib_core, keeping every line, comment
  * and order the operator already had. */

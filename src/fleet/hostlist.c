@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Slurm hostlists (see hostlist.h).  The syntax and the sort follow SchedMD/slurm
  * src/common/hostlist.c as `scontrol show hostnames` / `show hostlistsorted` behave; the tests
  * compare both directions with the real scontrol. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Slurm hostlists: `prefix[ranges]` such as `tux[0-5,12,20-25]`, leading zeros keep the width
  * (`node[01-24]`), several comma-separated items, a cartesian product for several bracket groups
  * (`rack[1-2]n[1-2]`).  Compression sorts by prefix, then number (as `scontrol show

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* String -> index hash map: FNV-1a, open addressing, grown at 70 % (see map.h). */
 #include "fleet/map.h"
 

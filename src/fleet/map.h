@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* A string -> index hash map for the fleet (hosts, values).  Ownership: the map copies its keys
  * and owns them; values are the caller's indexes. */
 #ifndef RD_FLEET_MAP_H

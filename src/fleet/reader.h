@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The fleet's report reader: a stream of `rdma-doctor check --format json` reports (schema
  * rdma-doctor/report/v1, docs/report-json.md), parsed with yajl as it arrives, one report at a
  * time.  Only what the fleet summary needs is kept, in bounded sizes: never the document.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The fleet summary: what many nodes' reports say, as value -> set of nodes, for the whole fleet
  * and per board_id (HCA model).  Reports are added one at a time (rd_fleet_add) and not kept:
  * only the node table (a name, a time, a status) and, per value, the node indexes that have it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The firmware train of each MLNX_OFED / DOCA-OFED release (model/fwtrain.h).
  *
  * MLNX_OFED publishes one train for every adapter it supports ("Firmware xx.43.2026" in each

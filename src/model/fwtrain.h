@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The firmware each MLNX_OFED / DOCA-OFED release ships ("train"), per adapter, from NVIDIA's
  * release notes (every row names its document), and the firmware major of each adapter.
  *

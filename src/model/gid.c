@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* RoCE GIDs as NCCL sees them (model/gid.h). */
 #include "model/gid.h"
 

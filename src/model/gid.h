@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* RoCE GIDs as NCCL sees them: family, validity, RoCE version, and the index NCCL's automatic
  * choice (NCCL_IB_GID_INDEX unset or -1) takes on a port, following NVIDIA/nccl's
  * src/transport/net_ib (ncclIbGetGidIndex / ncclUpdateGidIndex / ncclIbRoceGetVersionNum):

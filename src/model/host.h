@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The host model: typed facts about one host's RDMA stack, read through an rd_source.
  *
  * Ownership: rd_host_load fills an rd_host that owns every string and array inside it;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Link health facts: what link.counters, link.flaps and pcie.link judge, and what each RDMA device
  * is (a compute port, an SR-IOV VF, the management NIC, a RoCE LAG, a multi-plane ConnectX-8).
  *

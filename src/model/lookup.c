@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Lookups in the host and system model that the checks and the renderers share (model/host.h,
  * model/system.h). */
 #include <string.h>

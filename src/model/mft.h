@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* MFT tools (mlxlink, mlxconfig, flint) and RoCE QoS (sysfs qos/, mlnx_qos, dcb, rdma_cm's
  * configfs): the parsers of their output, and what rd_mft_load reads for each device and port.
  *

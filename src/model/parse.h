@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Pure parsers from the text the kernel (and a few tools) write to typed values.  No I/O, and
  * nothing printed.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 #include "model/policy.h"
 
 #include <errno.h>
@@ -139,7 +140,7 @@ static bool number(const char *v, double *out)
 
 /* Debian's libinih (55) is built with inline comments for ';' only (INI_INLINE_COMMENT_PREFIXES
  * ";"): "9  # nine" reaches the handler whole.  The policy takes '#' and ';' comments after a
- * value too (a prefix at the start of the value or after a blank), as the README's sample does:
+ * value too (a prefix at the start of the value or after a blank), as the sample policy of docs/usage.md does:
  * strip them here, whatever the library was built with. */
 static void strip_comment(const char *v, char *out, size_t len)
 {

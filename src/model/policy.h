@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The policy: what "healthy" means on this fleet, from an INI file (parsed with inih):
  *
  *   [modules]   required = mlx5_core mlx5_ib ib_core ...      (the 9 of the guide by default)

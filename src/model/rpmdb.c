@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* RPM hosts (model/rpmdb.h): os-release, /etc/infiniband/info, and the rpm database read by librpm
  * in a child process from a private copy of its files. */
 #include "model/rpmdb.h"

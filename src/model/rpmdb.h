@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* RPM hosts: the rpm database inside the root (EL9 rpmdb.sqlite, EL8 Packages in Berkeley DB, SUSE
  * Packages.db in ndb), /etc/os-release (which database to expect) and /etc/infiniband/info
  * (the kernel MLNX_OFED was installed for).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The derived stack facts (model/stack.h): one answer for every check, renderer and command. */
 #include "model/stack.h"
 

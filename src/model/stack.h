@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The host's derived stack facts, computed once from the host and system model and read by every
  * check, renderer and command: which RDMA stack is installed (and how we know), which one the
  * loaded modules come from, and whether OFED's openibd init service is there.

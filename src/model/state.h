@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The link state file: a short history of samples of the port counters and carrier changes, kept
  * between runs of check / slurm / npd in the state directory (--state-dir, /var/lib/rdma-doctor by
  * default), one small text file per host, "<host>.link-state" (read and written only by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The host's system side, beyond devices and modules: module-loading configuration, PCI
  * functions, GPUDirect peer memory, memory-lock limits, services, OFED packaging, kernel log.
  *

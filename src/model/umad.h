@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* What rdma-core's libibumad (v44) makes of /sys/class/infiniband, with its exact reading and
  * parsing rules (one read() per file into a fixed buffer, strtoul base 0 truncated to 32 bits,
  * lenient GUID/GID splitting, required and optional files), so that the ibstat view can be

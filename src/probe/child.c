@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* rd_probe_run_contained (see probe.h): the probe in a child process, under a watchdog.
  *
  * The child runs rd_probe_run with a progress hook that writes, before each verbs call, what it

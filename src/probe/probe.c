@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The verbs loopback probe (see probe.h).
  *
  * libibverbs is opened with dlopen and every function comes from dlsym by its exported name.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The verbs loopback probe: on the running host, for each Active port of each RDMA device, an RC
  * queue pair connected to itself does one RDMA WRITE inside a registered memory region and the
  * bytes are compared.  libibverbs is loaded at run time (dlopen "libibverbs.so.1"), so the program

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The probe child's report to its parent (see wire.h). */
 #include <errno.h>
 #include <stdarg.h>

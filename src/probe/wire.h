@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* What the probe's child process tells its parent (rd_probe_run_contained), as lines of text:
  *
  *   hstep NAME OK ERR USEC ERROR DETAIL NFIX     a finished host step, then NFIX lines "fix S"

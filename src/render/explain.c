@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The explain renderer: each matched signature with its lines and its judged causes, confirmed
  * first with the evidence and fix of the finding that confirmed it. */
 #include "render/explain.h"

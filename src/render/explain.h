@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Renders the result of explain (explain/explain.h) as text for people or as JSON (schema
  * rdma-doctor/explain/v1), both through the one printing path of render/out.h.
  * Ownership: borrows the result; keeps nothing. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The fleet summary as text, JSON (rdma-doctor/fleet/v1) and HTML (see fleet.h). */
 #include "render/fleet.h"
 

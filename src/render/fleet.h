@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Renders the fleet summary (fleet/summary.h): text for people, one JSON document (schema
  * rdma-doctor/fleet/v1, docs/fleet-json.md), or one self-contained HTML page (drift tables and a
  * nodes-by-checks grid; no script, no external asset).

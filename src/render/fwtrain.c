@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The firmware train of the installed release (render/fwtrain.h). */
 #include "render/fwtrain.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The firmware train of the installed release, per device (for `stack` and the JSON report's
  * "stack" object), through the one text/JSON printing path.
  * Ownership: borrows the model and the writer, keeps nothing. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The GID table and NCCL's choice (render/gids.h). */
 #include "render/gids.h"
 

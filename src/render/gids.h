@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* `rdma-doctor gids` (the table MLNX_OFED's show_gids prints) and the GID NCCL would use on each
  * RoCE port (for `stack` and the JSON report), through the one text/JSON printing path.
  * Ownership: these functions borrow the model and the writer and keep nothing. */

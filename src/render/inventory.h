@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Inventory renderers shared by `stack` and the JSON report: devices with their ports and the
  * RDMA modules, through the one text/JSON printing path.
  * Ownership: these functions borrow the host model and the writer and keep nothing. */

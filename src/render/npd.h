@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The one line node-problem-detector's custom plugin protocol reads (`rdma-doctor npd`), and its
  * exit status: 0 OK (a WARN is OK, with its message), 1 a problem (a FAIL), 3 unknown (an UNKNOWN
  * verdict or no RDMA hardware; NPD reads anything but 0 and 1 as Unknown).  The line names the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* One printing path for text and JSON: each value is emitted once, with a JSON key and a text
  * format; the writer prints whichever the output wants (after iproute2's json_print, but the
  * writer state lives in a caller-owned struct, not in a global).

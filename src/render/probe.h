@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Renders a probe result (probe/probe.h) as text for people (each host step, then each port with
  * its steps, timings, errors and fixes, and a closing "probe: PASS|FAIL" line) or as JSON (schema
  * rdma-doctor/probe/v1), both from the same result.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Renders a check report and the host's ports in the Prometheus text exposition format (0.0.4),
  * for node_exporter's textfile collector: HELP and TYPE for every metric, base units, `_total`
  * only on counters, no timestamps.  Names start with rdma_doctor_ so they never clash with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Renders a check report as text for people (marks, colour on a terminal, failures first with
  * evidence and fix, a one-line summary) or as the JSON report (schema rdma-doctor/report/v1,
  * docs/report-json.md), both from the same result model.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The "rpm" object of `stack` and the JSON report (render/rpmdb.h). */
 #include "render/rpmdb.h"
 

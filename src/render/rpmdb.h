@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The rpm database of an RPM host (model/rpmdb.h), for `stack` (text and JSON) and the JSON
  * report: the object "rpm" {database, backend, error, headers, os_id, os_version_id,
  * ib_info_kernel, packages[] {name, version, arch}}.  Ownership: borrows everything, keeps nothing. */

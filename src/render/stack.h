@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Renders what `rdma-doctor stack` shows (host, kernel, the stack's flavour, version, packages
  * and advice, the RDMA modules loaded, the devices and ports) as text for people or as JSON
  * (schema rdma-doctor/stack/v1), both through render/out.h.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Writing a file the safe way: the only code that changes files on a host.
  *
  * rd_atomic_write replaces (or creates) DIR/NAME under the source's root with a temporary file in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* libarchive loaded on first use (util/dl.h): dlopen of libarchive.so.13, then one dlsym per member
  * of the table.  The program is compiled against <archive.h> only and never links
  * libarchive, whose dependency chain (xml2, icu, lzma, zstd, ...) would otherwise be loaded by

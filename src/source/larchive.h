@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* libarchive, loaded on first use (dlopen of libarchive.so.13), so that commands on a directory
  * root or the live host never pay for linking it and its compression libraries.
  *

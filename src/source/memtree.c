@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* An in-memory tree of a snapshot archive's entries, read through libarchive (larchive.h).
  *
  * Building never follows a link: every component before an entry's last must be a directory

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* An in-memory tree of the entries of a snapshot archive: what the source layer reads for an
  * archive root, so that nothing is ever extracted to disk.
  *

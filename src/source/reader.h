@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Reading a file descriptor, and the run's watchdog.
  *
  * Reads happen on the calling thread (no worker, no hand-over).  What protects a run from a read

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Writing a snapshot from a recording (snapwrite.h): a plan of entries sorted so that every
  * directory comes right before what is inside it, then one pass that emits implied parent
  * directories and each entry, into a libarchive stream or into a new directory. */

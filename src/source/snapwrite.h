@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Writing a snapshot: what a recording source met (source.h, struct rd_recording) laid out as a
  * root that `--root` reads back with the same answers, as one tar stream through libarchive
  * (gzip-compressed or plain) or as a new directory.  Nothing is staged on disk and no link is

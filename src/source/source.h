@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The source layer: how the model reads a host (the live one, a root directory or a snapshot
  * archive) and runs the few programs whose output the checks use.  Everything the model and the
  * checks know of a host is read here.  Outside src/source/, code touches the file system only

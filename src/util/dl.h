@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Shared libraries loaded on first use (dlopen), so that a run that does not need one never maps
  * it: libinih for a policy file (model/policy.c), libyajl for `fleet` (fleet/reader.c),
  * libarchive for archive roots (source/larchive.c), libibverbs for `probe` (probe/).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Small shared helpers: growable buffers, string vectors, error strings.
  * Ownership: every pointer a function here returns is owned by the caller (free it, or the
  * matching *_free), and memory exhaustion aborts the process (the only way this code exits). */

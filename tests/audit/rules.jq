@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # The verdict audit's rules: input one `check --format json` report, output one line per
 # contradiction (two statements about the same fact that cannot both be true), none when the
 # report is consistent.  Each rule names the fact it is about.  tests/audit/run.sh applies them.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # The verdict audit: over every scenario root (tests/scenarios/make.sh), every example root, the
 # real H100 capture and the qemu snapshot, `check --format json` must not contradict itself: no
 # two statements about the same fact (stack installed/running, openibd, a module loaded or

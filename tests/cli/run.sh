@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # CLI golden tests: each line of tests/cli/cases.txt is "NAME<TAB>ARGS"; the command
 # `rdma-doctor ARGS` runs from the project's top directory (each in its own process) and its
 # stdout, stderr and exit status must equal tests/cli/expected/NAME (pids masked).

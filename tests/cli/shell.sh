@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # CLI behaviour that golden files cannot show: environment variables, terminals, closed and full
 # outputs, hostile bytes from a root, and (strace) that nothing outside --root is opened.
 # Usage: tests/cli/shell.sh [BUILD_DIR]        Ends with "N passed, N failed".

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Differential test: rdma-core's real ibstat and ibstatus (Debian infiniband-diags) against
 # `rdma-doctor --root TREE ibstat/ibstatus`, byte for byte (stdout, stderr with the pid masked,
 # exit status), over example roots, real-data trees from ../shared/fixtures/real and broken trees.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # explain tests.  For every signature (tests/explain/cases.txt): its real message finds it, on a
 # scenario root where its first cause is present that cause is confirmed (exit 1), and where it
 # is absent it is ruled out; every signature of the table has a case.  Each scenario root's own

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* LD_PRELOAD shim for tests/fix/run.sh: simulates a crash (_exit(99), no clean-up) just before the
  * RD_CRASH_AT-th step of a file write, as if the process were killed there.  The steps are the
  * calls that change the file system: mkdirat at any time, and from the first openat(O_CREAT) on

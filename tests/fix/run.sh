@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Tests of `fix modules` on roots: for each case, the dry run (diffs), the files after --apply
 # (goldens in tests/fix/expected/), that `check` then finds modules.persistent and
 # modules.peermem_order OK, that a second --apply changes nothing (byte-identical files), that

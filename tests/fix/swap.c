@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Race helper for tests/fix/run.sh: exchanges two directory entries (renameat2 RENAME_EXCHANGE)
  * as fast as it can until killed, e.g. a file and a link to a file outside the root, so that a
  * fix that checks an entry and then acts on its name meets the other one.  Built by the test. */

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Every printed fix, typed as shown, makes its check pass.  For every scenario root
 # (tests/scenarios/make.sh) and every examples/ root: each finding's fix[] (check --format json)
 # is run by bash inside a copy of the root, absolute paths rewritten to the copy (here-document

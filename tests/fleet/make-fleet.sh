@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # make-fleet.sh OUTDIR — the 24-node scenario fleet of tests/fleet/run.sh, as roots OUTDIR/node01
 # ... OUTDIR/node23 (node24 has no root: it never reports), built from tests/scenarios/make.sh:
 #   node01-node23: healthy-inbox with its host name set (hostname, /etc/hostname, node_desc);

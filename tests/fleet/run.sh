@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # `rdma-doctor fleet` end to end, with the real engines (Debian pdsh, clustershell, slurm-client,
 # chromium):
 #   1. the 24-node scenario fleet (make-fleet.sh: firmware drift on node[05-07], ib_umad missing on

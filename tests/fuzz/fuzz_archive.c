@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Fuzz target: snapshot archives (.tar.gz and .tar) read into an in-memory tree through libarchive
  * (loaded with dlopen as the program does; only our code is instrumented), then every node walked:
  * listed, looked up with and without following links, stat'ed, read. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Fuzz target: modules-load.d, openib.conf, dpkg status, ofed_info -s, systemd values and sizes,
  * limits.conf, a snapshot's device node list. */
 #include <stdint.h>

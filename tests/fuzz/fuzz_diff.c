@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Fuzz target: the unified diff of fix (old and new texts split at the first NUL byte). */
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Fuzz target: the explain scanner over any input, fed in pieces whose sizes the input's first
  * byte chooses (lines and automaton state across feeds), its result judged against an empty
  * report; the kernel.log check over the same text as a captured dmesg; the result judged again on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Fuzz target: the fleet's report reader (fleet/reader.c) over any input, fed in pieces whose
  * sizes the input's first byte chooses (JSON, pdsh `host: line` and clush -b blocks across
  * feeds; as standard input or as a node's file), every report into the summary, which is then finished and rendered as text, JSON and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Fuzz target: the captured outputs of mlxlink, mlxconfig, flint, mlnx_qos and dcb, and the sysfs
  * qos/trust and qos/pfc files (model/mft.h), each after rd_strip_ansi as the loader does. */
 #include <stdint.h>

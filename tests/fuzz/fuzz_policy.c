@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Fuzz target: the policy file (inih + our handler). */
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Fuzz target: the probe child's report as the parent parses it (probe/wire.h), line by line. */
 #include <stdint.h>
 #include <stdlib.h>

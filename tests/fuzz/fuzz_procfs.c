@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Fuzz target: /proc/modules lines, /proc/<pid>/limits and /proc/<pid>/status. */
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Fuzz target: the text roce.gid and firmware.pinned take from a host or an environment —
  * OFED/DOCA version strings (the train lookup), firmware versions against every train pattern,
  * and NCCL_IB_* values (index, version, family, address range).  Input: lines. */

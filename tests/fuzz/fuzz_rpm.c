@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Fuzz target: what model/rpmdb.c parses itself — /etc/os-release, /etc/infiniband/info, the
  * kernel in a kmod package's release, and the librpm child's answer (the rpm headers as read). */
 #include <stdint.h>

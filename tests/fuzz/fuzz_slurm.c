@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Fuzz target: what `rdma-doctor slurm` reads from scontrol (`scontrol show node -o` output) and
  * the reason sanitiser, on any bytes: the parse either fails or gives a non-empty state and a
  * reason without line breaks; the cleaned reason is printable ASCII without '"', at most max bytes;

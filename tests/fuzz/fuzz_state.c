@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Fuzz target: the link state file (model/state.c) in both formats, parsed and written back;
  * the history rules (baseline, record) run over what was read. */
 #include <stdint.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Fuzz target: every sysfs attribute parser (rate, state/phys_state/node_type, numbers, GUIDs,
  * GIDs, counters, hca_type, PCI addresses alone and in a kernel line) on the same bytes. */
 #include <stdint.h>

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Runs every fuzz target (build-fuzz/fuzz_*, made by `make fuzz-bin`) for SECONDS each, with seed
 # corpora made from the project's roots and goldens and from ../shared/fixtures/real (read in
 # place, copied only into the temporary corpus).  Prints executions and coverage per target.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Hostile roots: attribute files that are empty, 100 MB, binary, unreadable (mode 000),
 # directories where files belong, symbolic-link loops, links out of the root, a FIFO as a port's
 # state, thousands of devices, a device whose directory is gone between listing and reading.

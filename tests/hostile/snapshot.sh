@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Hostile roots given to `snapshot`: a root, as a directory and as a .tar.gz, whose
 # links aim at the snapshot's own files (etc/modprobe.d and etc/modules-load.d -> /rdma-doctor) and
 # at real directories of this machine (rdma-doctor/commands -> HOSTDIR, with a payload for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* swap PATH-A PATH-B [PATH-A PATH-B ...]: exchanges each pair of names atomically
  * (renameat2 RENAME_EXCHANGE) in a tight loop until killed, so that a directory of a root and a
  * symbolic link out of it take turns under one name.  Built and run by tests/hostile/run.sh. */

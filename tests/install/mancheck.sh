@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # tests/install/mancheck.sh BIN MANPAGE: is the man page complete for this program?
 # Prints one line per gap and exits 1 when there is one, 0 when there is none:
 #   * every command of `BIN --help` has an `.Ss COMMAND` section under `.Sh COMMANDS`;

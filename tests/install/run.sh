@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Installing rdma-doctor like a system tool:
 #   1. make install into a DESTDIR (PREFIX /usr/local, then /usr): every file where it belongs,
 #      with its mode and content; make uninstall leaves none of them, and keeps a file not ours;
@@ -354,14 +355,14 @@ ne_dir=$(prometheus-node-exporter --help 2>&1 | sed -n 's/.*--collector\.textfil
 mk_dir=$(make -s -C "$top" --eval 'rd-print-textfile-dir: ; @echo $(TEXTFILE_DIR)' rd-print-textfile-dir 2>&1)
 [ -n "$ne_dir" ] && [ "$ne_dir" = "$mk_dir" ] && ok || bad "TEXTFILE_DIR ($mk_dir) is not node_exporter's default textfile directory ($ne_dir)"
 
-# ---- 5. README's Slurm scripts are contrib/slurm's ----------------------------------------------
-readme_block() { # the ```sh block of README.md whose second line is the comment naming FILE
+# ---- 5. docs/slurm.md's Slurm scripts are contrib/slurm's ----------------------------------------------
+readme_block() { # the ```sh block of docs/slurm.md whose second line is the comment naming FILE
 	awk -v f="$1" '/^```sh$/ { b = ""; inb = 1; n = 0; next } inb && /^```$/ { if (hit) { printf "%s", b; exit } inb = 0; next }
-		inb { n++; b = b $0 "\n"; if (n == 2 && index($0, "# " f) == 1) hit = 1 }' "$top/README.md"
+		inb { n++; b = b $0 "\n"; if (n == 2 && index($0, "# " f) == 1) hit = 1 }' "$top/docs/slurm.md"
 }
 for pair in "/usr/local/sbin/rdma-doctor-healthcheck:rdma-doctor-healthcheck" "/etc/slurm/prolog.d/50-rdma-doctor:50-rdma-doctor.prolog"; do
 	[ "$(readme_block "${pair%%:*}")" = "$(cat "$top/contrib/slurm/${pair#*:}")" ] && ok ||
-		bad "README.md's ${pair%%:*} block differs from contrib/slurm/${pair#*:}"
+		bad "docs/slurm.md's ${pair%%:*} block differs from contrib/slurm/${pair#*:}"
 done
 
 # ---- 6. the Debian package ----------------------------------------------------------------------
@@ -388,8 +389,11 @@ if [ -f "$deb" ]; then
 	want=$(expected | awk '{ print $1 }' | sed -e 's|^lib/systemd/|../lib/systemd/|' -e 's|^share/man/man1/rdma-doctor.1$|share/man/man1/rdma-doctor.1.gz|' |
 		awk '{ print "usr/" $1 }' | sed 's|^usr/\.\./||'
 		echo usr/share/doc/rdma-doctor/changelog.gz; echo usr/share/doc/rdma-doctor/copyright
-		echo usr/share/doc/rdma-doctor/README.md.gz; echo usr/share/doc/rdma-doctor/report-json.md.gz
-		echo usr/share/doc/rdma-doctor/fleet-json.md.gz
+		# debian/docs: README.md and the guides of docs/ (dh_compress leaves a file under 4 KiB as it is)
+		while IFS= read -r f; do
+			if [ "$(stat -c %s "$top/$f")" -lt 4096 ]; then echo "usr/share/doc/rdma-doctor/${f##*/}"
+			else echo "usr/share/doc/rdma-doctor/${f##*/}.gz"; fi
+		done < "$top/debian/docs"
 		echo usr/share/lintian/overrides/rdma-doctor)
 	want=$(sort <<< "$want")
 	[ "$listed" = "$want" ] && ok || bad "dpkg-deb -c: the package's files differ: $(diff <(echo "$want") <(echo "$listed") | grep '^[<>]' | tr '\n' ' ')"
@@ -432,7 +436,7 @@ if [ -f "$deb" ]; then
 			systemctl enable rdma-doctor.timer > /dev/null 2>&1
 			[ -L "$wants" ] && ok || bad "systemctl enable rdma-doctor.timer made no $wants"
 			if dpkgw -r rdma-doctor; then ok; else bad "dpkg -r rdma-doctor: $(tail -3 "$work/dpkg.log")"; fi
-			[ -L "$wants" ] && ok || bad "after dpkg -r the enabled timer's link is gone: README.md says it stays until dpkg -P"
+			[ -L "$wants" ] && ok || bad "after dpkg -r the enabled timer's link is gone: docs/install.md says it stays until dpkg -P"
 			still=$(for f in $files; do [ -e "$f" ] && echo "$f"; done)
 			[ -z "$still" ] && [ -n "$files" ] && ok || bad "after dpkg -r these files remain: $still"
 			# removed: config-files, as for any package with a postrm (purge runs it again)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # `rdma-doctor npd` and contrib/npd/ against node-problem-detector's custom plugin protocol and
 # config rules (kubernetes/node-problem-detector docs/custom_plugin_monitor.md and
 # pkg/custompluginmonitor/types/config.go):

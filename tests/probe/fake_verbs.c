@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* A stand-in libibverbs.so.1 for tests/probe/run.sh: the functions `rdma-doctor probe` takes by
  * dlsym, over simulated devices, with the checks a real provider would make (QP state machine,
  * attributes of each transition, keys and bounds of the RDMA WRITE), so the probe's real-device

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Tests of `rdma-doctor probe` and `check --probe` on a host without RDMA:
 #   - the binary does not link libibverbs (no ibv_* undefined symbol, not in ldd);
 #   - the real libibverbs with no device (inside a private mount namespace with an empty /sys, so

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # check --format prometheus against the real Prometheus tools (Debian packages prometheus and
 # prometheus-node-exporter; tests/run-all.sh installs them):
 #   * every scenario root's output passes `promtool check metrics` with no finding, has no

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # The read path: what a run reads, and how.
 #   * `check --only ID` (which reads only what ID needs, the needs column of checks/catalogue.h) gives the same findings
 #     and evidence as the JSON report (which reads everything), on scenario roots, for every check;

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # make.sh OUTDIR — RPM host roots with REAL rpm databases: tiny packages carrying the names and
 # versions of MLNX_OFED, DOCA-OFED and EL's inbox stack, built here with rpmbuild and installed
 # with `rpm --root R --dbpath /var/lib/rpm --justdb --nodeps -i` (Debian's rpm writes EL9's

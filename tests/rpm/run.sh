@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # RPM hosts: roots with real rpm databases (tests/rpm/make.sh: EL9 sqlite, EL8 Berkeley DB, a SUSE
 # ndb that cannot be read, an unreadable and a hostile symlinked database) through the real
 # librpm, checked against goldens (check and stack, text and JSON), and:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # link.sh — the link-health scenarios (link.counters, link.flaps, pcie.link, ports that are not
 # compute ports), sourced by make.sh: link_build NAME builds one on the healthy base; LINK_ALL
 # lists them.  A scenario that needs a previous sample writes it with `seed` to

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # make.sh OUTDIR [NAME...] — writes the scenario roots: small hosts, each healthy or with exactly
 # one failure from the operator's guide, named for it.  Built on tools/rootlib.sh, in the kernel's
 # formats (../shared/reference/rdma-host-facts.md).  tests/scenarios/run.sh checks each one.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Scenario tests for `check`: every scenario root of make.sh (healthy hosts and one per failure in
 # the operator's guide) plus the real H100 tree from ../shared/fixtures/real:
 #   * text and JSON output equal the goldens in tests/scenarios/expected/ (time fixed);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Fault injection for the tests, from outside the product (as kmod's testsuite does): built as
  * an LD_PRELOAD library by the shell tests (cc -shared -fPIC tests/shim/faults.c) and linked into
  * the unit tests that need it.  Every switch is an environment variable read at each call, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* A stand-in for librpm.so.9 for tests/unit/test_rpmdb.c: the functions model/rpmdb.c looks up,
  * behaving as RD_RPMSHIM says: "hang" (rpmtsOpenDB never returns), "crash" (SIGSEGV in it),
  * "error" (it logs an error and fails), "two" (two packages, one of them known).  Test code only. */

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # `rdma-doctor slurm` against a real Slurm (Debian 12: slurmctld, slurmd, slurm-client, munge):
 # starts munged (socket in this test's directory), slurmctld and slurmd for one node `localhost`
 # on ports 16817/16818, with HealthCheckProgram = a two-line wrapper running

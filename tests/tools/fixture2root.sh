@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # fixture2root.sh KIND INPUT OUTDIR — lays a real-data fixture from ../shared/fixtures/real out as a
 # root (OUTDIR/sys/...) at test time, so tests can read third-party data in place without the
 # project ever holding a copy.  KINDs:

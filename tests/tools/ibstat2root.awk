@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # ibstat2root.awk — from an ibstat output (tabs, or tabs expanded to spaces), prints
 # "relative-path<TAB>value" lines of a sysfs tree on which rdma-core's ibstat prints that output.
 # "ibpanic: ... stat of IB device 'X' failed" becomes a CA X with only node_type (a CA whose other

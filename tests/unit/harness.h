@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Minimal unit-test harness: every RD_TEST runs in its own forked process, so a crash in one
  * case is reported as that case's failure and the others still run.  Ownership: tests own
  * everything they allocate; the harness owns nothing of theirs. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Unit tests for src/source/memtree.c: snapshot archives (tar.gz and plain tar, made here with GNU
  * tar or with libarchive's writer through the loader) read into memory, never onto disk; links
  * resolved inside the tree; every limit, the deadline and each kind of hostile entry refused with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Parsers of configuration files and tool outputs, and the policy file. */
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The explain scanner against a reference written the obvious way (a folded copy of each line and
  * strstr for every pattern), on random text made of pieces of the patterns, fed whole and in
  * random pieces; then line counting, samples across feeds, and NUL and case folding. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* `rdma-doctor fleet`'s parts: Slurm hostlists (expand, compress), the streaming report reader
  * (JSON, pdsh/clush `host: line`, clush -b blocks, every kind of bad input), and the summary
  * (the newest of several reports counts, stale reports, drift, the exit status). */

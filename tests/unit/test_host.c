@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The host model over the bundled example roots and the real data in ../shared/fixtures/real. */
 #include <errno.h>
 #include <stdlib.h>

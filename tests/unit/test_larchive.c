@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Unit tests for src/source/larchive.c: libarchive is not mapped until first use, the table it
  * loads writes a tar.gz that GNU tar reads and reads back what it wrote, and a missing or
  * incomplete library gives a one-line reason. */

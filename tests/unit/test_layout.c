@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Unit tests of the pieces the layout clean-up of issue 13 made into one function each: the
  * catalogue renderer (render/catalogue.c), the check-id list matcher (checks/runner.c), the
  * modules.* checks' fix lines (fix/modules.c), ibstatus's reads through model/umad.c, the one

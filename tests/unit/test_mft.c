@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* MFT and QoS parsers (model/mft.h) on real output read in place (the operator's guide's mlxlink,
  * mlxconfig and flint blocks in ../shared/seed; a real ConnectX-3 Pro mlxconfig query and a real
  * mlxlink PCIe output in ../shared/fixtures/real), the formats of mlnx_qos and dcb-pfc(8), the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The text printing path (control characters made visible), JSON string escaping, the report's
  * summary label, UTC without tzdata, the locale test and plurals. */
 #include <stdlib.h>

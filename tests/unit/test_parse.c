@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Parsers against every format in ../shared/reference/rdma-host-facts.md, then malformed input. */
 #include <errno.h>
 #include <stdlib.h>

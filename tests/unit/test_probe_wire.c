@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The probe child's report (probe/wire.h): a result written and read back is the same result;
  * hostile lines are refused with a reason naming the line. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Unit tests of the Prometheus label escaping (render/prometheus.c) and the NPD line
  * (render/npd.c): escaping of hostile bytes, one series per (check, subject) with the worst
  * status, the line's length, characters and exit status. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The firmware-train table (model/fwtrain.h) and NCCL's GID choice (model/gid.h). */
 #include <stdlib.h>
 #include <string.h>

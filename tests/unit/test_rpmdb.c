@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Unit tests for src/model/rpmdb.c: the parsers (os-release, /etc/infiniband/info, the kernel in a
  * kmod release, the child's answer), and the child itself on a stand-in librpm
  * (tests/shim/rpmhang.c, build/tests/librpmshim.so) that hangs, crashes, fails or answers: killed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* ports.rate on a host of many devices, built in memory: its findings, and (under callgrind, from
  * tests/readpath/run.sh: RD_SCALE_DEVICES=N, --toggle-collect=rd_check_ports_rate) a cost that
  * grows linearly with the ports, not with their square. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* `rdma-doctor slurm`'s pure parts: the reason sanitiser, `scontrol show node -o` parsing (lines
  * as Slurm 22.05 prints them), and the drain/resume decision. */
 #include <stdlib.h>

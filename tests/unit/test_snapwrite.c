@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Unit tests for src/source/snapwrite.c, from a hand-filled recording: the archive holds each
  * entry once, parents first, links as link entries; nothing is written below a link or under the
  * snapshot's own rdma-doctor/; read errors and commands in the formats source.c replays; a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The source layer against hostile roots made on the fly in a temporary directory. */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The link state file (model/state.c): round trip, the first format, the history's window, every
  * way a file can be wrong; the state directory's rules (cmd/statefile.c); the PCIe
  * speed and policy parsers of the link checks. */

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Unprivileged runs: a user whom kernel.dmesg_restrict=1 keeps out of the kernel log gets kernel.log
 # SKIP with the reason, and the exit status of what was checked (not 3 for every run).
 #   * scenario roots whose captured dmesg is EPERM, or empty with exit 1 under dmesg_restrict=1,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Boots the Debian kernel with the tier's initramfs under qemu (TCG) and waits for it to power off.
 # The guest writes its results into OUTDIR through a 9p share; the serial console goes to
 # OUTDIR/console.log.  Usage: boot.sh KVER INITRAMFS OUTDIR [PHASE]

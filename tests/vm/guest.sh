@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # The scenarios of the real-kernel tier, run in sequence inside the VM on a real Linux RDMA stack
 # (Soft-RoCE rxe0 on eth0).  Each step's stdout, stderr and exit status go to /out/s/NAME.{out,err,rc}
 # on the 9p share; the host (tests/vm/run.sh) asserts on them.  Nothing is judged here.

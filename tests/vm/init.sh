@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # /init of the real-kernel tier's initramfs: mounts, the virtio network and the 9p share the host
 # reads results from, then the scenarios (guest.sh), then power off.
 export PATH=/usr/local/bin:/sbin:/usr/sbin:/bin:/usr/bin

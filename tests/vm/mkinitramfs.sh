@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Builds the initramfs of the real-kernel tier from this machine's Debian packages:
 #   busybox-static (the shell and small tools), kmod (modprobe/rmmod/depmod), the RDMA modules of
 #   the installed Debian kernel with their dependencies, rdma-core userspace (libibverbs + the rxe

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # The real-kernel tier: boots the Debian kernel under qemu with the real RDMA modules and a Soft-RoCE
 # device (rxe0 on eth0), runs the scenarios of tests/vm/guest.sh with the freshly built rdma-doctor,
 # and asserts here, on the host side, on what each step printed.  The same VM is then booted a second
