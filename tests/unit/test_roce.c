@@ -33,6 +33,7 @@ RD_TEST(fwtrain_every_row_is_sourced_and_well_formed)
 	size_t n = 0;
 	for (const struct rd_fw_release *r = rd_fw_releases; r->version; r++, n++) {
 		CHECK(r->source && strlen(r->source) > 20);
+		CHECK(strncmp(r->source, "https://docs.nvidia.com/", 24) == 0); /* every row cites its page */
 		CHECK(r->flavor == RD_STACK_MLNX_OFED || r->flavor == RD_STACK_DOCA_OFED);
 		for (int a = 0; a < RD_AD_N; a++) {
 			if (!r->fw[a])
@@ -49,6 +50,43 @@ RD_TEST(fwtrain_every_row_is_sourced_and_well_formed)
 			CHECK(!r->fw[RD_AD_BF3] && !r->fw[RD_AD_CX8] && r->fw[RD_AD_CX7]);
 	}
 	CHECK(n >= 13);
+}
+
+/* Releases whose train NVIDIA's pages state ("Firmware xx.38.1002" beside "MLNX_OFED 23.07-0"...);
+ * the firmware strings are the ones those trains ship and hosts report. */
+RD_TEST(fwtrain_rows_of_older_and_lts_releases)
+{
+	static const struct {
+		const char *release, *cx7, *fw_ok, *fw_old;
+	} rows[] = {
+		{"5.8-7.0.6.1", "28.35.45xx", "20.35.4554", "20.35.3006"},
+		{"5.8-6.0.4.2", "28.35.45xx", "22.35.4506", "22.35.4030"},
+		{"5.8-5.1.1.2", "28.35.4030", "26.35.4030", "26.35.3006"},
+		{"5.8-3.0.7.0", "28.35.3006", "28.35.3006", "28.35.2000"},
+		{"23.04-0.5.3.3", "28.37.1014", "20.37.1014", "20.36.1010"},
+		{"23.07-0.5.0.0", "28.38.1002", "22.38.1002", "22.37.1014"},
+		{"23.07-0.5.1.2", "28.38.1002", "28.38.1002", "28.37.1014"},
+		{"24.04-0.6.6.0", "28.41.10xx", "28.41.1000", "28.40.1000"},
+		{"24.07-0.6.1.0", "28.42.1000", "20.42.1000", "20.41.1000"},
+	};
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		const struct rd_fw_release *r = rd_fwtrain_find(RD_STACK_MLNX_OFED, rows[i].release, NULL);
+		CHECK(r != NULL);
+		if (!r)
+			continue;
+		CHECK_STR(rd_fwtrain_expected(r, RD_AD_CX7), rows[i].cx7);
+		enum rd_adapter a = rows[i].fw_ok[0] == '2' && rows[i].fw_ok[1] == '0'   ? RD_AD_CX6
+				    : rows[i].fw_ok[0] == '2' && rows[i].fw_ok[1] == '2' ? RD_AD_CX6DX
+				    : rows[i].fw_ok[0] == '2' && rows[i].fw_ok[1] == '6' ? RD_AD_CX6LX
+										 : RD_AD_CX7;
+		CHECK(rd_fwtrain_match(rd_fwtrain_expected(r, a), rows[i].fw_ok));
+		CHECK(!rd_fwtrain_match(rd_fwtrain_expected(r, a), rows[i].fw_old));
+	}
+	/* the ofed_info forms of the same releases */
+	CHECK(rd_fwtrain_find(RD_STACK_MLNX_OFED, "23.07-0.5.1", NULL) != NULL);
+	CHECK(rd_fwtrain_find(RD_STACK_MLNX_OFED, "5.8-7.0.6", NULL) != NULL);
+	/* a release whose train no page states has no row rather than a guessed one */
+	CHECK(rd_fwtrain_find(RD_STACK_MLNX_OFED, "5.8-4.1.5.0", NULL) == NULL);
 }
 
 RD_TEST(fwtrain_lookup_by_every_version_form)
