@@ -78,7 +78,7 @@ void rd_stack_render(FILE *f, bool json, const struct rd_host *h, const struct r
 	rd_out_str(&o, "advice", "Advice:  %s\n", st->advice);
 	rd_render_fw_train(&o, h, st);
 	struct rd_nccl_sel sel;
-	rd_nccl_sel_make(&sel, &sys->nccl_env, -1, 0, 0); /* stack reads no policy: NCCL's defaults and the environment */
+	rd_nccl_sel_make(&sel, &sys->nccl_env, -1, 0, 0, 0); /* stack reads no policy: NCCL's defaults and the environment */
 	rd_render_nccl_gids(&o, h, &sel);
 	rd_out_obj_end(&o);
 	rd_out_text(&o, "\nRDMA modules loaded:\n");

@@ -365,6 +365,21 @@ build() {
 	roce-gid-index-pinned-ok)
 		# the policy forces index 3, which is the RoCE v2 IPv4 GID: quiet
 		base; attr etc/rdma-doctor.conf "$(printf '[nccl]\ngid_index = 3\nroce_version = 2\naddr_family = AF_INET\n')" ;;
+	roce-gid-nccl-2.18)
+		# NCCL 2.18.3 installed: before 2.21.5 NCCL_IB_GID_INDEX defaults to 0, the fe80:: RoCE v1 GID.
+		# The GID table is mlx5_0's of NVIDIA/nccl#1131 (show_gids: 0/1 fe80::a288:c2ff:fe5b:3ec
+		# v1/v2, 2/3 11.0.0.72 v1/v2), https://github.com/NVIDIA/nccl/issues/1131
+		base; local g="$PCIROOT/0000:c1:00.0/infiniband/mlx5_2/ports/1" i
+		for i in 0 1; do attr "$g/gids/$i" fe80:0000:0000:0000:a288:c2ff:fe5b:03ec; done
+		for i in 2 3; do attr "$g/gids/$i" 0000:0000:0000:0000:0000:ffff:0b00:0048; done
+		for i in 0 1 2 3; do attr "$g/gid_attrs/ndevs/$i" enp193s0f0np0; done
+		attr "$g/gid_attrs/types/0" "IB/RoCE v1"; attr "$g/gid_attrs/types/2" "IB/RoCE v1"
+		attr "$g/gid_attrs/types/1" "RoCE v2"; attr "$g/gid_attrs/types/3" "RoCE v2"
+		attr usr/lib/x86_64-linux-gnu/libnccl.so.2.18.3 "" ;;
+	roce-gid-nccl-policy-version)
+		# the same host, but the policy says the jobs run NCCL 2.23.4 (their container's): its
+		# automatic choice takes index 3
+		build roce-gid-nccl-2.18; attr etc/rdma-doctor.conf "$(printf '[nccl]\nversion = 2.23.4\n')" ;;
 	healthy-mft) mft_base ;;
 	link-phy-ber-high)
 		# a dirty connector: errors on lane 2, the BER at 1.5E-11
@@ -435,7 +450,8 @@ ALL=(healthy-inbox healthy-mlnx-ofed healthy-doca-ofed ib-umad-missing rdma-ucm-
 	modules-unreadable
 	uverbs-mode-0600 uverbs-device-missing-loaded
 	firmware-ofed-train-mismatch firmware-ofed-train-pinned firmware-doca-connectx5-not-judged
-	roce-gid-link-local-only roce-gid-empty roce-gid-index-v1 roce-gid-index-pinned-ok
+	roce-gid-link-local-only roce-gid-empty roce-gid-index-v1 roce-gid-index-pinned-ok roce-gid-nccl-2.18
+	roce-gid-nccl-policy-version
 	healthy-mft link-phy-ber-high link-phy-cable-unplugged link-phy-opcode link-phy-state-differs mlxconfig-policy-differs
 	mlxconfig-policy-not-applied mft-tools-failed firmware-from-flint roce-qos-differs roce-qos-dcb-differs roce-qos-seen-no-policy)
 . "$here/link.sh"

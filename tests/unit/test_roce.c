@@ -184,7 +184,7 @@ static const char *no_env(const char *n)
 static struct rd_nccl_sel defaults(void)
 {
 	struct rd_nccl_sel s;
-	rd_nccl_sel_make(&s, NULL, -1, 0, 0);
+	rd_nccl_sel_make(&s, NULL, -1, 0, 0, 0);
 	return s;
 }
 
@@ -308,27 +308,29 @@ RD_TEST(nccl_environment_over_policy_over_defaults)
 	struct rd_nccl_env e;
 	struct rd_nccl_sel s;
 	rd_nccl_env_read(&e, no_env);
-	rd_nccl_sel_make(&s, &e, 2, 1, RD_GID_INET6);
+	rd_nccl_sel_make(&s, &e, 2, 1, RD_GID_INET6, 0);
 	CHECK_INT(s.gid_index, 2);
 	CHECK_STR(s.gid_index_from, "the policy's [nccl] gid_index");
 	CHECK_INT(s.roce_version, 1);
 	CHECK_INT(s.family, RD_GID_INET6);
 	rd_nccl_env_read(&e, env_a);
-	rd_nccl_sel_make(&s, &e, 2, 2, RD_GID_INET);
+	rd_nccl_sel_make(&s, &e, 2, 2, RD_GID_INET, 0);
 	CHECK_INT(s.gid_index, 3);
 	CHECK_STR(s.gid_index_from, "NCCL_IB_GID_INDEX");
 	CHECK_INT(s.roce_version, 1);
 	CHECK_INT(s.family, RD_GID_INET6);
 	CHECK(s.range_set && s.prefixlen == 8);
-	/* what NCCL does with bad values: the default */
+	/* what NCCL does with bad values: ncclLoadParam's strtoll makes "three" 0 (errno stays 0), an
+	 * unknown family is AF_INET, a range without /BITS is none */
 	rd_nccl_env_read(&e, env_bad);
-	rd_nccl_sel_make(&s, &e, -1, 0, 0);
-	CHECK_INT(s.gid_index, -1);
+	rd_nccl_sel_make(&s, &e, -1, 0, 0, 0);
+	CHECK_INT(s.gid_index, 0);
+	CHECK_STR(s.gid_index_from, "NCCL_IB_GID_INDEX");
 	CHECK_INT(s.family, RD_GID_INET);
 	CHECK(!s.range_set);
 	/* -1 in the environment is "automatic", even over a policy index */
 	rd_nccl_env_read(&e, env_range);
-	rd_nccl_sel_make(&s, &e, 2, 0, 0);
+	rd_nccl_sel_make(&s, &e, 2, 0, 0, 0);
 	CHECK_INT(s.gid_index, -1);
 	CHECK(s.range_set && s.prefixlen == 16);
 	static const struct tgid t[] = {{0, LL, "IB/RoCE v1", "e"}, {1, "0000:0000:0000:0000:0000:ffff:c0a8:0101", "RoCE v2", "e"},
@@ -339,5 +341,79 @@ RD_TEST(nccl_environment_over_policy_over_defaults)
 	char why[96];
 	CHECK(!rd_nccl_gid_usable(&p, 1, &s, why, sizeof why));
 	CHECK_STR(why, "outside NCCL_IB_ADDR_RANGE");
+	free_port(&p);
+}
+
+static const char *env_numbers(const char *n)
+{
+	if (strcmp(n, "NCCL_IB_GID_INDEX") == 0)
+		return "3x"; /* strtoll stops at the x: 3 */
+	if (strcmp(n, "NCCL_IB_ROCE_VERSION_NUM") == 0)
+		return "99999999999999999999"; /* ERANGE: NCCL keeps its default */
+	return NULL;
+}
+
+static const char *env_family6(const char *n)
+{
+	return strcmp(n, "NCCL_IB_ADDR_FAMILY") == 0 ? "AF_INET6" : strcmp(n, "NCCL_IB_ROCE_VERSION_NUM") == 0 ? "1" : NULL;
+}
+
+RD_TEST(nccl_numbers_parse_as_ncclloadparam)
+{
+	struct rd_nccl_env e;
+	struct rd_nccl_sel s;
+	rd_nccl_env_read(&e, env_numbers);
+	rd_nccl_sel_make(&s, &e, -1, 0, 0, 0);
+	CHECK_INT(s.gid_index, 3);
+	CHECK_INT(s.roce_version, 2);
+	CHECK(s.roce_version_from == NULL);
+}
+
+/* NVIDIA/nccl v2.20.5-1 src/transport/net_ib.cc: NCCL_PARAM(IbGidIndex, "IB_GID_INDEX", 0) and no
+ * NCCL_IB_ROCE_VERSION_NUM; v2.21.5-1: NCCL_PARAM(IbGidIndex, "IB_GID_INDEX", -1) with
+ * ncclIbGetGidIndex's search.  The table is MLNX_OFED's usual RoCE one: 0/1 fe80 v1/v2, 2/3 IPv4. */
+RD_TEST(nccl_before_2_21_5_takes_index_0)
+{
+	CHECK_INT(rd_nccl_version_parse("2.21.5"), RD_NCCL_AUTO_GID_VERSION);
+	CHECK_INT(rd_nccl_version_parse("2.19.3"), 2019003);
+	CHECK_INT(rd_nccl_version_parse("2.19"), 0);
+	CHECK_INT(rd_nccl_version_parse("2.19.3.1"), 0);
+	CHECK_INT(rd_nccl_version_parse("2.1999.3"), 0);
+	CHECK_INT(rd_nccl_libname_version("libnccl.so.2.18.3"), 2018003);
+	CHECK_INT(rd_nccl_libname_version("libnccl.so.2"), 0);
+	CHECK_INT(rd_nccl_libname_version("libnccl.so.2.18.3.bak"), 0);
+	CHECK_INT(rd_nccl_libname_version("libnccl-net.so.2.18.3"), 0);
+	static const struct tgid t[] = {{0, LL, "IB/RoCE v1", "e"}, {1, LL, "RoCE v2", "e"}, {2, V4, "IB/RoCE v1", "e"},
+					{3, V4, "RoCE v2", "e"}};
+	struct rd_port p;
+	make_port(&p, t, 4);
+	struct rd_nccl_env e;
+	struct rd_nccl_sel s;
+	rd_nccl_env_read(&e, env_family6);
+	/* unknown version: 2.21.5's rules, AF_INET6 and v1 honoured (no IPv6 GID: stays at 0) */
+	rd_nccl_sel_make(&s, &e, -1, 0, 0, 0);
+	CHECK(!s.legacy && s.family == RD_GID_INET6 && s.roce_version == 1);
+	CHECK_STR(s.version_text, "");
+	/* a library found: the oldest one is judged by, the others named */
+	e.lib_oldest = 2019003;
+	e.lib_newest = 2023004;
+	snprintf(e.lib_oldest_where, sizeof e.lib_oldest_where, "libnccl.so.2.19.3 in /usr/lib64");
+	rd_nccl_sel_make(&s, &e, -1, 0, 0, 0);
+	CHECK(s.legacy);
+	CHECK_STR(s.version_text, "NCCL 2.19.3 (libnccl.so.2.19.3 in /usr/lib64; 2.23.4 is installed too)");
+	CHECK_INT(rd_nccl_auto_gid(&p, &s), 0);
+	/* NCCL 2.19.3 reads neither variable: RoCE v2 over IPv4 stays the usable GID */
+	CHECK(s.family == RD_GID_INET && s.roce_version == 2 && !s.family_from && !s.roce_version_from);
+	CHECK(rd_nccl_gid_usable(&p, 3, &s, NULL, 0));
+	/* the policy's version wins over the libraries */
+	rd_nccl_sel_make(&s, &e, -1, 0, 0, 2021005);
+	CHECK(!s.legacy);
+	CHECK_STR(s.version_text, "NCCL 2.21.5 (the policy's [nccl] version)");
+	e.family_set = e.roce_version_set = false;
+	rd_nccl_sel_make(&s, &e, -1, 0, 0, 2021005);
+	CHECK_INT(rd_nccl_auto_gid(&p, &s), 3);
+	/* an index given is used by either */
+	rd_nccl_sel_make(&s, &e, 3, 0, 0, 2018003);
+	CHECK(s.legacy && s.gid_index == 3);
 	free_port(&p);
 }
