@@ -413,6 +413,13 @@ build() {
 		# sysfs fw_ver is empty on mlx5_1 (a driver that does not fill it): flint's FW Version is used
 		mft_base; attr "$PCIROOT/0000:9a:00.0/infiniband/mlx5_1/fw_ver" ""
 		sed -i 's/^FW Version: .*/FW Version:            28.39.1002/' "$R/$CMD/flint-mlx5_1" ;;
+	firmware-image-pending)
+		# mlx5_2 is a ConnectX-6 whose flint query is a real one taken after a burn, before the reset
+		# (tests/fixtures/real/SOURCES.txt): flash 20.35.1012, running 20.34.1002 (also sysfs fw_ver)
+		mft_base; local d="$PCIROOT/0000:c1:00.0"
+		cp "$here/../fixtures/real/openstack-ironic-python-agent__mstflint-query-running.txt" "$R/$CMD/flint-mlx5_2"
+		attr "$d/device" 0x101b; attr "$d/infiniband/mlx5_2/hca_type" MT4123
+		attr "$d/infiniband/mlx5_2/board_id" MT_0000000228; attr "$d/infiniband/mlx5_2/fw_ver" 20.34.1002 ;;
 	mft-tools-failed)
 		# mlxlink and mlxconfig ran and failed (synthetic error lines: MFT-SOURCES.md): UNKNOWN, not a finding
 		mft_base; printf '%s\n' '-E- Failed to open device: 0000:9a:00.0' > "$R/$CMD/mlxlink-mlx5_1-1"
@@ -453,7 +460,7 @@ ALL=(healthy-inbox healthy-mlnx-ofed healthy-doca-ofed ib-umad-missing rdma-ucm-
 	roce-gid-link-local-only roce-gid-empty roce-gid-index-v1 roce-gid-index-pinned-ok roce-gid-nccl-2.18
 	roce-gid-nccl-policy-version
 	healthy-mft link-phy-ber-high link-phy-cable-unplugged link-phy-opcode link-phy-state-differs mlxconfig-policy-differs
-	mlxconfig-policy-not-applied mft-tools-failed firmware-from-flint roce-qos-differs roce-qos-dcb-differs roce-qos-seen-no-policy)
+	mlxconfig-policy-not-applied mft-tools-failed firmware-from-flint firmware-image-pending roce-qos-differs roce-qos-dcb-differs roce-qos-seen-no-policy)
 . "$here/link.sh"
 ALL+=("${LINK_ALL[@]}")
 [ $# -gt 0 ] || set -- "${ALL[@]}"

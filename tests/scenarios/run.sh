@@ -117,6 +117,17 @@ if [ -f real-gpud-h100.json ]; then
 		all(.findings[] | select(.subject | contains("mlx5_bond_0")); .check != "ports.sm")' real-gpud-h100.json > /dev/null &&
 		ok || bad "real-gpud-h100: the RoCE bond judged by IB rules"
 fi
+# The real H100 tree with one ConnectX-7 moved to another firmware: its ports are InfiniBand, so
+# firmware.uniform's reason is not RoCE's PFC
+if [ -d real-gpud-h100 ]; then
+	rm -rf "$work/h100-fw-mixed"; cp -a real-gpud-h100 "$work/h100-fw-mixed"
+	printf '28.39.1002' > "$work/h100-fw-mixed/sys/class/infiniband/mlx5_5/fw_ver"
+	"$bin" --root "$work/h100-fw-mixed" check --only firmware.uniform --format json > h100-fw-mixed.json
+	jq -en 'input | [.findings[] | select(.check == "firmware.uniform" and .status == "WARN")] | length == 1 and
+		(.[0].subject == "mlx5_5") and (.[0].message | contains("PFC") | not) and
+		(.[0].message | contains("congestion control"))' h100-fw-mixed.json > /dev/null &&
+		ok || bad "real-gpud-h100 with mixed firmware: firmware.uniform's reason does not fit InfiniBand"
+fi
 # The real lsmod + modinfo of one Debian 12 host, inbox then after MLNX_OFED 24.10 DKMS: the
 # inventory tells the two apart (in-tree vs out-of-tree, the OFED version, the module path).
 mi=$real/skyao__debian12-cx5ex-inbox-vs-mlnx-ofed-24.10__lsmod-modinfo.txt

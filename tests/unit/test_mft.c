@@ -230,6 +230,21 @@ RD_TEST(mlxconfig_values)
 	CHECK_STR(rd_mlxconfig_set_value("force_relax(1)", v, sizeof v), "1");
 }
 
+/* A real mstflint query after a burn, before the reset (tests/fixtures/real/SOURCES.txt). */
+RD_TEST(flint_pending_image_real)
+{
+	char *path = rd_xasprintf("%s/fixtures/real/openstack-ironic-python-agent__mstflint-query-running.txt", rd_test_dir());
+	char *text = slurp(path);
+	struct rd_flint_info f;
+	CHECK_INT(rd_parse_flint(text, &f), 0);
+	CHECK_STR(f.fw_version, "20.35.1012");
+	CHECK_STR(f.fw_running, "20.34.1002");
+	CHECK_STR(f.psid, "MT_0000000228");
+	rd_flint_info_free(&f);
+	free(text);
+	free(path);
+}
+
 RD_TEST(flint_guide_block)
 {
 	char *text = guide_block("$ flint -d /dev/mst/mt4129_pciconf0 query | head -5", "Rom Info:");
