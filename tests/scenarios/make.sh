@@ -387,6 +387,12 @@ build() {
 		mlxlink_set mlx5_1 'Effective Physical BER' 15E-12
 		mlxlink_set mlx5_1 'Raw Physical Errors Per Lane' '0,0,4412093,0'
 		mlxlink_set mlx5_1 'Raw Physical BER' 3E-8 ;;
+	link-phy-ber-high-mft-4.30)
+		# the same dirty connector as MFT 4.2x-4.3x and mstflint's mstlink print it: the unit in the key
+		# ("Time Since Last Clear [Min]", minutes with one decimal: mstflint mlxlink_commander.cpp
+		# prepareBerInfo) and a Raw Physical BER
+		build link-phy-ber-high
+		sed -i -E "s/^Time Since Last Clear +: .*\$/Time Since Last Clear [Min]        : 6444.3/" "$R/$CMD/mlxlink-mlx5_1-1" ;;
 	link-phy-cable-unplugged)
 		# the port is down and the firmware says why (Status Opcode 1024, management firmware)
 		mft_base; attr "$PCIROOT/0000:9a:00.0/infiniband/mlx5_1/ports/1/state" "1: DOWN"
@@ -459,7 +465,7 @@ ALL=(healthy-inbox healthy-mlnx-ofed healthy-doca-ofed ib-umad-missing rdma-ucm-
 	firmware-ofed-train-mismatch firmware-ofed-train-pinned firmware-doca-connectx5-not-judged
 	roce-gid-link-local-only roce-gid-empty roce-gid-index-v1 roce-gid-index-pinned-ok roce-gid-nccl-2.18
 	roce-gid-nccl-policy-version
-	healthy-mft link-phy-ber-high link-phy-cable-unplugged link-phy-opcode link-phy-state-differs mlxconfig-policy-differs
+	healthy-mft link-phy-ber-high link-phy-ber-high-mft-4.30 link-phy-cable-unplugged link-phy-opcode link-phy-state-differs mlxconfig-policy-differs
 	mlxconfig-policy-not-applied mft-tools-failed firmware-from-flint firmware-image-pending roce-qos-differs roce-qos-dcb-differs roce-qos-seen-no-policy)
 . "$here/link.sh"
 ALL+=("${LINK_ALL[@]}")
