@@ -128,6 +128,17 @@ if [ -d real-gpud-h100 ]; then
 		(.[0].message | contains("congestion control"))' h100-fw-mixed.json > /dev/null &&
 		ok || bad "real-gpud-h100 with mixed firmware: firmware.uniform's reason does not fit InfiniBand"
 fi
+# stack where sysfs has no fw_ver nor board_id (a driver that leaves them empty): flint's FW Version
+# and PSID, as firmware.* use them, never "(runs )" or a blank board
+if [ -d firmware-from-flint ]; then
+	rm -rf "$work/flint-only"; cp -a firmware-from-flint "$work/flint-only"
+	find "$work/flint-only/sys/devices" -path '*/infiniband/mlx5_1/board_id' -exec sh -c ': > "$1"' _ {} \;
+	"$bin" --root "$work/flint-only" stack > flint-only.txt; "$bin" --root "$work/flint-only" stack --format json > flint-only.json
+	! grep -q '(runs )' flint-only.txt && grep -q 'mlx5_1 .*fw 28.39.1002 (flint)  board MT_0000000838 (flint PSID)' flint-only.txt &&
+		jq -en 'input | (.devices[] | select(.name == "mlx5_1") | .fw_ver == "28.39.1002" and .board_id == "MT_0000000838") and
+			(.stack.firmware_train.devices[] | select(.name == "mlx5_1") | .fw_ver == "28.39.1002")' flint-only.json > /dev/null &&
+		ok || bad "stack: flint's firmware and PSID not shown where sysfs has none"
+fi
 # The real lsmod + modinfo of one Debian 12 host, inbox then after MLNX_OFED 24.10 DKMS: the
 # inventory tells the two apart (in-tree vs out-of-tree, the OFED version, the module path).
 mi=$real/skyao__debian12-cx5ex-inbox-vs-mlnx-ofed-24.10__lsmod-modinfo.txt
