@@ -3,7 +3,8 @@
  *   "<netdev>: lost carrier" kernel lines of the last 24 h: 5 or more FAIL (Azure's
  *   azure_ib_link_flapping), fewer WARN
  *   mlx5 "Port module event" lines of the port's PCI function: an error (high temperature, bad
- *   cable ...) WARN; "Cable unplugged" not followed by a plug event WARN
+ *   cable ...) WARN; "Cable unplugged" not followed by a plug event WARN while the port is not
+ *   Active (an Active port has its cable back: said, not judged)
  * The sample is the one link.counters uses (model/link.h). */
 #include <ctype.h>
 #include <stdio.h>
@@ -167,10 +168,22 @@ void rd_check_link_flaps(struct rd_check_ctx *ctx)
 				rd_fix_add(f, "mlxlink -d %s -m    # the module's type, temperature and status", d->pci_addr);
 				rd_fix_add(f, "check the cooling of the module; replace the cable or transceiver");
 			}
-			if (unplug.total) {
+			if (unplug.total && p->state_v == RD_PORT_ACTIVE) {
+				/* no plug event logged (the ring buffer lost it, or the module came back on its
+				 * own), but the port is up now: it is plugged in */
+				struct rd_finding *f = rd_finding_add(
+					ctx, RD_OK, subj,
+					"%s: the kernel saw the cable unplugged and logged no plug event, but the port is Active now: "
+					"the cable is back",
+					subj);
+				lines_evidence(f, &unplug);
+				rd_evidence_attr(f, &p->state);
+			} else if (unplug.total) {
 				struct rd_finding *f = rd_finding_add(ctx, RD_WARN, subj,
 								      "%s: the kernel saw the cable unplugged and not plugged back", subj);
 				lines_evidence(f, &unplug);
+				if (rd_attr_ok(&p->state))
+					rd_evidence_attr(f, &p->state);
 				rd_fix_add(f, "plug the cable in (or reseat it); mlxlink -d %s -m shows the module", d->pci_addr);
 			}
 		}
