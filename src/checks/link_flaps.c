@@ -3,8 +3,8 @@
  *   "<netdev>: lost carrier" kernel lines of the last 24 h: 5 or more FAIL (Azure's
  *   azure_ib_link_flapping), fewer WARN
  *   mlx5 "Port module event" lines of the port's PCI function: an error (high temperature, bad
- *   cable ...) WARN; "Cable unplugged" not followed by a plug event WARN while the port is not
- *   Active (an Active port has its cable back: said, not judged)
+ *   cable ...) WARN; "Cable unplugged" not followed by a plug event: said, not judged, when the
+ *   port's state is known (Active: the cable is back; down: ports.state's finding), else WARN
  * The sample is the one link.counters uses (model/link.h). */
 #include <ctype.h>
 #include <stdio.h>
@@ -178,12 +178,18 @@ void rd_check_link_flaps(struct rd_check_ctx *ctx)
 					subj);
 				lines_evidence(f, &unplug);
 				rd_evidence_attr(f, &p->state);
+			} else if (unplug.total && p->state_v >= 0) {
+				/* the port is down: ports.state's finding (one problem, one finding); the unplug is
+				 * why, told here */
+				struct rd_finding *f = rd_finding_add(
+					ctx, RD_SKIP, subj,
+					"%s is not Active (ports.state): the kernel saw its cable unplugged and not plugged back", subj);
+				lines_evidence(f, &unplug);
+				rd_evidence_attr(f, &p->state);
 			} else if (unplug.total) {
 				struct rd_finding *f = rd_finding_add(ctx, RD_WARN, subj,
 								      "%s: the kernel saw the cable unplugged and not plugged back", subj);
 				lines_evidence(f, &unplug);
-				if (rd_attr_ok(&p->state))
-					rd_evidence_attr(f, &p->state);
 				rd_fix_add(f, "plug the cable in (or reseat it); mlxlink -d %s -m shows the module", d->pci_addr);
 			}
 		}
