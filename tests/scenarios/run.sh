@@ -113,6 +113,10 @@ done
 if [ -f real-gpud-h100.json ]; then
 	jq -en 'input | [.findings[] | select(.status == "FAIL" or .status == "WARN")] | length == 0' real-gpud-h100.json > /dev/null &&
 		ok || bad "real-gpud-h100: a failure or warning on a healthy real host"
+	jq -en 'input | [.findings[] | select(.check == "ports.rate")] | length == 1 and .[0].status == "OK" and
+		(.[0].message | contains("compared with each other only") and contains("1 alone of its model, not compared")) and
+		(.[0].message | contains("full rate") | not)' real-gpud-h100.json > /dev/null &&
+		ok || bad "real-gpud-h100: ports.rate's OK line does not say what it compared"
 	jq -en 'input | all(.findings[]; (.subject | contains("mlx5_bond_0")) | not) or
 		all(.findings[] | select(.subject | contains("mlx5_bond_0")); .check != "ports.sm")' real-gpud-h100.json > /dev/null &&
 		ok || bad "real-gpud-h100: the RoCE bond judged by IB rules"
