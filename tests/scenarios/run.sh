@@ -143,6 +143,19 @@ if [ -d firmware-from-flint ]; then
 			(.stack.firmware_train.devices[] | select(.name == "mlx5_1") | .fw_ver == "28.39.1002")' flint-only.json > /dev/null &&
 		ok || bad "stack: flint's firmware and PSID not shown where sysfs has none"
 fi
+# ofed_info's "OFED-internal-23.07-0.5.0:" of a BlueField-3 host (sgl-project/sglang
+# docs/references/deploy_on_k8s.md, "Check the OFED driver"): the BlueField bundle's MLNX_OFED, not
+# DOCA-OFED; without a doca-ofed package the stack is "OFED" (which of the two cannot be told)
+if [ -d healthy-doca-ofed ]; then
+	rm -rf "$work/ofed-internal"; cp -a healthy-doca-ofed "$work/ofed-internal"
+	printf '%s\n' 'OFED-internal-23.07-0.5.0:' > "$work/ofed-internal/rdma-doctor/commands/ofed_info-s"
+	sed -i 's/^Package: doca-ofed$/Package: doca-ofed-removed/' "$work/ofed-internal/var/lib/dpkg/status"
+	"$bin" --root "$work/ofed-internal" stack --format json > ofed-internal.json
+	jq -en 'input | .stack.installed == "OFED" and .stack.version == "23.07-0.5.0"' ofed-internal.json > /dev/null &&
+		ok || bad "OFED-internal-23.07-0.5.0 without doca-ofed: labelled $(jq -r '.stack.installed' ofed-internal.json)"
+	"$bin" --root healthy-doca-ofed stack --format json | jq -en 'input | .stack.installed == "DOCA-OFED"' > /dev/null &&
+		ok || bad "OFED-internal with the doca-ofed package: not DOCA-OFED"
+fi
 # The real lsmod + modinfo of one Debian 12 host, inbox then after MLNX_OFED 24.10 DKMS: the
 # inventory tells the two apart (in-tree vs out-of-tree, the OFED version, the module path).
 mi=$real/skyao__debian12-cx5ex-inbox-vs-mlnx-ofed-24.10__lsmod-modinfo.txt
