@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* firmware.uniform: HCAs of one model (board_id) should all run one firmware version. */
+/* firmware.uniform: HCAs of one model (board_id) should all run one firmware version, and each runs
+ * the image on its flash: flint's "FW Version(Running)" other than its "FW Version" is a burned
+ * image that waits for a firmware reset or a reboot (WARN). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,10 +12,44 @@
 #define FW(d) rd_mft_fw_ver(&ctx->sys->mft, (d))
 #define BOARD(d) rd_mft_board_id(&ctx->sys->mft, (d))
 
+static bool has_ethernet_port(const struct rd_device *d)
+{
+	for (size_t k = 0; k < d->nports; k++)
+		if (!d->ports[k].is_ib)
+			return true;
+	return false;
+}
+
+/* A new image burned and not yet running: flint prints "FW Version(Running)" only then. */
+static void pending_image(struct rd_check_ctx *ctx, const struct rd_device *d)
+{
+	const struct rd_mft_dev *md = rd_mft_dev(&ctx->sys->mft, d->name);
+	if (!md || !rd_tool_ok(&md->flint_out) || !md->flint.fw_version)
+		return;
+	/* flint prints FW Version(Running) only when it differs (mstflint's query) */
+	const char *running = md->flint.fw_running;
+	if (!running || strcmp(running, md->flint.fw_version) == 0)
+		return;
+	const char *dev = d->pci_addr ? d->pci_addr : d->name;
+	struct rd_finding *f = rd_finding_add(ctx, RD_WARN, d->name,
+					      "%s runs firmware %s while %s is burned on its flash: a new image waits for "
+					      "a reset (until then the HCA runs the old one)",
+					      d->name, running, md->flint.fw_version);
+	rd_evidence_add(f, md->flint_out.cmd, "FW Version: %s, FW Version(Running): %s", md->flint.fw_version, running);
+	if (rd_attr_ok(&d->fw_ver))
+		rd_evidence_attr(f, &d->fw_ver);
+	rd_fix_add(f, "mlxfwreset -d %s -l 3 reset    # loads the burned image (stop the jobs on this node first); "
+		      "or reboot", dev);
+	rd_fix_add(f, "flint -d %s query    # then: FW Version(Running) is gone and fw_ver is %s", dev,
+		   md->flint.fw_version);
+}
+
 void rd_check_firmware_uniform(struct rd_check_ctx *ctx)
 {
 	const struct rd_host *h = ctx->host;
 	size_t n = h->ndevices, groups = 0;
+	for (size_t i = 0; i < n; i++)
+		pending_image(ctx, &h->devices[i]);
 	bool *done = rd_xcalloc(n ? n : 1, sizeof *done);
 	for (size_t i = 0; i < n; i++) {
 		const struct rd_device *d = &h->devices[i];
@@ -46,12 +82,16 @@ void rd_check_firmware_uniform(struct rd_check_ctx *ctx)
 			done[j] = true;
 			if (strcmp(FW(o)->value, common) == 0)
 				continue;
+			/* PFC is RoCE's (Ethernet); on InfiniBand the firmware drives credits, adaptive routing
+			 * and congestion control instead */
 			struct rd_finding *f = rd_finding_add(
 				ctx, RD_WARN, o->name,
-				"%s runs firmware %s while %zu other %s (%s) %s %s: mixed firmware causes subtle PFC "
-				"mis-handling and NCCL hangs only when this HCA is in the ring",
+				"%s runs firmware %s while %zu other %s (%s) %s %s: mixed firmware causes subtle %s "
+				"and NCCL hangs only when this HCA is in the ring",
 				o->name, FW(o)->value, common_n, o->model ? o->model : "HCA", BOARD(o)->value,
-				common_n == 1 ? "runs" : "run", common);
+				common_n == 1 ? "runs" : "run", common,
+				has_ethernet_port(o) ? "PFC mis-handling"
+						     : "differences in congestion control and adaptive routing");
 			rd_evidence_attr(f, FW(o));
 			rd_evidence_attr(f, BOARD(o));
 			rd_fix_add(f, "mst start; flint -d %s query    # confirm the running image",

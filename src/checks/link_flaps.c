@@ -4,7 +4,8 @@
  *   "<netdev>: lost carrier" kernel lines of the last 24 h: 5 or more FAIL (Azure's
  *   azure_ib_link_flapping), fewer WARN
  *   mlx5 "Port module event" lines of the port's PCI function: an error (high temperature, bad
- *   cable ...) WARN; "Cable unplugged" not followed by a plug event WARN
+ *   cable ...) WARN; "Cable unplugged" not followed by a plug event: said, not judged, when the
+ *   port's state is known (Active: the cable is back; down: ports.state's finding), else WARN
  * The samples are kept as link.counters' are (model/link.h): carrier changes are compared with the
  * carrier sample the history gives for the policy's [counters] window. */
 #include <ctype.h>
@@ -167,7 +168,25 @@ void rd_check_link_flaps(struct rd_check_ctx *ctx)
 				rd_fix_add(f, "mlxlink -d %s -m    # the module's type, temperature and status", d->pci_addr);
 				rd_fix_add(f, "check the cooling of the module; replace the cable or transceiver");
 			}
-			if (unplug.total) {
+			if (unplug.total && p->state_v == RD_PORT_ACTIVE) {
+				/* no plug event logged (the ring buffer lost it, or the module came back on its
+				 * own), but the port is up now: it is plugged in */
+				struct rd_finding *f = rd_finding_add(
+					ctx, RD_OK, subj,
+					"%s: the kernel saw the cable unplugged and logged no plug event, but the port is Active now: "
+					"the cable is back",
+					subj);
+				lines_evidence(f, &unplug);
+				rd_evidence_attr(f, &p->state);
+			} else if (unplug.total && p->state_v >= 0) {
+				/* the port is down: ports.state's finding (one problem, one finding); the unplug is
+				 * why, told here */
+				struct rd_finding *f = rd_finding_add(
+					ctx, RD_SKIP, subj,
+					"%s is not Active (ports.state): the kernel saw its cable unplugged and not plugged back", subj);
+				lines_evidence(f, &unplug);
+				rd_evidence_attr(f, &p->state);
+			} else if (unplug.total) {
 				struct rd_finding *f = rd_finding_add(ctx, RD_WARN, subj,
 								      "%s: the kernel saw the cable unplugged and not plugged back", subj);
 				lines_evidence(f, &unplug);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* ports.rate: an active port below the policy's minimum, or below the best port of the same
- * model and link layer (a degraded link: fewer lanes or a lower speed). */
+ * model and link layer (a degraded link: fewer lanes or a lower speed).  The ports are compared
+ * with each other, not with what their model can do: the OK line says so. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,16 +102,38 @@ void rd_check_ports_rate(struct rd_check_ctx *ctx)
 			}
 		}
 	}
-	free(counts);
-	free(groups);
-	free(group_of);
 	char not_judged[96] = "";
 	if (others)
 		snprintf(not_judged, sizeof not_judged, " (%zu active port%s not judged: %s, see stack)", others,
 			 others == 1 ? "" : "s", others == 1 ? "not a compute port" : "not compute ports");
+	/* what was compared: the ports of one model with each other (what the model could do is not
+	 * read), and the policy's minimum when it has one */
+	size_t alone = 0;
+	for (size_t i = 0, at = 0; i < h->ndevices; i++)
+		for (size_t k = 0; k < h->devices[i].nports; k++, at++)
+			alone += counts[at] && h->devices[i].ports[k].rate_ok && groups[group_of[at]].peers == 1;
+	char extra[192] = "";
+	const struct rd_policy *pol = ctx->policy;
+	if (pol->min_rate_ib > 0 || pol->min_rate_eth > 0) {
+		char ib[48] = "", eth[48] = "";
+		if (pol->min_rate_ib > 0)
+			snprintf(ib, sizeof ib, "%g Gb/s InfiniBand", pol->min_rate_ib);
+		if (pol->min_rate_eth > 0)
+			snprintf(eth, sizeof eth, "%g Gb/s Ethernet", pol->min_rate_eth);
+		snprintf(extra, sizeof extra, "; none below the policy's %s%s%s", ib, ib[0] && eth[0] ? ", " : "", eth);
+	}
+	if (alone) {
+		size_t n = strlen(extra);
+		snprintf(extra + n, sizeof extra - n, "; %zu alone of its model, not compared", alone);
+	}
 	if (rd_check_quiet(ctx) && checked)
-		rd_finding_add(ctx, RD_OK, "host", "%zu active port%s at full rate for their model%s", checked,
-			       checked == 1 ? "" : "s", not_judged);
+		rd_finding_add(ctx, RD_OK, "host",
+			       "%zu active port%s, none slower than the fastest port of its model here (compared with each other "
+			       "only)%s%s",
+			       checked, checked == 1 ? "" : "s", extra, not_judged);
 	else if (rd_check_quiet(ctx))
 		rd_finding_add(ctx, RD_SKIP, "host", "no active %sport to check%s", others ? "compute " : "", not_judged);
+	free(counts);
+	free(groups);
+	free(group_of);
 }

@@ -5,7 +5,9 @@
  * prolog runs with the job's) or the policy's [nccl] gid_index that is not such a GID on a port is
  * a FAIL: QP setup fails there ("Failed to set up RDMA QP").  A port with only link-local (fe80::)
  * GIDs is a WARN: NCCL's automatic choice then takes a link-local GID, which reaches only peers on
- * the same L2 segment that use link-local GIDs too; a port with no GID at all is a FAIL. */
+ * the same L2 segment that use link-local GIDs too; a port with no GID at all is a FAIL.  An NCCL
+ * older than 2.21.5 (model/gid.h says how its version is known) takes index 0 unless told: a WARN
+ * when another index is the usable one.  The OK line names the NCCL version judged by. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,7 +63,8 @@ void rd_check_roce_gid(struct rd_check_ctx *ctx)
 	const struct rd_host *h = ctx->host;
 	const struct rd_policy *pol = ctx->policy;
 	struct rd_nccl_sel sel;
-	rd_nccl_sel_make(&sel, &ctx->sys->nccl_env, pol->nccl_gid_index, pol->nccl_roce_version, pol->nccl_family);
+	rd_nccl_sel_make(&sel, &ctx->sys->nccl_env, pol->nccl_gid_index, pol->nccl_roce_version, pol->nccl_family,
+			 pol->nccl_version);
 	size_t nports = 0;
 	char oks[512] = "";
 	char subj[128], why[96], gd[160], cd[160];
@@ -137,6 +140,11 @@ void rd_check_roce_gid(struct rd_check_ctx *ctx)
 							   "%s has no GID: NCCL's automatic choice takes index 0, an empty GID, and "
 							   "QP setup fails",
 							   subj);
+				else if (good >= 0 && sel.legacy)
+					f = rd_finding_add(ctx, RD_WARN, subj,
+							   "%s takes GID %d on %s unless NCCL_IB_GID_INDEX is set (NCCL chooses a GID "
+							   "itself only from 2.21.5): GID %d is %s (%s), though index %d is usable (%s)",
+							   sel.version_text, chosen, subj, chosen, why, cd, good, gd);
 				else if (good >= 0)
 					f = rd_finding_add(ctx, RD_WARN, subj,
 							   "NCCL's automatic choice on %s takes GID %d, which is %s (%s), though index "
@@ -169,11 +177,16 @@ void rd_check_roce_gid(struct rd_check_ctx *ctx)
 		rd_finding_add(ctx, RD_SKIP, "host", "no active RoCE port");
 		return;
 	}
-	char how[160];
+	char how[400];
 	if (sel.gid_index >= 0)
-		snprintf(how, sizeof how, "%s = %d", sel.gid_index_from, sel.gid_index);
+		snprintf(how, sizeof how, "%s = %d%s%s", sel.gid_index_from, sel.gid_index, sel.version_text[0] ? ", for " : "",
+			 sel.version_text);
+	else if (sel.legacy) /* GID 0 usable: a port whose first GID is routable */
+		snprintf(how, sizeof how, "%s takes GID 0 (NCCL_IB_GID_INDEX's default before 2.21.5)", sel.version_text);
 	else
-		snprintf(how, sizeof how, "NCCL's automatic choice (RoCE v%d, %s%s%s)", sel.roce_version, fam_name(sel.family),
-			 sel.range_set ? ", " : "", sel.range_set ? sel.range_text : "");
+		snprintf(how, sizeof how, "NCCL's automatic choice (RoCE v%d, %s%s%s; NCCL %s%s%s)", sel.roce_version,
+			 fam_name(sel.family), sel.range_set ? ", " : "", sel.range_set ? sel.range_text : "",
+			 sel.version ? sel.version_short : "2.21.5 or later assumed", sel.version ? ", from " : "",
+			 sel.version ? sel.version_from : "");
 	rd_finding_add(ctx, RD_OK, "host", "%s: %s%s", how, oks, nports > 4 ? "; ..." : "");
 }

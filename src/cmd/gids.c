@@ -54,15 +54,20 @@ int rd_cmd_gids(struct rd_ctx *ctx, int argc, char **argv)
 		}
 	if (rc < 0) {
 		struct rd_nccl_sel sel;
-		rd_nccl_sel_make(&sel, &l.sys.nccl_env, l.pol.nccl_gid_index, l.pol.nccl_roce_version, l.pol.nccl_family);
+		rd_nccl_sel_make(&sel, &l.sys.nccl_env, l.pol.nccl_gid_index, l.pol.nccl_roce_version, l.pol.nccl_family,
+				 l.pol.nccl_version);
 		struct rd_out o;
 		rd_out_init(&o, ctx->out, json);
 		rd_out_obj_begin(&o, NULL);
 		rd_out_str(&o, "schema", NULL, "rdma-doctor/gids/v1");
 		rd_out_str(&o, "host", NULL, rd_attr_ok(&l.h.hostname) ? l.h.hostname.value : NULL);
 		rd_render_gid_table(&o, &l.h, devs, ndevs);
-		if (json)
+		if (json) {
+			/* the NCCL version whose rule nccl_gids follows: null = unknown, 2.21.5's assumed */
+			rd_out_str(&o, "nccl_version", NULL, sel.version ? sel.version_short : NULL);
+			rd_out_str(&o, "nccl_version_from", NULL, sel.version ? sel.version_from : NULL);
 			rd_render_nccl_gids(&o, &l.h, &sel);
+		}
 		rd_out_obj_end(&o);
 		rd_out_finish(&o);
 		rc = 0;

@@ -21,6 +21,19 @@
 #define ALT(a, ms1, ms2) a "." ms1 "|" a "." ms2
 
 const struct rd_fw_release rd_fw_releases[] = {
+	/* the 5.8 LTS line; 5.8-3.0.7.0 is the row of the 5.8-4.1.5.0 page (that page's table names
+	 * 5.8-3.0.7.0, so 5.8-4.1.5.0's own train is not sourced and has no row); 5.8-1.x and 5.8-2.x:
+	 * no page found */
+	{RD_STACK_MLNX_OFED, "5.8-3.0.7.0", DOCS "MLNXOFEDv584150LTS/Legal+Notices+and+3rd+Party+Licenses", MLNX("35.3006")},
+	{RD_STACK_MLNX_OFED, "5.8-5.1.1.2", DOCS "mlnxofedv585112lts/legal+notices+and+3rd+party+licenses", MLNX("35.4030")},
+	{RD_STACK_MLNX_OFED, "5.8-6.0.4.2", DOCS "mlnxofedv586042LTS/Legal+Notices+and+3rd+Party+Licenses", MLNX("35.45xx")},
+	/* the MFT 4.22.1-526 page for the same release says xx.35.4554 */
+	{RD_STACK_MLNX_OFED, "5.8-7.0.6.1", DOCS "mlnxofedv587061lts/legal+notices+and+3rd+party+licenses", MLNX("35.45xx")},
+	/* the MFT 4.24.0 page ("Firmware xx.37.1014, MLNX_OFED 23.04-0.5.3.3") */
+	{RD_STACK_MLNX_OFED, "23.04-0.5.3.3", DOCS "mftv4240/legal+notices+and+3rd+party+licenses", MLNX("37.1014")},
+	/* the MFT 4.25.1 page ("Firmware xx.38.1002, MLNX_OFED 23.07-0.5.0.0") */
+	{RD_STACK_MLNX_OFED, "23.07-0.5.0.0", DOCS "MFTv4251/Legal+Notices+and+3rd+Party+Licenses", MLNX("38.1002")},
+	{RD_STACK_MLNX_OFED, "23.07-0.5.1.2", DOCS "MLNXOFEDv23070512/Legal+Notices+and+3rd+Party+Licenses", MLNX("38.1002")},
 	{RD_STACK_MLNX_OFED, "23.10-0.5.5.0", DOCS "MLNXOFEDv23100550/Legal+Notices+and+3rd+Party+Licenses", MLNX("39.1002")},
 	{RD_STACK_MLNX_OFED, "23.10-1.1.9.0", DOCS "MLNXOFEDv23101190LTS/Legal+Notices+and+3rd+Party+Licenses", MLNX("39.2048")},
 	{RD_STACK_MLNX_OFED, "23.10-2.1.3.1", DOCS "mlnxofedv23103211lts/Legal+Notices+and+3rd+Party+Licenses", MLNX("39.3004")},
@@ -29,11 +42,15 @@ const struct rd_fw_release rd_fw_releases[] = {
 	{RD_STACK_MLNX_OFED, "23.10-5.1.4.0", DOCS "mlnxofedv23105140lts/legal+notices+and+3rd+party+licenses", MLNX("39.50xx")},
 	{RD_STACK_MLNX_OFED, "23.10-6.1.6.1", DOCS "mlnxofedv23106161lts/legal-notices-and-3rd-party-licenses", MLNX("39.51xx")},
 	{RD_STACK_MLNX_OFED, "24.01-0.3.3.1", DOCS "mlnxofedv24010331/legal+notices+and+3rd+party+licenses", MLNX("40.1000")},
-	/* from ../shared/reference (integrations-and-link-facts.md); its page was not found again here */
-	{RD_STACK_MLNX_OFED, "24.04-0.6.6.0", "NVIDIA MLNX_OFED v24.04-0.6.6.0 release notes, Legal Notices", MLNX("41.10xx")},
+	/* the MFT 4.28 page for the same release says xx.41.1000 */
+	{RD_STACK_MLNX_OFED, "24.04-0.6.6.0", DOCS "mlnxofedv24040660/legal+notices+and+3rd+party+licenses", MLNX("41.10xx")},
+	/* the MFT 4.29.0 page ("Firmware xx.42.1000, MLNX_OFED 24.07-0.6.1.0") */
+	{RD_STACK_MLNX_OFED, "24.07-0.6.1.0", DOCS "mftv4290/legal+notices+and+3rd+party+licenses", MLNX("42.1000")},
 	/* the MLNX_EN page of the same release (and MFT 4.30.0's) */
 	{RD_STACK_MLNX_OFED, "24.10-0.7.0.0", DOCS "mlnxenv24100700/Legal+Notices+and+3rd+Party+Licenses", MLNX("43.1000")},
 	{RD_STACK_MLNX_OFED, "24.10-1.1.4.0", DOCS "mlnxofedv24101140lts/legal+notices+and+3rd+party+licenses", MLNX("43.2026")},
+	/* 24.10-2.1.8.0: its "Changes and New Features" page says the bundled firmware was updated, but
+	 * no page found names the version, so it has no row */
 	{RD_STACK_MLNX_OFED, "24.10-3.2.5.0", DOCS "mlnxofedv24103250lts/legal+notices+and+3rd+party+licenses", MLNX("43.36xx")},
 	/* the MLNX_OFED page says xx.43.4100, the MFT 4.30.1-1216 page for the same release xx.43.4076 */
 	{RD_STACK_MLNX_OFED, "24.10-4.1.4.0", DOCS "mlnxofedv24104140lts/legal-notices-and-3rd-party-licenses",

@@ -3,6 +3,7 @@
 #include "model/gid.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,17 +63,58 @@ int rd_gid_parse_family(const char *s)
 	return 0;
 }
 
-/* NCCL_PARAM: strtoll(base 0); an error, or 0 from text not starting with '0', keeps the default. */
+/* NCCL_PARAM (src/misc/param.cc, ncclLoadParam): strtoll(base 0) of a non-empty value; only an
+ * errno (out of range) keeps the default, so "abc" is 0 and "3x" is 3. */
 static bool nccl_number(const char *s, long long *out)
 {
 	if (!s || !*s)
 		return false;
 	errno = 0;
 	long long v = strtoll(s, NULL, 0);
-	if (errno || (v == 0 && s[0] != '0'))
+	if (errno)
 		return false;
 	*out = v;
 	return true;
+}
+
+static bool three_numbers(const char *s, unsigned n[3], const char **end)
+{
+	for (int k = 0; k < 3; k++) {
+		if (!isdigit((unsigned char)*s))
+			return false;
+		unsigned long x = 0;
+		int digits = 0;
+		for (; isdigit((unsigned char)*s); s++)
+			if (++digits > 3 || (x = x * 10 + (unsigned long)(*s - '0')) > 999)
+				return false;
+		n[k] = (unsigned)x;
+		if (k < 2 && *s++ != '.')
+			return false;
+	}
+	*end = s;
+	return true;
+}
+
+unsigned rd_nccl_version_parse(const char *s)
+{
+	unsigned n[3];
+	const char *end;
+	if (!s || !three_numbers(s, n, &end) || *end || n[0] == 0)
+		return 0;
+	return n[0] * 1000000u + n[1] * 1000u + n[2];
+}
+
+unsigned rd_nccl_libname_version(const char *name)
+{
+	static const char prefix[] = "libnccl.so.";
+	if (!name || strncmp(name, prefix, sizeof prefix - 1) != 0)
+		return 0;
+	return rd_nccl_version_parse(name + sizeof prefix - 1);
+}
+
+void rd_nccl_version_text(unsigned v, char *buf, size_t len)
+{
+	snprintf(buf, len, "%u.%u.%u", v / 1000000u, v / 1000u % 1000u, v % 1000u);
 }
 
 void rd_nccl_env_read(struct rd_nccl_env *e, const char *(*getenv_fn)(const char *))
@@ -127,12 +169,28 @@ static void parse_range(struct rd_nccl_sel *s, const char *text)
 }
 
 void rd_nccl_sel_make(struct rd_nccl_sel *s, const struct rd_nccl_env *env, int pol_gid_index, int pol_roce_version,
-		      int pol_family)
+		      int pol_family, unsigned pol_version)
 {
 	memset(s, 0, sizeof *s);
 	s->gid_index = -1;
 	s->roce_version = 2;
 	s->family = RD_GID_INET;
+	if (pol_version) {
+		s->version = pol_version;
+		snprintf(s->version_from, sizeof s->version_from, "the policy's [nccl] version");
+	} else if (env && env->lib_oldest) {
+		s->version = env->lib_oldest;
+		char newest[16];
+		rd_nccl_version_text(env->lib_newest, newest, sizeof newest);
+		snprintf(s->version_from, sizeof s->version_from, "%s%s%s%s", env->lib_oldest_where,
+			 env->lib_newest != env->lib_oldest ? "; " : "", env->lib_newest != env->lib_oldest ? newest : "",
+			 env->lib_newest != env->lib_oldest ? " is installed too" : "");
+	}
+	if (s->version) {
+		rd_nccl_version_text(s->version, s->version_short, sizeof s->version_short);
+		snprintf(s->version_text, sizeof s->version_text, "NCCL %s (%s)", s->version_short, s->version_from);
+	}
+	s->legacy = s->version && s->version < RD_NCCL_AUTO_GID_VERSION;
 	if (env && env->gid_index_set) {
 		s->gid_index = env->gid_index < 0 ? -1 : env->gid_index > 0xffff ? 0xffff : (int)env->gid_index;
 		s->gid_index_from = "NCCL_IB_GID_INDEX";
@@ -140,6 +198,8 @@ void rd_nccl_sel_make(struct rd_nccl_sel *s, const struct rd_nccl_env *env, int 
 		s->gid_index = pol_gid_index;
 		s->gid_index_from = "the policy's [nccl] gid_index";
 	}
+	if (s->legacy) /* an older NCCL reads none of the variables below: RoCE v2 and IPv4 stay what routes */
+		return;
 	if (env && env->roce_version_set) {
 		s->roce_version = env->roce_version < -1 || env->roce_version > 1000 ? -1 : (int)env->roce_version;
 		s->roce_version_from = "NCCL_IB_ROCE_VERSION_NUM";
@@ -189,6 +249,8 @@ int rd_nccl_auto_gid(const struct rd_port *p, const struct rd_nccl_sel *s)
 {
 	if (!p->ngids)
 		return -1;
+	if (s->legacy) /* NCCL_IB_GID_INDEX's default before 2.21.5 */
+		return 0;
 	unsigned last = 0;
 	for (size_t i = 0; i < p->ngids; i++)
 		if (p->gids[i].index > last)

@@ -14,6 +14,12 @@
  *     current one is not valid.
  *   A GID is AF_INET when IPv4-mapped (::ffff:a.b.c.d, or ff0e::ffff:a.b.c.d), else AF_INET6.
  *
+ * That choice exists from NCCL 2.21.5 on.  Before it NCCL_IB_GID_INDEX defaulted to 0 (on RoCE the
+ * fe80:: RoCE v1 GID) and NCCL_IB_ROCE_VERSION_NUM, NCCL_IB_ADDR_FAMILY and NCCL_IB_ADDR_RANGE did not
+ * exist.  NCCL's version is known from a policy's [nccl] version, else from the libnccl.so.2.X.Y
+ * files of the root's library directories (the oldest one when several are installed); unknown,
+ * 2.21.5 or later is assumed, and the selection says which it judged by.
+ *
  * What NCCL reads is its environment (and its nccl.conf files, not modelled here).
  * rd_nccl_env_read takes it from this process: a Slurm prolog or a job step runs rdma-doctor
  * with the job's environment, so that is what NCCL will see there, with --root too.
@@ -40,7 +46,20 @@ struct rd_nccl_sel {
 	int prefixlen;
 	char range_text[64];
 	const char *gid_index_from, *roce_version_from, *family_from, *range_from;
+	unsigned version;      /* NCCL's version (rd_nccl_version_parse), 0 unknown */
+	bool legacy;           /* before 2.21.5: index 0 unless NCCL_IB_GID_INDEX is set */
+	char version_text[224]; /* "NCCL 2.19.3 (libnccl.so.2.19.3 in /usr/lib64)", "" when unknown */
+	char version_short[16]; /* "2.19.3" */
+	char version_from[200]; /* "libnccl.so.2.19.3 in /usr/lib64", "the policy's [nccl] version" */
 };
+
+/* NCCL 2.21.5, the first release that chooses a GID itself. */
+#define RD_NCCL_AUTO_GID_VERSION 2021005u
+/* "2.19.3" -> 2019003 (major * 1000000 + minor * 1000 + patch); 0 when it is not three numbers. */
+unsigned rd_nccl_version_parse(const char *s);
+/* The version of a file name "libnccl.so.2.19.3"; 0 for any other name. */
+unsigned rd_nccl_libname_version(const char *name);
+void rd_nccl_version_text(unsigned v, char *buf, size_t len);
 
 /* The NCCL variables of an environment, as NCCL parses them (a bad number or family falls back to
  * NCCL's default, as NCCL does).  getenv_fn is getenv for this process. */
@@ -51,13 +70,17 @@ struct rd_nccl_env {
 	char family[16];
 	char range[64];
 	char raw_gid_index[32], raw_roce_version[32], raw_family[32]; /* as given, for messages */
+	/* libnccl.so.2.X.Y files in the root's library directories (model/system.c); 0 none */
+	unsigned lib_oldest, lib_newest;
+	char lib_oldest_where[160]; /* "libnccl.so.2.19.3 in /usr/lib64" */
 };
 void rd_nccl_env_read(struct rd_nccl_env *e, const char *(*getenv_fn)(const char *));
 
 /* The selection NCCL would make: the environment over the policy's [nccl] values over NCCL's
- * defaults (policy: gid_index < 0, roce_version 0, family 0 mean unset). */
+ * defaults (policy: gid_index < 0, roce_version 0, family 0, version 0 mean unset), by the rules of
+ * NCCL's version (pol_version over the libraries found). */
 void rd_nccl_sel_make(struct rd_nccl_sel *s, const struct rd_nccl_env *env, int pol_gid_index, int pol_roce_version,
-		      int pol_family);
+		      int pol_family, unsigned pol_version);
 
 /* Parses "AF_INET" / "AF_INET6" (NCCL's spellings): RD_GID_INET(6), or 0. */
 int rd_gid_parse_family(const char *s);

@@ -131,6 +131,59 @@ const char *rd_mlxlink_opcode_class(long op)
 	return "core/driver";
 }
 
+/* mlxlink --json prints one "Key" : "value", per line (jsoncpp's styled writer): the quotes and
+ * the comma go; an object or array opening ("Operational Info" : {) is no field.  False then. */
+static bool json_kv(char *k, char *v)
+{
+	size_t kn = strlen(k), vn = strlen(v);
+	if (kn < 2 || k[0] != '"' || k[kn - 1] != '"')
+		return true;
+	memmove(k, k + 1, kn - 2);
+	k[kn - 2] = '\0';
+	if (vn && v[vn - 1] == ',')
+		v[--vn] = '\0';
+	if (vn && (v[0] == '{' || v[0] == '['))
+		return false;
+	if (vn >= 2 && v[0] == '"' && v[vn - 1] == '"') {
+		memmove(v, v + 1, vn - 2);
+		v[vn - 2] = '\0';
+	}
+	return true;
+}
+
+/* "Time Since Last Clear [Min]" (MFT 4.2x-4.3x, mstflint's mstlink): the key without its unit,
+ * the unit in unit ("" when none). */
+static void key_unit(char *k, char *unit, size_t len)
+{
+	unit[0] = '\0';
+	size_t n = strlen(k);
+	char *open = n && k[n - 1] == ']' ? strrchr(k, '[') : NULL;
+	if (!open || open == k)
+		return;
+	snprintf(unit, len, "%.*s", (int)(k + n - 1 - open - 1), open + 1);
+	while (open > k && open[-1] == ' ')
+		open--;
+	*open = '\0';
+}
+
+/* "25074.8" minutes -> "25074.8 min (17 days 09:54)"; other values and units as printed. */
+static char *time_since_clear(char *v, const char *unit)
+{
+	if (strcasecmp(unit, "Min") != 0)
+		return v;
+	char *end;
+	errno = 0;
+	double min = strtod(v, &end);
+	if (errno || end == v || *end || !(min >= 0) || min > 1e9)
+		return v;
+	long long total = (long long)min;
+	long long days = total / 1440, hours = total / 60 % 24, mins = total % 60;
+	char *out = days ? rd_xasprintf("%s min (%lld day%s %02lld:%02lld)", v, days, days == 1 ? "" : "s", hours, mins)
+			 : rd_xasprintf("%s min (%02lld:%02lld)", v, hours, mins);
+	free(v);
+	return out;
+}
+
 int rd_parse_mlxlink(const char *text, struct rd_mlxlink_info *m)
 {
 	memset(m, 0, sizeof *m);
@@ -138,9 +191,15 @@ int rd_parse_mlxlink(const char *text, struct rd_mlxlink_info *m)
 	bool any = false;
 	FOR_LINES(text, line, len)
 	{
-		char *k, *v;
+		char *k, *v, unit[16];
 		if (!split_kv(line, len, ':', &k, &v))
 			continue;
+		if (!json_kv(k, v)) {
+			free(k);
+			free(v);
+			continue;
+		}
+		key_unit(k, unit, sizeof unit);
 		char **dst = NULL;
 		if (!strcasecmp(k, "State"))
 			dst = &m->state;
@@ -174,7 +233,9 @@ int rd_parse_mlxlink(const char *text, struct rd_mlxlink_info *m)
 				m->status_opcode = (long)op;
 				any = true;
 			}
-		} else if (dst && !*dst) {
+		} else if (dst && !*dst && *v) {
+			if (dst == &m->time_since_clear)
+				v = time_since_clear(v, unit);
 			*dst = v;
 			v = NULL;
 			any |= dst == &m->state || dst == &m->eff_ber;

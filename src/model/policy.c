@@ -335,6 +335,9 @@ static int handler(void *user, const char *section, const char *key, const char 
 		if (!rd_gid_parse_family(value))
 			return fail(st, "%s: '%s' is not AF_INET or AF_INET6", key, value);
 		p->nccl_family = rd_gid_parse_family(value);
+	} else if (strcmp(section, "nccl") == 0 && strcmp(key, "version") == 0) {
+		if (!(p->nccl_version = rd_nccl_version_parse(value)))
+			return fail(st, "%s: '%s' is not an NCCL version (2.19.3)", key, value);
 	} else if (strcmp(section, "roce") == 0 && strcmp(key, "trust") == 0) {
 		if (strcmp(value, "dscp") != 0 && strcmp(value, "pcp") != 0)
 			return fail(st, "%s: '%s' is not a trust mode (dscp or pcp)", key, value);

@@ -8,6 +8,7 @@
  *   [firmware]  MT_0000000838 = 28.41.1000                    (board_id = pinned fw_ver)
  *   [memlock]   min = unlimited     services = slurmd
  *   [nccl]      gid_index = 3   roce_version = 2   addr_family = AF_INET   (what jobs set; roce.gid)
+ *               version = 2.19.3                           (the NCCL jobs run, over the libnccl found)
  *   [mlxconfig] LINK_TYPE_P1 = IB(1)                        (NAME = value at next boot: as mlxconfig
  *               prints it, the name alone or the number alone; any NAME is accepted;
  *               SCOPE/NAME applies to the RDMA device or board_id SCOPE only: MT_0000000838/LINK_TYPE_P1)
@@ -48,6 +49,7 @@ struct rd_policy {
 	int nccl_gid_index;               /* NCCL_IB_GID_INDEX the jobs set, -1 none */
 	int nccl_roce_version;            /* NCCL_IB_ROCE_VERSION_NUM, 0 = NCCL's default (2) */
 	int nccl_family;                  /* NCCL_IB_ADDR_FAMILY: 4 or 6 (model/gid.h), 0 = AF_INET */
+	unsigned nccl_version;            /* the NCCL the jobs run (rd_nccl_version_parse), 0 = not set */
 	/* [mlxconfig] NAME = VALUE and [roce] trust / pfc (model/mft.h, checks mlxconfig.policy and roce.qos) */
 	struct rd_mlxconfig_pin {
 		char name[64];

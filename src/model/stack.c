@@ -69,8 +69,9 @@ static void installed(const struct rd_system *s, struct rd_stack *st)
 		st->installed_by = "ofed_info -s";
 		snprintf(st->version, sizeof st->version, "%s", s->ofed.version);
 	} else if (s->ofed_ok) {
-		/* DOCA-OFED installs leave ofed_info saying OFED-internal-<ver> (versions 2x.y) */
-		st->installed = doca || rpm_doca || strncmp(s->ofed.version, "2", 1) == 0 ? RD_STACK_DOCA_OFED : RD_STACK_OFED;
+		/* ofed_info's OFED-internal-<ver> is DOCA-OFED's, and the BlueField bundle's MLNX_OFED too
+		 * (a BlueField-3 host: OFED-internal-23.07-0.5.0): only a doca-ofed package tells DOCA */
+		st->installed = doca || rpm_doca ? RD_STACK_DOCA_OFED : RD_STACK_OFED;
 		st->installed_by = "ofed_info -s";
 		snprintf(st->version, sizeof st->version, "%s", s->ofed.version);
 	} else if (doca) {

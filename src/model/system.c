@@ -2,6 +2,7 @@
 #include "model/system.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -558,6 +559,71 @@ static const char *nccl_getenv(const char *name)
 	return getenv(name);
 }
 
+/* One library directory: the libnccl.so.2.X.Y files in it (the versioned name NCCL's packages,
+ * tarballs and containers install; libnccl.so.2 alone carries no version). */
+static void nccl_lib_dir(struct rd_source *src, const char *dir, struct rd_nccl_env *e)
+{
+	struct rd_strv names = {0};
+	if (rd_list_dir(src, dir, &names) == 0)
+		for (size_t i = 0; i < names.n; i++) {
+			unsigned v = rd_nccl_libname_version(names.v[i]);
+			if (!v)
+				continue;
+			if (!e->lib_oldest || v < e->lib_oldest) {
+				e->lib_oldest = v;
+				snprintf(e->lib_oldest_where, sizeof e->lib_oldest_where, "%s in /%s", names.v[i], dir);
+			}
+			if (v > e->lib_newest)
+				e->lib_newest = v;
+		}
+	rd_strv_free(&names);
+}
+
+/* NCCL's version where the root shows it: the usual library directories, CUDA's and those of
+ * etc/ld.so.conf.d (absolute paths only; "include" lines and globs are not followed). */
+static void load_nccl_libs(struct rd_source *src, struct rd_nccl_env *e)
+{
+	static const char *const dirs[] = {"usr/lib/x86_64-linux-gnu", "usr/lib/aarch64-linux-gnu", "usr/lib64", "usr/lib",
+					   "usr/local/lib", "usr/local/lib64", "usr/local/cuda/lib64",
+					   "usr/local/cuda/targets/x86_64-linux/lib", "usr/local/cuda/targets/sbsa-linux/lib",
+					   "opt/nccl/lib", NULL};
+	struct rd_strv seen = {0};
+	for (const char *const *d = dirs; *d; d++)
+		rd_strv_push(&seen, *d);
+	struct rd_strv confs = {0};
+	if (rd_list_dir(src, "etc/ld.so.conf.d", &confs) == 0)
+		for (size_t i = 0; i < confs.n && seen.n < 64; i++) {
+			size_t n = strlen(confs.v[i]);
+			if (n < 6 || strcmp(confs.v[i] + n - 5, ".conf") != 0)
+				continue;
+			char *path = rd_xasprintf("etc/ld.so.conf.d/%s", confs.v[i]);
+			struct rd_text t = {0};
+			if (rd_read_file(src, path, RD_CAP_ATTR, &t) == 0 && t.data)
+				for (char *line = t.data, *next; line && seen.n < 64; line = next) {
+					next = strchr(line, '\n');
+					if (next)
+						*next++ = '\0';
+					size_t len = strcspn(line, " \t\r#");
+					line[len] = '\0';
+					if (line[0] != '/' || !line[1] || strpbrk(line, "*?[") || strstr(line, ".."))
+						continue;
+					while (len > 1 && line[len - 1] == '/')
+						line[--len] = '\0';
+					bool dup = false;
+					for (size_t k = 0; k < seen.n && !dup; k++)
+						dup = strcmp(seen.v[k], line + 1) == 0;
+					if (!dup)
+						rd_strv_push(&seen, line + 1);
+				}
+			rd_text_free(&t);
+			free(path);
+		}
+	rd_strv_free(&confs);
+	for (size_t i = 0; i < seen.n; i++)
+		nccl_lib_dir(src, seen.v[i], e);
+	rd_strv_free(&seen);
+}
+
 int rd_system_load(struct rd_source *src, const struct rd_host *h, const char *const *services,
 		   struct rd_system *s)
 {
@@ -612,6 +678,8 @@ int rd_system_load_parts(struct rd_source *src, const struct rd_host *h, const c
 		rd_mft_load(src, h, &s->mft);
 	rd_stack_derive(h, s, &s->stack);
 	rd_nccl_env_read(&s->nccl_env, nccl_getenv); /* roce.gid: what NCCL would see (model/gid.h) */
+	if (rd_load_wants(flags, RD_LOAD_GIDS))
+		load_nccl_libs(src, &s->nccl_env);
 	rd_link_load(src, h, flags, &s->link); /* link health facts (model/link.c) */
 	return 0;
 }

@@ -6,8 +6,9 @@
 #include <string.h>
 
 #include "model/fwtrain.h"
+#include "model/mft.h"
 
-void rd_render_fw_train(struct rd_out *o, const struct rd_host *h, const struct rd_stack *st)
+void rd_render_fw_train(struct rd_out *o, const struct rd_host *h, const struct rd_stack *st, const struct rd_mft *m)
 {
 	const struct rd_fw_release *r = st->fw_release;
 	if (!r) {
@@ -29,7 +30,8 @@ void rd_render_fw_train(struct rd_out *o, const struct rd_host *h, const struct 
 		if (a == RD_AD_NONE)
 			continue;
 		const char *want = rd_fwtrain_expected(r, a);
-		const char *fw = rd_attr_ok(&d->fw_ver) ? d->fw_ver.value : NULL;
+		const struct rd_attr *fa = m ? rd_mft_fw_ver(m, d) : &d->fw_ver; /* sysfs, else flint's */
+		const char *fw = rd_attr_ok(fa) && *fa->value ? fa->value : NULL;
 		char exp[64] = "";
 		if (want)
 			snprintf(exp, sizeof exp, "%.*s", (int)strcspn(want, "|"), want);
@@ -43,9 +45,9 @@ void rd_render_fw_train(struct rd_out *o, const struct rd_host *h, const struct 
 		else
 			rd_out_text(o, " (%s: not judged)", rd_adapter_name(a));
 		if (want && fw) {
-			bool m = rd_fwtrain_match(want, fw);
-			rd_out_bool(o, "matches", NULL, m);
-			if (!m)
+			bool ok = rd_fwtrain_match(want, fw);
+			rd_out_bool(o, "matches", NULL, ok);
+			if (!ok)
 				rd_out_text(o, " (runs %s)", fw);
 		} else {
 			rd_out_null(o, "matches");

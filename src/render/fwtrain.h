@@ -5,10 +5,12 @@
 #ifndef RD_RENDER_FWTRAIN_H
 #define RD_RENDER_FWTRAIN_H
 #include "model/host.h"
+#include "model/mft.h"
 #include "model/stack.h"
 #include "render/out.h"
 
 /* "firmware_train": null when the table has no row ("reason" says why, text "Firmware: ..."), else
  * {"release", "source", "devices": [{"name", "adapter", "fw_ver", "expected", "matches"}]}. */
-void rd_render_fw_train(struct rd_out *o, const struct rd_host *h, const struct rd_stack *st);
+/* m (may be NULL): flint's firmware where sysfs has no fw_ver */
+void rd_render_fw_train(struct rd_out *o, const struct rd_host *h, const struct rd_stack *st, const struct rd_mft *m);
 #endif

@@ -127,12 +127,35 @@ static void render_port(struct rd_out *o, const struct rd_port *p, const struct 
 	rd_out_obj_end(o);
 }
 
-void rd_render_devices(struct rd_out *o, const struct rd_host *h)
+static void render_devices(struct rd_out *o, const struct rd_host *h, const struct rd_mft *fwm, const struct rd_mft *m);
+
+void rd_render_devices(struct rd_out *o, const struct rd_host *h, const struct rd_mft *fw_from)
 {
-	rd_render_devices_qos(o, h, NULL);
+	render_devices(o, h, fw_from, NULL);
 }
 
 void rd_render_devices_qos(struct rd_out *o, const struct rd_host *h, const struct rd_mft *m)
+{
+	render_devices(o, h, m, m);
+}
+
+/* sysfs fw_ver / board_id, or flint's FW Version(Running) / PSID where sysfs has none (as the
+ * firmware checks read them); from_flint tells which */
+static const char *fw_value(const struct rd_mft *fwm, const struct rd_attr *sys, const struct rd_attr *flint,
+			    bool *from_flint)
+{
+	*from_flint = false;
+	const char *v = rd_attr_value(sys);
+	if (v && *v)
+		return v;
+	if (fwm && flint && rd_attr_ok(flint) && *flint->value) {
+		*from_flint = true;
+		return flint->value;
+	}
+	return v;
+}
+
+static void render_devices(struct rd_out *o, const struct rd_host *h, const struct rd_mft *fwm, const struct rd_mft *m)
 {
 	rd_out_arr_begin(o, "devices");
 	for (size_t i = 0; i < h->ndevices; i++) {
@@ -145,9 +168,13 @@ void rd_render_devices_qos(struct rd_out *o, const struct rd_host *h, const stru
 				: rd_str_has_prefix(d->name, "siw") ? "Soft-iWARP (siw)" : "software RDMA device";
 		rd_out_str(o, "model", model ? "  %s" : NULL, model);
 		rd_out_str(o, "hca_type", rd_attr_value(&d->hca_type) ? " (%s)" : NULL, rd_attr_value(&d->hca_type));
-		const char *fw = rd_attr_value(&d->fw_ver);
-		rd_out_str(o, "fw_ver", fw && *fw ? "  fw %s" : NULL, fw);
-		rd_out_str(o, "board_id", rd_attr_value(&d->board_id) ? "  board %s" : NULL, rd_attr_value(&d->board_id));
+		const struct rd_mft_dev *md = fwm ? rd_mft_dev(fwm, d->name) : NULL;
+		bool fw_flint, board_flint;
+		const char *fw = fw_value(fwm, &d->fw_ver, md ? &md->flint_fw : NULL, &fw_flint);
+		const char *board = fw_value(fwm, &d->board_id, md ? &md->flint_psid : NULL, &board_flint);
+		rd_out_str(o, "fw_ver", fw && *fw ? (fw_flint ? "  fw %s (flint)" : "  fw %s") : NULL, fw);
+		rd_out_str(o, "board_id", board && *board ? (board_flint ? "  board %s (flint PSID)" : "  board %s") : NULL,
+			   board);
 		rd_out_str(o, "hw_rev", NULL, rd_attr_value(&d->hw_rev));
 		rd_out_str(o, "node_type", NULL, rd_attr_value(&d->node_type));
 		rd_out_str(o, "node_guid", NULL, rd_attr_value(&d->node_guid));

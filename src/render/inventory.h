@@ -8,7 +8,8 @@
 #include "model/mft.h"
 #include "render/out.h"
 
-void rd_render_devices(struct rd_out *o, const struct rd_host *h);
+/* fw_from (may be NULL): where sysfs has no fw_ver / board_id, flint's (as firmware.* read them) */
+void rd_render_devices(struct rd_out *o, const struct rd_host *h, const struct rd_mft *fw_from);
 /* The same, and in JSON each RoCE port that m has QoS facts for gets "qos" (docs/report-json.md):
  * the report's devices[] */
 void rd_render_devices_qos(struct rd_out *o, const struct rd_host *h, const struct rd_mft *m);

@@ -170,9 +170,9 @@ void rd_report_json(FILE *f, const struct rd_report *r, const struct rd_host *h,
 	rd_out_str(&o, "advice", NULL, st->advice);
 	if (s->rpm.consulted) /* an RPM host (model/rpmdb.h) */
 		rd_render_rpmdb(&o, &s->rpm);
-	rd_render_fw_train(&o, h, st); /* roce: the firmware train and the GID NCCL would use */
+	rd_render_fw_train(&o, h, st, &s->mft); /* roce: the firmware train and the GID NCCL would use */
 	struct rd_nccl_sel sel;
-	rd_nccl_sel_make(&sel, &s->nccl_env, p->nccl_gid_index, p->nccl_roce_version, p->nccl_family);
+	rd_nccl_sel_make(&sel, &s->nccl_env, p->nccl_gid_index, p->nccl_roce_version, p->nccl_family, p->nccl_version);
 	rd_render_nccl_gids(&o, h, &sel);
 	rd_out_obj_end(&o);
 

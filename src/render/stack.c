@@ -89,9 +89,9 @@ void rd_stack_render(FILE *f, bool json, const struct rd_host *h, const struct r
 	if (sys->rpm.consulted) /* an RPM host (model/rpmdb.h) */
 		rd_render_rpmdb(&o, &sys->rpm);
 	rd_out_str(&o, "advice", "Advice:  %s\n", st->advice);
-	rd_render_fw_train(&o, h, st);
+	rd_render_fw_train(&o, h, st, &sys->mft);
 	struct rd_nccl_sel sel;
-	rd_nccl_sel_make(&sel, &sys->nccl_env, -1, 0, 0); /* stack reads no policy: NCCL's defaults and the environment */
+	rd_nccl_sel_make(&sel, &sys->nccl_env, -1, 0, 0, 0); /* stack reads no policy: NCCL's defaults and the environment */
 	rd_render_nccl_gids(&o, h, &sel);
 	rd_out_obj_end(&o);
 	rd_out_text(&o, "\nRDMA modules loaded:\n");
@@ -111,7 +111,7 @@ void rd_stack_render(FILE *f, bool json, const struct rd_host *h, const struct r
 		rd_out_text(&o, "  none (/sys/class/infiniband %s)\n", h->devices_err ? "does not exist" : "is empty");
 	else if (h->devices_err)
 		rd_out_text(&o, "  /sys/class/infiniband: %s\n", rd_strerror(h->devices_err));
-	rd_render_devices(&o, h);
+	rd_render_devices(&o, h, &sys->mft);
 	if (pol)
 		render_roles(&o, h, sys, pol);
 	rd_out_obj_end(&o);

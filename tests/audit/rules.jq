@@ -78,7 +78,7 @@ def isactive: .state == "ACTIVE" and .phys_state == "LinkUp";
 		| capture("^(?<n>[0-9]+) ports Active/LinkUp") | (.n | tonumber) as $n
 		| select($n > $nactive) | "ports: ports.state counts \($n) Active, devices[] has \($nactive)"),
 	($r.findings[] | select(.check == "ports.rate") | .message
-		| capture("^(?<n>[0-9]+) active ports? at full rate") | (.n | tonumber) as $n
+		| capture("^(?<n>[0-9]+) active ports?, none slower") | (.n | tonumber) as $n
 		| select($n > $nactive) | "ports: ports.rate counts \($n) active ports, devices[] has \($nactive) Active"),
 	($r.findings[] | select(.check == "ports.sm") | .message
 		| capture("; (?<l>.*) (is|are) not Active") | .l | split(", ")[] as $s

@@ -44,7 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct rd_nccl_env e;
 	struct rd_nccl_sel sel;
 	rd_nccl_env_read(&e, fake_env);
-	rd_nccl_sel_make(&sel, &e, -1, 0, 0);
+	rd_nccl_sel_make(&sel, &e, -1, 0, 0, 0);
 	struct rd_port port;
 	memset(&port, 0, sizeof port);
 	struct rd_gid g[2];

@@ -158,6 +158,15 @@ link_build() {
 	link-flaps-cable-replugged)
 		base; dmesg_add "[ 5120.330101] mlx5_core 0000:c1:00.0: Port module event: module 0, Cable unplugged" \
 			"[ 5188.000002] mlx5_core 0000:c1:00.0: Port module event: module 0, Cable plugged" ;;
+	link-flaps-cable-unplugged-active)
+		# mlx5's "Port module event: module %u, %s" (drivers/net/ethernet/mellanox/mlx5/core/events.c,
+		# "Cable unplugged") with no plug line after it, and the port Active now: no WARN
+		base; dmesg_add "[ 5120.330101] mlx5_core 0000:c1:00.0: Port module event: module 0, Cable unplugged" ;;
+	link-flaps-cable-unplugged-down)
+		# the same line and the port down: the cable is still out
+		base; dmesg_add "[ 5120.330101] mlx5_core 0000:c1:00.0: Port module event: module 0, Cable unplugged"
+		attr "$PCIROOT/0000:c1:00.0/infiniband/mlx5_2/ports/1/state" "1: DOWN"
+		attr "$PCIROOT/0000:c1:00.0/infiniband/mlx5_2/ports/1/phys_state" "3: Disabled" ;;
 	pcie-x8-link)
 		# a Gen5 x16 HCA trained at x8 in a x16 slot
 		base; pcielink "$PCIROOT/0000:1b:00.0" "32.0 GT/s PCIe" 8 "32.0 GT/s PCIe" 16
@@ -243,6 +252,7 @@ LINK_ALL=(link-downed-rose link-symbol-errors-past-budget link-rcv-errors-past-p
 	link-counter-saturated link-integrity-to-ceiling link-rnr-nak-rose link-counters-after-reboot link-counters-cleared link-counters-no-pma
 	link-counters-refused link-counters-excluded link-state-corrupt link-state-huge link-state-symlink
 	link-flaps-carrier link-flaps-lost-carrier link-flaps-module-event link-flaps-cable-replugged
+	link-flaps-cable-unplugged-active link-flaps-cable-unplugged-down
 	pcie-x8-link pcie-gen4-slot pcie-below-policy-width
 	pcie-vmd-x8 pcie-switch-healthy pcie-switch-uplink-x8 pcie-switch-middle-x8 pcie-switch-x8-port pcie-switch-uplink-below-policy
 	port-vf-down port-mgmt-nic-down port-mgmt-roce-25g port-multiplane-data-ports)

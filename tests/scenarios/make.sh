@@ -379,6 +379,21 @@ build() {
 	roce-gid-index-pinned-ok)
 		# the policy forces index 3, which is the RoCE v2 IPv4 GID: quiet
 		base; attr etc/rdma-doctor.conf "$(printf '[nccl]\ngid_index = 3\nroce_version = 2\naddr_family = AF_INET\n')" ;;
+	roce-gid-nccl-2.18)
+		# NCCL 2.18.3 installed: before 2.21.5 NCCL_IB_GID_INDEX defaults to 0, the fe80:: RoCE v1 GID.
+		# The GID table is mlx5_0's of NVIDIA/nccl#1131 (show_gids: 0/1 fe80::a288:c2ff:fe5b:3ec
+		# v1/v2, 2/3 11.0.0.72 v1/v2), https://github.com/NVIDIA/nccl/issues/1131
+		base; local g="$PCIROOT/0000:c1:00.0/infiniband/mlx5_2/ports/1" i
+		for i in 0 1; do attr "$g/gids/$i" fe80:0000:0000:0000:a288:c2ff:fe5b:03ec; done
+		for i in 2 3; do attr "$g/gids/$i" 0000:0000:0000:0000:0000:ffff:0b00:0048; done
+		for i in 0 1 2 3; do attr "$g/gid_attrs/ndevs/$i" enp193s0f0np0; done
+		attr "$g/gid_attrs/types/0" "IB/RoCE v1"; attr "$g/gid_attrs/types/2" "IB/RoCE v1"
+		attr "$g/gid_attrs/types/1" "RoCE v2"; attr "$g/gid_attrs/types/3" "RoCE v2"
+		attr usr/lib/x86_64-linux-gnu/libnccl.so.2.18.3 "" ;;
+	roce-gid-nccl-policy-version)
+		# the same host, but the policy says the jobs run NCCL 2.23.4 (their container's): its
+		# automatic choice takes index 3
+		build roce-gid-nccl-2.18; attr etc/rdma-doctor.conf "$(printf '[nccl]\nversion = 2.23.4\n')" ;;
 	healthy-mft) mft_base ;;
 	link-phy-ber-high)
 		# a dirty connector: errors on lane 2, the BER at 1.5E-11
@@ -386,6 +401,12 @@ build() {
 		mlxlink_set mlx5_1 'Effective Physical BER' 15E-12
 		mlxlink_set mlx5_1 'Raw Physical Errors Per Lane' '0,0,4412093,0'
 		mlxlink_set mlx5_1 'Raw Physical BER' 3E-8 ;;
+	link-phy-ber-high-mft-4.30)
+		# the same dirty connector as MFT 4.2x-4.3x and mstflint's mstlink print it: the unit in the key
+		# ("Time Since Last Clear [Min]", minutes with one decimal: mstflint mlxlink_commander.cpp
+		# prepareBerInfo) and a Raw Physical BER
+		build link-phy-ber-high
+		sed -i -E "s/^Time Since Last Clear +: .*\$/Time Since Last Clear [Min]        : 6444.3/" "$R/$CMD/mlxlink-mlx5_1-1" ;;
 	link-phy-cable-unplugged)
 		# the port is down and the firmware says why (Status Opcode 1024, management firmware)
 		mft_base; attr "$PCIROOT/0000:9a:00.0/infiniband/mlx5_1/ports/1/state" "1: DOWN"
@@ -412,6 +433,13 @@ build() {
 		# sysfs fw_ver is empty on mlx5_1 (a driver that does not fill it): flint's FW Version is used
 		mft_base; attr "$PCIROOT/0000:9a:00.0/infiniband/mlx5_1/fw_ver" ""
 		sed -i 's/^FW Version: .*/FW Version:            28.39.1002/' "$R/$CMD/flint-mlx5_1" ;;
+	firmware-image-pending)
+		# mlx5_2 is a ConnectX-6 whose flint query is a real one taken after a burn, before the reset
+		# (tests/fixtures/real/SOURCES.txt): flash 20.35.1012, running 20.34.1002 (also sysfs fw_ver)
+		mft_base; local d="$PCIROOT/0000:c1:00.0"
+		cp "$here/../fixtures/real/openstack-ironic-python-agent__mstflint-query-running.txt" "$R/$CMD/flint-mlx5_2"
+		attr "$d/device" 0x101b; attr "$d/infiniband/mlx5_2/hca_type" MT4123
+		attr "$d/infiniband/mlx5_2/board_id" MT_0000000228; attr "$d/infiniband/mlx5_2/fw_ver" 20.34.1002 ;;
 	mft-tools-failed)
 		# mlxlink and mlxconfig ran and failed (synthetic error lines: MFT-SOURCES.md): UNKNOWN, not a finding
 		mft_base; printf '%s\n' '-E- Failed to open device: 0000:9a:00.0' > "$R/$CMD/mlxlink-mlx5_1-1"
@@ -449,9 +477,10 @@ ALL=(healthy-inbox healthy-mlnx-ofed healthy-doca-ofed ib-umad-missing rdma-ucm-
 	modules-unreadable
 	uverbs-mode-0600 uverbs-device-missing-loaded issm-absent-no-smi
 	firmware-ofed-train-mismatch firmware-ofed-train-pinned firmware-doca-connectx5-not-judged
-	roce-gid-link-local-only roce-gid-empty roce-gid-index-v1 roce-gid-index-pinned-ok
-	healthy-mft link-phy-ber-high link-phy-cable-unplugged link-phy-opcode link-phy-state-differs mlxconfig-policy-differs
-	mlxconfig-policy-not-applied mft-tools-failed firmware-from-flint roce-qos-differs roce-qos-dcb-differs roce-qos-seen-no-policy)
+	roce-gid-link-local-only roce-gid-empty roce-gid-index-v1 roce-gid-index-pinned-ok roce-gid-nccl-2.18
+	roce-gid-nccl-policy-version
+	healthy-mft link-phy-ber-high link-phy-ber-high-mft-4.30 link-phy-cable-unplugged link-phy-opcode link-phy-state-differs mlxconfig-policy-differs
+	mlxconfig-policy-not-applied mft-tools-failed firmware-from-flint firmware-image-pending roce-qos-differs roce-qos-dcb-differs roce-qos-seen-no-policy)
 . "$here/link.sh"
 ALL+=("${LINK_ALL[@]}")
 [ $# -gt 0 ] || set -- "${ALL[@]}"

@@ -122,9 +122,48 @@ done
 if [ -f real-gpud-h100.json ]; then
 	jq -en 'input | [.findings[] | select(.status == "FAIL" or .status == "WARN")] | length == 0' real-gpud-h100.json > /dev/null &&
 		ok || bad "real-gpud-h100: a failure or warning on a healthy real host"
+	jq -en 'input | [.findings[] | select(.check == "ports.rate")] | length == 1 and .[0].status == "OK" and
+		(.[0].message | contains("compared with each other only") and contains("1 alone of its model, not compared")) and
+		(.[0].message | contains("full rate") | not)' real-gpud-h100.json > /dev/null &&
+		ok || bad "real-gpud-h100: ports.rate's OK line does not say what it compared"
 	jq -en 'input | all(.findings[]; (.subject | contains("mlx5_bond_0")) | not) or
 		all(.findings[] | select(.subject | contains("mlx5_bond_0")); .check != "ports.sm")' real-gpud-h100.json > /dev/null &&
 		ok || bad "real-gpud-h100: the RoCE bond judged by IB rules"
+fi
+# The real H100 tree with one ConnectX-7 moved to another firmware: its ports are InfiniBand, so
+# firmware.uniform's reason is not RoCE's PFC
+if [ -d real-gpud-h100 ]; then
+	rm -rf "$work/h100-fw-mixed"; cp -a real-gpud-h100 "$work/h100-fw-mixed"
+	printf '28.39.1002' > "$work/h100-fw-mixed/sys/class/infiniband/mlx5_5/fw_ver"
+	"$bin" --root "$work/h100-fw-mixed" check --only firmware.uniform --format json > h100-fw-mixed.json
+	jq -en 'input | [.findings[] | select(.check == "firmware.uniform" and .status == "WARN")] | length == 1 and
+		(.[0].subject == "mlx5_5") and (.[0].message | contains("PFC") | not) and
+		(.[0].message | contains("congestion control"))' h100-fw-mixed.json > /dev/null &&
+		ok || bad "real-gpud-h100 with mixed firmware: firmware.uniform's reason does not fit InfiniBand"
+fi
+# stack where sysfs has no fw_ver nor board_id (a driver that leaves them empty): flint's FW Version
+# and PSID, as firmware.* use them, never "(runs )" or a blank board
+if [ -d firmware-from-flint ]; then
+	rm -rf "$work/flint-only"; cp -a firmware-from-flint "$work/flint-only"
+	find "$work/flint-only/sys/devices" -path '*/infiniband/mlx5_1/board_id' -exec sh -c ': > "$1"' _ {} \;
+	"$bin" --root "$work/flint-only" stack > flint-only.txt; "$bin" --root "$work/flint-only" stack --format json > flint-only.json
+	! grep -q '(runs )' flint-only.txt && grep -q 'mlx5_1 .*fw 28.39.1002 (flint)  board MT_0000000838 (flint PSID)' flint-only.txt &&
+		jq -en 'input | (.devices[] | select(.name == "mlx5_1") | .fw_ver == "28.39.1002" and .board_id == "MT_0000000838") and
+			(.stack.firmware_train.devices[] | select(.name == "mlx5_1") | .fw_ver == "28.39.1002")' flint-only.json > /dev/null &&
+		ok || bad "stack: flint's firmware and PSID not shown where sysfs has none"
+fi
+# ofed_info's "OFED-internal-23.07-0.5.0:" of a BlueField-3 host (sgl-project/sglang
+# docs/references/deploy_on_k8s.md, "Check the OFED driver"): the BlueField bundle's MLNX_OFED, not
+# DOCA-OFED; without a doca-ofed package the stack is "OFED" (which of the two cannot be told)
+if [ -d healthy-doca-ofed ]; then
+	rm -rf "$work/ofed-internal"; cp -a healthy-doca-ofed "$work/ofed-internal"
+	printf '%s\n' 'OFED-internal-23.07-0.5.0:' > "$work/ofed-internal/rdma-doctor/commands/ofed_info-s"
+	sed -i 's/^Package: doca-ofed$/Package: doca-ofed-removed/' "$work/ofed-internal/var/lib/dpkg/status"
+	"$bin" --root "$work/ofed-internal" stack --format json > ofed-internal.json
+	jq -en 'input | .stack.installed == "OFED" and .stack.version == "23.07-0.5.0"' ofed-internal.json > /dev/null &&
+		ok || bad "OFED-internal-23.07-0.5.0 without doca-ofed: labelled $(jq -r '.stack.installed' ofed-internal.json)"
+	"$bin" --root healthy-doca-ofed stack --format json | jq -en 'input | .stack.installed == "DOCA-OFED"' > /dev/null &&
+		ok || bad "OFED-internal with the doca-ofed package: not DOCA-OFED"
 fi
 # The real lsmod + modinfo of one Debian 12 host, inbox then after MLNX_OFED 24.10 DKMS: the
 # inventory tells the two apart (in-tree vs out-of-tree, the OFED version, the module path).

@@ -227,6 +227,112 @@ RD_TEST(mlxconfig_values)
 	CHECK_STR(rd_mlxconfig_set_value("force_relax(1)", v, sizeof v), "1");
 }
 
+/* MFT 4.2x-4.3x and mstflint's mstlink print the unit in the key: "Time Since Last Clear [Min]",
+ * minutes with one decimal (Mellanox/mstflint mlxlink/modules/mlxlink_commander.cpp, prepareBerInfo:
+ * setPrintVal(_berInfoCmd, "Time Since Last Clear [Min]", ...)); an Ethernet port's Physical state
+ * is a PHY state machine's name. */
+RD_TEST(mlxlink_mft_4_30_layout)
+{
+	static const char text[] = "Operational Info\n"
+				   "----------------\n"
+				   "State                              : Active\n"
+				   "Physical state                     : ETH_AN_FSM_ENABLE\n"
+				   "Speed                              : 100G\n"
+				   "Width                              : 4x\n"
+				   "FEC                                : Standard RS-FEC - RS(528,514)\n"
+				   "\n"
+				   "Troubleshooting Info\n"
+				   "--------------------\n"
+				   "Status Opcode                      : 0\n"
+				   "Group Opcode                       : N/A\n"
+				   "Recommendation                     : No issue was observed\n"
+				   "\n"
+				   "Physical Counters and BER Info\n"
+				   "------------------------------\n"
+				   "Time Since Last Clear [Min]        : 25074.8\n"
+				   "Effective Physical Errors          : 0\n"
+				   "Effective Physical BER             : 15E-255\n"
+				   "Raw Physical Errors Per Lane       : 0,0,0,0\n"
+				   "Link Down Counter                  : 0\n"
+				   "Link Error Recovery Counter        : 0\n"
+				   "Raw Physical BER                   : 15E-255\n";
+	struct rd_mlxlink_info m;
+	CHECK_INT(rd_parse_mlxlink(text, &m), 0);
+	CHECK_STR(m.time_since_clear, "25074.8 min (17 days 09:54)");
+	CHECK_STR(m.phys_state, "ETH_AN_FSM_ENABLE");
+	CHECK_STR(m.eff_ber, "15E-255");
+	CHECK(m.eff_ber_ok && m.eff_ber_v < 1e-200);
+	CHECK_STR(m.raw_ber, "15E-255");
+	CHECK_INT(m.status_opcode, 0);
+	rd_mlxlink_info_free(&m);
+	/* under an hour; a unit other than minutes stays as printed */
+	CHECK_INT(rd_parse_mlxlink("State : Active\nTime Since Last Clear [Min] : 0.5\n", &m), 0);
+	CHECK_STR(m.time_since_clear, "0.5 min (00:00)");
+	rd_mlxlink_info_free(&m);
+	CHECK_INT(rd_parse_mlxlink("State : Active\nTime Since Last Clear [Sec] : 30\n", &m), 0);
+	CHECK_STR(m.time_since_clear, "30");
+	rd_mlxlink_info_free(&m);
+}
+
+/* mlxlink --json: the real Operational Info of a ConnectX-5 EDR port in MrBr-github/lshca#11
+ * (https://github.com/MrBr-github/lshca/issues/11, `mlxlink -d /dev/mst/mt4119_pciconf0 -p 1 --json`),
+ * with a counters section in the same style. */
+RD_TEST(mlxlink_json)
+{
+	static const char text[] = "{\n"
+				   "   \"result\" : {\n"
+				   "      \"output\" : {\n"
+				   "         \"Operational Info\" : {\n"
+				   "            \"Auto Negotiation\" : \"ON\",\n"
+				   "            \"FEC\" : \"No FEC\",\n"
+				   "            \"Loopback Mode\" : \"No Loopback\",\n"
+				   "            \"Physical state\" : \"LinkUp\",\n"
+				   "            \"Speed\" : \"IB-EDR\",\n"
+				   "            \"State\" : \"Active\",\n"
+				   "            \"Width\" : \"4x\"\n"
+				   "         },\n"
+				   "         \"Supported Info\" : {\n"
+				   "            \"Enabled Link Speed\" : {\n"
+				   "               \"mask\" : \"0x0000003f\",\n"
+				   "               \"values\" : [ \"EDR\", \"FDR\", \"FDR10\", \"QDR\" ]\n"
+				   "            }\n"
+				   "         },\n"
+				   "         \"Physical Counters and BER Info\" : {\n"
+				   "            \"Time Since Last Clear [Min]\" : \"6444.3\",\n"
+				   "            \"Effective Physical BER\" : \"15E-12\",\n"
+				   "            \"Effective Physical Errors\" : \"1822\"\n"
+				   "         }\n"
+				   "      }\n"
+				   "   }\n"
+				   "}\n";
+	struct rd_mlxlink_info m;
+	CHECK_INT(rd_parse_mlxlink(text, &m), 0);
+	CHECK_STR(m.state, "Active");
+	CHECK_STR(m.phys_state, "LinkUp");
+	CHECK_STR(m.speed, "IB-EDR");
+	CHECK_STR(m.width, "4x");
+	CHECK_STR(m.fec, "No FEC");
+	CHECK_STR(m.time_since_clear, "6444.3 min (4 days 11:24)");
+	CHECK_STR(m.eff_errors, "1822");
+	CHECK(m.eff_ber_ok && m.eff_ber_v > 1.4e-11 && m.eff_ber_v < 1.6e-11);
+	rd_mlxlink_info_free(&m);
+}
+
+/* A real mstflint query after a burn, before the reset (tests/fixtures/real/SOURCES.txt). */
+RD_TEST(flint_pending_image_real)
+{
+	char *path = rd_xasprintf("%s/fixtures/real/openstack-ironic-python-agent__mstflint-query-running.txt", rd_test_dir());
+	char *text = slurp(path);
+	struct rd_flint_info f;
+	CHECK_INT(rd_parse_flint(text, &f), 0);
+	CHECK_STR(f.fw_version, "20.35.1012");
+	CHECK_STR(f.fw_running, "20.34.1002");
+	CHECK_STR(f.psid, "MT_0000000228");
+	rd_flint_info_free(&f);
+	free(text);
+	free(path);
+}
+
 RD_TEST(flint_guide_block)
 {
 	char *text = guide_block("$ flint -d /dev/mst/mt4129_pciconf0 query | head -5", "Rom Info:");

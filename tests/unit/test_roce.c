@@ -34,6 +34,7 @@ RD_TEST(fwtrain_every_row_is_sourced_and_well_formed)
 	size_t n = 0;
 	for (const struct rd_fw_release *r = rd_fw_releases; r->version; r++, n++) {
 		CHECK(r->source && strlen(r->source) > 20);
+		CHECK(strncmp(r->source, "https://docs.nvidia.com/", 24) == 0); /* every row cites its page */
 		CHECK(r->flavor == RD_STACK_MLNX_OFED || r->flavor == RD_STACK_DOCA_OFED);
 		for (int a = 0; a < RD_AD_N; a++) {
 			if (!r->fw[a])
@@ -50,6 +51,43 @@ RD_TEST(fwtrain_every_row_is_sourced_and_well_formed)
 			CHECK(!r->fw[RD_AD_BF3] && !r->fw[RD_AD_CX8] && r->fw[RD_AD_CX7]);
 	}
 	CHECK(n >= 13);
+}
+
+/* Releases whose train NVIDIA's pages state ("Firmware xx.38.1002" beside "MLNX_OFED 23.07-0"...);
+ * the firmware strings are the ones those trains ship and hosts report. */
+RD_TEST(fwtrain_rows_of_older_and_lts_releases)
+{
+	static const struct {
+		const char *release, *cx7, *fw_ok, *fw_old;
+	} rows[] = {
+		{"5.8-7.0.6.1", "28.35.45xx", "20.35.4554", "20.35.3006"},
+		{"5.8-6.0.4.2", "28.35.45xx", "22.35.4506", "22.35.4030"},
+		{"5.8-5.1.1.2", "28.35.4030", "26.35.4030", "26.35.3006"},
+		{"5.8-3.0.7.0", "28.35.3006", "28.35.3006", "28.35.2000"},
+		{"23.04-0.5.3.3", "28.37.1014", "20.37.1014", "20.36.1010"},
+		{"23.07-0.5.0.0", "28.38.1002", "22.38.1002", "22.37.1014"},
+		{"23.07-0.5.1.2", "28.38.1002", "28.38.1002", "28.37.1014"},
+		{"24.04-0.6.6.0", "28.41.10xx", "28.41.1000", "28.40.1000"},
+		{"24.07-0.6.1.0", "28.42.1000", "20.42.1000", "20.41.1000"},
+	};
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		const struct rd_fw_release *r = rd_fwtrain_find(RD_STACK_MLNX_OFED, rows[i].release, NULL);
+		CHECK(r != NULL);
+		if (!r)
+			continue;
+		CHECK_STR(rd_fwtrain_expected(r, RD_AD_CX7), rows[i].cx7);
+		enum rd_adapter a = rows[i].fw_ok[0] == '2' && rows[i].fw_ok[1] == '0'   ? RD_AD_CX6
+				    : rows[i].fw_ok[0] == '2' && rows[i].fw_ok[1] == '2' ? RD_AD_CX6DX
+				    : rows[i].fw_ok[0] == '2' && rows[i].fw_ok[1] == '6' ? RD_AD_CX6LX
+										 : RD_AD_CX7;
+		CHECK(rd_fwtrain_match(rd_fwtrain_expected(r, a), rows[i].fw_ok));
+		CHECK(!rd_fwtrain_match(rd_fwtrain_expected(r, a), rows[i].fw_old));
+	}
+	/* the ofed_info forms of the same releases */
+	CHECK(rd_fwtrain_find(RD_STACK_MLNX_OFED, "23.07-0.5.1", NULL) != NULL);
+	CHECK(rd_fwtrain_find(RD_STACK_MLNX_OFED, "5.8-7.0.6", NULL) != NULL);
+	/* a release whose train no page states has no row rather than a guessed one */
+	CHECK(rd_fwtrain_find(RD_STACK_MLNX_OFED, "5.8-4.1.5.0", NULL) == NULL);
 }
 
 RD_TEST(fwtrain_lookup_by_every_version_form)
@@ -147,7 +185,7 @@ static const char *no_env(const char *n)
 static struct rd_nccl_sel defaults(void)
 {
 	struct rd_nccl_sel s;
-	rd_nccl_sel_make(&s, NULL, -1, 0, 0);
+	rd_nccl_sel_make(&s, NULL, -1, 0, 0, 0);
 	return s;
 }
 
@@ -271,27 +309,29 @@ RD_TEST(nccl_environment_over_policy_over_defaults)
 	struct rd_nccl_env e;
 	struct rd_nccl_sel s;
 	rd_nccl_env_read(&e, no_env);
-	rd_nccl_sel_make(&s, &e, 2, 1, RD_GID_INET6);
+	rd_nccl_sel_make(&s, &e, 2, 1, RD_GID_INET6, 0);
 	CHECK_INT(s.gid_index, 2);
 	CHECK_STR(s.gid_index_from, "the policy's [nccl] gid_index");
 	CHECK_INT(s.roce_version, 1);
 	CHECK_INT(s.family, RD_GID_INET6);
 	rd_nccl_env_read(&e, env_a);
-	rd_nccl_sel_make(&s, &e, 2, 2, RD_GID_INET);
+	rd_nccl_sel_make(&s, &e, 2, 2, RD_GID_INET, 0);
 	CHECK_INT(s.gid_index, 3);
 	CHECK_STR(s.gid_index_from, "NCCL_IB_GID_INDEX");
 	CHECK_INT(s.roce_version, 1);
 	CHECK_INT(s.family, RD_GID_INET6);
 	CHECK(s.range_set && s.prefixlen == 8);
-	/* what NCCL does with bad values: the default */
+	/* what NCCL does with bad values: ncclLoadParam's strtoll makes "three" 0 (errno stays 0), an
+	 * unknown family is AF_INET, a range without /BITS is none */
 	rd_nccl_env_read(&e, env_bad);
-	rd_nccl_sel_make(&s, &e, -1, 0, 0);
-	CHECK_INT(s.gid_index, -1);
+	rd_nccl_sel_make(&s, &e, -1, 0, 0, 0);
+	CHECK_INT(s.gid_index, 0);
+	CHECK_STR(s.gid_index_from, "NCCL_IB_GID_INDEX");
 	CHECK_INT(s.family, RD_GID_INET);
 	CHECK(!s.range_set);
 	/* -1 in the environment is "automatic", even over a policy index */
 	rd_nccl_env_read(&e, env_range);
-	rd_nccl_sel_make(&s, &e, 2, 0, 0);
+	rd_nccl_sel_make(&s, &e, 2, 0, 0, 0);
 	CHECK_INT(s.gid_index, -1);
 	CHECK(s.range_set && s.prefixlen == 16);
 	static const struct tgid t[] = {{0, LL, "IB/RoCE v1", "e"}, {1, "0000:0000:0000:0000:0000:ffff:c0a8:0101", "RoCE v2", "e"},
@@ -302,5 +342,79 @@ RD_TEST(nccl_environment_over_policy_over_defaults)
 	char why[96];
 	CHECK(!rd_nccl_gid_usable(&p, 1, &s, why, sizeof why));
 	CHECK_STR(why, "outside NCCL_IB_ADDR_RANGE");
+	free_port(&p);
+}
+
+static const char *env_numbers(const char *n)
+{
+	if (strcmp(n, "NCCL_IB_GID_INDEX") == 0)
+		return "3x"; /* strtoll stops at the x: 3 */
+	if (strcmp(n, "NCCL_IB_ROCE_VERSION_NUM") == 0)
+		return "99999999999999999999"; /* ERANGE: NCCL keeps its default */
+	return NULL;
+}
+
+static const char *env_family6(const char *n)
+{
+	return strcmp(n, "NCCL_IB_ADDR_FAMILY") == 0 ? "AF_INET6" : strcmp(n, "NCCL_IB_ROCE_VERSION_NUM") == 0 ? "1" : NULL;
+}
+
+RD_TEST(nccl_numbers_parse_as_ncclloadparam)
+{
+	struct rd_nccl_env e;
+	struct rd_nccl_sel s;
+	rd_nccl_env_read(&e, env_numbers);
+	rd_nccl_sel_make(&s, &e, -1, 0, 0, 0);
+	CHECK_INT(s.gid_index, 3);
+	CHECK_INT(s.roce_version, 2);
+	CHECK(s.roce_version_from == NULL);
+}
+
+/* NVIDIA/nccl v2.20.5-1 src/transport/net_ib.cc: NCCL_PARAM(IbGidIndex, "IB_GID_INDEX", 0) and no
+ * NCCL_IB_ROCE_VERSION_NUM; v2.21.5-1: NCCL_PARAM(IbGidIndex, "IB_GID_INDEX", -1) with
+ * ncclIbGetGidIndex's search.  The table is MLNX_OFED's usual RoCE one: 0/1 fe80 v1/v2, 2/3 IPv4. */
+RD_TEST(nccl_before_2_21_5_takes_index_0)
+{
+	CHECK_INT(rd_nccl_version_parse("2.21.5"), RD_NCCL_AUTO_GID_VERSION);
+	CHECK_INT(rd_nccl_version_parse("2.19.3"), 2019003);
+	CHECK_INT(rd_nccl_version_parse("2.19"), 0);
+	CHECK_INT(rd_nccl_version_parse("2.19.3.1"), 0);
+	CHECK_INT(rd_nccl_version_parse("2.1999.3"), 0);
+	CHECK_INT(rd_nccl_libname_version("libnccl.so.2.18.3"), 2018003);
+	CHECK_INT(rd_nccl_libname_version("libnccl.so.2"), 0);
+	CHECK_INT(rd_nccl_libname_version("libnccl.so.2.18.3.bak"), 0);
+	CHECK_INT(rd_nccl_libname_version("libnccl-net.so.2.18.3"), 0);
+	static const struct tgid t[] = {{0, LL, "IB/RoCE v1", "e"}, {1, LL, "RoCE v2", "e"}, {2, V4, "IB/RoCE v1", "e"},
+					{3, V4, "RoCE v2", "e"}};
+	struct rd_port p;
+	make_port(&p, t, 4);
+	struct rd_nccl_env e;
+	struct rd_nccl_sel s;
+	rd_nccl_env_read(&e, env_family6);
+	/* unknown version: 2.21.5's rules, AF_INET6 and v1 honoured (no IPv6 GID: stays at 0) */
+	rd_nccl_sel_make(&s, &e, -1, 0, 0, 0);
+	CHECK(!s.legacy && s.family == RD_GID_INET6 && s.roce_version == 1);
+	CHECK_STR(s.version_text, "");
+	/* a library found: the oldest one is judged by, the others named */
+	e.lib_oldest = 2019003;
+	e.lib_newest = 2023004;
+	snprintf(e.lib_oldest_where, sizeof e.lib_oldest_where, "libnccl.so.2.19.3 in /usr/lib64");
+	rd_nccl_sel_make(&s, &e, -1, 0, 0, 0);
+	CHECK(s.legacy);
+	CHECK_STR(s.version_text, "NCCL 2.19.3 (libnccl.so.2.19.3 in /usr/lib64; 2.23.4 is installed too)");
+	CHECK_INT(rd_nccl_auto_gid(&p, &s), 0);
+	/* NCCL 2.19.3 reads neither variable: RoCE v2 over IPv4 stays the usable GID */
+	CHECK(s.family == RD_GID_INET && s.roce_version == 2 && !s.family_from && !s.roce_version_from);
+	CHECK(rd_nccl_gid_usable(&p, 3, &s, NULL, 0));
+	/* the policy's version wins over the libraries */
+	rd_nccl_sel_make(&s, &e, -1, 0, 0, 2021005);
+	CHECK(!s.legacy);
+	CHECK_STR(s.version_text, "NCCL 2.21.5 (the policy's [nccl] version)");
+	e.family_set = e.roce_version_set = false;
+	rd_nccl_sel_make(&s, &e, -1, 0, 0, 2021005);
+	CHECK_INT(rd_nccl_auto_gid(&p, &s), 3);
+	/* an index given is used by either */
+	rd_nccl_sel_make(&s, &e, 3, 0, 0, 2018003);
+	CHECK(s.legacy && s.gid_index == 3);
 	free_port(&p);
 }
