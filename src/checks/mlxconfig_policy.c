@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* mlxconfig.policy: each [mlxconfig] NAME = VALUE of the policy against the Next Boot column of
  * `mlxconfig -d <pci> query` (what the adapter runs with after the next reset), and a Current
- * value that still differs (set, but not applied until mlxfwreset or a reboot). */
+ * value that still differs (set, but not applied until mlxfwreset or a reboot).  An array parameter
+ * ("Array[0..7]": the query shows no element) is not judged: the SKIP says how to query and set it
+ * with mlxconfig's NAME[lo..hi] syntax. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,11 +11,11 @@
 #include "checks/catalogue.h"
 #include "model/mft.h"
 
-static void judge_dev(struct rd_check_ctx *ctx, const struct rd_mft_dev *md, size_t *matched)
+static void judge_dev(struct rd_check_ctx *ctx, const struct rd_mft_dev *md, size_t *matched, size_t *unjudged)
 {
 	const struct rd_policy *pol = ctx->policy;
 	const struct rd_mlxconfig_info *c = &md->config;
-	struct rd_buf set = {0}, names = {0}, absent = {0};
+	struct rd_buf set = {0}, names = {0}, absent = {0}, arrays = {0};
 	struct rd_finding *f = NULL, *pending = NULL;
 	size_t wrong = 0;
 	const struct rd_device *d = rd_host_device(ctx->host, md->name);
@@ -34,6 +36,19 @@ static void judge_dev(struct rd_check_ctx *ctx, const struct rd_mft_dev *md, siz
 		const struct rd_mlxconfig_param *pr = rd_mlxconfig_find(c, name);
 		if (!pr) {
 			rd_buf_printf(&absent, "%s%s", absent.len ? ", " : "", name);
+			continue;
+		}
+		unsigned lo, hi;
+		char end;
+		if (pr->next && sscanf(pr->next, "Array[%u..%u%c", &lo, &hi, &end) == 3 && end == ']') {
+			/* an array parameter: the query shows its range, not its elements, so nothing says
+			 * whether the policy's value is set; mlxconfig takes NAME[lo..hi]=VALUE, not NAME=VALUE */
+			char v[64];
+			rd_buf_printf(&arrays, "%s%s is an array (%s): mlxconfig -d %s query %s[%u..%u] shows its elements; "
+					       "mlxconfig -d %s set %s[%u..%u]=%s sets them all",
+				      arrays.len ? "; " : "", pr->name, pr->next, md->pci, pr->name, lo, hi, md->pci, pr->name, lo,
+				      hi, rd_mlxconfig_set_value(pin->value, v, sizeof v));
+			(*unjudged)++;
 			continue;
 		}
 		(*matched)++;
@@ -70,9 +85,12 @@ static void judge_dev(struct rd_check_ctx *ctx, const struct rd_mft_dev *md, siz
 		rd_finding_add(ctx, RD_SKIP, md->name, "%s: mlxconfig query lists no %s (not a parameter of this %s)", md->name,
 			       absent.data, c->device_type ? c->device_type : "adapter");
 	}
+	if (arrays.len)
+		rd_finding_add(ctx, RD_SKIP, md->name, "%s: not judged: %s", md->name, arrays.data);
 	rd_buf_free(&set);
 	rd_buf_free(&names);
 	rd_buf_free(&absent);
+	rd_buf_free(&arrays);
 }
 
 void rd_check_mlxconfig_policy(struct rd_check_ctx *ctx)
@@ -82,14 +100,14 @@ void rd_check_mlxconfig_policy(struct rd_check_ctx *ctx)
 		rd_finding_add(ctx, RD_SKIP, "host", "no [mlxconfig] settings in the policy (NAME = VALUE)");
 		return;
 	}
-	size_t matched = 0, judged = 0, missing = 0;
+	size_t matched = 0, judged = 0, missing = 0, unjudged = 0;
 	char why[320] = "";
 	for (size_t i = 0; i < m->ndevs; i++) {
 		const struct rd_mft_dev *md = &m->devs[i];
 		if (!rd_tool_usable(ctx, &md->mlxconfig_out, md->name, "mlxconfig settings", &missing, why, sizeof why))
 			continue;
 		judged++;
-		judge_dev(ctx, md, &matched);
+		judge_dev(ctx, md, &matched, &unjudged);
 	}
 	bool problems = false;
 	for (size_t i = ctx->first; i < ctx->report->n; i++)
@@ -98,8 +116,8 @@ void rd_check_mlxconfig_policy(struct rd_check_ctx *ctx)
 		return;
 	if (judged && matched)
 		rd_finding_add(ctx, RD_OK, "host",
-			       "%zu HCA%s: every [mlxconfig] setting of the policy that applies is set for the next boot",
-			       judged, judged == 1 ? "" : "s");
+			       "%zu HCA%s: every [mlxconfig] setting of the policy that applies is set for the next boot%s",
+			       judged, judged == 1 ? "" : "s", unjudged ? " (the array parameters aside: the query does not show their elements)" : "");
 	else if (!judged && missing)
 		rd_finding_add(ctx, RD_SKIP, "host", "%s", why);
 	else if (!judged)

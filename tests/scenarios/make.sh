@@ -462,6 +462,13 @@ build() {
 			'Cable len: 7' 'PFC configuration:' '	priority    0   1   2   3   4   5   6   7' '	enabled     0   0   0   0   0   0   0   0' \
 			'	buffer      0   0   0   0   0   0   0   0' 'tc: 0 ratelimit: unlimited, tsa: vendor' '	 priority:  1' > "$R/$CMD/mlnx_qos-enp193s0f0np0"
 		attr "$CMD/mlnx_qos-enp193s0f0np0.status" 0 ;;
+	mlxconfig-array-not-judged)
+		# the policy sets an array parameter: mlxconfig's query shows "Array[0..7]", not its elements
+		# (MFT's "Examples of mlxconfig Usage"), so it is not judged, and the way to set it is NAME[0..7]=V
+		base mlnx; mft_roce
+		sed -i '/^        CNP_DSCP_P1 /a\        ESWITCH_HAIRPIN_DESCRIPTORS                 Array[0..7]         Array[0..7]         Array[0..7]' \
+			"$R/$CMD/mlxconfig-mlx5_2"
+		attr etc/rdma-doctor.conf "$(printf '[mlxconfig]\nCNP_DSCP_P1 = 48\nESWITCH_HAIRPIN_DESCRIPTORS = 128\n')" ;;
 	*) link_build "$1" ;; # tests/scenarios/link.sh
 	esac
 }
@@ -480,7 +487,8 @@ ALL=(healthy-inbox healthy-mlnx-ofed healthy-doca-ofed ib-umad-missing rdma-ucm-
 	roce-gid-link-local-only roce-gid-empty roce-gid-index-v1 roce-gid-index-pinned-ok roce-gid-nccl-2.18
 	roce-gid-nccl-policy-version
 	healthy-mft link-phy-ber-high link-phy-ber-high-mft-4.30 link-phy-cable-unplugged link-phy-opcode link-phy-state-differs mlxconfig-policy-differs
-	mlxconfig-policy-not-applied mft-tools-failed firmware-from-flint firmware-image-pending roce-qos-differs roce-qos-dcb-differs roce-qos-seen-no-policy)
+	mlxconfig-policy-not-applied mft-tools-failed firmware-from-flint firmware-image-pending roce-qos-differs roce-qos-dcb-differs roce-qos-seen-no-policy
+	mlxconfig-array-not-judged)
 . "$here/link.sh"
 ALL+=("${LINK_ALL[@]}")
 [ $# -gt 0 ] || set -- "${ALL[@]}"
