@@ -244,7 +244,7 @@ expect "fleet-loads-yajl (${m})" all 'grep -q libyajl <<< "$m"' '! grep -q libin
 "$top/tests/scenarios/make.sh" "$work/sc" healthy-inbox roce-gid-index-v1
 gid() { env -u NCCL_IB_GID_INDEX -u NCCL_IB_ROCE_VERSION_NUM -u NCCL_IB_ADDR_FAMILY -u NCCL_IB_ADDR_RANGE "$@"; }
 gid "$bin" --root "$work/sc/healthy-inbox" check --only roce.gid > "$work/out" 2>&1; rc=$?
-expect "nccl-auto-ok" all '[ $rc = 0 ]' 'grep -q "automatic choice (RoCE v2, IPv4): mlx5_2 port 1 GID 3" "$work/out"'
+expect "nccl-auto-ok" all '[ $rc = 0 ]' 'grep -q "automatic choice (RoCE v2, IPv4; NCCL 2.21.5 or later assumed): mlx5_2 port 1 GID 3" "$work/out"'
 gid NCCL_IB_GID_INDEX=1 "$bin" --root "$work/sc/healthy-inbox" check --only roce.gid > "$work/out" 2>&1; rc=$?
 expect "nccl-env-index-link-local-fails" all '[ $rc = 2 ]' \
 	'grep -q "NCCL_IB_GID_INDEX = 1 selects GID 1 of mlx5_2 port 1, which is link-local" "$work/out"' \
