@@ -93,6 +93,8 @@ diff "$work/live-check" "$work/snap-check" > "$work/diff" && ok || { bad "live c
 # (slurmd by default): no kallsyms (kernel addresses), keys, kmsg, config.gz, cmdline ...
 cat > "$work/allow" << 'ALLOW'
 ^rdma-doctor(/(meta\.json|read-errors|devnodes|commands(/[^/]+)?))?$
+^etc/ld\.so\.conf\.d(/[^/]+\.conf)?$
+^(usr|usr/local|opt/nccl)(/(lib|lib64|lib/(x86_64|aarch64)-linux-gnu|cuda|cuda/lib64|cuda/targets|cuda/targets/(x86_64-linux|sbsa-linux)|cuda/targets/(x86_64-linux|sbsa-linux)/lib)(/libnccl\.so\.2\.[0-9.]+)?)?$
 ^(etc|run|lib|usr/lib|usr/local/lib)(/(modprobe\.d|modules-load\.d|rdma|infiniband|security|udev|systemd|sysimage|modules)(/[^/]+)*)?$
 ^etc/(hostname|os-release|modules|rdma-doctor\.conf|init\.d|init\.d/openibd)$
 ^usr(/lib(/os-release)?|/local)?$
@@ -102,7 +104,11 @@ cat > "$work/allow" << 'ALLOW'
 ^sys(/(bus|bus/pci|bus/pci/devices(/[^/]+)*|class|class/(infiniband|infiniband_mad|infiniband_verbs|net)(/[^/]+)*|devices(/[^/]+)*|module(/[^/]+)*|kernel|kernel/mm(/memory_peers(/[^/]+)*)?|kernel/config(/rdma_cm(/[^/]+)*)?))?$
 ALLOW
 tar tzf "$work/live.tar.gz" | sed 's#/$##' > "$work/members"
-[ -s "$work/members" ] && ! grep -vEf "$work/allow" "$work/members" > "$work/extra" && ok ||
+# the library directories roce.gid lists for libnccl.so.2.X.Y (the usual ones and those named in
+# etc/ld.so.conf.d) are kept as directories and links, with no other name in them
+tar tzvf "$work/live.tar.gz" | awk '$1 ~ /^[dl]/ { print $6 }' | sed 's#/$##' |
+	grep -E '^(usr|opt|lib[^/]*)(/|$)' > "$work/libdirs"
+[ -s "$work/members" ] && ! grep -vEf "$work/allow" "$work/members" | grep -vxFf "$work/libdirs" > "$work/extra" && ok ||
 	bad "the live snapshot holds $(grep -c . "$work/extra") members the checks do not read, e.g. $(head -5 "$work/extra" | tr '\n' ' ')"
 ! grep -E '^proc/(kallsyms|keys|key-users|kmsg|kcore|config\.gz|iomem|ioports|vmallocinfo|timer_list|slabinfo|cmdline|sched_debug)$|^proc/[0-9]+/(environ|cmdline|maps|mem)$' \
 	"$work/members" > "$work/secret" && ok || bad "the live snapshot holds $(tr '\n' ' ' < "$work/secret")"

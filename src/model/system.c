@@ -559,12 +559,24 @@ static const char *nccl_getenv(const char *name)
 	return getenv(name);
 }
 
+static bool is_nccl_lib(const char *name)
+{
+	return rd_nccl_libname_version(name) != 0;
+}
+
+static bool is_conf_name(const char *name)
+{
+	size_t n = strlen(name);
+	return n >= 6 && strcmp(name + n - 5, ".conf") == 0;
+}
+
 /* One library directory: the libnccl.so.2.X.Y files in it (the versioned name NCCL's packages,
- * tarballs and containers install; libnccl.so.2 alone carries no version). */
+ * tarballs and containers install; libnccl.so.2 alone carries no version).  Only those names are
+ * listed, so a snapshot does not carry the names of every library the host has. */
 static void nccl_lib_dir(struct rd_source *src, const char *dir, struct rd_nccl_env *e)
 {
 	struct rd_strv names = {0};
-	if (rd_list_dir(src, dir, &names) == 0)
+	if (rd_list_dir_only(src, dir, is_nccl_lib, &names) == 0)
 		for (size_t i = 0; i < names.n; i++) {
 			unsigned v = rd_nccl_libname_version(names.v[i]);
 			if (!v)
@@ -591,11 +603,8 @@ static void load_nccl_libs(struct rd_source *src, struct rd_nccl_env *e)
 	for (const char *const *d = dirs; *d; d++)
 		rd_strv_push(&seen, *d);
 	struct rd_strv confs = {0};
-	if (rd_list_dir(src, "etc/ld.so.conf.d", &confs) == 0)
+	if (rd_list_dir_only(src, "etc/ld.so.conf.d", is_conf_name, &confs) == 0)
 		for (size_t i = 0; i < confs.n && seen.n < 64; i++) {
-			size_t n = strlen(confs.v[i]);
-			if (n < 6 || strcmp(confs.v[i] + n - 5, ".conf") != 0)
-				continue;
 			char *path = rd_xasprintf("etc/ld.so.conf.d/%s", confs.v[i]);
 			struct rd_text t = {0};
 			if (rd_read_file(src, path, RD_CAP_ATTR, &t) == 0 && t.data)
