@@ -263,7 +263,7 @@ rc_is 2 out "$bin" fleet --expect 'node[01-24]' --format json -o out/fleet.json 
 cmp -s out/fleet.json dir-json.out && [ "$(ls -A out)" = fleet.json ] && [ ! -s out.out ] &&
 	ok "-o: the file is the document, nothing else in its directory" || bad "-o: $(ls -A out)"
 rc_is 3 out-bad "$bin" fleet -o no/such/dir/f.json reports
-has "-o: a one-line reason" out-bad.err '^rdma-doctor: fleet: --output no/such/dir/f.json: cannot create a file in its directory: No such file or directory$'
+has "-o: a one-line reason" out-bad.err '^rdma-doctor: fleet: --output no/such/dir/f.json: cannot create a file in its directory: cannot open ./no: No such file or directory$'
 # usage errors
 rc_is 3 usage-none "$bin" fleet
 has "no PATH" usage-none.err "^rdma-doctor: fleet: no PATH"

@@ -256,12 +256,13 @@ ln -sfn "$healthy" "$work/root"
 scontrol update NodeName=localhost State=RESUME
 wait_for 20 eval '! drained' || bad "the resume before srun did not take: $(state)"
 cp -a "$healthy" "$work/roots/localhost"
-echo localhost > "$work/roots/localhost/proc/sys/kernel/hostname"
+short=$(hostname -s) # what srun's %N names the file: the short host name of the machine slurmd runs on
+echo "$short" > "$work/roots/localhost/proc/sys/kernel/hostname"
 mkdir -p "$work/srun-ok" "$work/srun-bad"
 timeout 60 srun -N1 -w localhost --output="$work/srun-ok/%N" "$bin" --root "$work/roots/localhost" check --format json > /dev/null 2>&1
-"$bin" fleet --expect localhost --format json "$work/srun-ok" > "$work/srun-ok.json" 2>&1
+"$bin" fleet --expect "$short" --format json "$work/srun-ok" > "$work/srun-ok.json" 2>&1
 rc=$?
-# %N is the short host name of the machine slurmd runs on; the node is the report's host
+# the node is where the report came from (the file's name, %N), and the report names the same host
 if [ $rc = 0 ] && [ "$(ls "$work/srun-ok" | wc -l)" = 1 ] && jq -e '.counts.reported == 1 and .missing == ""' "$work/srun-ok.json" > /dev/null; then
 	ok "srun --output=%N into a directory: fleet reads localhost's report (exit 0)"
 else bad "srun fleet: rc $rc, files: $(ls "$work/srun-ok"), $(head -c 300 "$work/srun-ok.json")"; fi
