@@ -18,9 +18,7 @@ static void iso_time(char *buf, size_t len)
 {
 	/* SOURCE_DATE_EPOCH makes reports reproducible (tests, packaging); UTC computed here, since
 	 * gmtime would read /etc/localtime, outside any --root */
-	const char *sde = getenv("SOURCE_DATE_EPOCH");
-	long long t = sde && *sde ? strtoll(sde, NULL, 10) : (long long)time(NULL);
-	rd_utc_iso8601(t, buf, len);
+	rd_utc_iso8601(rd_run_time(), buf, len);
 }
 
 static bool ids_valid(struct rd_ctx *ctx, const char *cmd, const char *list, const char *opt)
@@ -80,13 +78,6 @@ static bool valid_ids(struct rd_ctx *ctx, const char *list, const char *opt)
 	return ids_valid(ctx, "check", list, opt);
 }
 
-static long long mono_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* check --probe: what is left of --timeout for the probe's watchdog (0: no deadline), or -1 when
  * less than RD_PROBE_MIN_BUDGET_MS is left (the probe is then not started: a probe cut short
  * by the checks' time would be a false FAIL). */
@@ -95,7 +86,7 @@ static int probe_budget_ms(const struct rd_ctx *ctx, long long started)
 {
 	if (ctx->timeout_s <= 0)
 		return 0;
-	long long left = (long long)(ctx->timeout_s * 1000) - (mono_ms() - started);
+	long long left = (long long)(ctx->timeout_s * 1000) - (rd_mono_ms() - started);
 	return left >= RD_PROBE_MIN_BUDGET_MS ? (int)left : -1;
 }
 
@@ -229,7 +220,7 @@ static int run_check(struct rd_ctx *ctx, bool json, bool color, const char *poli
 		     const char *skip, const struct rd_probe_opts *probe_opts, struct rd_emit *e)
 {
 	bool probe = probe_opts != NULL;
-	long long started = mono_ms(); /* --timeout is the whole run's, the probe's included */
+	long long started = rd_mono_ms(); /* --timeout is the whole run's, the probe's included */
 	/* the text report and the NPD line show only findings: read what the selected checks need
 	 * (the JSON and Prometheus views show the whole inventory: everything is read for them) */
 	if (!json && !e->prometheus) {
@@ -269,7 +260,7 @@ static int run_check(struct rd_ctx *ctx, bool json, bool color, const char *poli
 	if (probe && !hardware) {
 		rd_probe_loopback_no_hardware(&report);
 	} else if (probe && budget < 0) {
-		rd_probe_loopback_not_run(&report, ctx->timeout_s, mono_ms() - started);
+		rd_probe_loopback_not_run(&report, ctx->timeout_s, rd_mono_ms() - started);
 	} else if (probe) { /* in a child process, which reads the live host itself */
 		struct rd_probe_result res;
 		rd_probe_run_contained(probe_opts, budget, &res);

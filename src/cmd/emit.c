@@ -97,17 +97,11 @@ int rd_emit_opt(struct rd_ctx *ctx, int argc, char **argv, int *i, struct rd_emi
 	return 0;
 }
 
-static long long run_time(void)
-{
-	const char *sde = getenv("SOURCE_DATE_EPOCH");
-	return sde && *sde ? strtoll(sde, NULL, 10) : (long long)time(NULL);
-}
-
 static void render(FILE *f, const struct rd_emit *e, bool json, const struct rd_report *r, const struct rd_host *h,
 		   const struct rd_system *s, const struct rd_policy *p, const struct rd_report_meta *meta)
 {
 	if (e->prometheus)
-		rd_report_prometheus(f, r, h, s, meta, run_time());
+		rd_report_prometheus(f, r, h, s, meta, rd_run_time());
 	else if (json)
 		rd_report_json(f, r, h, s, p, meta);
 	else

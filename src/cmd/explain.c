@@ -57,9 +57,7 @@ static bool looks_like_path(const char *s)
 
 static double now_s(void)
 {
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+	return (double)rd_mono_ms() / 1e3;
 }
 
 /* Reads fd to its end or to the deadline (0: none), feeding the scanner; in->bytes_total is the

@@ -47,9 +47,7 @@ struct reading {
 
 static double mono_s(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+	return (double)rd_mono_ms() / 1e3;
 }
 
 static bool past_deadline(struct reading *rd)
@@ -344,8 +342,7 @@ int rd_cmd_fleet(struct rd_ctx *ctx, int argc, char **argv)
 		rd_strv_free(&expected);
 		return bad;
 	}
-	const char *sde = getenv("SOURCE_DATE_EPOCH");
-	long long now = sde && *sde ? strtoll(sde, NULL, 10) : (long long)time(NULL);
+	long long now = rd_run_time();
 	struct rd_fleet f;
 	rd_fleet_init(&f, now, max_age);
 	if (expect)

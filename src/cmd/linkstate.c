@@ -44,12 +44,6 @@ int rd_link_opt(struct rd_ctx *ctx, const char *opt, const char *value)
 	return 0;
 }
 
-static long long now_s(void)
-{
-	const char *sde = getenv("SOURCE_DATE_EPOCH");
-	return sde && *sde ? strtoll(sde, NULL, 10) : (long long)time(NULL);
-}
-
 /* This run's sample of kind. */
 static void sample_now(const struct rd_loaded *l, int kind, long long now, struct rd_state_sample *out)
 {
@@ -104,7 +98,7 @@ void rd_link_prepare(struct rd_ctx *ctx, struct rd_loaded *l)
 		lk->counters_off = true;
 	else if ((judged[RD_SAMPLE_COUNTERS] && have_dir) || ctx->link.show_counters)
 		rd_link_counters_load(l->src, &l->h, &l->pol, lk); /* each read can be a firmware command */
-	s->now = now_s();
+	s->now = rd_run_time();
 	s->window = l->pol.counters_window_s > 0 ? l->pol.counters_window_s : RD_STATE_WINDOW_DEFAULT;
 	if (!judged[0] && !judged[1])
 		return; /* nothing compares: the samples are neither read nor replaced */

@@ -183,13 +183,6 @@ enum rd_slurm_action rd_slurm_decide(enum rd_slurm_verdict v, const struct rd_sl
 
 /* ---- running scontrol ------------------------------------------------------------------------ */
 
-static long long mono_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Runs argv (argv[0] looked up in PATH) with stdout and stderr captured together into *text.
  * Returns its exit status, 256 + the signal when a signal killed it, or -errno: ENOENT when it
  * is not in PATH, ETIMEDOUT when it was killed after timeout_ms. */
@@ -226,10 +219,10 @@ static int run(char *const argv[], int timeout_ms, char **text)
 	}
 	struct rd_buf b = {0};
 	rd_buf_puts(&b, "");
-	long long deadline = mono_ms() + timeout_ms;
+	long long deadline = rd_mono_ms() + timeout_ms;
 	bool timed_out = false;
 	for (;;) {
-		long long left = deadline - mono_ms();
+		long long left = deadline - rd_mono_ms();
 		struct pollfd p = {.fd = pfd[0], .events = POLLIN};
 		int pr = left > 0 ? poll(&p, 1, (int)left) : 0;
 		if (pr < 0 && errno == EINTR)

@@ -128,15 +128,6 @@ static void add_meta(struct rd_snap_plan *plan, struct rd_source *src, const str
 	free(text);
 }
 
-/* SOURCE_DATE_EPOCH (reproducible snapshots of a root), else now. */
-static time_t snapshot_time(void)
-{
-	const char *e = getenv("SOURCE_DATE_EPOCH");
-	char *end;
-	long long v = e && *e ? strtoll(e, &end, 10) : -1;
-	return e && *e && !*end && v >= 0 ? (time_t)v : time(NULL);
-}
-
 static volatile sig_atomic_t caught;
 static void on_signal(int sig)
 {
@@ -268,7 +259,7 @@ int rd_cmd_snapshot(struct rd_ctx *ctx, int argc, char **argv)
 		not_captured(&rec, &notes);
 	struct rd_snap_stats st;
 	rd_snap_plan_stats(plan, &st);
-	time_t when = snapshot_time();
+	time_t when = (time_t)rd_run_time(); /* reproducible snapshots of a root */
 	add_meta(plan, src, &h, when, &st, &notes);
 
 	int rc = write_output(ctx, out, (enum rd_snap_format)fmt, force, plan, when) < 0 ? 2 : 0;

@@ -90,9 +90,7 @@ bool rd_statefile_writable(const struct rd_statefile *sf)
 
 static double mono(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+	return (double)rd_mono_ms() / 1e3;
 }
 
 int rd_statefile_lock(struct rd_statefile *sf, double wait_s, char *err, size_t errlen)

@@ -282,15 +282,12 @@ int rd_ctx_open_source(struct rd_ctx *ctx, struct rd_source **src)
 	char err[1024] = "";
 	/* one read may take 2 s (a wedged HCA), the whole run --timeout, reading an archive included */
 	int run = !ctx->compat && ctx->timeout_s > 0 ? (int)(ctx->timeout_s * 1000) : 0;
-	struct timespec t0, t1;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	long long start = (long long)t0.tv_sec * 1000 + t0.tv_nsec / 1000000;
+	long long start = rd_mono_ms();
 	int r = rd_source_open_until(rd_ctx_is_root(ctx) ? ctx->root : NULL, run ? start + run : 0, src, err, sizeof err);
 	if (r < 0)
 		rd_text_printf(ctx->err, ctx->ascii, "%s: %s\n", ctx->prog, err[0] ? err : strerror(-r));
 	else if (run) {
-		clock_gettime(CLOCK_MONOTONIC, &t1);
-		long long left = start + run - ((long long)t1.tv_sec * 1000 + t1.tv_nsec / 1000000);
+		long long left = start + run - rd_mono_ms();
 		int rest = left > 1 ? (int)left : 1;
 		rd_source_set_deadlines(*src, rest < 2000 ? rest : 2000, rest);
 	}

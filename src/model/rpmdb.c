@@ -440,13 +440,6 @@ static void child_main(int fd, const char *dir, const char *soname, enum rd_rpm_
 
 /* ---- the parent -------------------------------------------------------------------------------- */
 
-static long long mono_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* SIGINT, SIGTERM and SIGHUP while the private copy exists only set a flag: the child is killed,
  * the copy removed, the caller's handling restored, and the signal raised again. */
 static volatile sig_atomic_t caught;
@@ -514,10 +507,10 @@ static int run_child(const char *dir, const char *soname, enum rd_rpm_backend ba
 		_exit(0);
 	}
 	close(p[1]);
-	long long deadline = mono_ms() + timeout_ms;
+	long long deadline = rd_mono_ms() + timeout_ms;
 	bool timed_out = false, eof = false;
 	while (!eof && !caught) {
-		long long left = deadline - mono_ms();
+		long long left = deadline - rd_mono_ms();
 		if (left <= 0) {
 			timed_out = true;
 			break;

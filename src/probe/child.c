@@ -27,11 +27,6 @@ static long long mono_us(void)
 	return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-static long long mono_ms(void)
-{
-	return mono_us() / 1000;
-}
-
 static struct rd_probe_step *add_step(struct rd_probe_step **steps, size_t *n, const char *name)
 {
 	*steps = rd_xrealloc(*steps, (*n + 1) * sizeof **steps);
@@ -239,7 +234,7 @@ int rd_probe_run_contained(const struct rd_probe_opts *opts, int timeout_ms, str
 		return -EIO;
 	}
 	fflush(NULL); /* the child must not write what the parent has buffered a second time */
-	long long t0 = mono_ms();
+	long long t0 = rd_mono_ms();
 	pid_t parent = getpid(), pid = fork();
 	if (pid < 0) {
 		int e = errno;
@@ -271,7 +266,7 @@ int rd_probe_run_contained(const struct rd_probe_opts *opts, int timeout_ms, str
 	while (!eof) {
 		int left = -1;
 		if (deadline) {
-			long long l = deadline - mono_ms();
+			long long l = deadline - rd_mono_ms();
 			if (l <= 0) {
 				timed_out = true;
 				break;
@@ -324,7 +319,7 @@ int rd_probe_run_contained(const struct rd_probe_opts *opts, int timeout_ms, str
 		reaped = waitpid(pid, &st, WNOHANG);
 		if (reaped == pid || (reaped < 0 && errno != EINTR))
 			break;
-		if (deadline && mono_ms() >= deadline) {
+		if (deadline && rd_mono_ms() >= deadline) {
 			timed_out = true;
 			break;
 		}

@@ -169,16 +169,9 @@ struct reader {
 	size_t errlen;
 };
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static bool past_deadline(const struct reader *r)
 {
-	return r->lim->deadline_ms > 0 && now_ms() >= r->lim->deadline_ms;
+	return r->lim->deadline_ms > 0 && rd_mono_ms() >= r->lim->deadline_ms;
 }
 
 __attribute__((format(printf, 3, 4))) static int fail(struct reader *r, int e, const char *fmt, ...)

@@ -206,13 +206,6 @@ static struct {
 	int read_timeout_ms;
 } wd = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 struct takeover_start {
 	unsigned gen;
 	char *path;
@@ -258,7 +251,7 @@ static void *watchdog_main(void *arg)
 	(void)arg;
 	pthread_mutex_lock(&wd.mu);
 	while (!wd.stop) {
-		long long now = now_ms(), wake = now + 250;
+		long long now = rd_mono_ms(), wake = now + 250;
 		unsigned long long w = atomic_load(&word);
 		if (w & 1) {
 			long long fire_at = atomic_load(&read_started_ms) + wd.read_timeout_ms;
@@ -360,7 +353,7 @@ int rd_reader_read(const char *key, int fd, struct rd_read_req *req, struct rd_t
 	}
 	unsigned long long mine = (atomic_load(&word) & ~0xffffffffull) + (1ull << 32);
 	mine |= (unsigned long long)tls_gen << 1;
-	atomic_store(&read_started_ms, now_ms());
+	atomic_store(&read_started_ms, rd_mono_ms());
 	atomic_store(&inflight, key);
 	atomic_store(&word, mine | 1);
 	int r = rd_read_fd(fd, req, out);

@@ -148,13 +148,6 @@ struct rd_source {
 	struct smap cmds;
 };
 
-static long long mono_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 void rd_text_free(struct rd_text *t)
 {
 	free(t->data);
@@ -866,7 +859,7 @@ void rd_source_close(struct rd_source *src)
 void rd_source_set_deadlines(struct rd_source *src, int read_timeout_ms, int run_timeout_ms)
 {
 	src->read_timeout_ms = read_timeout_ms > 0 ? read_timeout_ms : 0;
-	long long deadline = run_timeout_ms > 0 ? mono_ms() + run_timeout_ms : 0;
+	long long deadline = run_timeout_ms > 0 ? rd_mono_ms() + run_timeout_ms : 0;
 	/* the watchdog of the run: one per process, the first deadline kept (a takeover's source) */
 	if (src->read_timeout_ms && rd_watchdog_arm(&deadline, src->read_timeout_ms))
 		src->armed = true;
@@ -877,7 +870,7 @@ long long rd_source_time_left_ms(const struct rd_source *src)
 {
 	if (!src->run_deadline_ms)
 		return 0;
-	long long left = src->run_deadline_ms - mono_ms();
+	long long left = src->run_deadline_ms - rd_mono_ms();
 	return left > 0 ? left : -1;
 }
 
@@ -1181,7 +1174,7 @@ static int read_common(struct rd_source *src, const char *path, size_t cap, bool
 		       struct rd_text *out)
 {
 	memset(out, 0, sizeof *out);
-	if (src->run_deadline_ms && src->run_deadline_ms <= mono_ms()) {
+	if (src->run_deadline_ms && src->run_deadline_ms <= rd_mono_ms()) {
 		out->err = ETIMEDOUT;
 		return -ETIMEDOUT;
 	}
@@ -1534,10 +1527,10 @@ static int run_live(const struct rd_command *c, bool merge_stderr, struct rd_tex
 	close(epfd[1]);
 
 	struct rd_buf b = {0};
-	long long deadline = mono_ms() + c->timeout_ms;
+	long long deadline = rd_mono_ms() + c->timeout_ms;
 	bool timed_out = false, too_big = false;
 	for (;;) {
-		long long left = deadline - mono_ms();
+		long long left = deadline - rd_mono_ms();
 		if (left <= 0) {
 			timed_out = true;
 			break;
@@ -1659,7 +1652,7 @@ int rd_run_command(struct rd_source *src, const char *name, struct rd_text *out)
 		r = out->err ? -out->err : 0; /* run before a takeover: not run again */
 	} else if (src->live) {
 		struct rd_command bounded = *c;
-		long long left = src->run_deadline_ms ? src->run_deadline_ms - mono_ms() : 0;
+		long long left = src->run_deadline_ms ? src->run_deadline_ms - rd_mono_ms() : 0;
 		if (src->run_deadline_ms && left < bounded.timeout_ms)
 			bounded.timeout_ms = left > 0 ? (int)left : 0;
 		if (src->run_deadline_ms && left <= 0) {
@@ -1747,7 +1740,7 @@ int rd_run_device_command(struct rd_source *src, const char *name, const char *c
 			return -RD_ENOTCAPTURED;
 		}
 		if (src->run_deadline_ms) {
-			long long left = src->run_deadline_ms - mono_ms();
+			long long left = src->run_deadline_ms - rd_mono_ms();
 			if (left <= 0) {
 				out->err = ETIMEDOUT;
 				record_command(src, name, out);

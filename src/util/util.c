@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 const char *rd_strerror(int err)
 {
@@ -469,4 +470,19 @@ int rd_write_all(int fd, const void *data, size_t len)
 		off += (size_t)n;
 	}
 	return 0;
+}
+
+long long rd_mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+long long rd_run_time(void)
+{
+	const char *e = getenv("SOURCE_DATE_EPOCH");
+	char *end;
+	long long v = e && *e ? strtoll(e, &end, 10) : -1;
+	return e && *e && !*end && v >= 0 ? v : (long long)time(NULL);
 }

@@ -97,6 +97,13 @@ size_t rd_utf8_len(const unsigned char *s, size_t n);
  * '?'.  *len: the bytes it stands for (the lead byte and the continuation bytes after it, up to 4). */
 char rd_utf8_ascii(const unsigned char *s, size_t n, size_t *len);
 
+/* CLOCK_MONOTONIC in milliseconds: the clock every deadline and timeout of the program is on. */
+long long rd_mono_ms(void);
+
+/* The time of this run in seconds since the epoch: SOURCE_DATE_EPOCH when it is a whole
+ * non-negative number (reproducible reports and snapshots, tests), else the current time. */
+long long rd_run_time(void);
+
 /* t as "2025-11-30T00:00:00Z", computed here (no time-zone database is read: gmtime reads
  * /etc/localtime, which is outside any --root). */
 const char *rd_utc_iso8601(long long t, char *buf, size_t len);
