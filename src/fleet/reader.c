@@ -12,7 +12,7 @@
 #include <yajl/yajl_parse.h>
 
 #include "fleet/hostlist.h"
-#include "fleet/map.h"
+#include "util/map.h"
 #include "util/dl.h"
 #include "util/util.h"
 
@@ -198,7 +198,7 @@ static void *push(void *vp, size_t *n, size_t sz, size_t max, struct parser *p, 
 		p->rep.too_many = what;
 		return NULL;
 	}
-	*v = rd_fleet_grow(*v, *n, sz);
+	*v = rd_grow(*v, *n, sz);
 	char *e = (char *)*v + *n * sz;
 	memset(e, 0, sz);
 	(*n)++;
@@ -675,7 +675,7 @@ struct rd_fleet_input {
 	struct rd_buf line;
 	unsigned long long lineno, bad_lines, first_bad, good_lines, bad_bytes, lead_space;
 	/* pdsh/clush `host: line` */
-	struct rd_fleet_map hostmap;
+	struct rd_map hostmap;
 	struct lhost *hosts;
 	size_t nhosts;
 	bool hosts_full;
@@ -791,7 +791,7 @@ static void evict_oldest(struct rd_fleet_input *in)
 /* text (one line of a host's output, without its newline) goes to that host's parser */
 static void feed_host(struct rd_fleet_input *in, const char *s, size_t h, const char *t, size_t tn)
 {
-	size_t *ixp = rd_fleet_map_get(&in->hostmap, s, h);
+	struct rd_map_slot *ixp = rd_map_get(&in->hostmap, s, h);
 	size_t ix;
 	if (!ixp) {
 		if (in->nhosts >= RD_FLEET_MAX_HOSTS) {
@@ -804,15 +804,15 @@ static void feed_host(struct rd_fleet_input *in, const char *s, size_t h, const 
 			in->hosts_full = true;
 			return;
 		}
-		in->hosts = rd_fleet_grow(in->hosts, in->nhosts, sizeof *in->hosts);
+		in->hosts = rd_grow(in->hosts, in->nhosts, sizeof *in->hosts);
 		struct lhost *nl = &in->hosts[in->nhosts];
 		memset(nl, 0, sizeof *nl);
 		nl->prev = nl->next = NONE_IX;
 		nl->name = rd_xstrndup(s, h);
-		rd_fleet_map_put(&in->hostmap, s, h, in->nhosts);
+		rd_map_put(&in->hostmap, s, h, NULL)->val.ix = in->nhosts;
 		ix = in->nhosts++;
 	} else
-		ix = *ixp;
+		ix = ixp->val.ix;
 	if (in->hosts[ix].dead)
 		return;
 	if (!in->hosts[ix].o) {
@@ -1141,7 +1141,7 @@ void rd_fleet_input_free(struct rd_fleet_input *in)
 		free(in->hosts[i].name);
 	}
 	free(in->hosts);
-	rd_fleet_map_free(&in->hostmap);
+	rd_map_free(&in->hostmap, NULL);
 	rd_buf_free(&in->line);
 	free(in->blabel);
 	free(in->node);

@@ -50,7 +50,7 @@ static void note_add(struct rd_fleet_notes *ns, const char *origin, const char *
 	ns->total++;
 	if (ns->n >= RD_FLEET_MAX_NOTES)
 		return;
-	ns->v = rd_fleet_grow(ns->v, ns->n, sizeof *ns->v);
+	ns->v = rd_grow(ns->v, ns->n, sizeof *ns->v);
 	ns->v[ns->n].origin = rd_xstrdup(origin ? origin : "");
 	ns->v[ns->n].label = label ? rd_xstrdup(label) : NULL;
 	ns->v[ns->n].msg = rd_xstrdup(msg);
@@ -64,14 +64,14 @@ void rd_fleet_problem(struct rd_fleet *f, const char *origin, const char *label,
 
 static size_t node_get(struct rd_fleet *f, const char *name)
 {
-	size_t *ix = rd_fleet_map_get(&f->nodemap, name, strlen(name));
+	struct rd_map_slot *ix = rd_map_get(&f->nodemap, name, strlen(name));
 	if (ix)
-		return *ix;
-	f->nodes = rd_fleet_grow(f->nodes, f->nnodes, sizeof *f->nodes);
+		return ix->val.ix;
+	f->nodes = rd_grow(f->nodes, f->nnodes, sizeof *f->nodes);
 	struct rd_fleet_node *n = &f->nodes[f->nnodes];
 	memset(n, 0, sizeof *n);
 	n->name = rd_xstrdup(name);
-	rd_fleet_map_put(&f->nodemap, name, strlen(name), f->nnodes);
+	rd_map_put(&f->nodemap, name, strlen(name), NULL)->val.ix = f->nnodes;
 	return f->nnodes++;
 }
 
@@ -88,18 +88,18 @@ static size_t group_get(struct rd_fleet *f, const char *scope, enum rd_fleet_kin
 {
 	struct rd_buf k = {0};
 	rd_buf_printf(&k, "%s\x1f%d\x1f%s", scope, (int)kind, name);
-	size_t *ix = rd_fleet_map_get(&f->groupmap, k.data, k.len);
+	struct rd_map_slot *ix = rd_map_get(&f->groupmap, k.data, k.len);
 	size_t g;
 	if (ix)
-		g = *ix;
+		g = ix->val.ix;
 	else {
-		f->groups = rd_fleet_grow(f->groups, f->ngroups, sizeof *f->groups);
+		f->groups = rd_grow(f->groups, f->ngroups, sizeof *f->groups);
 		struct rd_fleet_group *gr = &f->groups[f->ngroups];
 		memset(gr, 0, sizeof *gr);
 		gr->scope = rd_xstrdup(scope);
 		gr->kind = kind;
 		gr->name = rd_xstrdup(name);
-		rd_fleet_map_put(&f->groupmap, k.data, k.len, f->ngroups);
+		rd_map_put(&f->groupmap, k.data, k.len, NULL)->val.ix = f->ngroups;
 		g = f->ngroups++;
 	}
 	rd_buf_free(&k);
@@ -112,19 +112,19 @@ static void contribute(struct rd_fleet *f, uint32_t node, size_t g, const char *
 {
 	struct rd_buf k = {0};
 	rd_buf_printf(&k, "%zu\x1f%d\x1f%s", g, (int)st, value);
-	size_t *ix = rd_fleet_map_get(&f->entrymap, k.data, k.len);
+	struct rd_map_slot *ix = rd_map_get(&f->entrymap, k.data, k.len);
 	size_t e;
 	if (ix)
-		e = *ix;
+		e = ix->val.ix;
 	else {
-		f->entries = rd_fleet_grow(f->entries, f->nentries, sizeof *f->entries);
+		f->entries = rd_grow(f->entries, f->nentries, sizeof *f->entries);
 		struct rd_fleet_entry *en = &f->entries[f->nentries];
 		memset(en, 0, sizeof *en);
 		en->group = g;
 		en->value = rd_xstrdup(value);
 		en->status = st;
 		en->message = message ? rd_xstrdup(message) : NULL;
-		rd_fleet_map_put(&f->entrymap, k.data, k.len, f->nentries);
+		rd_map_put(&f->entrymap, k.data, k.len, NULL)->val.ix = f->nentries;
 		e = f->nentries++;
 	}
 	rd_buf_free(&k);
@@ -166,11 +166,11 @@ static void withdraw(struct rd_fleet *f, uint32_t node)
 
 static size_t check_index(struct rd_fleet *f, const char *id)
 {
-	size_t *ix = rd_fleet_map_get(&f->checkmap, id, strlen(id));
+	struct rd_map_slot *ix = rd_map_get(&f->checkmap, id, strlen(id));
 	if (ix)
-		return *ix;
+		return ix->val.ix;
 	rd_strv_push(&f->checks, id);
-	rd_fleet_map_put(&f->checkmap, id, strlen(id), f->checks.n - 1);
+	rd_map_put(&f->checkmap, id, strlen(id), NULL)->val.ix = f->checks.n - 1;
 	return f->checks.n - 1;
 }
 
@@ -492,7 +492,7 @@ void rd_fleet_finish(struct rd_fleet *f)
 		if (!en->n)
 			continue;
 		struct rd_fleet_group *g = &f->groups[en->group];
-		g->entries = rd_fleet_grow(g->entries, g->n, sizeof *g->entries);
+		g->entries = rd_grow(g->entries, g->n, sizeof *g->entries);
 		g->entries[g->n++] = e;
 	}
 	for (size_t i = 0; i < f->ngroups; i++) {
@@ -507,7 +507,7 @@ void rd_fleet_finish(struct rd_fleet *f)
 			f->drift = true;
 		}
 		if (g->n) {
-			f->order = rd_fleet_grow(f->order, f->norder, sizeof *f->order);
+			f->order = rd_grow(f->order, f->norder, sizeof *f->order);
 			f->order[f->norder++] = i;
 		}
 	}
@@ -599,10 +599,10 @@ void rd_fleet_free(struct rd_fleet *f)
 		free(f->entries[i].message);
 	}
 	free(f->entries);
-	rd_fleet_map_free(&f->nodemap);
-	rd_fleet_map_free(&f->groupmap);
-	rd_fleet_map_free(&f->entrymap);
-	rd_fleet_map_free(&f->checkmap);
+	rd_map_free(&f->nodemap, NULL);
+	rd_map_free(&f->groupmap, NULL);
+	rd_map_free(&f->entrymap, NULL);
+	rd_map_free(&f->checkmap, NULL);
 	rd_strv_free(&f->checks);
 	notes_free(&f->problems);
 	notes_free(&f->untrusted);

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fleet/map.h"
+#include "util/map.h"
 #include "fleet/reader.h"
 #include "util/util.h"
 
@@ -77,15 +77,15 @@ struct rd_fleet {
 	long long now, max_age; /* max_age 0: no limit */
 	struct rd_fleet_node *nodes;
 	size_t nnodes;
-	struct rd_fleet_map nodemap;
+	struct rd_map nodemap;
 	struct rd_fleet_group *groups;
 	size_t ngroups;
-	struct rd_fleet_map groupmap;
+	struct rd_map groupmap;
 	struct rd_fleet_entry *entries;
 	size_t nentries;
-	struct rd_fleet_map entrymap;
+	struct rd_map entrymap;
 	struct rd_strv checks; /* check ids in first-seen order */
-	struct rd_fleet_map checkmap;
+	struct rd_map checkmap;
 	struct rd_fleet_notes problems;  /* unreadable inputs and reports */
 	struct rd_fleet_notes untrusted; /* reports not taken at their word: naming another host than
 					  * where they came from, dated in the future, several for one host */

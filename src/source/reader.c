@@ -11,6 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/map.h"
+
 int rd_read_fd(int fd, struct rd_read_req *req, struct rd_text *out)
 {
 	memset(out, 0, sizeof *out);
@@ -91,8 +93,8 @@ int rd_read_fd(int fd, struct rd_read_req *req, struct rd_text *out)
 
 /* ---- the run's log: what each read gave, for a takeover to answer the same ------------------- */
 
+/* The entry of a path in the root, or of "\1" + a command's name. */
 struct lent {
-	char *key;          /* the path in the root, or "\1" + a command's name */
 	int ret;            /* 0 or -errno */
 	struct rd_text t;   /* data (when ret == 0), err, status */
 	struct stat st;
@@ -100,72 +102,37 @@ struct lent {
 	bool prefix_ok, single;
 };
 
-static struct {
-	struct lent *v;
-	size_t cap, used;   /* cap: 0 or a power of two */
-} log_map;
-
-static size_t key_hash(const char *k)
-{
-	uint64_t h = 1469598103934665603ull; /* FNV-1a */
-	for (; *k; k++)
-		h = (h ^ (unsigned char)*k) * 1099511628211ull;
-	return (size_t)(h ^ (h >> 29));
-}
+static struct rd_map log_map;
 
 static struct lent *log_find(const char *key)
 {
-	if (!log_map.used)
-		return NULL;
-	for (size_t i = key_hash(key) & (log_map.cap - 1);; i = (i + 1) & (log_map.cap - 1)) {
-		if (!log_map.v[i].key)
-			return NULL;
-		if (strcmp(log_map.v[i].key, key) == 0)
-			return &log_map.v[i];
-	}
+	struct rd_map_slot *s = rd_map_get(&log_map, key, strlen(key));
+	return s ? s->val.p : NULL;
 }
 
 /* The entry of key, made (empty) when new; an existing one is replaced. */
 static struct lent *log_put(const char *key)
 {
-	if ((log_map.used + 1) * 4 > log_map.cap * 3) {
-		size_t ncap = log_map.cap ? log_map.cap * 2 : 256;
-		struct lent *nv = rd_xcalloc(ncap, sizeof *nv);
-		for (size_t i = 0; i < log_map.cap; i++)
-			if (log_map.v[i].key) {
-				size_t j = key_hash(log_map.v[i].key) & (ncap - 1);
-				while (nv[j].key)
-					j = (j + 1) & (ncap - 1);
-				nv[j] = log_map.v[i];
-			}
-		free(log_map.v);
-		log_map.v = nv;
-		log_map.cap = ncap;
-	}
-	size_t i = key_hash(key) & (log_map.cap - 1);
-	while (log_map.v[i].key && strcmp(log_map.v[i].key, key) != 0)
-		i = (i + 1) & (log_map.cap - 1);
-	struct lent *e = &log_map.v[i];
-	if (e->key) {
+	struct rd_map_slot *s = rd_map_put(&log_map, key, strlen(key), NULL);
+	struct lent *e = s->val.p;
+	if (e)
 		rd_text_free(&e->t);
-	} else {
-		e->key = rd_xstrdup(key);
-		log_map.used++;
-	}
-	char *k = e->key;
+	else
+		e = s->val.p = rd_xmalloc(sizeof *e);
 	memset(e, 0, sizeof *e);
-	e->key = k;
 	return e;
+}
+
+static void lent_free(void *p)
+{
+	struct lent *e = p;
+	rd_text_free(&e->t);
+	free(e);
 }
 
 static void log_free(void)
 {
-	for (size_t i = 0; i < log_map.cap; i++) {
-		free(log_map.v[i].key);
-		rd_text_free(&log_map.v[i].t);
-	}
-	free(log_map.v);
-	memset(&log_map, 0, sizeof log_map);
+	rd_map_free(&log_map, lent_free);
 }
 
 static void text_copy(struct rd_text *dst, const struct rd_text *src)

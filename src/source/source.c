@@ -19,6 +19,7 @@
 
 #include "source/memtree.h"
 #include "source/reader.h"
+#include "util/map.h"
 
 #define MAX_LINKS 40
 #define PDIR_CACHE 64
@@ -26,84 +27,23 @@
 #define READ_ERRORS_FILE "rdma-doctor/read-errors"
 #define COMMANDS_DIR "rdma-doctor/commands"
 
-/* ---- a string map (open addressing, grown when 3/4 full) ---------------------------------- */
+/* ---- the string map (util/map.h) with NUL-terminated keys and pointer values ---------------- */
 
-struct smap {
-	char **keys;
-	void **vals;
-	size_t cap, used; /* cap: 0 or a power of two */
-};
-
-static size_t str_hash(const char *k)
+static void **smap_get(const struct rd_map *m, const char *k)
 {
-	uint64_t h = 1469598103934665603ull; /* FNV-1a */
-	for (; *k; k++)
-		h = (h ^ (unsigned char)*k) * 1099511628211ull;
-	return (size_t)(h ^ (h >> 29));
+	struct rd_map_slot *s = rd_map_get(m, k, strlen(k));
+	return s ? &s->val.p : NULL;
 }
 
-static size_t strn_hash(const char *k, size_t n)
+/* The value slot of k, inserted (value NULL) when absent; *isnew says which. */
+static void **smap_put(struct rd_map *m, const char *k, bool *isnew)
 {
-	uint64_t h = 1469598103934665603ull; /* FNV-1a */
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)k[i]) * 1099511628211ull;
-	return (size_t)(h ^ (h >> 29));
+	return &rd_map_put(m, k, strlen(k), isnew)->val.p;
 }
 
-/* The slot holding k, or the empty slot where it would go (cap > 0). */
-static size_t smap_slot(const struct smap *m, const char *k)
+static void smap_free(struct rd_map *m, bool free_vals)
 {
-	size_t i = str_hash(k) & (m->cap - 1);
-	while (m->keys[i] && strcmp(m->keys[i], k) != 0)
-		i = (i + 1) & (m->cap - 1);
-	return i;
-}
-
-static void **smap_get(const struct smap *m, const char *k)
-{
-	if (!m->used)
-		return NULL;
-	size_t i = smap_slot(m, k);
-	return m->keys[i] ? &m->vals[i] : NULL;
-}
-
-/* The value slot of k, inserted (a copy of k, value NULL) when absent; *isnew says which. */
-static void **smap_put(struct smap *m, const char *k, bool *isnew)
-{
-	if ((m->used + 1) * 4 > m->cap * 3) {
-		size_t ncap = m->cap ? m->cap * 2 : 64;
-		struct smap n = {rd_xcalloc(ncap, sizeof *n.keys), rd_xcalloc(ncap, sizeof *n.vals), ncap, m->used};
-		for (size_t i = 0; i < m->cap; i++)
-			if (m->keys[i]) {
-				size_t j = smap_slot(&n, m->keys[i]);
-				n.keys[j] = m->keys[i];
-				n.vals[j] = m->vals[i];
-			}
-		free(m->keys);
-		free(m->vals);
-		*m = n;
-	}
-	size_t i = smap_slot(m, k);
-	if (isnew)
-		*isnew = !m->keys[i];
-	if (!m->keys[i]) {
-		m->keys[i] = rd_xstrdup(k);
-		m->vals[i] = NULL;
-		m->used++;
-	}
-	return &m->vals[i];
-}
-
-static void smap_free(struct smap *m, bool free_vals)
-{
-	for (size_t i = 0; i < m->cap; i++) {
-		free(m->keys[i]);
-		if (free_vals)
-			free(m->vals[i]);
-	}
-	free(m->keys);
-	free(m->vals);
-	memset(m, 0, sizeof *m);
+	rd_map_free(m, free_vals ? free : NULL);
 }
 
 /* ---- the source ---------------------------------------------------------------------------- */
@@ -117,10 +57,10 @@ struct rd_source {
 	char *root;              /* as given ("/" for the live host) */
 	/* read errors replayed from a snapshot's list, and counters' EINVAL remembered in this run:
 	 * canonical path -> errno */
-	struct smap errors, einval;
-	struct smap error_bases;    /* the last components of the replayed errors' paths */
+	struct rd_map errors, einval;
+	struct rd_map error_bases;    /* the last components of the replayed errors' paths */
 	/* resolved directories: path as asked -> canonical (malloc'd) */
-	struct smap dirs;
+	struct rd_map dirs;
 	/* deadlines (0: none): each read, and the whole run (monotonic ms) */
 	int read_timeout_ms;
 	long long run_deadline_ms;
@@ -145,7 +85,7 @@ struct rd_source {
 	/* a directory root's rdma-doctor/commands, listed once: a capture it does not hold is known
 	 * absent without an open (a check asks for three files per device for each MFT tool) */
 	enum { CMDS_UNLISTED, CMDS_LISTED, CMDS_NONE, CMDS_UNKNOWN } cmds_state;
-	struct smap cmds;
+	struct rd_map cmds;
 };
 
 void rd_text_free(struct rd_text *t)
@@ -170,10 +110,10 @@ static char *join(const char *dir, const char *base)
 
 /* ---- recording ------------------------------------------------------------------------------ */
 
-static struct smap *rec_index(struct rd_recording *rec)
+static struct rd_map *rec_index(struct rd_recording *rec)
 {
 	if (!rec->index)
-		rec->index = rd_xcalloc(1, sizeof(struct smap));
+		rec->index = rd_xcalloc(1, sizeof(struct rd_map));
 	return rec->index;
 }
 
@@ -291,7 +231,7 @@ void rd_recording_free(struct rd_recording *rec)
 /* ---- read errors: replayed from a snapshot, or remembered in this run ---------------------- */
 
 /* From now on, opening canonical path fails with err (without touching the file). */
-static void record_error(struct smap *m, const char *canonical, int err)
+static void record_error(struct rd_map *m, const char *canonical, int err)
 {
 	*smap_put(m, rel(canonical), NULL) = (void *)(intptr_t)err;
 }
@@ -408,7 +348,7 @@ static bool plain_component(const char *name, size_t n)
 #define DIR_WAYS 4
 static unsigned dcache_set(const char *dir, size_t n)
 {
-	return (unsigned)(strn_hash(dir, n) & (DIR_CACHE - 1)) & ~(unsigned)(DIR_WAYS - 1);
+	return (unsigned)(rd_map_hash(dir, n) & (DIR_CACHE - 1)) & ~(unsigned)(DIR_WAYS - 1);
 }
 
 /* The cache slot of directory dir[0..n), when it holds that directory. */
@@ -921,7 +861,7 @@ unsigned rd_source_einval_remembered(const struct rd_source *src)
 /* Canonical paths are needed when a read error may be replayed or remembered, and to record. */
 static bool need_canon(const struct rd_source *src)
 {
-	return src->errors.used || src->einval.used || src->rec;
+	return src->errors.n || src->einval.n || src->rec;
 }
 
 /* The process's /proc/self/fd, held open after the first reopen (a child after fork drops its
@@ -1182,7 +1122,7 @@ static int read_common(struct rd_source *src, const char *path, size_t cap, bool
 	struct rd_read_req req = {.cap = cap, .prefix_ok = prefix_ok, .single = single,
 				  .one_page = src->live && rd_str_has_prefix(rel(path), "sys/")};
 	/* the canonical path first only to record, or for a counter that may have been refused */
-	bool canon_first = src->rec || (src->einval.used && is_counter_path(path));
+	bool canon_first = src->rec || (src->einval.n && is_counter_path(path));
 	int fd = src->tree ? -1 : open_for_read(src, path, canon_first, &canon, &req.st);
 	int r;
 	if (src->tree) {
@@ -1195,7 +1135,7 @@ static int read_common(struct rd_source *src, const char *path, size_t cap, bool
 	}
 	/* a read error a snapshot recorded: its file is an empty placeholder, or absent, so only a
 	 * read that gave nothing is looked up (by its canonical path: a link may lead to it) */
-	if (!src->tree && !canon_first && src->errors.used && r != -ETIMEDOUT && (r < 0 || out->len == 0) &&
+	if (!src->tree && !canon_first && src->errors.n && r != -ETIMEDOUT && (r < 0 || out->len == 0) &&
 	    (r == 0 || has_error_base(src, path))) {
 		int rec = canon || resolve(src, path, true, &canon) == 0 ? recorded_error(src, canon) : 0;
 		if (rec) {

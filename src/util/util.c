@@ -486,3 +486,12 @@ long long rd_run_time(void)
 	long long v = e && *e ? strtoll(e, &end, 10) : -1;
 	return e && *e && !*end && v >= 0 ? v : (long long)time(NULL);
 }
+
+void *rd_grow(void *v, size_t n, size_t sz)
+{
+	if (n == 0)
+		return rd_xrealloc(v, 4 * sz);
+	if (n >= 4 && (n & (n - 1)) == 0)
+		return rd_xrealloc(v, 2 * n * sz);
+	return v;
+}

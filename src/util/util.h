@@ -28,6 +28,10 @@ char *rd_xstrndup(const char *s, size_t n);
 char *rd_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *rd_xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
+/* An array of n elements of sz bytes, grown (by doubling) to hold one more: the capacity follows
+ * from n alone (4, 8, 16 ...), so appending stays linear in time (with ASan's realloc too). */
+void *rd_grow(void *v, size_t n, size_t sz);
+
 /* A NUL-terminated growable byte buffer; zero-initialise, free with rd_buf_free. */
 struct rd_buf {
 	char *data;
