@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/* Read errors: replayed from a snapshot's list, or remembered in this run (a port counter
+ * that refused a read with EINVAL) (source-internal.h). */
+#include "source/source-internal.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* From now on, opening canonical path fails with err (without touching the file). */
+void src_record_error(struct rd_map *m, const char *canonical, int err)
+{
+	*smap_put(m, rel(canonical), NULL) = (void *)(intptr_t)err;
+}
+
+int src_recorded_error(const struct rd_source *src, const char *canonical)
+{
+	void **v = smap_get(&src->errors, rel(canonical));
+	if (!v)
+		v = smap_get(&src->einval, rel(canonical));
+	return v ? (int)(intptr_t)*v : 0;
+}
+
+void src_load_read_errors(struct rd_source *src)
+{
+	struct rd_text t = {0};
+	if (rd_read_file(src, READ_ERRORS_FILE, RD_CAP_FILE, &t) < 0)
+		return;
+	for (char *line = t.data; line && *line;) {
+		char *nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		char *tab = strchr(line, '\t');
+		if (tab) {
+			*tab = '\0';
+			int code = rd_errno_from_name(line);
+			const char *p = tab + 1;
+			while (*p == '/')
+				p++;
+			if (code && *p) {
+				src_record_error(&src->errors, p, code);
+				const char *base = strrchr(p, '/');
+				smap_put(&src->error_bases, base ? base + 1 : p, NULL);
+			}
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+	rd_text_free(&t);
+}
+
+/* A failed read can be a replayed error only when some recorded path ends with the same name
+ * (a missing "parent" or "has_smi" is not looked up by its canonical path). */
+bool src_has_error_base(const struct rd_source *src, const char *path)
+{
+	const char *base = strrchr(path, '/');
+	return smap_get(&src->error_bases, base ? base + 1 : path) != NULL;
+}
+
+/* Port counters: reading one makes the firmware answer a MAD on some HCAs, and one it refuses
+ * (EINVAL) floods the kernel log each time, so a refusal is remembered for the rest of the run. */
+bool src_is_counter_path(const char *canon)
+{
+	return strstr(canon, "/counters/") || strstr(canon, "/hw_counters/");
+}
+
+unsigned rd_source_einval_remembered(const struct rd_source *src)
+{
+	return src->einval_remembered;
+}
