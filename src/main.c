@@ -12,7 +12,7 @@
 
 #include "cmd/cmd.h"
 #include "render/out.h"
-#include "source/reader.h"
+#include "source/watchdog.h"
 #include "util/util.h"
 
 /* A closed 0, 1 or 2 would be taken by the first file opened, and output would go into it:
@@ -204,7 +204,7 @@ static int run(struct rd_ctx *ctx, int argc, char **argv)
 	return RD_EXIT_USAGE;
 }
 
-/* The takeover of the run's watchdog (source/reader.h): a read wedged past its time, so the
+/* The takeover of the run's watchdog (source/watchdog.h): a read wedged past its time, so the
  * command runs again in this thread, from the start; what was read is answered from the run's log,
  * the wedged read is "timed out", and the rest is read until the same deadline.  Its report is then
  * the one printed, and the process ends with its exit status. */

@@ -27,23 +27,10 @@
 #include <stddef.h>
 #include <sys/stat.h>
 
+#include "source/text.h"
 #include "util/util.h"
 
 struct rd_source;
-
-/* Contents of a file or a command's output.  data is NUL-terminated (NULL when err != 0). */
-struct rd_text {
-	char *data;
-	size_t len;
-	int err;    /* 0, an errno, or an RD_E* code */
-	int status; /* commands only: exit status, or -1 when killed / not run */
-};
-void rd_text_free(struct rd_text *t);
-
-enum {
-	RD_CAP_ATTR = 64 * 1024,        /* sysfs attribute, /proc/<pid>/limits ... */
-	RD_CAP_FILE = 16 * 1024 * 1024, /* /proc/modules, dpkg status, logs */
-};
 
 /* Opens the host seen through root: NULL is the live host (programs are run); any root given is
  * read as a root, also one that leads back to "/" ("/.", "//", a link to /): no program is run.
@@ -57,7 +44,7 @@ void rd_source_close(struct rd_source *src);
 
 /* Deadlines (0: none): each file read may take read_timeout_ms, and after run_timeout_ms from now
  * every read fails at once with ETIMEDOUT ("timed out").  Reads are the caller's own; a read that
- * does not return in time is the run's watchdog's (source/reader.h): when the process registered a
+ * does not return in time is the run's watchdog's (source/watchdog.h): when the process registered a
  * takeover, the command runs again in a new thread, that read ETIMEDOUT and every read before it
  * answered as it was.  The first deadline of the process is kept for its later sources. */
 void rd_source_set_deadlines(struct rd_source *src, int read_timeout_ms, int run_timeout_ms);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* A read's result (source.h). */
-#include "source/source.h"
+/* A read's result (text.h). */
+#include "source/text.h"
 
 #include <stdlib.h>
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* Reading a file descriptor, and the run's watchdog.
+/* The run's watchdog, and the reads under it (a read itself is readfd.h's).
  *
  * Reads happen on the calling thread (no worker, no hand-over).  What protects a run from a read
  * that never returns (a wedged HCA's sysfs attribute, often in uninterruptible sleep) is one
@@ -16,29 +16,15 @@
  * Without a registered takeover (library users, the probe's child process) nothing is armed and
  * a read blocks as long as the kernel makes it.
  *
- * Ownership: rd_read_fd and rd_reader_read take the descriptor; the caller owns *out. */
-#ifndef RD_READER_H
-#define RD_READER_H
+ * Ownership: rd_reader_read takes the descriptor; the caller owns *out. */
+#ifndef RD_SOURCE_WATCHDOG_H
+#define RD_SOURCE_WATCHDOG_H
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/stat.h>
 
-#include "source/source.h"
-
-/* One read of a whole file (or of its first cap bytes). */
-struct rd_read_req {
-	size_t cap;      /* at most this many bytes: EFBIG past it, unless prefix_ok */
-	bool prefix_ok;  /* keep the first cap bytes of a longer file */
-	bool single;     /* one read() of at most cap bytes (what libibumad does) */
-	bool one_page;   /* a sysfs attribute: its first read of less than a page is all of it */
-	struct stat st;  /* in: the file's fstat when the caller has it (st_mode 0: unknown);
-			  * out: filled when the read needed it (0 bytes or an error) */
-};
-
-/* The plain read: read until the end (see rd_read_req), and only when a read gives nothing or
- * fails, fstat to tell a regular file from the rest (RD_ENOTREG: a directory, FIFO, device...).
- * Closes fd. */
-int rd_read_fd(int fd, struct rd_read_req *req, struct rd_text *out);
+#include "source/readfd.h"
+#include "source/text.h"
 
 /* rd_read_fd of the file known as key (its path in the root) under the watchdog: answered from
  * the log when this thread is a takeover and the file was read before; otherwise read, marked
