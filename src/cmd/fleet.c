@@ -2,7 +2,7 @@
 /* `rdma-doctor fleet`: drift across nodes from their `check --format json` reports, gathered by
  * Slurm, pdsh or clush (rdma-doctor never fans out itself).  Reads each PATH as it comes: a
  * report file, a directory of reports (a file per node, named by it), or - (standard input);
- * every report is parsed once (fleet/reader.c) into the summary (fleet/summary.c), which
+ * every report is parsed once (fleet/report_in.c) into the summary (fleet/summary.c), which
  * render/fleet.c prints.  A report's node is where it came from: the file's name, the pdsh/clush
  * prefix; on standard input without one, its own host. */
 #include <dirent.h>
@@ -17,7 +17,7 @@
 
 #include "cmd/cmd.h"
 #include "fleet/hostlist.h"
-#include "fleet/reader.h"
+#include "fleet/report_in.h"
 #include "fleet/summary.h"
 #include "render/fleet.h"
 #include "render/out.h"

@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "util/map.h"
-#include "fleet/reader.h"
+#include "fleet/report_in.h"
 #include "util/util.h"
 
 enum rd_fleet_kind {

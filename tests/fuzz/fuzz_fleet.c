@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* Fuzz target: the fleet's report reader (fleet/reader.c) over any input, fed in pieces whose
+/* Fuzz target: the fleet's report reader (fleet/report_in.c) over any input, fed in pieces whose
  * sizes the input's first byte chooses (JSON, pdsh `host: line` and clush -b blocks across
  * feeds; as standard input or as a node's file), every report into the summary, which is then finished and rendered as text, JSON and
  * HTML: no crash, no leak, the summary's counts consistent. */
@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "fleet/reader.h"
+#include "fleet/report_in.h"
 #include "fleet/summary.h"
 #include "render/fleet.h"
 

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "fleet/hostlist.h"
-#include "fleet/reader.h"
+#include "fleet/report_in.h"
 #include "fleet/summary.h"
 #include "harness.h"
 #include "util/util.h"

@@ -9,8 +9,8 @@
  *
  * Ownership: a report handed to the callback belongs to the reader and is valid only during the
  * call (the callback copies what it keeps); the reader owns its parsers and buffers. */
-#ifndef RD_FLEET_READER_H
-#define RD_FLEET_READER_H
+#ifndef RD_FLEET_REPORT_IN_H
+#define RD_FLEET_REPORT_IN_H
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* The fleet's report reader (see reader.h): yajl's callbacks walk each report once and keep the
+/* The fleet's report reader (see report_in.h): yajl's callbacks walk each report once and keep the
  * few fields the summary needs; a pdsh/clush stream gets one parser per host, alive only while
  * that host's report is incomplete. */
-#include "fleet/reader.h"
+#include "fleet/report_in.h"
 
 #include <ctype.h>
 #include <stdio.h>
