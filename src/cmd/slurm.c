@@ -14,11 +14,7 @@
  * running it.  --root changes only where the host is read from: scontrol still talks to the
  * cluster, and N is Slurm's name for the machine this runs on. */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -29,8 +25,7 @@
 #include "cmd/cmd.h"
 #include "cmd/slurm.h"
 #include "render/out.h"
-
-extern char **environ;
+#include "source/spawn.h"
 
 enum { SCONTROL_TIMEOUT_MS = 20000, SCONTROL_MAX_OUTPUT = 1 << 20 };
 
@@ -183,72 +178,21 @@ enum rd_slurm_action rd_slurm_decide(enum rd_slurm_verdict v, const struct rd_sl
 
 /* ---- running scontrol ------------------------------------------------------------------------ */
 
-/* Runs argv (argv[0] looked up in PATH) with stdout and stderr captured together into *text.
- * Returns its exit status, 256 + the signal when a signal killed it, or -errno: ENOENT when it
- * is not in PATH, ETIMEDOUT when it was killed after timeout_ms. */
+/* Runs argv (argv[0] looked up in PATH) with stdout and stderr captured together into *text
+ * (source/spawn.h).  Returns its exit status, 256 + the signal when a signal killed it, or -errno:
+ * ENOENT when it is not in PATH, ETIMEDOUT when it was killed after timeout_ms. */
 static int run(char *const argv[], int timeout_ms, char **text)
 {
-	*text = NULL;
-	int pfd[2];
-	if (pipe2(pfd, O_CLOEXEC) < 0)
-		return -errno;
-	posix_spawn_file_actions_t fa;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
-	posix_spawn_file_actions_adddup2(&fa, pfd[1], 2);
-	/* the environment, with the time in Slurm's standard form (a reason's " [user@time]") */
-	size_t ne = 0;
-	while (environ[ne])
-		ne++;
-	char **env = rd_xcalloc(ne + 2, sizeof *env);
-	size_t k = 0;
-	for (size_t i = 0; i < ne; i++)
-		if (!rd_str_has_prefix(environ[i], "SLURM_TIME_FORMAT="))
-			env[k++] = environ[i];
-	env[k++] = (char *)"SLURM_TIME_FORMAT=standard";
-	env[k] = NULL;
-	pid_t pid;
-	int e = posix_spawnp(&pid, argv[0], &fa, NULL, argv, env);
-	free(env);
-	posix_spawn_file_actions_destroy(&fa);
-	close(pfd[1]);
-	if (e) {
-		close(pfd[0]);
-		return -e;
-	}
+	/* the time in Slurm's standard form (a reason's " [user@time]") */
+	static const char *const env[] = {"SLURM_TIME_FORMAT=standard", NULL};
+	const struct rd_spawn s = {.argv = (const char *const *)argv, .env = env, .merge_stderr = true,
+				   .timeout_ms = timeout_ms, .cap = SCONTROL_MAX_OUTPUT, .cap_keeps_reading = true};
 	struct rd_buf b = {0};
-	rd_buf_puts(&b, "");
-	long long deadline = rd_mono_ms() + timeout_ms;
-	bool timed_out = false;
-	for (;;) {
-		long long left = deadline - rd_mono_ms();
-		struct pollfd p = {.fd = pfd[0], .events = POLLIN};
-		int pr = left > 0 ? poll(&p, 1, (int)left) : 0;
-		if (pr < 0 && errno == EINTR)
-			continue;
-		if (pr == 0) {
-			timed_out = true;
-			break;
-		}
-		char chunk[4096];
-		ssize_t n = pr < 0 ? -1 : read(pfd[0], chunk, sizeof chunk);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		if (b.len < SCONTROL_MAX_OUTPUT)
-			rd_buf_add(&b, chunk, (size_t)n);
-	}
-	close(pfd[0]);
-	if (timed_out)
-		kill(pid, SIGKILL);
 	int st = 0;
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	*text = rd_buf_steal(&b);
-	if (timed_out)
-		return -ETIMEDOUT;
+	int r = rd_spawn_run(&s, &b, &st);
+	*text = b.data ? rd_buf_steal(&b) : NULL;
+	if (r < 0)
+		return r;
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 256 + WTERMSIG(st);
 }
 

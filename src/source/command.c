@@ -3,13 +3,12 @@
 #include "source/source-internal.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "source/spawn.h"
 
 #define ARGV(...) ((const char *const[]){__VA_ARGS__, NULL})
 const struct rd_command rd_commands[] = {
@@ -50,15 +49,9 @@ static const char *program_path(const char *name)
 	for (size_t i = 0; i < nknown; i++)
 		if (strcmp(known[i].name, name) == 0)
 			return known[i].path;
-	char *dirs = search_path(), *found = NULL, *save = NULL;
-	for (char *d = strtok_r(dirs, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
-		char *full = rd_xasprintf("%s/%s", *d ? d : ".", name);
-		struct stat st;
-		if (stat(full, &st) == 0 && S_ISREG(st.st_mode) && access(full, X_OK) == 0)
-			found = full;
-		else
-			free(full);
-	}
+	char *dirs = search_path();
+	int why;
+	char *found = rd_spawn_find(name, dirs, &why);
 	free(dirs);
 	if (nknown < sizeof known / sizeof known[0]) {
 		known[nknown].name = rd_xstrdup(name);
@@ -67,35 +60,8 @@ static const char *program_path(const char *name)
 	return found; /* kept for the process (a full table: the path is looked up again next time) */
 }
 
-static void child_exec(const struct rd_command *c, const char *prog, int outfd, int errpipe, bool merge_stderr)
-{
-	int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
-	if (devnull >= 0) {
-		dup2(devnull, 0);
-		dup2(devnull, 2);
-	}
-	dup2(outfd, 1);
-	if (merge_stderr)
-		dup2(outfd, 2);
-	char *full = search_path(); /* for the programs it runs in turn */
-	setenv("PATH", full, 1);
-	free(full);
-	setenv("LC_ALL", "C", 1);
-	char *args[16];
-	size_t n = 0;
-	for (; c->argv[n] && n + 1 < sizeof args / sizeof args[0]; n++)
-		args[n] = rd_xstrdup(c->argv[n]);
-	args[n] = NULL;
-	execv(prog, args);
-	int e = errno;
-	if (write(errpipe, &e, sizeof e) < 0) {
-		/* nothing more to do */
-	}
-	for (size_t i = 0; i < n; i++)
-		free(args[i]); /* the program is absent: leave nothing for valgrind to call lost */
-	_exit(127);
-}
-
+/* Runs c's program on the live host: PATH with the system directories (for the programs it
+ * runs in turn too), LC_ALL=C, its output up to RD_CAP_FILE. */
 static int run_live(const struct rd_command *c, bool merge_stderr, struct rd_text *out)
 {
 	const char *prog = program_path(c->argv[0]);
@@ -104,71 +70,21 @@ static int run_live(const struct rd_command *c, bool merge_stderr, struct rd_tex
 		out->err = ENOENT;
 		return -ENOENT;
 	}
-	int pfd[2], epfd[2];
-	if (pipe2(pfd, O_CLOEXEC) < 0)
-		return -errno;
-	if (pipe2(epfd, O_CLOEXEC) < 0) {
-		int e = errno;
-		close(pfd[0]);
-		close(pfd[1]);
-		return -e;
-	}
-	pid_t pid = fork();
-	if (pid < 0) {
-		int e = errno;
-		close(pfd[0]), close(pfd[1]), close(epfd[0]), close(epfd[1]);
-		return -e;
-	}
-	if (pid == 0)
-		child_exec(c, prog, pfd[1], epfd[1], merge_stderr);
-	close(pfd[1]);
-	close(epfd[1]);
-
+	char *dirs = search_path();
+	char *path_env = rd_xasprintf("PATH=%s", dirs);
+	free(dirs);
+	const char *const env[] = {path_env, "LC_ALL=C", NULL};
+	const struct rd_spawn s = {.argv = c->argv, .prog = prog, .env = env, .merge_stderr = merge_stderr,
+				   .timeout_ms = c->timeout_ms, .cap = RD_CAP_FILE};
 	struct rd_buf b = {0};
-	long long deadline = rd_mono_ms() + c->timeout_ms;
-	bool timed_out = false, too_big = false;
-	for (;;) {
-		long long left = deadline - rd_mono_ms();
-		if (left <= 0) {
-			timed_out = true;
-			break;
-		}
-		struct pollfd p = {.fd = pfd[0], .events = POLLIN};
-		int pr = poll(&p, 1, (int)left);
-		if (pr < 0 && errno == EINTR)
-			continue;
-		if (pr <= 0) {
-			timed_out = pr == 0;
-			break;
-		}
-		char chunk[8192];
-		ssize_t n = read(pfd[0], chunk, sizeof chunk);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		if (b.len + (size_t)n > RD_CAP_FILE) {
-			too_big = true;
-			break;
-		}
-		rd_buf_add(&b, chunk, (size_t)n);
-	}
-	close(pfd[0]);
-	if (timed_out || too_big)
-		kill(pid, SIGKILL);
 	int st = 0;
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	int exec_err = 0;
-	if (read(epfd[0], &exec_err, sizeof exec_err) != (ssize_t)sizeof exec_err)
-		exec_err = 0;
-	close(epfd[0]);
-
+	int r = rd_spawn_run(&s, &b, &st);
+	free(path_env);
 	out->status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-	if (exec_err || timed_out || too_big) {
-		out->err = exec_err ? exec_err : timed_out ? ETIMEDOUT : EFBIG;
+	if (r < 0) {
+		out->err = -r;
 		rd_buf_free(&b);
-		return -out->err;
+		return r;
 	}
 	out->len = b.len;
 	out->data = rd_buf_steal(&b);
@@ -301,14 +217,12 @@ static bool device_command_name_ok(const char *name)
 }
 
 /* The program is installed: argv0 is found, executable, in PATH or the sbin directories
- * child_exec adds (so that an absent tool costs no fork). */
+ * search_path adds (so that an absent tool costs no fork). */
 static bool program_installed(const char *argv0)
 {
 	if (strchr(argv0, '/'))
 		return access(argv0, X_OK) == 0;
-	const char *path = getenv("PATH");
-	char *all = rd_xasprintf("%s%s/usr/local/sbin:/usr/sbin:/sbin:/usr/bin:/bin", path ? path : "",
-				 path && *path ? ":" : "");
+	char *all = search_path();
 	bool found = false;
 	char *save = NULL;
 	for (char *d = strtok_r(all, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {

@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/* Running a child process (spawn.h). */
+#include "source/spawn.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+char *rd_spawn_find(const char *name, const char *path, int *why)
+{
+	char *dirs = rd_xstrdup(path ? path : ""), *found = NULL, *save = NULL;
+	*why = ENOENT;
+	for (char *d = strtok_r(dirs, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
+		char *full = rd_xasprintf("%s/%s", d, name);
+		struct stat st;
+		if (stat(full, &st) == 0 && S_ISREG(st.st_mode)) {
+			if (access(full, X_OK) == 0)
+				found = full;
+			else
+				*why = EACCES;
+		}
+		if (!found)
+			free(full);
+	}
+	free(dirs);
+	return found;
+}
+
+/* A NULL-terminated copy of v (NULL: an empty one). */
+static char **strv_copy(const char *const *v)
+{
+	size_t n = 0;
+	while (v && v[n])
+		n++;
+	char **c = rd_xcalloc(n + 1, sizeof *c);
+	for (size_t i = 0; i < n; i++)
+		c[i] = rd_xstrdup(v[i]);
+	return c;
+}
+
+static void strv_free(char **v)
+{
+	for (size_t i = 0; v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* In the child: standard input (and error unless merged) /dev/null, standard output outfd. */
+static void child_stdio(int outfd, bool merge_stderr)
+{
+	int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (devnull >= 0) {
+		dup2(devnull, 0);
+		dup2(devnull, 2);
+	}
+	if (outfd >= 0) {
+		dup2(outfd, 1);
+		if (merge_stderr)
+			dup2(outfd, 2);
+	} else if (devnull >= 0) {
+		dup2(devnull, 1);
+	}
+}
+
+static void child_exec(const struct rd_spawn *s, const char *prog, char *const argv[], char *const env[], int outfd,
+		       int errpipe)
+{
+	child_stdio(outfd, s->merge_stderr);
+	/* whatever the process holds without O_CLOEXEC (a library's descriptor) goes at exec too */
+	close_range(3, ~0u, CLOSE_RANGE_CLOEXEC);
+	for (size_t i = 0; env && env[i]; i++)
+		putenv(env[i]);
+	execv(prog, argv);
+	int e = errno;
+	if (write(errpipe, &e, sizeof e) < 0) {
+		/* nothing more to do */
+	}
+	_exit(127);
+}
+
+static void child_fn(const struct rd_spawn *s, int fd)
+{
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) /* the parent's handlers are not the child's */
+		signal(sigs[i], SIG_DFL);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	child_stdio(-1, false);
+	s->fn(fd, s->arg);
+	_exit(0);
+}
+
+/* Reads the child's output by the deadline; the reason to kill it, or 0 at its end of file. */
+static int collect(const struct rd_spawn *s, int fd, struct rd_buf *out)
+{
+	long long deadline = rd_mono_ms() + s->timeout_ms;
+	for (;;) {
+		if (s->stop && *s->stop)
+			return EINTR;
+		long long left = deadline - rd_mono_ms();
+		if (left <= 0)
+			return ETIMEDOUT;
+		/* with a stop flag, short slices: a signal taken by another thread only sets the flag */
+		int slice = s->stop && left > 100 ? 100 : left > 0x7fffffff ? 0x7fffffff : (int)left;
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		int pr = poll(&p, 1, slice);
+		if (pr < 0 && errno == EINTR)
+			continue;
+		if (pr < 0)
+			return 0; /* cannot wait on it: reaped as it is */
+		if (pr == 0) {
+			if (!s->stop && rd_mono_ms() >= deadline)
+				return ETIMEDOUT;
+			continue;
+		}
+		char chunk[4096];
+		ssize_t n = read(fd, chunk, sizeof chunk);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return 0;
+		if (out->len + (size_t)n > s->cap && !s->cap_keeps_reading)
+			return EFBIG;
+		if (out->len < s->cap)
+			rd_buf_add(out, chunk, (size_t)n);
+	}
+}
+
+int rd_spawn_run(const struct rd_spawn *s, struct rd_buf *out, int *wstatus)
+{
+	*wstatus = 0;
+	char *found = NULL;
+	const char *prog = NULL;
+	if (s->argv) {
+		int why = ENOENT;
+		prog = s->prog ? s->prog : strchr(s->argv[0], '/') ? s->argv[0] : NULL;
+		if (!prog) {
+			const char *path = s->path ? s->path : getenv("PATH");
+			prog = found = rd_spawn_find(s->argv[0], path ? path : "/bin:/usr/bin", &why);
+		}
+		if (!prog) /* in no directory of the path: as execvp would have said, without a fork */
+			return -why;
+	}
+	/* the strings exec takes are made before the fork: the child allocates nothing */
+	char **argv = strv_copy(s->argv), **env = strv_copy(s->env);
+	int pfd[2], epfd[2] = {-1, -1}, r = 0;
+	if (pipe2(pfd, O_CLOEXEC) < 0) {
+		r = -errno;
+	} else if (pipe2(epfd, O_CLOEXEC) < 0) {
+		r = -errno;
+		close(pfd[0]);
+		close(pfd[1]);
+	}
+	pid_t pid = r < 0 ? -1 : fork();
+	if (r == 0 && pid < 0) {
+		r = -errno;
+		close(pfd[0]), close(pfd[1]), close(epfd[0]), close(epfd[1]);
+	}
+	if (pid == 0) {
+		close(pfd[0]);
+		close(epfd[0]);
+		if (s->argv)
+			child_exec(s, prog, argv, env, pfd[1], epfd[1]);
+		child_fn(s, pfd[1]);
+	}
+	strv_free(argv);
+	strv_free(env);
+	free(found);
+	if (r < 0)
+		return r;
+	close(pfd[1]);
+	close(epfd[1]);
+	rd_buf_puts(out, "");
+	int kill_why = collect(s, pfd[0], out);
+	close(pfd[0]);
+	if (kill_why)
+		kill(pid, SIGKILL);
+	while (waitpid(pid, wstatus, 0) < 0 && errno == EINTR)
+		;
+	int exec_err = 0;
+	if (read(epfd[0], &exec_err, sizeof exec_err) != (ssize_t)sizeof exec_err)
+		exec_err = 0;
+	close(epfd[0]);
+	return exec_err ? -exec_err : -kill_why;
+}
