@@ -6,12 +6,10 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -26,6 +24,7 @@
 
 #include "model/stack.h"
 #include "source/source.h"
+#include "source/spawn.h"
 
 const char *const rd_rpm_names[] = {
 	"mlnx-ofa_kernel", "kmod-mlnx-ofa_kernel", "mlnx-ofa_kernel-modules", "mlnx-ofa_kernel-dkms",
@@ -474,77 +473,38 @@ static void release_signals(struct held *h)
 		raise(caught);
 }
 
-/* Runs the child on dir; its answer into *ans.  Returns 0, or an errno with reason filled. */
+struct child_args {
+	const char *dir, *soname;
+	enum rd_rpm_backend backend;
+};
+
+static void child_run(int fd, void *arg)
+{
+	const struct child_args *c = arg;
+	child_main(fd, c->dir, c->soname, c->backend);
+}
+
+/* Runs the child on dir (source/spawn.h: forked, killed at timeout_ms or when a held signal
+ * came); its answer into *ans.  Returns 0, or an errno with reason filled. */
 static int run_child(const char *dir, const char *soname, enum rd_rpm_backend backend, long long timeout_ms,
 		     const char *file, struct rd_buf *ans, char *reason, size_t rlen)
 {
-	int p[2];
-	if (pipe2(p, O_CLOEXEC) < 0) {
-		int e = errno;
-		snprintf(reason, rlen, "%s cannot be read: pipe: %s", file, strerror(e));
-		return e;
-	}
-	pid_t pid = fork();
-	if (pid < 0) {
-		int e = errno;
-		close(p[0]);
-		close(p[1]);
-		snprintf(reason, rlen, "%s cannot be read: fork: %s", file, strerror(e));
-		return e;
-	}
-	if (pid == 0) {
-		close(p[0]);
-		for (int i = 0; i < 3; i++) /* the parent's flag handlers are not the child's */
-			signal(held_sigs[i], SIG_DFL);
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-		if (null >= 0) {
-			dup2(null, 0);
-			dup2(null, 1);
-			dup2(null, 2);
-		}
-		child_main(p[1], dir, soname, backend);
-		_exit(0);
-	}
-	close(p[1]);
-	long long deadline = rd_mono_ms() + timeout_ms;
-	bool timed_out = false, eof = false;
-	while (!eof && !caught) {
-		long long left = deadline - rd_mono_ms();
-		if (left <= 0) {
-			timed_out = true;
-			break;
-		}
-		/* short slices: a signal taken by another thread (the watchdog's) only sets the flag */
-		struct pollfd pf = {.fd = p[0], .events = POLLIN};
-		int r = poll(&pf, 1, left > 100 ? 100 : (int)left);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			continue;
-		char buf[4096];
-		ssize_t n = read(p[0], buf, sizeof buf);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			eof = true;
-		else if (ans->len < (1u << 20))
-			rd_buf_add(ans, buf, (size_t)n);
-	}
-	close(p[0]);
-	bool interrupted = caught && !eof;
-	if (timed_out || interrupted)
-		kill(pid, SIGKILL);
+	struct child_args args = {dir, soname, backend};
+	const struct rd_spawn s = {.fn = child_run, .arg = &args, .timeout_ms = (int)timeout_ms, .cap = 1u << 20,
+				   .cap_keeps_reading = true, .stop = &caught};
 	int status = 0;
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (interrupted) {
+	int r = rd_spawn_run(&s, ans, &status);
+	if (r == -EINTR) {
 		snprintf(reason, rlen, "%s cannot be read: interrupted (%s)", file, strsignal(caught));
 		return EINTR;
 	}
-	if (timed_out) {
+	if (r == -ETIMEDOUT) {
 		snprintf(reason, rlen, "%s cannot be read: librpm did not finish within %lld ms", file, timeout_ms);
 		return ETIMEDOUT;
+	}
+	if (r < 0) {
+		snprintf(reason, rlen, "%s cannot be read: fork: %s", file, strerror(-r));
+		return -r;
 	}
 	if (WIFSIGNALED(status)) {
 		snprintf(reason, rlen, "%s cannot be read: librpm died of signal %d (%s)", file, WTERMSIG(status),
