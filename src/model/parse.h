@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Pure parsers from the text the kernel (and a few tools) write to typed values.  No I/O, and
- * nothing printed.
+ * nothing printed.  By subject: parse.c (numbers and names), parse-sysfs.c (device and port
+ * attributes, RoCE), parse-proc.c (/proc files, a snapshot's device nodes), parse-conf.c
+ * (configuration files), parse-pkg.c (ofed_info, dpkg); parse-internal.h is what they share.
  *
  * Ownership: parsers borrow their input and write into caller-provided structs and buffers; only
  * rd_parse_modules_load and rd_parse_openib_conf allocate, into the caller's rd_strv and *bad
