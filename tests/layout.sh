@@ -53,5 +53,28 @@ nospdx=$(cd "$top" && git ls-files 2> /dev/null | grep -E '(\.(c|h|sh|jq|awk|yml
 hist=$(cd "$top" && grep -rnE '\(issue [0-9]+|issue [0-9]+\)|; issue [0-9]+' src docs contrib debian README.md 2> /dev/null | head -3)
 [ -z "$hist" ] && ok || bad "issue numbers in the product: $hist"
 
+# the source layer's and the parsers' rooms share their internals through a private header that
+# nothing outside their directory includes (the rest of the program includes source.h, parse.h)
+for priv in source/source-internal.h model/parse-internal.h; do
+	outside=$(cd "$top" && grep -rlF "#include \"$priv\"" src tests | grep -v "^src/${priv%%/*}/")
+	[ -z "$outside" ] && ok || bad "$priv included outside src/${priv%%/*}/: $outside"
+done
+# the read loop and the watchdog sit below source.c: no include circle between them
+for f in readfd.c readfd.h watchdog.c watchdog.h text.c text.h; do
+	if grep -nE '#include "source/(source|source-internal)\.h"' "$top/src/source/$f"; then
+		bad "src/source/$f includes the source layer it serves (an include circle)"
+	else ok; fi
+done
+# one way to run a program (source/spawn.c), one monotonic millisecond clock and one reader of
+# SOURCE_DATE_EPOCH (util/); the probe's child (a function of ours, its own wire) and its
+# microsecond timings are the probe's
+runs=$(cd "$top" && grep -rnE '\b(fork|vfork|execv[pe]*|execl[pe]*|posix_spawnp?|system|popen)\(' src |
+	grep -vE '^src/source/spawn\.c:|^src/probe/child\.c:.*fork\(' | grep -vE ':[0-9]+:\s*(/\*|\*)' | head -3)
+[ -z "$runs" ] && ok || bad "a program or child run outside source/spawn.c: $runs"
+clocks=$(cd "$top" && grep -rn 'clock_gettime(CLOCK_MONOTONIC' src | grep -vE '^src/util/util\.c:|^src/probe/' | head -3)
+[ -z "$clocks" ] && ok || bad "a monotonic clock of its own (use rd_mono_ms, util/util.h): $clocks"
+sde=$(cd "$top" && grep -rn 'getenv("SOURCE_DATE_EPOCH")' src | grep -v '^src/util/util\.c:' | head -3)
+[ -z "$sde" ] && ok || bad "SOURCE_DATE_EPOCH read outside rd_run_time (util/util.h): $sde"
+
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

@@ -3,7 +3,7 @@
  * catalogue renderer (render/catalogue.c), the check-id list matcher (checks/runner.c), the
  * modules.* checks' fix lines (fix/modules.c), ibstatus's reads through model/umad.c, the one
  * PCI walk (model/system.c) of check and probe, rd_attr_value (model/host.h), CAP_IPC_LOCK,
- * the port-state words (model/parse.c), the write loop (util), the stack renderer. */
+ * the port-state words (model/parse-sysfs.c), the write loop (util), the stack renderer. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
