@@ -4,9 +4,10 @@
  * checks know of a host is read here.  Outside src/source/, code touches the file system only
  * for the operator's own files and for the live host's devices: the file given to --policy
  * (model/policy.c; the default /etc/rdma-doctor.conf is read here), explain's log files and
- * standard input (cmd/explain.c), --output files (cmd/emit.c), scontrol (cmd/slurm.c), the
- * probe's stat of /dev/infiniband and its child process (probe/), and rd_remove_tree (util/,
- * called by snapwrite.c).  fix's writes (atomic.c) and snapshot's output (snapwrite.c) are here.
+ * standard input (cmd/explain.c), --output files (cmd/emit.c), the probe's stat of
+ * /dev/infiniband and its child process (probe/), and rd_remove_tree (util/, called by
+ * snapwrite.c).  fix's writes (atomic.c) and snapshot's output (snapwrite.c) are here, and every
+ * other child process is run by spawn.h (scontrol for cmd/slurm.c, librpm's for model/rpmdb.c).
  *
  * Ownership: an rd_source owns its root directory fd (or the tree of a snapshot archive read into
  * memory); every rd_text, string and rd_strv it fills is owned by the caller.
