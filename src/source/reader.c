@@ -2,8 +2,8 @@
 #include "source/reader.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,32 +179,27 @@ static void text_copy(struct rd_text *dst, const struct rd_text *src)
 	}
 }
 
-/* ---- the watchdog -------------------------------------------------------------------------------- */
+/* ---- the watch ------------------------------------------------------------------------------------ */
 
-/* The reader's word: bit 0 "in a read", bits 1-31 the generation of the thread that reads (0 the
- * first, n the n-th takeover), bits 32-63 a count of reads (so that one read is never taken for
- * the next).  The reader sets it before each read and clears bit 0 with a compare-and-swap after:
- * when the watchdog changed it meanwhile (it froze this reader), the reader stops for good. */
+/* The reader's word: bit 0 "in a read", bits 1-31 the generation of the loader that reads (each
+ * loader of the process has its own), bits 32-63 a count of reads (so that one read is never taken
+ * for the next).  A loader sets it before each read and clears bit 0 with a compare-and-swap after:
+ * when the watcher changed it meanwhile (it froze this loader), the loader stops for good.  The
+ * word is never reset, so that a frozen loader's compare-and-swap can never succeed later. */
 static _Atomic unsigned long long word;
 static _Atomic long long read_started_ms;
 static const char *_Atomic inflight;
-static _Thread_local unsigned tls_gen;
-
-static bool logging;              /* armed in this process (or in the parent of this child) */
-static unsigned takeovers;
-static rd_takeover_fn takeover_fn;
-static void *takeover_arg;
-static pid_t takeover_pid;
+static _Atomic unsigned next_gen = 1; /* the generation the next loader takes */
+static _Thread_local unsigned tls_gen;  /* 0: not a loader */
+static _Thread_local bool tls_replay;
 
 static struct {
-	bool running, stop;
+	_Atomic bool on;
 	pid_t pid;
-	pthread_t thread;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	long long deadline_ms;
-	int read_timeout_ms;
-} wd = {.mu = PTHREAD_MUTEX_INITIALIZER};
+	_Atomic unsigned gen; /* the current loader's */
+	_Atomic long long deadline_ms;
+	_Atomic int read_timeout_ms; /* 0: not armed */
+} watch;
 
 static long long now_ms(void)
 {
@@ -213,141 +208,96 @@ static long long now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-struct takeover_start {
-	unsigned gen;
-	char *path;
-};
-
-static void *takeover_main(void *arg)
+/* The calling thread is the current loader of this process's watch. */
+static bool loading(void)
 {
-	struct takeover_start *s = arg;
-	tls_gen = s->gen;
-	char *path = s->path;
-	free(s);
-	takeover_fn(takeover_arg, path); /* runs the command again; it ends the process */
-	free(path);
-	return NULL;
+	return tls_gen && atomic_load(&watch.on) && tls_gen == atomic_load(&watch.gen) && watch.pid == getpid();
 }
 
-/* Called with the reader frozen: its read is logged as timed out, and a new thread takes over. */
-static void fire(unsigned gen)
+void rd_watch_begin(void)
 {
-	const char *key = atomic_load(&inflight);
-	struct lent *e = log_put(key ? key : "");
-	e->ret = -ETIMEDOUT;
-	e->t.err = ETIMEDOUT;
-	e->t.status = -1;
-	takeovers++;
-	struct takeover_start *s = rd_xcalloc(1, sizeof *s);
-	s->gen = gen;
-	s->path = rd_xstrdup(key ? key : "");
-	pthread_attr_t a;
-	pthread_attr_init(&a);
-	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-	pthread_t t;
-	if (pthread_create(&t, &a, takeover_main, s) != 0) {
-		/* no thread to take over: the frozen reader is all there is (the process waits for it) */
-		free(s->path);
-		free(s);
-	}
-	pthread_attr_destroy(&a);
+	watch.pid = getpid();
+	atomic_store(&watch.deadline_ms, 0);
+	atomic_store(&watch.read_timeout_ms, 0);
+	atomic_store(&watch.gen, 0);
+	atomic_store(&watch.on, true);
 }
 
-static void *watchdog_main(void *arg)
+void rd_watch_loader(bool replay)
 {
-	(void)arg;
-	pthread_mutex_lock(&wd.mu);
-	while (!wd.stop) {
-		long long now = now_ms(), wake = now + 250;
-		unsigned long long w = atomic_load(&word);
-		if (w & 1) {
-			long long fire_at = atomic_load(&read_started_ms) + wd.read_timeout_ms;
-			if (wd.deadline_ms && wd.deadline_ms < fire_at)
-				fire_at = wd.deadline_ms;
-			if (now >= fire_at) {
-				unsigned gen = (unsigned)((w >> 1) & 0x7fffffffu) + 1;
-				unsigned long long frozen = (w & ~0xffffffffull) | ((unsigned long long)gen << 1);
-				if (atomic_compare_exchange_strong(&word, &w, frozen))
-					fire(gen);
-				continue;
-			}
-			if (fire_at < wake)
-				wake = fire_at;
-		}
-		struct timespec until = {(time_t)(wake / 1000), (long)(wake % 1000) * 1000000L};
-		pthread_cond_timedwait(&wd.cv, &wd.mu, &until);
-	}
-	pthread_mutex_unlock(&wd.mu);
-	return NULL;
+	tls_gen = atomic_fetch_add(&next_gen, 1) & 0x7fffffffu;
+	tls_replay = replay;
+	atomic_store(&watch.gen, tls_gen);
 }
 
-void rd_watchdog_takeover(rd_takeover_fn fn, void *arg)
+void rd_watch_end(void)
 {
-	takeover_fn = fn;
-	takeover_arg = arg;
-	takeover_pid = getpid();
+	atomic_store(&watch.on, false);
+	atomic_store(&watch.gen, 0);
+	log_free();
 }
 
 bool rd_watchdog_arm(long long *run_deadline_ms, int read_timeout_ms)
 {
-	pid_t pid = getpid();
-	if (wd.running && wd.pid == pid) {
-		*run_deadline_ms = wd.deadline_ms;
+	if (!loading() || read_timeout_ms <= 0)
+		return false;
+	if (atomic_load(&watch.read_timeout_ms)) {
+		*run_deadline_ms = atomic_load(&watch.deadline_ms);
 		return true;
 	}
-	if (!takeover_fn || takeover_pid != pid || read_timeout_ms <= 0)
-		return false;
-	wd.running = wd.stop = false;
-	wd.pid = pid;
-	wd.deadline_ms = *run_deadline_ms;
-	wd.read_timeout_ms = read_timeout_ms;
-	pthread_condattr_t ca;
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* deadlines are on the monotonic clock */
-	pthread_cond_init(&wd.cv, &ca);
-	pthread_condattr_destroy(&ca);
-	if (pthread_create(&wd.thread, NULL, watchdog_main, NULL) != 0) {
-		pthread_cond_destroy(&wd.cv);
-		return false;
-	}
-	wd.running = true;
-	logging = true;
+	atomic_store(&watch.deadline_ms, *run_deadline_ms);
+	atomic_store(&watch.read_timeout_ms, read_timeout_ms);
 	return true;
 }
 
-void rd_watchdog_disarm(void)
+long long rd_watchdog_deadline(void)
 {
-	if (!wd.running || wd.pid != getpid())
-		return;
-	pthread_mutex_lock(&wd.mu);
-	wd.stop = true;
-	pthread_cond_signal(&wd.cv);
-	pthread_mutex_unlock(&wd.mu);
-	pthread_join(wd.thread, NULL);
-	pthread_cond_destroy(&wd.cv);
-	wd.running = false;
-	logging = false;
-	log_free();
+	return atomic_load(&watch.on) && atomic_load(&watch.read_timeout_ms) ? atomic_load(&watch.deadline_ms) : 0;
 }
 
-unsigned rd_watchdog_takeovers(void)
+bool rd_watch_poll(long long now, long long *next_ms, char *path, size_t pathlen)
 {
-	return takeovers;
+	*next_ms = now + 250;
+	int timeout = atomic_load(&watch.read_timeout_ms);
+	unsigned long long w = atomic_load(&word);
+	unsigned gen = (unsigned)((w >> 1) & 0x7fffffffu);
+	if (!timeout || !(w & 1) || gen != atomic_load(&watch.gen))
+		return false;
+	long long fire_at = atomic_load(&read_started_ms) + timeout, deadline = atomic_load(&watch.deadline_ms);
+	if (deadline && deadline < fire_at)
+		fire_at = deadline;
+	if (now < fire_at) {
+		if (fire_at < *next_ms)
+			*next_ms = fire_at;
+		return false;
+	}
+	/* frozen: the loader's own compare-and-swap fails from now on (its generation is gone) */
+	unsigned long long frozen = w & ~0xffffffffull;
+	if (!atomic_compare_exchange_strong(&word, &w, frozen))
+		return false; /* the read returned meanwhile */
+	atomic_store(&watch.gen, 0);
+	const char *key = atomic_load(&inflight);
+	snprintf(path, pathlen, "%s", key ? key : "");
+	struct lent *e = log_put(key ? key : "");
+	e->ret = -ETIMEDOUT;
+	e->t.err = ETIMEDOUT;
+	e->t.status = -1;
+	return true;
 }
 
-/* ---- reading under the watchdog ------------------------------------------------------------------ */
+/* ---- reading under the watch --------------------------------------------------------------------- */
 
 static void freeze(void)
 {
 	for (;;)
-		pause(); /* the watchdog gave this read up: another thread goes on, and ends the process */
+		pause(); /* the watch gave this read up: another loader goes on */
 }
 
 int rd_reader_read(const char *key, int fd, struct rd_read_req *req, struct rd_text *out)
 {
-	if (!logging)
+	if (!loading())
 		return rd_read_fd(fd, req, out);
-	if (tls_gen) {
+	if (tls_replay) {
 		struct lent *e = log_find(key);
 		if (e && (e->ret == -ETIMEDOUT || (e->cap == req->cap && e->prefix_ok == req->prefix_ok &&
 						   e->single == req->single))) {
@@ -381,7 +331,7 @@ int rd_reader_read(const char *key, int fd, struct rd_read_req *req, struct rd_t
 
 bool rd_reader_command_logged(const char *name, struct rd_text *out)
 {
-	if (!logging)
+	if (!loading() || !tls_replay)
 		return false;
 	char *key = rd_xasprintf("\1%s", name);
 	struct lent *e = log_find(key);
@@ -394,7 +344,7 @@ bool rd_reader_command_logged(const char *name, struct rd_text *out)
 
 void rd_reader_command_log(const char *name, const struct rd_text *out)
 {
-	if (!logging)
+	if (!loading())
 		return;
 	char *key = rd_xasprintf("\1%s", name);
 	struct lent *e = log_put(key);

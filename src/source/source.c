@@ -124,7 +124,6 @@ struct rd_source {
 	/* deadlines (0: none): each read, and the whole run (monotonic ms) */
 	int read_timeout_ms;
 	long long run_deadline_ms;
-	bool armed;                 /* this source armed the run's watchdog (reader.h) */
 	unsigned einval_remembered; /* counter files that returned EINVAL, not read again */
 	struct rd_recording *rec;   /* when recording */
 	/* directories the resolver stepped in lately: canonical path and an O_PATH descriptor */
@@ -857,8 +856,6 @@ void rd_source_close(struct rd_source *src)
 	smap_free(&src->cmds, false);
 	pdir_clear(src);
 	dcache_clear(src);
-	if (src->armed)
-		rd_watchdog_disarm();
 	free(src->root);
 	free(src);
 }
@@ -867,9 +864,9 @@ void rd_source_set_deadlines(struct rd_source *src, int read_timeout_ms, int run
 {
 	src->read_timeout_ms = read_timeout_ms > 0 ? read_timeout_ms : 0;
 	long long deadline = run_timeout_ms > 0 ? mono_ms() + run_timeout_ms : 0;
-	/* the watchdog of the run: one per process, the first deadline kept (a takeover's source) */
-	if (src->read_timeout_ms && rd_watchdog_arm(&deadline, src->read_timeout_ms))
-		src->armed = true;
+	/* the watch of a guarded load (reader.h): its first deadline kept (a replaying loader's source) */
+	if (src->read_timeout_ms)
+		rd_watchdog_arm(&deadline, src->read_timeout_ms);
 	src->run_deadline_ms = deadline;
 }
 
@@ -1656,7 +1653,7 @@ int rd_run_command(struct rd_source *src, const char *name, struct rd_text *out)
 	}
 	int r;
 	if (src->live && rd_reader_command_logged(name, out)) {
-		r = out->err ? -out->err : 0; /* run before a takeover: not run again */
+		r = out->err ? -out->err : 0; /* run by a loader before: not run again */
 	} else if (src->live) {
 		struct rd_command bounded = *c;
 		long long left = src->run_deadline_ms ? src->run_deadline_ms - mono_ms() : 0;
