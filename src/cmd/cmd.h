@@ -20,7 +20,8 @@ struct rd_ctx {
 	bool out_tty;      /* standard output is a terminal (out itself is a stream over it) */
 	double timeout_s;  /* --timeout: the whole run's deadline for reads (0: none) */
 	bool timeout_given; /* --timeout was given (fleet has no deadline by default: pdsh may take minutes) */
-	bool compat;       /* ibstat/ibstatus: read like rdma-core does, with no deadline */
+	bool compat;       /* ibstat/ibstatus: read like rdma-core does, with no deadline (so nothing to
+			    * guard: they read on the main thread and print as they go) */
 	unsigned load_flags; /* rd_ctx_load's parts (rd_load_opts.parts): what the selected checks need */
 	bool mft;          /* check --mft: rd_ctx_load lets the per-device tool commands run (source.h) */
 	const char *policy; /* --policy given before the command (the command's own --policy wins) */
@@ -61,7 +62,7 @@ extern const struct rd_cmd rd_cmds[];
 /* What the run layer loads for this context (--root, --timeout but for ibstat and ibstatus,
  * ctx->load_flags, --mft); a command's own guarded load (run/guard.h) starts from it. */
 struct rd_load_opts rd_ctx_load_opts(const struct rd_ctx *ctx);
-/* The run layer's load (run/load.h) with this context's options: opens ctx->root, prints the
+/* Opens ctx->root through the run layer (rd_load_open, with this context's deadlines); prints the
  * reason of a failure ("rdma-doctor: <reason>") to ctx->err and returns -errno. */
 int rd_ctx_open_source(struct rd_ctx *ctx, struct rd_source **src);
 /* Loads the source, the policy, the host and system models under the guard (the system model
@@ -76,8 +77,8 @@ struct rd_check_sel {
 	const char *only, *skip, *policy;
 };
 struct rd_report;
-/* Runs the checks as `check` does into report, printing nothing but a one-line error naming cmd.
- * On success *l stays loaded (the caller frees it with rd_loaded_free, and report with
+/* Loads and runs the checks as `check` does into report (the link samples kept in between,
+ * rd_link_keep), printing nothing but a one-line error naming cmd.  On success *l stays loaded (the caller frees it with rd_loaded_free, and report with
  * rd_report_free) and *no_hardware tells whether the host has no RDMA hardware at all.
  * Returns 0; -2 for an unknown check id, -1 when the host could not be read (nothing to free). */
 int rd_check_collect(struct rd_ctx *ctx, const char *cmd, const struct rd_check_sel *sel, struct rd_loaded *l,

@@ -522,7 +522,7 @@ static int run_child(const char *dir, const char *soname, enum rd_rpm_backend ba
 			timed_out = true;
 			break;
 		}
-		/* short slices: a signal taken by another thread (the watchdog's) only sets the flag */
+		/* short slices: a signal taken by another thread (the load's watcher) only sets the flag */
 		struct pollfd pf = {.fd = p[0], .events = POLLIN};
 		int r = poll(&pf, 1, left > 100 ? 100 : (int)left);
 		if (r < 0 && errno == EINTR)
@@ -688,8 +688,8 @@ static int bound_files(struct rd_source *src, struct db_file *f, size_t n, struc
 
 static void read_db(struct rd_source *src, const char *soname, const char *dir, struct rd_rpmdb *r)
 {
-	/* everything is read before the private directory exists: a read that never returns (the
-	 * watchdog's, source/reader.h) or a signal meanwhile leaves nothing behind */
+	/* everything is read before the private directory exists: a read that never returns (its
+	 * loader abandoned, source/reader.h) or a signal meanwhile leaves nothing behind */
 	struct db_file f[4] = {{.name = db_file(r->backend)}};
 	size_t n = 1;
 	for (const char *const *c = companions(r->backend); *c && n < 4; c++)

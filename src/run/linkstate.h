@@ -18,9 +18,9 @@ struct rd_link_opts {
 	bool no_counters;      /* check --no-counters: no counter read, the kept samples left as they are */
 	bool dry_run;          /* slurm --dry-run: the samples are read, none is written */
 	const char *state_dir; /* --state-dir; NULL: RD_STATE_DIR_DEFAULT on the live host, none under --root */
-	bool judged[2];        /* this run judges link.counters [RD_SAMPLE_COUNTERS] and link.flaps [its
-				* carrier kind]: a sample of a kind is kept only then (a run of other
-				* checks must not move their baseline) */
+	bool judged[2];        /* this run judges link.counters [RD_SAMPLE_COUNTERS] and link.flaps
+				* [RD_SAMPLE_CARRIER]: a sample of a kind is kept only then (a run of
+				* other checks must not move their baseline) */
 	bool show_counters;    /* the output shows the counters (Prometheus): read them even with no sample */
 };
 

@@ -1173,7 +1173,7 @@ static bool has_error_base(const struct rd_source *src, const char *path)
 }
 
 /* single: one read() of at most cap bytes (what libibumad does); otherwise read to EOF, with
- * EFBIG past cap unless prefix_ok.  The read is the caller's, under the run's watchdog (reader.h). */
+ * EFBIG past cap unless prefix_ok.  The read is the caller's, watched in a guarded load (reader.h). */
 static int read_common(struct rd_source *src, const char *path, size_t cap, bool prefix_ok, bool single,
 		       struct rd_text *out)
 {
