@@ -289,20 +289,16 @@ int rd_cmd_snapshot(struct rd_ctx *ctx, int argc, char **argv)
 		rd_text_printf(ctx->err, ctx->ascii, "%s: snapshot: %s (the default policy's services are captured)\n", ctx->prog,
 			       l.policy_error);
 	struct rd_source *src = l.src;
-	struct rd_recording rec = l.rec;
-	struct rd_policy pol = l.pol;
-	struct rd_host h = l.h;
-	struct rd_system sys = l.sys;
 
-	struct rd_snap_plan *plan = rd_snap_plan_new(&rec);
-	add_devnodes(plan, &h);
+	struct rd_snap_plan *plan = rd_snap_plan_new(&l.rec);
+	add_devnodes(plan, &l.h);
 	struct rd_strv notes = {0};
 	if (rd_source_is_live(src))
-		not_captured(&rec, &notes);
+		not_captured(&l.rec, &notes);
 	struct rd_snap_stats st;
 	rd_snap_plan_stats(plan, &st);
 	time_t when = snapshot_time();
-	add_meta(plan, src, &h, when, &st, &notes);
+	add_meta(plan, src, &l.h, when, &st, &notes);
 
 	int rc = write_output(ctx, out, (enum rd_snap_format)fmt, force, plan, when) < 0 ? 2 : 0;
 	if (rc == 0) {
@@ -313,10 +309,10 @@ int rd_cmd_snapshot(struct rd_ctx *ctx, int argc, char **argv)
 	}
 	rd_strv_free(&notes);
 	rd_snap_plan_free(plan);
-	rd_system_free(&sys);
-	rd_host_free(&h);
-	rd_policy_free(&pol);
-	rd_recording_free(&rec);
+	rd_system_free(&l.sys);
+	rd_host_free(&l.h);
+	rd_policy_free(&l.pol);
+	rd_recording_free(&l.rec);
 	rd_source_close(src);
 	return rc;
 }

@@ -25,8 +25,9 @@ static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv; /* on CLOCK_MONOTONIC, made once */
 static pthread_once_t cv_once = PTHREAD_ONCE_INIT;
 
-/* The abandoned loaders, kept reachable: a frozen loader may still point into its own buffers. */
-static struct loader **abandoned;
+/* What the abandoned loaders had built in out, set aside (never freed: a frozen loader may still
+ * point into it, and it stays reachable). */
+static void **abandoned;
 static unsigned nabandoned;
 
 static void cv_init(void)
@@ -58,12 +59,12 @@ static void *loader_main(void *arg)
 	return NULL;
 }
 
-static struct loader *loader_new(rd_guard_fn fn, const void *arg, size_t size, bool replay)
+static struct loader *loader_new(rd_guard_fn fn, const void *arg, void *out, bool replay)
 {
 	struct loader *l = rd_xcalloc(1, sizeof *l);
 	l->fn = fn;
 	l->arg = arg;
-	l->out = rd_xcalloc(1, size ? size : 1);
+	l->out = out;
 	l->replay = replay;
 	return l;
 }
@@ -71,25 +72,32 @@ static struct loader *loader_new(rd_guard_fn fn, const void *arg, size_t size, b
 int rd_guard_load(rd_guard_fn load, const void *arg, void *out, size_t size)
 {
 	pthread_once(&cv_once, cv_init);
+	memset(out, 0, size);
 	rd_watch_begin();
-	struct loader *l = loader_new(load, arg, size, false);
+	struct loader *l = loader_new(load, arg, out, false);
 	bool threaded = pthread_create(&l->thread, NULL, loader_main, l) == 0;
 	if (!threaded) /* no thread: the load on this one, its reads plain */
-		l->ret = load(l->out, arg);
+		l->ret = load(out, arg);
 	pthread_mutex_lock(&mu);
 	while (threaded && !l->done) {
 		long long next;
 		char path[4096];
 		if (rd_watch_poll(now_ms(), &next, path, sizeof path)) {
-			/* the loader is frozen: a new one replays the log, the wedged read timed out */
+			/* the loader is frozen (it never writes to out again): what it built is set
+			 * aside, and a new one builds out afresh, replaying the log */
 			pthread_detach(l->thread);
+			void *kept = rd_xmalloc(size ? size : 1);
+			memcpy(kept, out, size);
+			memset(out, 0, size);
+			abandoned = rd_xrealloc(abandoned, (nabandoned + 1) * sizeof *abandoned);
+			abandoned[nabandoned++] = kept;
 			abandoned = rd_xrealloc(abandoned, (nabandoned + 1) * sizeof *abandoned);
 			abandoned[nabandoned++] = l;
-			l = loader_new(load, arg, size, true);
+			l = loader_new(load, arg, out, true);
 			if (pthread_create(&l->thread, NULL, loader_main, l) != 0) {
 				pthread_mutex_unlock(&mu);
 				rd_watch_loader(true); /* no thread: the replay on this one, unwatched */
-				l->ret = load(l->out, arg);
+				l->ret = load(out, arg);
 				pthread_mutex_lock(&mu);
 				threaded = false;
 			}
@@ -103,8 +111,6 @@ int rd_guard_load(rd_guard_fn load, const void *arg, void *out, size_t size)
 		pthread_join(l->thread, NULL);
 	rd_watch_end();
 	int r = l->ret;
-	memcpy(out, l->out, size);
-	free(l->out);
 	free(l);
 	return r;
 }

@@ -9,14 +9,15 @@
  * watch's log, the wedged one ETIMEDOUT, on to the same absolute deadline.  The load that returns
  * is the one whose result the caller gets; the command then renders it, once.
  *
- * Ownership: the load fills a zeroed buffer of size bytes of its own; the one that finishes is
- * copied into out, which is then the caller's; what an abandoned loader built is never freed. */
+ * Ownership: the load fills out (size bytes, zeroed first) in place, and out is the caller's when
+ * rd_guard_load returns; after a wedge, what the abandoned loader had built there is set aside,
+ * never freed (the frozen loader may point into it), and out is zeroed for the next loader. */
 #ifndef RD_GUARD_H
 #define RD_GUARD_H
 #include <stddef.h>
 
-/* A load: fills out (zeroed, size bytes) from arg, which it only reads; returns what
- * rd_guard_load returns.  It runs once, or again from the start after a wedged read. */
+/* A load: fills out (zeroed) from arg, which it only reads; returns what rd_guard_load returns.
+ * It runs once, or again from the start after a wedged read (out may point into itself). */
 typedef int (*rd_guard_fn)(void *out, const void *arg);
 
 /* Runs load under the watch and returns its result, with out filled.  Without a thread to run it
