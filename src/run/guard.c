@@ -25,8 +25,8 @@ static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv; /* on CLOCK_MONOTONIC, made once */
 static pthread_once_t cv_once = PTHREAD_ONCE_INIT;
 
-/* What the abandoned loaders had built in out, set aside (never freed: a frozen loader may still
- * point into it, and it stays reachable). */
+/* The abandoned loaders and what each had built in out, set aside: never freed (a frozen loader
+ * still points at its own and into what it built), and so still reachable. */
 static void **abandoned;
 static unsigned nabandoned;
 
@@ -89,9 +89,8 @@ int rd_guard_load(rd_guard_fn load, const void *arg, void *out, size_t size)
 			void *kept = rd_xmalloc(size ? size : 1);
 			memcpy(kept, out, size);
 			memset(out, 0, size);
-			abandoned = rd_xrealloc(abandoned, (nabandoned + 1) * sizeof *abandoned);
+			abandoned = rd_xrealloc(abandoned, (nabandoned + 2) * sizeof *abandoned);
 			abandoned[nabandoned++] = kept;
-			abandoned = rd_xrealloc(abandoned, (nabandoned + 1) * sizeof *abandoned);
 			abandoned[nabandoned++] = l;
 			l = loader_new(load, arg, out, true);
 			if (pthread_create(&l->thread, NULL, loader_main, l) != 0) {
