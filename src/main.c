@@ -5,7 +5,6 @@
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
-#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -54,53 +53,6 @@ static FILE *open_out(struct out_sink *sink)
 	if (!f)
 		return stdout;
 	setvbuf(f, NULL, isatty(sink->fd) ? _IOLBF : _IOFBF, BUFSIZ);
-	return f;
-}
-
-/* Standard error through a stream that keeps what was written (the first RD_ERR_KEPT bytes): a
- * takeover (below) runs the command again, and until its wedged read the rerun writes the same
- * lines again; those writes, byte for byte what was kept from the start, are dropped, so that each
- * line reaches standard error once.  From the first byte that differs (or once past what was kept),
- * everything is written, and kept too (a second takeover's rerun repeats it). */
-#define RD_ERR_KEPT 65536
-static struct err_sink {
-	int fd;
-	char kept[RD_ERR_KEPT];
-	size_t nkept;
-	bool rerun;     /* a takeover's run: its writes are compared with kept */
-	size_t matched; /* ... this many bytes of kept so far */
-	bool diverged;  /* ... and one differed: the rest is written */
-} err_sink; /* zero: in .bss, its pages touched only when standard error is written */
-
-static ssize_t err_write(void *cookie, const char *buf, size_t n)
-{
-	struct err_sink *s = cookie;
-	size_t skip = 0;
-	if (s->rerun && !s->diverged) {
-		while (skip < n && s->matched < s->nkept && buf[skip] == s->kept[s->matched]) {
-			skip++;
-			s->matched++;
-		}
-		if (skip < n)
-			s->diverged = true;
-	}
-	if (skip < n) {
-		/* standard error: what cannot be written is lost, as with stderr itself */
-		rd_write_all(s->fd, buf + skip, n - skip);
-		size_t k = n - skip < RD_ERR_KEPT - s->nkept ? n - skip : RD_ERR_KEPT - s->nkept;
-		memcpy(s->kept + s->nkept, buf + skip, k);
-		s->nkept += k;
-	}
-	return (ssize_t)n;
-}
-
-static FILE *open_err(void)
-{
-	err_sink.fd = 2;
-	FILE *f = fopencookie(&err_sink, "w", (cookie_io_functions_t){.write = err_write});
-	if (!f)
-		return stderr;
-	setvbuf(f, NULL, _IONBF, 0); /* unbuffered, as stderr: each line in order with standard output */
 	return f;
 }
 
@@ -204,50 +156,14 @@ static int run(struct rd_ctx *ctx, int argc, char **argv)
 	return RD_EXIT_USAGE;
 }
 
-/* The takeover of the run's watchdog (source/watchdog.h): a read wedged past its time, so the
- * command runs again in this thread, from the start; what was read is answered from the run's log,
- * the wedged read is "timed out", and the rest is read until the same deadline.  Its report is then
- * the one printed, and the process ends with its exit status. */
-static struct {
-	struct rd_ctx *ctx;
-	struct out_sink *sink;
-	int argc;
-	char **argv;
-} again;
-
-static void take_over(void *arg, const char *path)
-{
-	(void)arg;
-	struct rd_ctx *ctx = again.ctx;
-	if (ctx->no_rerun) {
-		rd_text_printf(stderr, ctx->ascii, "%s: timed out reading /%s (the device does not answer)\n", ctx->prog, path);
-		fflush(ctx->out);
-		_exit(RD_EXIT_UNKNOWN);
-	}
-	optind = 0; /* glibc: a full re-initialisation of getopt */
-	/* the rerun writes its report from the start: what the frozen run left in the output buffer
-	 * goes, and what it wrote to standard error is not written again (err_sink) */
-	__fpurge(ctx->out);
-	err_sink.rerun = true;
-	err_sink.matched = 0;
-	err_sink.diverged = false;
-	int rc = run(ctx, again.argc, again.argv);
-	exit(finish_output(ctx, again.sink, rc));
-}
-
 int main(int argc, char **argv)
 {
 	hold_std_fds();
 	/* a closed pipe ends the program quietly, whatever the parent left SIGPIPE as */
 	signal(SIGPIPE, SIG_DFL);
 	struct out_sink sink = {.fd = 1};
-	struct rd_ctx ctx = {.prog = "rdma-doctor", .out = open_out(&sink), .err = open_err(), .out_tty = isatty(1),
+	struct rd_ctx ctx = {.prog = "rdma-doctor", .out = open_out(&sink), .err = stderr, .out_tty = isatty(1),
 			     .timeout_s = 10, .ascii = !rd_env_locale_utf8()};
-	again.ctx = &ctx;
-	again.sink = &sink;
-	again.argc = argc;
-	again.argv = argv;
-	rd_watchdog_takeover(take_over, NULL);
 	int rc = run(&ctx, argc, argv);
 	return finish_output(&ctx, &sink, rc);
 }

@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # The layout rules that a reader of the tree relies on, checked on the sources:
 # every header under src/ states its ownership rule in its opening comment; the commands in
-# src/cmd/ that mimic rdma-core (ibstat, ibstatus) read sysfs only through model/umad.c; no
-# file name says "report" for two different things; renderers call nothing of checks/ but the
-# report model.  Ends with "N passed, N failed".
+# src/cmd/ that mimic rdma-core (ibstat, ibstatus) read sysfs only through model/umad.c; cmd/
+# sits over run/ over the library, with no include back up; no file name says "report" for two
+# different things; renderers call nothing of checks/ but the report model.  Ends with "N passed, N failed".
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 pass=0 fail=0
@@ -32,6 +32,13 @@ done
 for fn in $(cd "$top/src/checks" && ls *.c | grep -vx findings.c | xargs sed -nE 's/^[a-z].*[ *](rd_[a-z0-9_]+)\(.*/\1/p' | sort -u); do
 	if grep -nw "$fn" "$top"/src/render/*.c; then bad "src/render/ calls $fn of src/checks/ (a renderer gets a finished result)"
 	else ok; fi
+done
+
+# the layers: cmd/ (the commands) over run/ (the guarded load, the kept link samples) over the
+# library (source/, model/, checks/, render/ ...): no file below a layer includes it
+for layer in cmd run; do
+	up=$(cd "$top/src" && grep -lE "^#include \"$layer/" $(find . -name '*.[ch]' | sed 's#^\./##' | grep -vE "^(main\.c|cmd/|$layer/)") 2> /dev/null | head -3)
+	[ -z "$up" ] && ok || bad "src/$layer/ is included from below it: $up"
 done
 
 if [ -e "$top/src/checks/report.c" ]; then bad "src/checks/report.c beside src/render/report.c: name it for what it holds"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* link.counters: port error counters compared with the previous run's sample (model/link.h; the
- * sample is read and written by the command layer, cmd/linkstate.c; this check only judges).
+ * sample is read and written by the run layer, run/linkstate.c; this check only judges).
  *
  *   any rise of link_downed, excessive_buffer_overrun_errors, local_link_integrity_errors or
  *   rnr_nak_retry_err                                             FAIL (NVSentinel's fatal set)

@@ -70,6 +70,15 @@ static void add_list(struct rd_buf *b, const char *v)
 	rd_buf_puts(b, v);
 }
 
+/* The samples of a kind are kept only by a run that judges its check (run/linkstate.h). */
+static void link_select(struct rd_ctx *ctx, const char *only, const char *skip)
+{
+	static const char *const ids[2] = {[RD_SAMPLE_COUNTERS] = "link.counters", [RD_SAMPLE_CARRIER] = "link.flaps"};
+	for (int k = 0; k < 2; k++)
+		ctx->link.judged[k] =
+			(!only || rd_check_selected(ids[k], only)) && !(skip && rd_check_selected(ids[k], skip));
+}
+
 static int run_check(struct rd_ctx *ctx, bool json, bool color, const char *policy_path, const char *only,
 		     const char *skip, const struct rd_probe_opts *probe_opts, struct rd_emit *e);
 
@@ -139,8 +148,7 @@ int rd_check_as(struct rd_ctx *ctx, int argc, char **argv, struct rd_emit *e)
 			if (rd_emit_output(ctx, "--output", optarg, e) < 0)
 				bad = RD_EXIT_USAGE;
 			break;
-		case OPT_COUNTERS:
-			rd_emit_counters(ctx, e);
+		case OPT_COUNTERS: /* the default: kept for the command lines that name it */
 			break;
 		case OPT_MFT:
 			ctx->mft = true;
@@ -209,7 +217,7 @@ int rd_check_as(struct rd_ctx *ctx, int argc, char **argv, struct rd_emit *e)
 		rd_buf_free(&skip_b);
 		return bad;
 	}
-	ctx->link.keep = true; /* check and npd read the counters and keep a sample (cmd/linkstate.c) */
+	ctx->link.keep = true; /* check and npd read the counters and keep a sample (run/linkstate.h) */
 	int rc = run_check(ctx, json, color, policy_path, only, skip, probe ? &probe_opts : NULL, e);
 	rd_buf_free(&only_b);
 	rd_buf_free(&skip_b);
@@ -230,12 +238,11 @@ static int run_check(struct rd_ctx *ctx, bool json, bool color, const char *poli
 				parts |= rd_check_needs(c->id);
 		ctx->load_flags |= parts;
 	}
-	ctx->link.only = only;
-	ctx->link.skip = skip;
+	link_select(ctx, only, skip);
 	ctx->link.show_counters = e->prometheus;
 	struct rd_loaded l;
 	if (rd_ctx_load(ctx, policy_path, true, &l) < 0) {
-		if (json && l.error[0]) { /* a JSON consumer gets a document, not 0 bytes */
+		if (json && l.policy_failed) { /* a JSON consumer gets a document, not 0 bytes */
 			struct rd_out o;
 			rd_out_init(&o, ctx->out, true);
 			rd_out_obj_begin(&o, NULL);
@@ -247,6 +254,7 @@ static int run_check(struct rd_ctx *ctx, bool json, bool color, const char *poli
 		}
 		return RD_EXIT_UNKNOWN;
 	}
+	rd_link_keep(&ctx->link, ctx->root, ctx->timeout_s, &l);
 	struct rd_source *src = l.src;
 	struct rd_policy *pol = &l.pol;
 	struct rd_host *h = &l.h;
@@ -296,10 +304,10 @@ int rd_check_collect(struct rd_ctx *ctx, const char *cmd, const struct rd_check_
 	memset(report, 0, sizeof *report);
 	if (!ids_valid(ctx, cmd, sel->only, "--only") || !ids_valid(ctx, cmd, sel->skip, "--skip"))
 		return -2;
-	ctx->link.only = sel->only;
-	ctx->link.skip = sel->skip;
+	link_select(ctx, sel->only, sel->skip);
 	if (rd_ctx_load(ctx, sel->policy, true, l) < 0)
 		return -1;
+	rd_link_keep(&ctx->link, ctx->root, ctx->timeout_s, l);
 	rd_checks_run(&l->h, &l->sys, &l->pol, rd_source_is_live(l->src), sel->only, sel->skip, report);
 	*no_hardware = !rd_host_has_rdma_hardware(&l->h, &l->sys);
 	return 0;

@@ -9,22 +9,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "model/host.h"
-#include "model/policy.h"
-#include "model/system.h"
-#include "source/source.h"
-
-/* Link health (cmd/linkstate.c): check, slurm and npd read the port counters and keep a sample
- * between runs; read-only commands (explain, stack, ibstat ...) do neither. */
-struct rd_link_opts {
-	bool keep;             /* this command reads counters and keeps samples */
-	bool no_counters;      /* check --no-counters: no counter read, the kept samples left as they are */
-	bool dry_run;          /* slurm --dry-run: the samples are read, none is written */
-	const char *state_dir; /* --state-dir; NULL: /var/lib/rdma-doctor on the live host, none under --root */
-	const char *only, *skip; /* the run's check selection: counters are read and a sample kept only
-				  * for link.counters and link.flaps (a run of others must not move their baseline) */
-	bool show_counters;    /* the output shows the counters (Prometheus): read them even with no sample */
-};
+#include "run/linkstate.h"
+#include "run/load.h"
 
 struct rd_ctx {
 	const char *prog;  /* "rdma-doctor" */
@@ -34,14 +20,13 @@ struct rd_ctx {
 	bool out_tty;      /* standard output is a terminal (out itself is a stream over it) */
 	double timeout_s;  /* --timeout: the whole run's deadline for reads (0: none) */
 	bool timeout_given; /* --timeout was given (fleet has no deadline by default: pdsh may take minutes) */
-	bool compat;       /* ibstat/ibstatus: read like rdma-core does, with no deadline */
-	unsigned load_flags; /* rd_host_load's flags for rd_ctx_load (check --counters: RD_LOAD_COUNTERS) */
+	bool compat;       /* ibstat/ibstatus: read like rdma-core does, with no deadline (so nothing to
+			    * guard: they read on the main thread and print as they go) */
+	unsigned load_flags; /* rd_ctx_load's parts (rd_load_opts.parts): what the selected checks need */
 	bool mft;          /* check --mft: rd_ctx_load lets the per-device tool commands run (source.h) */
 	const char *policy; /* --policy given before the command (the command's own --policy wins) */
 	bool no_color;     /* --no-color given before the command */
-	bool no_rerun;     /* the command read what it cannot read again (standard input): after a wedged
-			    * read it ends with one line instead of running again (main.c's takeover) */
-	struct rd_link_opts link;
+	struct rd_link_opts link; /* check, slurm, npd: the samples kept between runs (run/linkstate.h) */
 };
 
 /* Writes what fill writes to a new file beside path (mode 0644, or the mode of the file it replaces),
@@ -74,25 +59,16 @@ struct rd_cmd {
 /* Table of commands, ended by an entry with name == NULL. */
 extern const struct rd_cmd rd_cmds[];
 
-/* Opens ctx->root; on failure prints "rdma-doctor: <reason>" to ctx->err and returns -errno. */
+/* What the run layer loads for this context (--root, --timeout but for ibstat and ibstatus,
+ * ctx->load_flags, --mft); a command's own guarded load (run/guard.h) starts from it. */
+struct rd_load_opts rd_ctx_load_opts(const struct rd_ctx *ctx);
+/* Opens ctx->root through the run layer (rd_load_open, with this context's deadlines); prints the
+ * reason of a failure ("rdma-doctor: <reason>") to ctx->err and returns -errno. */
 int rd_ctx_open_source(struct rd_ctx *ctx, struct rd_source **src);
-/* What most commands read: the source, the policy, the host and system models. */
-struct rd_loaded {
-	struct rd_source *src;
-	struct rd_policy pol;
-	struct rd_host h;
-	struct rd_system sys;
-	char error[1024]; /* after a failed rd_ctx_load: the line it printed ("" when the source failed) */
-};
-/* Opens ctx->root and loads everything; the system model looks at the policy's services when
- * with_services.  On failure prints one line and returns -1 (nothing to free). */
+/* Loads the source, the policy, the host and system models under the guard (the system model
+ * looks at the policy's services when with_services; the counters are read when ctx->link asks),
+ * then prints its notice or, on failure, its reason, and returns 0 or -1 (nothing to free). */
 int rd_ctx_load(struct rd_ctx *ctx, const char *policy_path, bool with_services, struct rd_loaded *l);
-void rd_loaded_free(struct rd_loaded *l);
-/* rd_ctx_load's last step when ctx->link.keep: reads the counters and the samples kept in the
- * state directory, and adds this run's (cmd/linkstate.c, through cmd/statefile.c).  What went
- * wrong is in l->sys.link.sample for link.counters to say. */
-#define RD_STATE_DIR_DEFAULT "/var/lib/rdma-doctor"
-void rd_link_prepare(struct rd_ctx *ctx, struct rd_loaded *l);
 /* check/slurm/npd's --state-dir DIR and --no-counters: returns 1 when opt is one of them (taken), 0 when not. */
 int rd_link_opt(struct rd_ctx *ctx, const char *opt, const char *value);
 
@@ -101,8 +77,8 @@ struct rd_check_sel {
 	const char *only, *skip, *policy;
 };
 struct rd_report;
-/* Runs the checks as `check` does into report, printing nothing but a one-line error naming cmd.
- * On success *l stays loaded (the caller frees it with rd_loaded_free, and report with
+/* Loads and runs the checks as `check` does into report (the link samples kept in between,
+ * rd_link_keep), printing nothing but a one-line error naming cmd.  On success *l stays loaded (the caller frees it with rd_loaded_free, and report with
  * rd_report_free) and *no_hardware tells whether the host has no RDMA hardware at all.
  * Returns 0; -2 for an unknown check id, -1 when the host could not be read (nothing to free). */
 int rd_check_collect(struct rd_ctx *ctx, const char *cmd, const struct rd_check_sel *sel, struct rd_loaded *l,

@@ -12,24 +12,6 @@
 #include "render/npd.h"
 #include "render/prometheus.h"
 
-static const char *opt_value(int argc, char **argv, int *i, const char *longname, const char *shortname,
-			     bool *missing)
-{
-	const char *a = argv[*i];
-	size_t n = strlen(longname);
-	*missing = false;
-	if (strncmp(a, longname, n) == 0 && a[n] == '=')
-		return a + n + 1;
-	if (strcmp(a, longname) == 0 || (shortname && strcmp(a, shortname) == 0)) {
-		if (*i + 1 >= argc) {
-			*missing = true;
-			return NULL;
-		}
-		return argv[++*i];
-	}
-	return NULL;
-}
-
 static int npd_refuses(struct rd_ctx *ctx, const char *opt)
 {
 	fprintf(ctx->err, "%s: npd: %s: npd prints NPD's one line (no --format, --output)\n", ctx->prog, opt);
@@ -64,37 +46,6 @@ int rd_emit_output(struct rd_ctx *ctx, const char *opt, const char *value, struc
 	return 1;
 }
 
-int rd_emit_counters(struct rd_ctx *ctx, struct rd_emit *e)
-{
-	/* check reads the counters by default now (cmd/linkstate.c, through the policy's
-	 * [counters] exclude); --counters is kept for the command lines that name it */
-	(void)ctx;
-	(void)e;
-	return 1;
-}
-
-int rd_emit_opt(struct rd_ctx *ctx, int argc, char **argv, int *i, struct rd_emit *e)
-{
-	const char *a = argv[*i];
-	bool missing;
-	int at = *i;
-	if (strcmp(a, "--counters") == 0)
-		return rd_emit_counters(ctx, e);
-	if (strcmp(a, "--json") == 0 || strcmp(a, "-j") == 0)
-		return rd_emit_format(ctx, a, NULL, e);
-	const char *v = opt_value(argc, argv, i, "--format", "-f", &missing);
-	if (v || (missing && e->mode == RD_EMIT_NPD)) {
-		int r = rd_emit_format(ctx, a, v, e);
-		if (r == 0)
-			*i = at; /* text and json are rd_opt_format's */
-		return r;
-	}
-	if (missing)
-		return 0; /* rd_opt_format says --format needs a value */
-	v = opt_value(argc, argv, i, "--output", "-o", &missing);
-	if (v || missing)
-		return rd_emit_output(ctx, a, v, e);
-	return 0;
 }
 
 static void render(FILE *f, const struct rd_emit *e, bool json, const struct rd_report *r, const struct rd_host *h,

@@ -20,16 +20,12 @@ struct rd_emit {
 	bool printed;         /* npd: the line was printed */
 };
 
-/* Looks at argv[*i]: consumes --format prometheus, --output FILE (and their = forms, -f, -o),
- * --counters (read the ports' counters/ and hw_counters/: ctx->load_flags), returning 1; returns 0 for what rd_opt_format or the caller parses (--format text|json resets
- * prometheus); -1 on a bad value or, for npd, on any --format or --output (message printed). */
-int rd_emit_opt(struct rd_ctx *ctx, int argc, char **argv, int *i, struct rd_emit *e);
-/* The same for one option and its value, for a getopt_long loop: --format/-f (value NULL for
- * --json/-j; 1 prometheus, 0 text or json for the caller, -1 refused), --output/-o, --counters.
- * opt names the option in messages. */
+/* check's --format/-f (value NULL for --json/-j) and --output/-o, for its getopt_long loop: 1
+ * taken (--format prometheus, --output FILE), 0 for the caller (--format text|json, which also
+ * ends prometheus: the last --format wins), -1 refused (a bad value, or any of them for npd; the
+ * message printed).  opt names the option in messages. */
 int rd_emit_format(struct rd_ctx *ctx, const char *opt, const char *value, struct rd_emit *e);
 int rd_emit_output(struct rd_ctx *ctx, const char *opt, const char *value, struct rd_emit *e);
-int rd_emit_counters(struct rd_ctx *ctx, struct rd_emit *e);
 
 /* Prints the report the way e says and returns the exit status: rc (check's own) for check, 3
  * when --output could not be written (a line naming the file; nothing is left beside it), and

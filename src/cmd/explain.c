@@ -187,7 +187,6 @@ int rd_cmd_explain(struct rd_ctx *ctx, int argc, char **argv)
 			if (stdin_read)
 				continue; /* standard input is read once */
 			stdin_read = from_fd = true;
-			ctx->no_rerun = true; /* read once: a takeover cannot run explain again */
 			int r = scan_fd(&scan, 0, deadline, &in);
 			if (r < 0) {
 				fprintf(ctx->err, "%s: explain: cannot read standard input: %s\n", ctx->prog, strerror(-r));

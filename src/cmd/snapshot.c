@@ -19,6 +19,7 @@
 #include "cmd/cmd.h"
 #include "model/umad.h"
 #include "render/out.h"
+#include "run/guard.h"
 #include "source/snapwrite.h"
 
 #define MAX_NOTES 8
@@ -173,6 +174,46 @@ static int write_output(struct rd_ctx *ctx, const char *out, enum rd_snap_format
 	return r;
 }
 
+/* What a snapshot holds, read under the guard (run/guard.h) through a recording source: prints
+ * nothing (a policy that cannot be read is policy_error, the defaults' services captured). */
+struct snap_load_arg {
+	struct rd_load_opts o;
+	const char *policy;
+	bool counters;
+};
+struct snap_load {
+	struct rd_source *src;
+	struct rd_recording rec;
+	struct rd_policy pol;
+	struct rd_host h;
+	struct rd_system sys;
+	char error[1024], policy_error[1024];
+};
+
+static int snap_load(void *out, const void *arg)
+{
+	const struct snap_load_arg *a = arg;
+	struct snap_load *l = out;
+	int r = rd_load_open(&a->o, &l->src, l->error, sizeof l->error);
+	if (r < 0)
+		return r;
+	rd_source_allow_device_commands(l->src, true); /* the MFT tools, mlnx_qos, dcb: when installed */
+	rd_source_record(l->src, &l->rec);
+	if (rd_policy_load(a->policy, l->src, &l->pol, l->policy_error, sizeof l->policy_error) == 0)
+		l->policy_error[0] = '\0';
+	rd_host_load(l->src, 0, &l->h);
+	const char **services = rd_xcalloc(l->pol.services.n + 1, sizeof *services);
+	for (size_t i = 0; i < l->pol.services.n; i++)
+		services[i] = l->pol.services.v[i];
+	rd_system_load(l->src, &l->h, services, &l->sys);
+	free(services);
+	if (a->counters) /* the ports' counters, as check reads them (but the policy's [counters] exclude) */
+		rd_link_counters_load(l->src, &l->h, &l->pol, &l->sys.link);
+	load_umad_view(l->src);
+	rd_source_record(l->src, NULL);
+	return 0;
+}
+
 int rd_cmd_snapshot(struct rd_ctx *ctx, int argc, char **argv)
 {
 	enum { OPT_COUNTERS = 256, OPT_FORCE, OPT_POLICY, OPT_NO_COUNTERS };
@@ -229,38 +270,26 @@ int rd_cmd_snapshot(struct rd_ctx *ctx, int argc, char **argv)
 		rd_text_printf(ctx->err, ctx->ascii, "%s: snapshot: %s\n", ctx->prog, err);
 		return 2;
 	}
-	struct rd_source *src;
-	if (rd_ctx_open_source(ctx, &src) < 0)
+	struct snap_load_arg a = {rd_ctx_load_opts(ctx), policy_path, counters};
+	struct snap_load l;
+	if (rd_guard_load(snap_load, &a, &l, sizeof l) < 0) {
+		rd_text_printf(ctx->err, ctx->ascii, "%s: %s\n", ctx->prog, l.error);
 		return RD_EXIT_UNKNOWN;
-	rd_source_allow_device_commands(src, true); /* the MFT tools, mlnx_qos, dcb: when installed */
+	}
+	if (l.policy_error[0])
+		rd_text_printf(ctx->err, ctx->ascii, "%s: snapshot: %s (the default policy's services are captured)\n", ctx->prog,
+			       l.policy_error);
+	struct rd_source *src = l.src;
 
-	struct rd_recording rec = {0};
-	rd_source_record(src, &rec);
-	struct rd_policy pol;
-	if (rd_policy_load(policy_path, src, &pol, err, sizeof err) < 0)
-		rd_text_printf(ctx->err, ctx->ascii, "%s: snapshot: %s (the default policy's services are captured)\n", ctx->prog, err);
-	struct rd_host h;
-	rd_host_load(src, 0, &h);
-	const char **services = rd_xcalloc(pol.services.n + 1, sizeof *services);
-	for (size_t i = 0; i < pol.services.n; i++)
-		services[i] = pol.services.v[i];
-	struct rd_system sys;
-	rd_system_load(src, &h, services, &sys);
-	free(services);
-	if (counters) /* the ports' counters, as check reads them (but the policy's [counters] exclude) */
-		rd_link_counters_load(src, &h, &pol, &sys.link);
-	load_umad_view(src);
-	rd_source_record(src, NULL);
-
-	struct rd_snap_plan *plan = rd_snap_plan_new(&rec);
-	add_devnodes(plan, &h);
+	struct rd_snap_plan *plan = rd_snap_plan_new(&l.rec);
+	add_devnodes(plan, &l.h);
 	struct rd_strv notes = {0};
 	if (rd_source_is_live(src))
-		not_captured(&rec, &notes);
+		not_captured(&l.rec, &notes);
 	struct rd_snap_stats st;
 	rd_snap_plan_stats(plan, &st);
 	time_t when = (time_t)rd_run_time(); /* reproducible snapshots of a root */
-	add_meta(plan, src, &h, when, &st, &notes);
+	add_meta(plan, src, &l.h, when, &st, &notes);
 
 	int rc = write_output(ctx, out, (enum rd_snap_format)fmt, force, plan, when) < 0 ? 2 : 0;
 	if (rc == 0) {
@@ -271,10 +300,10 @@ int rd_cmd_snapshot(struct rd_ctx *ctx, int argc, char **argv)
 	}
 	rd_strv_free(&notes);
 	rd_snap_plan_free(plan);
-	rd_system_free(&sys);
-	rd_host_free(&h);
-	rd_policy_free(&pol);
-	rd_recording_free(&rec);
+	rd_system_free(&l.sys);
+	rd_host_free(&l.h);
+	rd_policy_free(&l.pol);
+	rd_recording_free(&l.rec);
 	rd_source_close(src);
 	return rc;
 }

@@ -3,7 +3,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cmd/cmd.h"
 #include "render/out.h"
@@ -270,67 +269,51 @@ int rd_opt_format(struct rd_ctx *ctx, const char *cmd, const char *value, bool *
 	return 0;
 }
 
-/* The one place that decides live or root: from the option as given, never from where it leads
- * ("--root /." or a link to / is a root: nothing is run, nothing outside it read). */
 bool rd_ctx_is_root(const struct rd_ctx *ctx)
 {
-	return ctx->root && *ctx->root && strcmp(ctx->root, "/") != 0;
+	return rd_load_is_root(ctx->root);
+}
+
+/* ibstat and ibstatus read with no deadline (compat), as rdma-core does. */
+struct rd_load_opts rd_ctx_load_opts(const struct rd_ctx *ctx)
+{
+	return (struct rd_load_opts){.root = ctx->root, .timeout_s = ctx->compat ? 0 : ctx->timeout_s,
+				     .parts = ctx->load_flags, .mft = ctx->mft};
 }
 
 int rd_ctx_open_source(struct rd_ctx *ctx, struct rd_source **src)
 {
-	char err[1024] = "";
-	/* one read may take 2 s (a wedged HCA), the whole run --timeout, reading an archive included */
-	int run = !ctx->compat && ctx->timeout_s > 0 ? (int)(ctx->timeout_s * 1000) : 0;
-	long long start = rd_mono_ms();
-	int r = rd_source_open_until(rd_ctx_is_root(ctx) ? ctx->root : NULL, run ? start + run : 0, src, err, sizeof err);
+	struct rd_load_opts o = rd_ctx_load_opts(ctx);
+	char err[1024];
+	int r = rd_load_open(&o, src, err, sizeof err);
 	if (r < 0)
-		rd_text_printf(ctx->err, ctx->ascii, "%s: %s\n", ctx->prog, err[0] ? err : strerror(-r));
-	else if (run) {
-		long long left = start + run - rd_mono_ms();
-		int rest = left > 1 ? (int)left : 1;
-		rd_source_set_deadlines(*src, rest < 2000 ? rest : 2000, rest);
-	}
+		rd_text_printf(ctx->err, ctx->ascii, "%s: %s\n", ctx->prog, err);
 	return r;
 }
 
 int rd_ctx_load(struct rd_ctx *ctx, const char *policy_path, bool with_services, struct rd_loaded *l)
 {
-	memset(l, 0, sizeof *l);
-	if (rd_ctx_open_source(ctx, &l->src) < 0)
-		return -1;
-	rd_source_allow_device_commands(l->src, ctx->mft);
-	char err[512] = "";
-	if (rd_policy_load(policy_path, l->src, &l->pol, err, sizeof err) < 0) {
-		rd_text_printf(ctx->err, ctx->ascii, "%s: %s\n", ctx->prog, err); /* may quote the file */
-		snprintf(l->error, sizeof l->error, "%s", err);
-		rd_policy_free(&l->pol);
-		rd_source_close(l->src);
-		return -1;
-	}
-	rd_host_load(l->src, ctx->load_flags, &l->h);
-	rd_policy_add_driver_modules(&l->pol, &l->h); /* the default set follows the host's devices */
-	char unmatched[512];
-	int nu = l->h.devices_err ? 0 : rd_policy_unmatched_ignores(&l->pol, &l->h, unmatched, sizeof unmatched);
-	if (nu)
-		rd_text_printf(ctx->err, ctx->ascii, "%s: %s:%d: ignore: %s %s no RDMA device or port on this host\n", ctx->prog,
-			l->pol.origin, l->pol.ignore_line, unmatched, nu == 1 ? "names" : "name");
-	const char **services = rd_xcalloc(l->pol.services.n + 1, sizeof *services);
-	for (size_t i = 0; with_services && i < l->pol.services.n; i++)
-		services[i] = l->pol.services.v[i];
-	rd_system_load_parts(l->src, &l->h, services, ctx->load_flags, &l->sys);
-	free(services);
-	rd_link_prepare(ctx, l);
-	return 0;
+	struct rd_load_opts o = rd_ctx_load_opts(ctx);
+	o.policy = policy_path;
+	o.with_services = with_services;
+	o.counters = rd_link_wants_counters(&ctx->link, ctx->root);
+	int r = rd_load(&o, l);
+	if (r < 0 || l->notice[0]) /* the reason may quote the policy file */
+		rd_text_printf(ctx->err, ctx->ascii, "%s: %s\n", ctx->prog, r < 0 ? l->error : l->notice);
+	return r < 0 ? -1 : 0;
 }
 
-void rd_loaded_free(struct rd_loaded *l)
+int rd_link_opt(struct rd_ctx *ctx, const char *opt, const char *value)
 {
-	rd_system_free(&l->sys);
-	rd_host_free(&l->h);
-	rd_policy_free(&l->pol);
-	rd_source_close(l->src);
-	memset(l, 0, sizeof *l);
+	if (strcmp(opt, "--no-counters") == 0) {
+		ctx->link.no_counters = true;
+		return 1;
+	}
+	if (strcmp(opt, "--state-dir") == 0) {
+		ctx->link.state_dir = value;
+		return 1;
+	}
+	return 0;
 }
 
 int rd_format_only_opts(struct rd_ctx *ctx, int argc, char **argv, bool *json)

@@ -89,29 +89,6 @@ static void sort_names(struct rd_strv *sv, int (*cmp)(const void *, const void *
 
 /* ---- ports ---------------------------------------------------------------------------------- */
 
-static void load_counters(struct rd_source *src, const char *dir, struct rd_counter **out, size_t *n)
-{
-	struct rd_strv names = {0};
-	*out = NULL;
-	*n = 0;
-	if (rd_list_dir(src, dir, &names) < 0)
-		return;
-	*out = rd_xcalloc(names.n, sizeof **out);
-	for (size_t i = 0; i < names.n; i++) {
-		if (strcmp(names.v[i], "lifespan") == 0 || !rd_is_kernel_name(names.v[i], RD_NAME_MAX))
-			continue; /* a name the kernel never gives a counter would show as another's */
-		struct rd_counter *c = &(*out)[(*n)++];
-		c->name = rd_xstrdup(names.v[i]);
-		attr_at(src, dir, names.v[i], &c->attr);
-		if (rd_attr_ok(&c->attr)) {
-			int r = rd_parse_counter(c->attr.value, &c->value);
-			if (r < 0)
-				c->attr.err = -r;
-		}
-	}
-	rd_strv_free(&names);
-}
-
 static void add_netdev(struct rd_source *src, struct rd_port *p, const char *name)
 {
 	for (size_t i = 0; i < p->nnetdevs; i++)
@@ -193,14 +170,6 @@ static void load_port(struct rd_source *src, const char *pdir, unsigned num, uns
 		load_gids(src, pdir, p);
 	if (rd_load_wants(flags, RD_LOAD_PKEYS))
 		load_pkeys(src, pdir, p);
-	if (flags & RD_LOAD_COUNTERS) {
-		char *cdir = rd_path_join(pdir, "counters");
-		char *hdir = rd_path_join(pdir, "hw_counters");
-		load_counters(src, cdir, &p->counters, &p->ncounters);
-		load_counters(src, hdir, &p->hw_counters, &p->nhw_counters);
-		free(cdir);
-		free(hdir);
-	}
 }
 
 static void load_port_link(struct rd_source *src, const char *pdir, struct rd_port *p)

@@ -70,7 +70,7 @@ struct rd_port {
 	int pkeys_err;
 	struct rd_netdev *netdevs; /* distinct netdevs named by gid_attrs/ndevs */
 	size_t nnetdevs;
-	struct rd_counter *counters, *hw_counters; /* only with RD_LOAD_COUNTERS */
+	struct rd_counter *counters, *hw_counters; /* read by rd_link_counters_load (model/link.h) */
 	size_t ncounters, nhw_counters;
 };
 
@@ -145,7 +145,6 @@ struct rd_host {
 };
 
 enum {
-	RD_LOAD_COUNTERS = 1 << 0, /* read counters/ and hw_counters/ (can cost firmware commands) */
 	/* With RD_LOAD_ONLY, only the parts named here are read (what the selected checks need,
 	 * the needs column of checks/catalogue.h); without it, all of them (snapshot, inventory views).  The devices' and
 	 * ports' names, the hostname and the kernel are always read. */

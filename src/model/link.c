@@ -253,8 +253,6 @@ void rd_link_counters_load(struct rd_source *src, struct rd_host *h, const struc
 		struct rd_counter_refusal why = {0};
 		for (size_t k = 0; k < d->nports && ok; k++) {
 			struct rd_port *pt = &d->ports[k];
-			if (pt->ncounters || pt->nhw_counters)
-				continue; /* read already (RD_LOAD_COUNTERS) */
 			const char *pdir = pt->dir + (pt->dir[0] == '/');
 			char *cdir = rd_path_join(pdir, "counters"), *hdir = rd_path_join(pdir, "hw_counters");
 			ok = read_counters(src, cdir, &pt->counters, &pt->ncounters, &why) &&

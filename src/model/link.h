@@ -5,7 +5,7 @@
  * rd_link_load (called by rd_system_load) reads the facts every command sees: boot_id and uptime,
  * the default route, each port's netdevs and their carrier_changes, each device's kind and PCIe
  * path.  The counters and the state file are not read there: the command layer asks for them
- * (rd_link_counters_load, and cmd/linkstate.c for the samples), since reading counters
+ * (rd_link_counters_load, and run/linkstate.c for the samples), since reading counters
  * costs firmware commands and only check / slurm / npd keep samples.
  *
  * Ownership: an rd_link owns everything inside it; rd_link_free releases it. */
@@ -55,7 +55,7 @@ struct rd_counter_refusal {
 	int err;
 };
 
-/* The samples kept between runs (filled by the command layer, cmd/linkstate.c). */
+/* The samples kept between runs (filled by the run layer, run/linkstate.c). */
 struct rd_link_sample {
 	bool kept;                  /* this run compares with samples (check, slurm, npd) */
 	bool no_dir;                /* it would, but has no state directory (--root without --state-dir) */

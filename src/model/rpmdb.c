@@ -641,8 +641,8 @@ static int bound_files(struct rd_source *src, struct db_file *f, size_t n, struc
 
 static void read_db(struct rd_source *src, const char *soname, const char *dir, struct rd_rpmdb *r)
 {
-	/* everything is read before the private directory exists: a read that never returns (the
-	 * watchdog's, source/watchdog.h) or a signal meanwhile leaves nothing behind */
+	/* everything is read before the private directory exists: a read that never returns (its
+	 * loader abandoned, source/watchdog.h) or a signal meanwhile leaves nothing behind */
 	struct db_file f[4] = {{.name = db_file(r->backend)}};
 	size_t n = 1;
 	for (const char *const *c = companions(r->backend); *c && n < 4; c++)

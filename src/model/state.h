@@ -2,7 +2,7 @@
 /* The link state file: a short history of samples of the port counters and carrier changes, kept
  * between runs of check / slurm / npd in the state directory (--state-dir, /var/lib/rdma-doctor by
  * default), one small text file per host, "<host>.link-state" (read and written only by
- * cmd/statefile.c, which locks it):
+ * run/statefile.c, which locks it):
  *
  *   rdma-doctor-link-state 2
  *   host gpu-a01

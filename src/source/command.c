@@ -163,7 +163,7 @@ int rd_run_command(struct rd_source *src, const char *name, struct rd_text *out)
 	}
 	int r;
 	if (src->live && rd_reader_command_logged(name, out)) {
-		r = out->err ? -out->err : 0; /* run before a takeover: not run again */
+		r = out->err ? -out->err : 0; /* run by a loader before: not run again */
 	} else if (src->live) {
 		struct rd_command bounded = *c;
 		long long left = src->run_deadline_ms ? src->run_deadline_ms - rd_mono_ms() : 0;

@@ -60,7 +60,6 @@ struct rd_source {
 	/* deadlines (0: none): each read, and the whole run (monotonic ms) */
 	int read_timeout_ms;
 	long long run_deadline_ms;
-	bool armed;                 /* this source armed the run's watchdog (watchdog.h) */
 	unsigned einval_remembered; /* counter files that returned EINVAL, not read again */
 	struct rd_recording *rec;   /* when recording */
 	/* directories the resolver stepped in lately: canonical path and an O_PATH descriptor */

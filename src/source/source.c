@@ -77,8 +77,6 @@ void rd_source_close(struct rd_source *src)
 	smap_free(&src->cmds, false);
 	src_pdir_clear(src);
 	src_dcache_clear(src);
-	if (src->armed)
-		rd_watchdog_disarm();
 	free(src->root);
 	free(src);
 }
@@ -87,9 +85,9 @@ void rd_source_set_deadlines(struct rd_source *src, int read_timeout_ms, int run
 {
 	src->read_timeout_ms = read_timeout_ms > 0 ? read_timeout_ms : 0;
 	long long deadline = run_timeout_ms > 0 ? rd_mono_ms() + run_timeout_ms : 0;
-	/* the watchdog of the run: one per process, the first deadline kept (a takeover's source) */
-	if (src->read_timeout_ms && rd_watchdog_arm(&deadline, src->read_timeout_ms))
-		src->armed = true;
+	/* the watch of a guarded load (watchdog.h): its first deadline kept (a replaying loader's source) */
+	if (src->read_timeout_ms)
+		rd_watchdog_arm(&deadline, src->read_timeout_ms);
 	src->run_deadline_ms = deadline;
 }
 
@@ -135,7 +133,7 @@ bool src_need_canon(const struct rd_source *src)
 }
 
 /* single: one read() of at most cap bytes (what libibumad does); otherwise read to EOF, with
- * EFBIG past cap unless prefix_ok.  The read is the caller's, under the run's watchdog (watchdog.h). */
+ * EFBIG past cap unless prefix_ok.  The read is the caller's, watched in a guarded load (watchdog.h). */
 static int read_common(struct rd_source *src, const char *path, size_t cap, bool prefix_ok, bool single,
 		       struct rd_text *out)
 {

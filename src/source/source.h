@@ -45,9 +45,9 @@ void rd_source_close(struct rd_source *src);
 
 /* Deadlines (0: none): each file read may take read_timeout_ms, and after run_timeout_ms from now
  * every read fails at once with ETIMEDOUT ("timed out").  Reads are the caller's own; a read that
- * does not return in time is the run's watchdog's (source/watchdog.h): when the process registered a
- * takeover, the command runs again in a new thread, that read ETIMEDOUT and every read before it
- * answered as it was.  The first deadline of the process is kept for its later sources. */
+ * does not return in time is the watch's (source/watchdog.h): in a guarded load (run/guard.h) the
+ * load starts again on a new loader, that read ETIMEDOUT and every read before it answered as it
+ * was.  The first deadline of the watch is kept for its later sources. */
 void rd_source_set_deadlines(struct rd_source *src, int read_timeout_ms, int run_timeout_ms);
 /* Milliseconds left before the run's deadline: 0 when there is none, negative once passed (for
  * work done outside the source layer, e.g. librpm in model/rpmdb.c). */

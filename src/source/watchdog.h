@@ -1,22 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* The run's watchdog, and the reads under it (a read itself is readfd.h's).
+/* The watch over a guarded load's reads (a read itself is readfd.h's).
  *
- * Reads happen on the calling thread (no worker, no hand-over).  What protects a run from a read
- * that never returns (a wedged HCA's sysfs attribute, often in uninterruptible sleep) is one
- * watchdog thread per process, armed with the run's deadline: it looks at an atomic "in a read"
- * word, and when a read has taken longer than the per-read timeout, or is still running at the
- * run's deadline, it freezes that reader (it will never touch anything again, even when its read
- * returns) and starts a new thread that runs the takeover registered by the command.  The command
- * then runs again from the start in that thread: every read already done is answered from this
- * run's log (the same bytes or errno), the wedged one is ETIMEDOUT ("timed out"), and what follows
- * is read as usual under the same watchdog and the same absolute deadline (after it every read fails
- * at once).  So the report that comes out is the partial one: what was known, the rest UNKNOWN
- * "timed out".  The library never prints or exits: the takeover is the command's.
+ * A guarded load (run/guard.h) runs on a loader thread while the thread that started it watches:
+ * each read a loader makes is marked in an atomic "in a read" word, and when one has taken longer
+ * than the per-read timeout, or is still running at the run's deadline, rd_watch_poll freezes that
+ * loader (it never touches anything again, even when its read returns) and the guard starts
+ * another.  What every loader of the watch read is kept in the watch's log (the same bytes or
+ * errno, and the output of the commands it ran), so that the next loader's reads are answered
+ * from it, the wedged read is ETIMEDOUT ("timed out"), and what follows is read as usual until the
+ * same absolute deadline (after it every read fails at once).  The load's result is then the
+ * partial one: what was known, the rest UNKNOWN "timed out".  The library never prints or exits.
  *
- * Without a registered takeover (library users, the probe's child process) nothing is armed and
- * a read blocks as long as the kernel makes it.
+ * A read made on any other thread (no watch, a command's own reads after its load, a child after
+ * fork) is a plain read: not logged, not watched, blocking as long as the kernel makes it.
  *
- * Ownership: rd_reader_read takes the descriptor; the caller owns *out. */
+ * Ownership: rd_reader_read takes the descriptor; the caller owns *out; the log is the watch's,
+ * from rd_watch_begin to rd_watch_end. */
 #ifndef RD_SOURCE_WATCHDOG_H
 #define RD_SOURCE_WATCHDOG_H
 #include <stdbool.h>
@@ -26,30 +25,34 @@
 #include "source/readfd.h"
 #include "source/text.h"
 
-/* rd_read_fd of the file known as key (its path in the root) under the watchdog: answered from
- * the log when this thread is a takeover and the file was read before; otherwise read, marked
- * "in a read" for the watchdog, and logged.  Returns 0 or -errno. */
+/* rd_read_fd of the file known as key (its path in the root): on a loader thread of the watch,
+ * answered from the log when the loader replays it and the file was read before; otherwise read,
+ * marked "in a read" for the watch, and logged.  Returns 0 or -errno. */
 int rd_reader_read(const char *key, int fd, struct rd_read_req *req, struct rd_text *out);
 
-/* A command's output, through the same log (live commands run once per process, whatever the
- * takeovers).  rd_reader_command_logged copies a logged result into *out and returns true. */
+/* A command's output, through the same log (a live command runs once per watch, whatever the
+ * loaders).  rd_reader_command_logged copies a logged result into *out and returns true. */
 bool rd_reader_command_logged(const char *name, struct rd_text *out);
 void rd_reader_command_log(const char *name, const struct rd_text *out);
 
-/* The takeover: fn(arg, path) runs in a new thread when a read of path wedged; it should run the
- * command again and end the process (it must not return into the library).  One per process:
- * registered by the process that calls it (a child after fork has none). */
-typedef void (*rd_takeover_fn)(void *arg, const char *path);
-void rd_watchdog_takeover(rd_takeover_fn fn, void *arg);
-
-/* Arms the watchdog for the run (*run_deadline_ms: absolute CLOCK_MONOTONIC ms, and the longest
- * one read may take): only when a takeover is registered in this process.  Once armed, later calls
- * (a takeover's own source) keep the first deadline, which is then put in *run_deadline_ms.
- * Returns true when armed (now or before). */
+/* The source's deadlines for the watch (*run_deadline_ms: absolute CLOCK_MONOTONIC ms, and the
+ * longest one read may take), from a loader thread: the first call of a watch sets them, later
+ * ones (a replaying loader's own source) get the first deadline back in *run_deadline_ms.
+ * Returns true when the calling thread is a loader of a watch (its reads are watched). */
 bool rd_watchdog_arm(long long *run_deadline_ms, int read_timeout_ms);
-/* Stops the watchdog thread (joined) and forgets the log; a no-op when not armed. */
-void rd_watchdog_disarm(void);
-/* Takeovers started in this process so far (0: the run went as planned). */
-unsigned rd_watchdog_takeovers(void);
+/* The watch's deadline (0: none yet, or no watch): a replaying loader opens its source by it. */
+long long rd_watchdog_deadline(void);
+
+/* ---- the watch, for run/guard.c ---- */
+/* Starts a watch (the log empty, no deadline yet) in this process; one at a time. */
+void rd_watch_begin(void);
+/* Makes the calling thread the watch's current loader; replay: answer reads from the log. */
+void rd_watch_loader(bool replay);
+/* The watcher's look at the loader's read in flight at now_ms (CLOCK_MONOTONIC): when it is past
+ * its time, freezes the loader, logs the read as timed out, copies its path into path and returns
+ * true; otherwise false, with *next_ms (absolute) the latest time to look again. */
+bool rd_watch_poll(long long now_ms, long long *next_ms, char *path, size_t pathlen);
+/* Ends the watch: the log is freed; later reads are plain ones.  The frozen loaders stay frozen. */
+void rd_watch_end(void);
 
 #endif

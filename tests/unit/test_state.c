@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The link state file (model/state.c): round trip, the first format, the history's window, every
- * way a file can be wrong; the state directory's rules (cmd/statefile.c); the PCIe
+ * way a file can be wrong; the state directory's rules (run/statefile.c); the PCIe
  * speed and policy parsers of the link checks. */
 #include <errno.h>
 #include <stdlib.h>
@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cmd/statefile.h"
+#include "run/statefile.h"
 #include "harness.h"
 #include "model/link.h"
 #include "model/policy.h"
@@ -254,7 +254,7 @@ RD_TEST(policy_link_keys)
 	}
 }
 
-/* the state directory (cmd/statefile.c): one descriptor through a link, the ownership rule, the lock */
+/* the state directory (run/statefile.c): one descriptor through a link, the ownership rule, the lock */
 RD_TEST(statefile_dir_rules)
 {
 	char tmpl[] = "/tmp/rd-test-state.XXXXXX";

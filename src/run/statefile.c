@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The state directory: see statefile.h. */
-#include "cmd/statefile.h"
+#include "run/statefile.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* The link samples kept between runs (see cmd.h rd_link_prepare, model/state.h for the file).
+/* The link samples kept between runs (linkstate.h; model/state.h for the file).
  *
  * Where: --state-dir DIR, else /var/lib/rdma-doctor on the live host.  Under --root no sample is
  * kept unless --state-dir is given: a root is another host (or the same one at another time), and
@@ -11,7 +11,7 @@
  * running kernel's on the live host, the captured one in a root); a root without it has an
  * unknown boot_id, and a change from or to unknown is a new baseline too.
  *
- * The file is read, locked and written only through cmd/statefile.c (one directory descriptor,
+ * The file is read, locked and written only through run/statefile.c (one directory descriptor,
  * the ownership rule, flock); what a run compares with and what it keeps are model/state.h's
  * rules (a short history judged over the policy's [counters] window).  A run that judges only
  * one of link.counters and link.flaps adds only that kind's sample.  A dry run (slurm -n) and
@@ -26,23 +26,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "checks/check.h"
-#include "cmd/cmd.h"
-#include "cmd/statefile.h"
 #include "model/state.h"
-
-int rd_link_opt(struct rd_ctx *ctx, const char *opt, const char *value)
-{
-	if (strcmp(opt, "--no-counters") == 0) {
-		ctx->link.no_counters = true;
-		return 1;
-	}
-	if (strcmp(opt, "--state-dir") == 0) {
-		ctx->link.state_dir = value;
-		return 1;
-	}
-	return 0;
-}
+#include "run/linkstate.h"
+#include "run/statefile.h"
+#include "util/util.h"
 
 /* This run's sample of kind. */
 static void sample_now(const struct rd_loaded *l, int kind, long long now, struct rd_state_sample *out)
@@ -76,28 +63,33 @@ static void sample_now(const struct rd_loaded *l, int kind, long long now, struc
 	free(tmp.s);
 }
 
-static bool selected(const struct rd_ctx *ctx, const char *id)
+/* The state directory of this run, or NULL; *default_dir when it is RD_STATE_DIR_DEFAULT. */
+static const char *state_dir(const struct rd_link_opts *o, const char *root, bool *default_dir)
 {
-	return (!ctx->link.only || rd_check_selected(id, ctx->link.only)) &&
-	       !(ctx->link.skip && rd_check_selected(id, ctx->link.skip));
+	*default_dir = !o->state_dir && !rd_load_is_root(root);
+	const char *dir = *default_dir ? RD_STATE_DIR_DEFAULT : o->state_dir;
+	return dir && *dir ? dir : NULL;
 }
 
-void rd_link_prepare(struct rd_ctx *ctx, struct rd_loaded *l)
+bool rd_link_wants_counters(const struct rd_link_opts *o, const char *root)
+{
+	bool default_dir;
+	return o->keep && !o->no_counters &&
+	       ((o->judged[RD_SAMPLE_COUNTERS] && state_dir(o, root, &default_dir)) || o->show_counters);
+}
+
+void rd_link_keep(const struct rd_link_opts *o, const char *root, double timeout_s, struct rd_loaded *l)
 {
 	struct rd_link *lk = &l->sys.link;
-	if (!ctx->link.keep)
+	if (!o->keep)
 		return;
-	bool judged[2] = {selected(ctx, "link.counters"), selected(ctx, "link.flaps")};
-	const char *dir = ctx->link.state_dir;
-	bool default_dir = !dir && !rd_ctx_is_root(ctx);
-	if (default_dir)
-		dir = RD_STATE_DIR_DEFAULT;
-	bool have_dir = dir && *dir;
+	const bool *judged = o->judged;
+	bool default_dir;
+	const char *dir = state_dir(o, root, &default_dir);
+	bool have_dir = dir != NULL;
 	struct rd_link_sample *s = &lk->sample;
-	if (ctx->link.no_counters)
-		lk->counters_off = true;
-	else if ((judged[RD_SAMPLE_COUNTERS] && have_dir) || ctx->link.show_counters)
-		rd_link_counters_load(l->src, &l->h, &l->pol, lk); /* each read can be a firmware command */
+	if (o->no_counters)
+		lk->counters_off = true; /* else read by the load when rd_link_wants_counters */
 	s->now = rd_run_time();
 	s->window = l->pol.counters_window_s > 0 ? l->pol.counters_window_s : RD_STATE_WINDOW_DEFAULT;
 	if (!judged[0] && !judged[1])
@@ -120,9 +112,9 @@ void rd_link_prepare(struct rd_ctx *ctx, struct rd_loaded *l)
 
 	/* who writes: not a dry run, not --no-counters, and on the live host's default directory
 	 * not a user who cannot write it (root's runs keep the samples; such a user only reads them) */
-	if (ctx->link.dry_run)
+	if (o->dry_run)
 		s->reader_why = "a dry run writes no sample";
-	else if (ctx->link.no_counters)
+	else if (o->no_counters)
 		s->reader_why = "--no-counters writes no sample";
 	bool update = !s->reader_why;
 	struct rd_statefile sf;
@@ -152,7 +144,7 @@ void rd_link_prepare(struct rd_ctx *ctx, struct rd_loaded *l)
 		return;
 	}
 	/* the wait for another run's lock: at most RD_STATEFILE_WAIT_S, and half of a shorter --timeout */
-	double wait = ctx->timeout_s > 0 && ctx->timeout_s / 2 < RD_STATEFILE_WAIT_S ? ctx->timeout_s / 2 : RD_STATEFILE_WAIT_S;
+	double wait = timeout_s > 0 && timeout_s / 2 < RD_STATEFILE_WAIT_S ? timeout_s / 2 : RD_STATEFILE_WAIT_S;
 	int lr = rd_statefile_lock(&sf, wait, err, sizeof err);
 	if (lr < 0 && update) {
 		s->write_problem = rd_xstrdup(err);
