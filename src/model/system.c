@@ -764,11 +764,3 @@ void rd_system_free(struct rd_system *s)
 	rd_mft_free(&s->mft);
 	memset(s, 0, sizeof *s);
 }
-
-const struct rd_package *rd_system_package(const struct rd_system *s, const char *name)
-{
-	for (size_t i = 0; i < s->npackages; i++)
-		if (strcmp(s->packages[i].name, name) == 0)
-			return &s->packages[i];
-	return NULL;
-}

@@ -168,6 +168,15 @@ void rd_system_load_pci(struct rd_source *src, struct rd_system *sys);
 bool rd_host_has_rdma_hardware(const struct rd_host *h, const struct rd_system *sys);
 /* The modules-load.d file that loads module (not overridden), or NULL. */
 const struct rd_modload_file *rd_modload_find(const struct rd_system *sys, const char *module);
+/* The one answer to "which modules must be loaded now" that modules.loaded reports and `fix
+ * modules` loads: the policy's modules that are not loaded, none without RDMA hardware, no mlx5_*
+ * without mlx5 hardware.  Pushes them onto need in policy order.  Returns 0, or -1 when
+ * /proc/modules cannot be read (need is left empty). */
+struct rd_policy;
+int rd_modules_to_load(const struct rd_host *h, const struct rd_system *s, const struct rd_policy *p,
+		       struct rd_strv *need);
+/* True when the host has mlx5 hardware (an mlx5 device, or a ConnectX-4+ / BlueField function). */
+bool rd_host_has_mlx5(const struct rd_host *h, const struct rd_system *s);
 /* A Mellanox/NVIDIA network controller (vendor 0x15b3, class 0x02): RDMA hardware. */
 static inline bool rd_pci_is_mellanox_nic(const struct rd_pci_fn *f)
 {
