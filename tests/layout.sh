@@ -4,7 +4,7 @@
 # every header under src/ states its ownership rule in its opening comment; the commands in
 # src/cmd/ that mimic rdma-core (ibstat, ibstatus) read sysfs only through model/umad.c; no
 # file name says "report" for two different things; renderers call nothing of checks/ but the
-# report model.  Ends with "N passed, N failed".
+# report model; no circle of calls or includes.  Ends with "N passed, N failed".
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 pass=0 fail=0
@@ -33,6 +33,13 @@ for fn in $(cd "$top/src/checks" && ls *.c | grep -vx findings.c | xargs sed -nE
 	if grep -nw "$fn" "$top"/src/render/*.c; then bad "src/render/ calls $fn of src/checks/ (a renderer gets a finished result)"
 	else ok; fi
 done
+
+# no circles: no two files of the library layers use each other's functions, directly or through
+# others (tests/calls.sh), and no two directories of src/ include each other's headers.  src/cmd/
+# is left out of the first rule (the table names every command, and the commands print their usage
+# from it), and so is src/source/, whose reader and source call each other.
+circles=$("$top/tests/calls.sh" --circles | grep -vE '^calls:( src/(cmd|source)/[^ ]+)+$')
+[ -z "$circles" ] && ok || bad "circles (tests/calls.sh --circles): $(tr '\n' ';' <<< "$circles")"
 
 if [ -e "$top/src/checks/report.c" ]; then bad "src/checks/report.c beside src/render/report.c: name it for what it holds"
 else ok; fi
