@@ -24,6 +24,7 @@ bool rd_host_has_rdma_hardware(const struct rd_host *h, const struct rd_system *
 
 const struct rd_modload_file *rd_modload_find(const struct rd_system *sys, const char *module)
 {
+	rd_need(sys->unloaded, RD_LOAD_MODLOAD, "modules-load.d");
 	for (size_t i = 0; i < sys->nmodload; i++)
 		if (!sys->modload[i].overridden && rd_strv_contains(&sys->modload[i].modules, module))
 			return &sys->modload[i];
@@ -70,6 +71,7 @@ void rd_policy_add_driver_modules(struct rd_policy *p, const struct rd_host *h)
 
 bool rd_host_device_driver(const struct rd_host *h, const char *module)
 {
+	rd_need(h->unloaded, RD_LOAD_DEVLINK, "the devices' drivers");
 	for (size_t i = 0; i < h->ndevices; i++) {
 		const char *m = driver_module(&h->devices[i]);
 		if (m && strcmp(m, module) == 0)
@@ -80,6 +82,7 @@ bool rd_host_device_driver(const struct rd_host *h, const char *module)
 
 const struct rd_package *rd_system_package(const struct rd_system *s, const char *name)
 {
+	rd_need(s->unloaded, RD_LOAD_PACKAGES, "the packages");
 	for (size_t i = 0; i < s->npackages; i++)
 		if (strcmp(s->packages[i].name, name) == 0)
 			return &s->packages[i];
@@ -88,10 +91,12 @@ const struct rd_package *rd_system_package(const struct rd_system *s, const char
 
 bool rd_host_has_mlx5(const struct rd_host *h, const struct rd_system *sys)
 {
+	rd_need(h->unloaded, RD_LOAD_DEVLINK, "the devices' drivers");
 	for (size_t i = 0; i < h->ndevices; i++)
 		if ((h->devices[i].driver && strcmp(h->devices[i].driver, "mlx5_core") == 0) ||
 		    rd_str_has_prefix(h->devices[i].name, "mlx5_"))
 			return true;
+	rd_need(sys->unloaded, RD_LOAD_PCI, "the PCI functions");
 	for (size_t i = 0; i < sys->npci; i++) {
 		unsigned d = sys->pci[i].device;
 		if (sys->pci[i].vendor == 0x15b3 && (sys->pci[i].class_code >> 16) == 0x02 && d != 0x1003 &&
@@ -106,6 +111,7 @@ int rd_modules_to_load(const struct rd_host *h, const struct rd_system *s, const
 {
 	if (!rd_host_has_rdma_hardware(h, s))
 		return 0;
+	rd_need(h->unloaded, RD_LOAD_MODULES, "the modules");
 	if (h->proc_modules.err && h->proc_modules.err != RD_EPARSE)
 		return -1;
 	bool mlx5 = rd_host_has_mlx5(h, s);
