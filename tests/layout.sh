@@ -4,7 +4,8 @@
 # every header under src/ states its ownership rule in its opening comment; the commands in
 # src/cmd/ that mimic rdma-core (ibstat, ibstatus) read sysfs only through model/umad.c; cmd/
 # sits over run/ over the library, with no include back up; no file name says "report" for two
-# different things; renderers call nothing of checks/ but the report model.  Ends with "N passed, N failed".
+# different things; renderers call nothing of checks/ but the report model; no circle of calls
+# or includes.  Ends with "N passed, N failed".
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 pass=0 fail=0
@@ -40,6 +41,13 @@ for layer in cmd run; do
 	up=$(cd "$top/src" && grep -lE "^#include \"$layer/" $(find . -name '*.[ch]' | sed 's#^\./##' | grep -vE "^(main\.c|cmd/|$layer/)") 2> /dev/null | head -3)
 	[ -z "$up" ] && ok || bad "src/$layer/ is included from below it: $up"
 done
+
+# no circles: no two files of the library layers use each other's functions, directly or through
+# others (tests/calls.sh), and no two directories of src/ include each other's headers.  src/cmd/
+# is left out of the first rule (the table names every command, and the commands print their usage
+# from it), and so is src/source/, whose reader and source call each other.
+circles=$("$top/tests/calls.sh" --circles | grep -vE '^calls:( src/(cmd|source)/[^ ]+)+$')
+[ -z "$circles" ] && ok || bad "circles (tests/calls.sh --circles): $(tr '\n' ';' <<< "$circles")"
 
 if [ -e "$top/src/checks/report.c" ]; then bad "src/checks/report.c beside src/render/report.c: name it for what it holds"
 else ok; fi

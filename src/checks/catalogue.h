@@ -5,7 +5,9 @@
  * one line here.  The column after the id is the kind of its findings' subjects (checks/check.h);
  * the next, the parts of the model it reads (model/host.h RD_LOAD_*): a text report, npd's line and
  * slurm load only what their selected checks need, and tests/scenarios/only.sh compares each
- * check alone with the JSON report, which reads everything.
+ * check alone with the JSON report, which reads everything.  What was not loaded is marked so in
+ * the model, and its accessors abort (model/host.h rd_need): a need left out crashes the run
+ * rather than judging an empty part.
  *
  * Ownership: nothing here is allocated: the table (checks/registry.c) and its strings are static. */
 #ifndef RD_CATALOGUE_H
@@ -13,14 +15,13 @@
 #include "checks/check.h"
 #include "model/host.h"
 
-/* The stack facts (model/stack.h) come from the packages, ofed_info, the modules, the ports'
- * has_smi, modules.dep and openibd. */
-#define RD_NEEDS_STACK (RD_LOAD_PACKAGES | RD_LOAD_MODULES | RD_LOAD_SUBNET | RD_LOAD_KMODS | RD_LOAD_OPENIBD)
-/* Which ports the port rules judge (rd_port_role): a VF (the PCI function), the management NIC
- * (the port's netdevs, named by its GIDs). */
-#define RD_NEEDS_ROLE (RD_LOAD_PORTS | RD_LOAD_GIDS | RD_LOAD_DEVLINK)
-/* rdma-core's boot loading is decided by the devices' drivers and the PCI functions. */
-#define RD_NEEDS_BOOT (RD_LOAD_MODLOAD | RD_LOAD_DEVLINK | RD_LOAD_PCI)
+/* The stack facts (model/stack.h: RD_LOAD_STACK), and the module paths of modules.dep the stack
+ * checks judge with them. */
+#define RD_NEEDS_STACK (RD_LOAD_STACK | RD_LOAD_KMODS)
+/* Which ports the port rules judge (rd_port_role: RD_LOAD_ROLE). */
+#define RD_NEEDS_ROLE RD_LOAD_ROLE
+/* What loads a module at boot (rd_boot_loader: RD_LOAD_BOOT). */
+#define RD_NEEDS_BOOT RD_LOAD_BOOT
 
 #define RD_CHECKS(X)                                                                                  \
 	X(stack_flavor, "stack.flavor", RD_SUBJ_HOST, RD_NEEDS_STACK, "RDMA stack flavor",          \
@@ -38,7 +39,7 @@
 	  "nvidia-peermem errors, mlx5 PCIe bandwidth limits and slot power, cable module errors and "  \
 	  "temperature, firmware health and command errors (timeouts, ACCESS_REG, CREATE_MKEY)",          \
 	  "dmesg (live) or the captured rdma-doctor/commands/dmesg; modules.dep and the loaded ib_core") \
-	X(modules_loaded, "modules.loaded", RD_SUBJ_MODULE, RD_LOAD_PORTS | RD_LOAD_MODULES | RD_LOAD_DEVLINK, "RDMA kernel modules loaded", \
+	X(modules_loaded, "modules.loaded", RD_SUBJ_MODULE, RD_LOAD_PORTS | RD_LOAD_MODULES | RD_LOAD_DEVLINK | RD_LOAD_PCI, "RDMA kernel modules loaded", \
 	  "each of the 9 modules (policy list) loaded when RDMA hardware is present",                 \
 	  "/proc/modules, /sys/module/*")                                                             \
 	X(modules_persistent, "modules.persistent", RD_SUBJ_MODULE, RD_LOAD_MODULES | RD_NEEDS_BOOT, "RDMA modules load at every boot", \

@@ -60,6 +60,7 @@ struct rd_check_ctx {
 	bool live;               /* the model was read from the running host */
 	struct rd_report *report;
 	const char *check;       /* id of the running check */
+	enum rd_subject_kind kind; /* its catalogue row's kind of subjects */
 	size_t first;            /* index of the check's first finding */
 };
 
@@ -83,14 +84,19 @@ unsigned rd_check_needs(const char *id);
 struct rd_finding *rd_finding_add(struct rd_check_ctx *ctx, enum rd_status st, const char *subject,
 				  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* Adds a finding for check (a static id) from outside the catalogue, e.g. check --probe's
- * "probe.loopback". */
-struct rd_finding *rd_report_add(struct rd_report *r, const char *check, enum rd_status st, const char *subject,
-				 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+ * "probe.loopback", whose subjects are of kind (a subject "host" is RD_SUBJ_HOST whatever kind). */
+struct rd_finding *rd_report_add(struct rd_report *r, const char *check, enum rd_subject_kind kind, enum rd_status st,
+				 const char *subject, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 void rd_evidence_add(struct rd_finding *f, const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* path = value of an attr, or the reason it could not be read. */
 void rd_evidence_attr(struct rd_finding *f, const struct rd_attr *a);
 void rd_fix_add(struct rd_finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The fix lines of a modules.* finding when the plan (fix/fix.h) changes files: "rdma-doctor fix
+ * modules --apply", then the same change by hand (rd_fix_plan_shell).  Returns false (adding
+ * nothing) when the plan changes no file. */
+struct rd_fix_plan;
+bool rd_fix_plan_suggest(const struct rd_fix_plan *plan, struct rd_finding *f);
 /* True when the running check has produced no finding yet. */
 bool rd_check_quiet(const struct rd_check_ctx *ctx);
 /* True when o, a captured MFT tool output (model/mft.h), was read and understood.  Not run, not

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "checks/check.h"
+#include "fix/fix.h"
 
 const char *rd_status_name(enum rd_status s)
 {
@@ -60,10 +61,11 @@ enum rd_status rd_report_status(const struct rd_report *r)
 	return worst;
 }
 
-static struct rd_finding *report_addv(struct rd_report *r, const char *check, enum rd_status st,
-				      const char *subject, const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
-static struct rd_finding *report_addv(struct rd_report *r, const char *check, enum rd_status st,
-				      const char *subject, const char *fmt, va_list ap)
+static struct rd_finding *report_addv(struct rd_report *r, const char *check, enum rd_subject_kind kind,
+				      enum rd_status st, const char *subject, const char *fmt, va_list ap)
+	__attribute__((format(printf, 6, 0)));
+static struct rd_finding *report_addv(struct rd_report *r, const char *check, enum rd_subject_kind kind,
+				      enum rd_status st, const char *subject, const char *fmt, va_list ap)
 {
 	r->findings = rd_xrealloc(r->findings, (r->n + 1) * sizeof *r->findings);
 	struct rd_finding *f = &r->findings[r->n++];
@@ -71,8 +73,7 @@ static struct rd_finding *report_addv(struct rd_report *r, const char *check, en
 	f->check = check;
 	f->status = st;
 	f->subject = rd_xstrdup(subject ? subject : "host");
-	const struct rd_check *c = strcmp(f->subject, "host") ? rd_check_find(check) : NULL;
-	f->kind = c ? c->subject_kind : RD_SUBJ_HOST;
+	f->kind = strcmp(f->subject, "host") ? kind : RD_SUBJ_HOST;
 	f->message = rd_xvasprintf(fmt, ap);
 	return f;
 }
@@ -82,17 +83,17 @@ struct rd_finding *rd_finding_add(struct rd_check_ctx *ctx, enum rd_status st, c
 {
 	va_list ap;
 	va_start(ap, fmt);
-	struct rd_finding *f = report_addv(ctx->report, ctx->check, st, subject, fmt, ap);
+	struct rd_finding *f = report_addv(ctx->report, ctx->check, ctx->kind, st, subject, fmt, ap);
 	va_end(ap);
 	return f;
 }
 
-struct rd_finding *rd_report_add(struct rd_report *r, const char *check, enum rd_status st, const char *subject,
-				 const char *fmt, ...)
+struct rd_finding *rd_report_add(struct rd_report *r, const char *check, enum rd_subject_kind kind, enum rd_status st,
+				 const char *subject, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	struct rd_finding *f = report_addv(r, check, st, subject, fmt, ap);
+	struct rd_finding *f = report_addv(r, check, kind, st, subject, fmt, ap);
 	va_end(ap);
 	return f;
 }
@@ -146,4 +147,13 @@ bool rd_tool_usable(struct rd_check_ctx *ctx, const struct rd_tool_out *o, const
 					      rd_tool_why(o, buf, sizeof buf));
 	rd_evidence_add(f, o->capture ? o->capture : o->cmd, "<%s>", buf);
 	return false;
+}
+
+bool rd_fix_plan_suggest(const struct rd_fix_plan *plan, struct rd_finding *f)
+{
+	if (!plan->nfiles)
+		return false;
+	rd_fix_add(f, "rdma-doctor fix modules --apply    # or by hand, the same change:");
+	rd_fix_plan_shell(plan, &f->fix);
+	return true;
 }

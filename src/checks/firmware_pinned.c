@@ -29,7 +29,7 @@ static const struct rd_fw_pin *pin_for(const struct rd_check_ctx *ctx, const str
 void rd_check_firmware_pinned(struct rd_check_ctx *ctx)
 {
 	const struct rd_policy *pol = ctx->policy;
-	const struct rd_stack *st = &ctx->sys->stack;
+	const struct rd_stack *st = rd_system_stack(ctx->sys);
 	const struct rd_fw_release *rel = st->fw_release;
 	char relname[128] = "";
 	if (rel)

@@ -207,12 +207,13 @@ void rd_check_kernel_log(struct rd_check_ctx *ctx)
 				for (int i = 0; j.verdict == 1 && i < j.nfix; i++, fixed = true)
 					rd_fix_add(f, "%s", j.fix[i]);
 				/* a mixed stack: the version mismatch gets the reload; an unknown symbol its own fix */
-				if (!fixed && ctx->sys->stack.running == RD_RUN_MIXED && strstr(signs[k].fix, "MODULE")) {
+				bool mixed = rd_system_stack(ctx->sys)->running == RD_RUN_MIXED;
+				if (!fixed && mixed && strstr(signs[k].fix, "MODULE")) {
 					rd_fix_add(f, "rmmod the loaded RDMA modules in dependency order and modprobe the OFED ones, or "
 						      "reboot    # in-tree and OFED modules are loaded together (rdma-doctor stack)");
 					fixed = true;
 				}
-				if (!fixed && ctx->sys->stack.running != RD_RUN_MIXED && strstr(signs[k].fix, "MODULE")) {
+				if (!fixed && !mixed && strstr(signs[k].fix, "MODULE")) {
 					rd_fix_add(f, "modinfo -n %s; modinfo -F vermagic %s    # where it comes from and what it was built "
 						      "for; rebuild it for the loaded stack (dkms autoinstall) or load the stack it was "
 						      "built for", m, m);

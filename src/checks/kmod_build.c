@@ -135,9 +135,9 @@ void rd_kmod_judge(const struct rd_host *h, const struct rd_system *s, const cha
 	}
 	if (ib)
 		ofed = rd_module_out_of_tree(ib);
-	if (ofed < 0 && s->stack.running == RD_RUN_OFED)
+	if (ofed < 0 && rd_system_stack(s)->running == RD_RUN_OFED)
 		ofed = 1;
-	if (ofed < 0 && s->stack.running == RD_RUN_INBOX)
+	if (ofed < 0 && rd_system_stack(s)->running == RD_RUN_INBOX)
 		ofed = 0;
 	const char *ibname = ofed == 1 ? "MLNX_OFED's" : "the distro kernel's";
 	if (is_peermem(module)) {

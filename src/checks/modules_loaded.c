@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "checks/catalogue.h"
-#include "fix/fix.h"
 
 /* What breaks without each module, in the operator's words (the guide). */
 static const char *consequence(const char *m)

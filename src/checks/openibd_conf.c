@@ -7,7 +7,7 @@ void rd_check_openibd_conf(struct rd_check_ctx *ctx)
 {
 	const struct rd_system *s = ctx->sys;
 	const struct rd_host *h = ctx->host;
-	const struct rd_stack *st = &s->stack;
+	const struct rd_stack *st = rd_system_stack(s);
 	if (!rd_attr_ok(&s->openib_conf)) {
 		/* the reason follows the one answer on what is installed (model/stack.h) */
 		if (rd_stack_is_ofed(st->installed))

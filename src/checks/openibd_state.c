@@ -15,7 +15,7 @@ static const char *stack_name(const struct rd_stack *st, char *buf, size_t len)
 
 void rd_check_openibd_state(struct rd_check_ctx *ctx)
 {
-	const struct rd_stack *st = &ctx->sys->stack;
+	const struct rd_stack *st = rd_system_stack(ctx->sys);
 	const char *active = st->openibd_active[0] ? st->openibd_active : NULL;
 	char name[160];
 	bool ofed = rd_stack_is_ofed(st->installed);

@@ -24,7 +24,7 @@ void rd_check_peermem_loaded(struct rd_check_ctx *ctx)
 					rd_strv_contains(&core->holders, "nvidia_peermem") ? "includes" : "does not include");
 		return;
 	}
-	if (ctx->sys->stack.running == RD_RUN_UNKNOWN && ctx->host->proc_modules.err) {
+	if (rd_system_stack(ctx->sys)->running == RD_RUN_UNKNOWN && ctx->host->proc_modules.err) {
 		/* no module list: "not loaded" would be a guess */
 		struct rd_finding *f = rd_finding_add(ctx, RD_UNKNOWN, "nvidia_peermem",
 						      "cannot tell whether nvidia_peermem is loaded for the %zu NVIDIA GPUs", gpus);

@@ -13,14 +13,14 @@ void rd_check_peermem_registered(struct rd_check_ctx *ctx)
 	const struct rd_system *s = ctx->sys;
 	const struct rd_module *m = rd_host_module(h, "nvidia_peermem");
 	if (!m || !m->loaded) {
-		if (s->stack.running == RD_RUN_UNKNOWN && h->proc_modules.err)
+		if (rd_system_stack(s)->running == RD_RUN_UNKNOWN && h->proc_modules.err)
 			rd_finding_add(ctx, RD_SKIP, "nvidia_peermem",
 				       "no module list, so whether nvidia_peermem is loaded is not known (see peermem.loaded)");
 		else
 			rd_finding_add(ctx, RD_SKIP, "nvidia_peermem", "nvidia_peermem is not loaded");
 		return;
 	}
-	if (!s->stack.ib_core_ofed) {
+	if (!rd_system_stack(s)->ib_core_ofed) {
 		struct rd_finding *f = rd_finding_add(
 			ctx, RD_SKIP, "nvidia_peermem",
 			"inbox ib_core has no peer-memory API, so /sys/kernel/mm/memory_peers never exists here; NCCL "

@@ -24,7 +24,7 @@ void rd_probe_loopback(const struct rd_probe_result *res, struct rd_report *rep)
 	static const char *const id = "probe.loopback";
 	const struct rd_probe_step *hs = rd_probe_failed_step(res->steps, res->nsteps);
 	if (hs) {
-		struct rd_finding *f = rd_report_add(rep, id, RD_FAIL, "host", "%s", hs->error);
+		struct rd_finding *f = rd_report_add(rep, id, RD_SUBJ_HOST, RD_FAIL, "host", "%s", hs->error);
 		probe_evidence(f, "", res->steps, res->nsteps);
 		return;
 	}
@@ -41,22 +41,22 @@ void rd_probe_loopback(const struct rd_probe_result *res, struct rd_report *rep)
 		const struct rd_probe_step *fs = rd_probe_failed_step(p->steps, p->nsteps);
 		struct rd_finding *f;
 		if (p->pass)
-			f = rd_report_add(rep, id, RD_OK, subj, "RDMA WRITE loopback verified on %s (active_mtu %u)", subj,
+			f = rd_report_add(rep, id, RD_SUBJ_HOST, RD_OK, subj, "RDMA WRITE loopback verified on %s (active_mtu %u)", subj,
 					  p->active_mtu);
 		else if (p->state && !p->active)
-			f = rd_report_add(rep, id, counted ? RD_SKIP : RD_FAIL, subj, "%s%s", fs ? fs->error : "not Active",
+			f = rd_report_add(rep, id, RD_SUBJ_HOST, counted ? RD_SKIP : RD_FAIL, subj, "%s%s", fs ? fs->error : "not Active",
 					  counted ? " (not probed)" : "");
 		else
-			f = rd_report_add(rep, id, RD_FAIL, subj, "%s", fs ? fs->error : "RDMA WRITE not verified");
+			f = rd_report_add(rep, id, RD_SUBJ_HOST, RD_FAIL, subj, "%s", fs ? fs->error : "RDMA WRITE not verified");
 		probe_evidence(f, subj, p->steps, p->nsteps);
 	}
 	if (!res->pass && res->nports == 0)
-		rd_report_add(rep, id, RD_FAIL, "host", "%s", res->error ? res->error : "the probe failed");
+		rd_report_add(rep, id, RD_SUBJ_HOST, RD_FAIL, "host", "%s", res->error ? res->error : "the probe failed");
 }
 
 void rd_probe_loopback_not_run(struct rd_report *rep, double timeout_s, long long elapsed_ms)
 {
-	struct rd_finding *f = rd_report_add(rep, "probe.loopback", RD_UNKNOWN, "host",
+	struct rd_finding *f = rd_report_add(rep, "probe.loopback", RD_SUBJ_HOST, RD_UNKNOWN, "host",
 					     "not run: the checks took %.3g s of the --timeout of %g s, too little was left "
 					     "for the probe",
 					     elapsed_ms / 1000.0, timeout_s);
@@ -65,7 +65,7 @@ void rd_probe_loopback_not_run(struct rd_report *rep, double timeout_s, long lon
 
 void rd_probe_loopback_no_hardware(struct rd_report *rep)
 {
-	rd_report_add(rep, "probe.loopback", RD_SKIP, "host",
+	rd_report_add(rep, "probe.loopback", RD_SUBJ_HOST, RD_SKIP, "host",
 		      "not run: this host has no RDMA NIC (no RDMA device and no Mellanox/NVIDIA network PCI function), "
 		      "so there is no verbs path to verify");
 }

@@ -41,7 +41,7 @@ void rd_checks_run(const struct rd_host *h, const struct rd_system *sys, const s
 		if ((only && !rd_check_selected(c->id, only)) || rd_check_selected(c->id, skip))
 			continue;
 		struct rd_check_ctx ctx = {.host = h, .sys = sys, .policy = p, .live = live, .report = report,
-					   .check = c->id, .first = report->n};
+					   .check = c->id, .kind = c->subject_kind, .first = report->n};
 		if (!hardware && strcmp(c->id, "stack.flavor") != 0 && strcmp(c->id, "kernel.log") != 0) {
 			rd_finding_add(&ctx, RD_SKIP, "host", "no RDMA hardware on this host");
 			continue;

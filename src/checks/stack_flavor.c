@@ -9,7 +9,7 @@
 void rd_check_stack_flavor(struct rd_check_ctx *ctx)
 {
 	const struct rd_system *s = ctx->sys;
-	const struct rd_stack *st = &s->stack;
+	const struct rd_stack *st = rd_system_stack(s);
 	if (!rd_host_has_rdma_hardware(ctx->host, s) && !rd_module_loaded(ctx->host, "ib_core") &&
 	    !rd_module_loaded(ctx->host, "mlx5_core")) {
 		rd_finding_add(ctx, RD_SKIP, "host", "no RDMA hardware and no RDMA stack loaded");

@@ -16,7 +16,7 @@ static void join(struct rd_buf *b, const struct rd_strv *v)
 void rd_check_stack_mixed(struct rd_check_ctx *ctx)
 {
 	const struct rd_host *h = ctx->host;
-	const struct rd_stack *st = &ctx->sys->stack;
+	const struct rd_stack *st = rd_system_stack(ctx->sys);
 	const struct rd_strv *oot = &st->oot, *intree = &st->intree;
 	if (!oot->n && !intree->n && !st->unsure.n) {
 		if (st->running == RD_RUN_UNKNOWN) {

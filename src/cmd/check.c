@@ -132,7 +132,7 @@ int rd_check_as(struct rd_ctx *ctx, int argc, char **argv, struct rd_emit *e)
 	const char *policy_path = ctx->policy;
 	struct rd_getopt g = {.argc = argc, .argv = argv, .shortopts = "f:jo:", .longopts = longopts};
 	int bad = -1, r;
-	for (int c; bad < 0 && (c = rd_getopt(ctx, &g)) != RD_OPT_END;) {
+	for (int c; (c = rd_opts_next(ctx, &g, &bad)) != RD_OPT_END;) {
 		switch (c) {
 		case 'f':
 			if ((r = rd_emit_format(ctx, "--format", optarg, e)) < 0 ||
@@ -183,19 +183,8 @@ int rd_check_as(struct rd_ctx *ctx, int argc, char **argv, struct rd_emit *e)
 				bad = RD_EXIT_USAGE;
 			sized = true;
 			break;
-		case RD_OPT_OPERAND:
-			bad = rd_usage_error(ctx, "check", "unexpected argument '%s'", optarg);
-			break;
-		case RD_OPT_HELP:
-			bad = 0;
-			break;
-		default:
-			bad = RD_EXIT_USAGE;
-			break;
 		}
 	}
-	if (bad < 0 && optind < argc)
-		bad = rd_usage_error(ctx, "check", "unexpected argument '%s'", argv[optind]);
 	const char *only = has_only ? (only_b.data ? only_b.data : "") : NULL;
 	const char *skip = has_skip ? (skip_b.data ? skip_b.data : "") : NULL;
 	if (bad < 0 && (has_only && !*only))

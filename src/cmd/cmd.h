@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "cmd/opts.h"
 #include "run/linkstate.h"
 #include "run/load.h"
 
@@ -105,43 +106,6 @@ int rd_cmd_help(struct rd_ctx *ctx, int argc, char **argv);
 
 /* Prints `rdma-doctor COMMAND --help` (usage, options, exit statuses) to f. */
 void rd_print_cmd_usage(FILE *f, const char *prog, const char *cmd);
-
-/* A command's option parser: getopt_long over argv (argv[0] is the command), options anywhere
- * among the operands and "--" ending them, whatever POSIXLY_CORRECT says.  Zero-initialise with
- * the command's argc/argv, short options (without the leading "-:") and long options. */
-struct rd_getopt {
-	int argc;
-	char **argv;
-	const char *shortopts;
-	const struct option *longopts;
-	bool started;
-	char spec[64];
-	struct option merged[48]; /* longopts and the global options (rd_global_opt) */
-};
-enum { RD_OPT_END = -1, RD_OPT_HELP = -2, RD_OPT_BAD = -3, RD_OPT_OPERAND = 1 };
-/* The next option's value (its short letter or long option's val, with optarg set), RD_OPT_OPERAND
- * for an operand before "--" (optarg is it), RD_OPT_END at the end (the operands after "--" are
- * argv[optind..argc)), RD_OPT_HELP after printing the command's --help to ctx->out ("-h" and
- * "--help" are handled here), or RD_OPT_BAD after printing one line for an unknown option or a
- * missing value. */
-int rd_getopt(struct rd_ctx *ctx, struct rd_getopt *g);
-/* The options of every command, before or after it (docs/usage.md: options come before or after
- * the operands): --root DIR and --timeout SECONDS set ctx->root / ctx->timeout_s; cmd is the
- * command ("" before it) for the message of a bad value.  rd_getopt takes them after the command.
- * Returns 0, or RD_EXIT_USAGE after printing one line. */
-enum { RD_GLOBAL_ROOT = 'r' + 1024, RD_GLOBAL_TIMEOUT = 't' + 1024 };
-int rd_global_opt(struct rd_ctx *ctx, const char *cmd, int which, const char *value);
-/* An error about the command line: "rdma-doctor: CMD: MESSAGE (see 'rdma-doctor CMD --help')",
- * returns RD_EXIT_USAGE. */
-int rd_usage_error(struct rd_ctx *ctx, const char *cmd, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-/* --format's value: "text" or "json" (sets *json); anything else is a usage error (printed, -1). */
-int rd_opt_format(struct rd_ctx *ctx, const char *cmd, const char *value, bool *json);
-/* The options of a command that has only --format (and --help): returns -1 to go on, or the exit
- * status to return now (0 after --help, RD_EXIT_USAGE after an error). */
-int rd_format_only_opts(struct rd_ctx *ctx, int argc, char **argv, bool *json);
-/* The --format/-f and --json/-j long options, to put in a command's table. */
-#define RD_LONGOPT_FORMAT {"format", required_argument, NULL, 'f'}, {"json", no_argument, NULL, 'j'}
-#define RD_LONGOPT_HELP {"help", no_argument, NULL, 'h'}
 
 /* True when the context reads a root (--root / RDMA_DOCTOR_ROOT other than "/" as typed), not the live host. */
 bool rd_ctx_is_root(const struct rd_ctx *ctx);

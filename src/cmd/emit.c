@@ -46,8 +46,6 @@ int rd_emit_output(struct rd_ctx *ctx, const char *opt, const char *value, struc
 	return 1;
 }
 
-}
-
 static void render(FILE *f, const struct rd_emit *e, bool json, const struct rd_report *r, const struct rd_host *h,
 		   const struct rd_system *s, const struct rd_policy *p, const struct rd_report_meta *meta)
 {

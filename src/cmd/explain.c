@@ -142,9 +142,9 @@ int rd_cmd_explain(struct rd_ctx *ctx, int argc, char **argv)
 		bool text; /* after "--": an operand that is no path is text, whatever it looks like */
 	} *inputs = rd_xcalloc((size_t)argc + 1, sizeof *inputs);
 	size_t ninputs = 0;
-	struct rd_getopt g = {.argc = argc, .argv = argv, .shortopts = "f:j", .longopts = longopts};
+	struct rd_getopt g = {.argc = argc, .argv = argv, .shortopts = "f:j", .longopts = longopts, .operands = true};
 	int bad = -1;
-	for (int c; bad < 0 && (c = rd_getopt(ctx, &g)) != RD_OPT_END;) {
+	for (int c; (c = rd_opts_next(ctx, &g, &bad)) != RD_OPT_END;) {
 		switch (c) {
 		case 'f':
 			if (rd_opt_format(ctx, "explain", optarg, &json) < 0)
@@ -159,19 +159,11 @@ int rd_cmd_explain(struct rd_ctx *ctx, int argc, char **argv)
 		case OPT_FILE:
 			inputs[ninputs++] = (struct input){optarg, true, false};
 			break;
-		case RD_OPT_OPERAND:
-			inputs[ninputs++] = (struct input){optarg, false, false};
-			break;
-		case RD_OPT_HELP:
-			bad = 0;
-			break;
-		default:
-			bad = RD_EXIT_USAGE;
+		case RD_OPT_OPERAND: /* after "--": text, "-" or files, the same way */
+			inputs[ninputs++] = (struct input){optarg, false, g.dashed};
 			break;
 		}
 	}
-	for (; bad < 0 && optind < argc; optind++) /* after "--": text, "-" or files, the same way */
-		inputs[ninputs++] = (struct input){argv[optind], false, true};
 	if (bad < 0 && !ninputs)
 		bad = rd_usage_error(ctx, "explain", "give the error text, a log file, or - to read standard input");
 	struct rd_explain_scan scan;

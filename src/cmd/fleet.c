@@ -280,9 +280,9 @@ int rd_cmd_fleet(struct rd_ctx *ctx, int argc, char **argv)
 	const char *output = NULL, *expect = NULL;
 	long long max_age = 0;
 	struct rd_strv paths = {0};
-	struct rd_getopt g = {.argc = argc, .argv = argv, .shortopts = "f:jo:", .longopts = longopts};
+	struct rd_getopt g = {.argc = argc, .argv = argv, .shortopts = "f:jo:", .longopts = longopts, .operands = true};
 	int bad = -1;
-	for (int c; bad < 0 && (c = rd_getopt(ctx, &g)) != RD_OPT_END;) {
+	for (int c; (c = rd_opts_next(ctx, &g, &bad)) != RD_OPT_END;) {
 		switch (c) {
 		case 'f':
 			if (!strcmp(optarg, "text"))
@@ -310,16 +310,8 @@ int rd_cmd_fleet(struct rd_ctx *ctx, int argc, char **argv)
 		case RD_OPT_OPERAND:
 			rd_strv_push(&paths, optarg);
 			break;
-		case RD_OPT_HELP:
-			bad = 0;
-			break;
-		default:
-			bad = RD_EXIT_USAGE;
-			break;
 		}
 	}
-	for (; bad < 0 && optind < argc; optind++)
-		rd_strv_push(&paths, argv[optind]);
 	if (bad < 0 && !paths.n)
 		bad = rd_usage_error(ctx, "fleet", "no PATH (a report, a directory of reports, or - for standard input)");
 	size_t stdin_n = 0;

@@ -351,7 +351,6 @@ enum { OPT_DRAIN_ON = 256, OPT_NODE, OPT_ONLY, OPT_SKIP, OPT_POLICY, OPT_NO_COUN
 
 int rd_cmd_slurm(struct rd_ctx *ctx, int argc, char **argv)
 {
-	static const char cmdopts_s[] = ":nh"; /* leading colon: a missing value returns ':' */
 	static const struct option cmdopts[] = {
 		{"drain-on", required_argument, NULL, OPT_DRAIN_ON},
 		{"dry-run", no_argument, NULL, 'n'},
@@ -361,9 +360,7 @@ int rd_cmd_slurm(struct rd_ctx *ctx, int argc, char **argv)
 		{"policy", required_argument, NULL, OPT_POLICY},
 		{"no-counters", no_argument, NULL, OPT_NO_COUNTERS},
 		{"state-dir", required_argument, NULL, OPT_STATE_DIR},
-		{"help", no_argument, NULL, 'h'},
-		{"root", required_argument, NULL, RD_GLOBAL_ROOT},
-		{"timeout", required_argument, NULL, RD_GLOBAL_TIMEOUT},
+		RD_LONGOPT_HELP,
 		{NULL, 0, NULL, 0},
 	};
 	struct rd_check_sel sel = {.policy = ctx->policy};
@@ -371,10 +368,10 @@ int rd_cmd_slurm(struct rd_ctx *ctx, int argc, char **argv)
 	enum rd_status level = RD_FAIL;
 	bool dry = false;
 	const char *node = NULL;
-	int c;
-	optind = 0; /* full getopt re-initialisation */
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, cmdopts_s, cmdopts, NULL)) != -1) {
+	struct rd_getopt g = {.argc = argc, .argv = argv, .shortopts = "n", .longopts = cmdopts, .usage = SLURM_USAGE,
+			      .help = help};
+	int st = -1;
+	for (int c; (c = rd_opts_next(ctx, &g, &st)) != RD_OPT_END;) {
 		switch (c) {
 		case OPT_DRAIN_ON:
 			if (strcmp(optarg, "fail") == 0)
@@ -411,11 +408,6 @@ int rd_cmd_slurm(struct rd_ctx *ctx, int argc, char **argv)
 		case OPT_POLICY:
 			sel.policy = optarg;
 			break;
-		case RD_GLOBAL_ROOT:
-		case RD_GLOBAL_TIMEOUT:
-			if (rd_global_opt(ctx, "slurm", c, optarg) != 0)
-				return RD_EXIT_USAGE;
-			break;
 		case OPT_STATE_DIR:
 			if (!*optarg)
 				return rd_usage_error(ctx, "slurm", "--state-dir needs a directory");
@@ -424,22 +416,10 @@ int rd_cmd_slurm(struct rd_ctx *ctx, int argc, char **argv)
 		case OPT_NO_COUNTERS:
 			rd_link_opt(ctx, "--no-counters", NULL);
 			break;
-		case 'h':
-			help(ctx->out, ctx->prog);
-			return 0;
-		default: {
-			char opt[3] = {'-', (char)optopt, '\0'};
-			rd_text_printf(ctx->err, ctx->ascii, "%s: slurm: %s '%s' (usage: " SLURM_USAGE ")\n", ctx->prog,
-				c == ':' ? "missing value for" : "unknown option", optopt > 0 && optopt < 256 ? opt : argv[optind - 1]);
-			return 3;
-		}
 		}
 	}
-	if (optind < argc) {
-		rd_text_printf(ctx->err, ctx->ascii, "%s: slurm: unexpected argument '%s' (usage: " SLURM_USAGE ")\n", ctx->prog,
-			argv[optind]);
-		return 3;
-	}
+	if (st >= 0)
+		return st;
 
 	/* Slurm's name for this machine: --node, $SLURMD_NODENAME (set by slurmd), the short host name
 	 * of the running machine (never the root's: scontrol acts on the cluster this runs in) */

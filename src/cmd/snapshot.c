@@ -229,7 +229,8 @@ int rd_cmd_snapshot(struct rd_ctx *ctx, int argc, char **argv)
 	const char *out = NULL, *policy_path = ctx->policy;
 	bool counters = true, force = false; /* as check reads them (model/link.h) */
 	struct rd_getopt g = {.argc = argc, .argv = argv, .shortopts = "o:", .longopts = longopts};
-	for (int c; (c = rd_getopt(ctx, &g)) != RD_OPT_END;) {
+	int stop = -1;
+	for (int c; (c = rd_opts_next(ctx, &g, &stop)) != RD_OPT_END;) {
 		switch (c) {
 		case 'o':
 			if (!*optarg)
@@ -248,16 +249,10 @@ int rd_cmd_snapshot(struct rd_ctx *ctx, int argc, char **argv)
 		case OPT_POLICY:
 			policy_path = optarg;
 			break;
-		case RD_OPT_HELP:
-			return 0;
-		case RD_OPT_OPERAND:
-			return rd_usage_error(ctx, "snapshot", "unexpected argument '%s'", optarg);
-		default:
-			return RD_EXIT_USAGE;
 		}
 	}
-	if (optind < argc)
-		return rd_usage_error(ctx, "snapshot", "unexpected argument '%s'", argv[optind]);
+	if (stop >= 0)
+		return stop;
 	if (!out)
 		return rd_usage_error(ctx, "snapshot", "-o FILE.tar.gz|FILE.tar|DIR is required");
 	int fmt = rd_snap_format_of(out);

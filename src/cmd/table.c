@@ -168,107 +168,8 @@ void rd_print_cmd_usage(FILE *f, const char *prog, const char *cmd)
 	}
 }
 
-int rd_usage_error(struct rd_ctx *ctx, const char *cmd, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	fprintf(ctx->err, "%s: %s: ", ctx->prog, cmd);
-	rd_text_vprintf(ctx->err, ctx->ascii, fmt, ap);
-	fprintf(ctx->err, " (see '%s %s --help')\n", ctx->prog, cmd);
-	va_end(ap);
-	return RD_EXIT_USAGE;
-}
-
-int rd_global_opt(struct rd_ctx *ctx, const char *cmd, int which, const char *value)
-{
-	const char *sep = *cmd ? ": " : "";
-	if (which == RD_GLOBAL_ROOT) {
-		if (!*value) {
-			fprintf(ctx->err, "%s: %s%s--root needs a directory or snapshot archive, not an empty string (see '%s --help')\n",
-				ctx->prog, cmd, sep, ctx->prog);
-			return RD_EXIT_USAGE;
-		}
-		ctx->root = value;
-		return 0;
-	}
-	char *end;
-	double t = strtod(value, &end);
-	if (end == value || *end || !(t >= 0 && t <= 86400)) {
-		fprintf(ctx->err, "%s: %s%s--timeout needs a number of seconds (0 for none), not '", ctx->prog, cmd, sep);
-		rd_text_printf(ctx->err, ctx->ascii, "%s", value);
-		fprintf(ctx->err, "' (see '%s --help')\n", ctx->prog);
-		return RD_EXIT_USAGE;
-	}
-	ctx->timeout_s = t;
-	ctx->timeout_given = true;
-	return 0;
-}
-
-int rd_getopt(struct rd_ctx *ctx, struct rd_getopt *g)
-{
-	const char *cmd = g->argv[0];
-	if (!g->started) {
-		/* "-": operands are returned in order (POSIXLY_CORRECT cannot change it);
-		 * ":": a missing value is told apart from an unknown option */
-		snprintf(g->spec, sizeof g->spec, "-:%sh", g->shortopts ? g->shortopts : "");
-		/* the command's options, then the global ones it does not have itself */
-		size_t n = 0, max = sizeof g->merged / sizeof g->merged[0] - 3;
-		for (; g->longopts && g->longopts[n].name && n < max; n++)
-			g->merged[n] = g->longopts[n];
-		static const struct option globals[] = {{"root", required_argument, NULL, RD_GLOBAL_ROOT},
-							{"timeout", required_argument, NULL, RD_GLOBAL_TIMEOUT}};
-		for (size_t k = 0; k < 2; k++) {
-			bool own = false;
-			for (size_t i = 0; i < n; i++)
-				own |= strcmp(g->merged[i].name, globals[k].name) == 0;
-			if (!own)
-				g->merged[n++] = globals[k];
-		}
-		g->merged[n] = (struct option){NULL, 0, NULL, 0};
-		optind = 0; /* glibc: a full re-initialisation */
-		opterr = 0;
-		g->started = true;
-	}
-	int c;
-	while ((c = getopt_long(g->argc, g->argv, g->spec, g->merged, NULL)) == RD_GLOBAL_ROOT || c == RD_GLOBAL_TIMEOUT)
-		if (rd_global_opt(ctx, cmd, c, optarg) != 0)
-			return RD_OPT_BAD;
-	if (c == 'h') {
-		rd_print_cmd_usage(ctx->out, ctx->prog, cmd);
-		return RD_OPT_HELP;
-	}
-	if (c == '?' || c == ':') {
-		const char *a = optind > 0 && optind <= g->argc ? g->argv[optind - 1] : "";
-		bool islong = a[0] == '-' && a[1] == '-';
-		char name[64];
-		if (islong)
-			snprintf(name, sizeof name, "%.*s", (int)strcspn(a, "="), a);
-		else
-			snprintf(name, sizeof name, "-%c", optopt);
-		if (c == ':')
-			rd_usage_error(ctx, cmd, "option '%s' needs a value", name);
-		else if (islong && optopt)
-			rd_usage_error(ctx, cmd, "option '%s' takes no value", name);
-		else
-			rd_usage_error(ctx, cmd, "unknown option '%s'", name);
-		return RD_OPT_BAD;
-	}
-	return c;
-}
-
-int rd_opt_format(struct rd_ctx *ctx, const char *cmd, const char *value, bool *json)
-{
-	if (strcmp(value, "json") == 0)
-		*json = true;
-	else if (strcmp(value, "text") == 0)
-		*json = false;
-	else {
-		rd_usage_error(ctx, cmd, "unknown format '%s' (use text or json)", value);
-		return -1;
-	}
-	return 0;
-}
-
+/* The one place that decides live or root: from the option as given, never from where it leads
+ * ("--root /." or a link to / is a root: nothing is run, nothing outside it read). */
 bool rd_ctx_is_root(const struct rd_ctx *ctx)
 {
 	return rd_load_is_root(ctx->root);
@@ -316,53 +217,18 @@ int rd_link_opt(struct rd_ctx *ctx, const char *opt, const char *value)
 	return 0;
 }
 
-int rd_format_only_opts(struct rd_ctx *ctx, int argc, char **argv, bool *json)
-{
-	static const struct option longopts[] = {RD_LONGOPT_FORMAT, RD_LONGOPT_HELP, {NULL, 0, NULL, 0}};
-	struct rd_getopt g = {.argc = argc, .argv = argv, .shortopts = "f:j", .longopts = longopts};
-	for (int c; (c = rd_getopt(ctx, &g)) != RD_OPT_END;) {
-		switch (c) {
-		case 'f':
-			if (rd_opt_format(ctx, argv[0], optarg, json) < 0)
-				return RD_EXIT_USAGE;
-			break;
-		case 'j':
-			*json = true;
-			break;
-		case RD_OPT_HELP:
-			return 0;
-		case RD_OPT_OPERAND:
-			return rd_usage_error(ctx, argv[0], "unexpected argument '%s'", optarg);
-		default:
-			return RD_EXIT_USAGE;
-		}
-	}
-	if (optind < argc)
-		return rd_usage_error(ctx, argv[0], "unexpected argument '%s'", argv[optind]);
-	return -1;
-}
-
 /* A command with no options: --help, or a usage error. */
 static int no_options(struct rd_ctx *ctx, int argc, char **argv, int max_operands, const char **operand)
 {
 	static const struct option longopts[] = {RD_LONGOPT_HELP, {NULL, 0, NULL, 0}};
-	struct rd_getopt g = {.argc = argc, .argv = argv, .longopts = longopts};
-	int n = 0;
-	for (int c; (c = rd_getopt(ctx, &g)) != RD_OPT_END;) {
-		if (c == RD_OPT_HELP)
-			return 0;
-		if (c != RD_OPT_OPERAND)
-			return RD_EXIT_USAGE;
-		if (n++ >= max_operands)
-			return rd_usage_error(ctx, argv[0], "unexpected argument '%s'", optarg);
-		*operand = optarg;
-	}
-	for (; optind < argc; optind++) {
-		if (n++ >= max_operands)
-			return rd_usage_error(ctx, argv[0], "unexpected argument '%s'", argv[optind]);
-		*operand = argv[optind];
-	}
-	return -1;
+	struct rd_getopt g = {.argc = argc, .argv = argv, .longopts = longopts, .operands = max_operands > 0};
+	int n = 0, st = -1;
+	for (int c; (c = rd_opts_next(ctx, &g, &st)) != RD_OPT_END;)
+		if (c == RD_OPT_OPERAND && n++ >= max_operands)
+			st = rd_usage_error(ctx, argv[0], "unexpected argument '%s'", optarg);
+		else if (c == RD_OPT_OPERAND)
+			*operand = optarg;
+	return st;
 }
 
 int rd_cmd_version(struct rd_ctx *ctx, int argc, char **argv)

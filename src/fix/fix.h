@@ -8,7 +8,10 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "checks/check.h"
+#include "model/host.h"
+#include "model/policy.h"
+#include "model/system.h"
+#include "util/util.h"
 
 struct rd_file_change {
 	char *dir;     /* relative to the root: "etc/modules-load.d" */
@@ -28,19 +31,11 @@ struct rd_fix_plan {
 };
 void rd_fix_plan_free(struct rd_fix_plan *p);
 
-/* The one answer to "which modules must be loaded now" that modules.loaded reports and `fix
- * modules` loads: the policy's modules that are not loaded, none without RDMA hardware, no mlx5_*
- * without mlx5 hardware.  Pushes them onto need in policy order.  Returns 0, or -1 when
- * /proc/modules cannot be read (need is left empty). */
-int rd_modules_to_load(const struct rd_host *h, const struct rd_system *s, const struct rd_policy *p,
-		       struct rd_strv *need);
-/* True when the host has mlx5 hardware (an mlx5 device, or a ConnectX-4+ / BlueField function). */
-bool rd_host_has_mlx5(const struct rd_host *h, const struct rd_system *s);
-
 /* `fix modules`: complete /etc/modules-load.d/rdma.conf with the policy's modules that no
  * effective modules-load.d file lists (copying a /run or /usr/lib rdma.conf first: an /etc file
  * masks it), split "module  # comment" lines that systemd would take whole as one module name,
- * move nvidia_peermem to a file sorting after ib_core's, and load what rd_modules_to_load says.
+ * move nvidia_peermem to a file sorting after ib_core's, and load what rd_modules_to_load
+ * (model/system.h) says.
  * Nothing is planned on a host without RDMA hardware (modules.persistent and modules.loaded SKIP
  * there).  A file with NUL bytes or lines that are not module names is left untouched, named in
  * errors with the line. */
@@ -50,11 +45,6 @@ void rd_fix_modules_plan(const struct rd_host *h, const struct rd_system *s, con
 /* The plan's file changes as shell lines an operator can type (mkdir -p, then cat > FILE with a
  * quoted here-document of the whole new content), pushed onto lines. */
 void rd_fix_plan_shell(const struct rd_fix_plan *plan, struct rd_strv *lines);
-
-/* The fix lines of a modules.* finding when the plan changes files: "rdma-doctor fix modules
- * --apply", then the same change by hand (rd_fix_plan_shell).  Returns false (adding nothing) when
- * the plan changes no file. */
-bool rd_fix_plan_suggest(const struct rd_fix_plan *plan, struct rd_finding *f);
 
 /* A unified diff (3 lines of context) from old to new, with ---/+++ headers naming path. */
 char *rd_unified_diff(const char *path, const char *old, const char *new);

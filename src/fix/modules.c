@@ -10,39 +10,6 @@
 
 #define ETC "etc/modules-load.d"
 
-bool rd_host_has_mlx5(const struct rd_host *h, const struct rd_system *sys)
-{
-	for (size_t i = 0; i < h->ndevices; i++)
-		if ((h->devices[i].driver && strcmp(h->devices[i].driver, "mlx5_core") == 0) ||
-		    rd_str_has_prefix(h->devices[i].name, "mlx5_"))
-			return true;
-	for (size_t i = 0; i < sys->npci; i++) {
-		unsigned d = sys->pci[i].device;
-		if (sys->pci[i].vendor == 0x15b3 && (sys->pci[i].class_code >> 16) == 0x02 && d != 0x1003 &&
-		    d != 0x1004 && d != 0x1007)
-			return true;
-	}
-	return false;
-}
-
-int rd_modules_to_load(const struct rd_host *h, const struct rd_system *s, const struct rd_policy *p,
-		       struct rd_strv *need)
-{
-	if (!rd_host_has_rdma_hardware(h, s))
-		return 0;
-	if (h->proc_modules.err && h->proc_modules.err != RD_EPARSE)
-		return -1;
-	bool mlx5 = rd_host_has_mlx5(h, s);
-	for (size_t i = 0; i < p->modules.n; i++) {
-		const char *m = p->modules.v[i];
-		if (rd_module_loaded(h, m) || (!mlx5 && rd_str_has_prefix(m, "mlx5_")) ||
-		    rd_host_device_driver(h, m))
-			continue; /* loaded, no mlx5 hardware for it to drive, or a device it registers is there */
-		rd_strv_push(need, m);
-	}
-	return 0;
-}
-
 void rd_fix_plan_free(struct rd_fix_plan *p)
 {
 	for (size_t i = 0; i < p->nfiles; i++) {
@@ -436,13 +403,4 @@ void rd_fix_plan_shell(const struct rd_fix_plan *plan, struct rd_strv *lines)
 		}
 		rd_strv_push(lines, delim);
 	}
-}
-
-bool rd_fix_plan_suggest(const struct rd_fix_plan *plan, struct rd_finding *f)
-{
-	if (!plan->nfiles)
-		return false;
-	rd_fix_add(f, "rdma-doctor fix modules --apply    # or by hand, the same change:");
-	rd_fix_plan_shell(plan, &f->fix);
-	return true;
 }

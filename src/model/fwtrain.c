@@ -192,22 +192,3 @@ bool rd_fwtrain_match(const char *pattern, const char *fw)
 		p = bar + 1;
 	}
 }
-
-void rd_fwtrain_why_none(const struct rd_stack *st, char *buf, size_t len)
-{
-	if (st->installed == RD_STACK_INBOX)
-		snprintf(buf, len, "an inbox stack has no firmware train");
-	else if (st->installed == RD_STACK_UNKNOWN)
-		snprintf(buf, len, "the installed stack is not known");
-	else if (st->installed == RD_STACK_DOCA_OFED && !st->doca_version)
-		snprintf(buf, len, "DOCA-OFED %s: no doca-ofed package names the DOCA release",
-			 st->version[0] ? st->version : "(no version)");
-	else if (st->installed == RD_STACK_DOCA_OFED)
-		snprintf(buf, len, "DOCA %.*s (doca-ofed %s) is not in the firmware-train table",
-			 (int)strcspn(st->doca_version, "-"), st->doca_version, st->doca_version);
-	else if (st->installed == RD_STACK_OFED)
-		snprintf(buf, len, "OFED %s: MLNX_OFED or DOCA-OFED cannot be told, so no train applies", st->version);
-	else
-		snprintf(buf, len, "%s %s is not in the firmware-train table", rd_stack_kind_name(st->installed),
-			 st->version[0] ? st->version : "(no version)");
-}

@@ -45,8 +45,6 @@ const char *rd_fwtrain_expected(const struct rd_fw_release *r, enum rd_adapter a
 /* True when fw ("28.43.2026") is one of the pattern's alternatives: three dot-separated decimal
  * numbers, each digit equal or 'x' in the pattern, the same number of digits. */
 bool rd_fwtrain_match(const char *pattern, const char *fw);
-/* Why the installed stack has no row (inbox, unknown, a release the table lacks), in words. */
-void rd_fwtrain_why_none(const struct rd_stack *st, char *buf, size_t len);
 /* The table, ended by a row with version NULL (for tests and docs). */
 extern const struct rd_fw_release rd_fw_releases[];
 #endif

@@ -237,6 +237,7 @@ static bool in_range(const uint8_t g[16], const struct rd_nccl_sel *s)
 
 const struct rd_gid *rd_port_gid(const struct rd_port *p, unsigned idx)
 {
+	rd_need(p->gids_err == RD_ENOTLOADED ? RD_LOAD_GIDS : 0, RD_LOAD_GIDS, "a port's GIDs");
 	for (size_t i = 0; i < p->ngids; i++)
 		if (p->gids[i].index == idx)
 			return &p->gids[i];
@@ -247,6 +248,7 @@ static const uint8_t zero[16];
 
 int rd_nccl_auto_gid(const struct rd_port *p, const struct rd_nccl_sel *s)
 {
+	rd_need(p->gids_err == RD_ENOTLOADED ? RD_LOAD_GIDS : 0, RD_LOAD_GIDS, "a port's GIDs");
 	if (!p->ngids)
 		return -1;
 	if (s->legacy) /* NCCL_IB_GID_INDEX's default before 2.21.5 */

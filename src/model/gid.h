@@ -92,7 +92,8 @@ bool rd_gid_valid(const uint8_t gid[16]);
 int rd_gid_roce_version(const char *type);
 /* The IPv4 address of an IPv4-mapped GID ("10.10.5.17"), or "" when it is none. */
 void rd_gid_ipv4(const uint8_t gid[16], char *buf, size_t len);
-/* The GID of index idx on the port, or NULL when the model has none (an all-zero entry). */
+/* The GID of index idx on the port, or NULL when the model has none (an all-zero entry).  This and
+ * the two below abort when the GIDs were not loaded (rd_need, model/host.h). */
 const struct rd_gid *rd_port_gid(const struct rd_port *p, unsigned idx);
 /* The index NCCL's automatic choice takes on a RoCE port (sel->gid_index ignored): the indexes
  * known to the model up to the highest non-zero one, missing ones as all-zero.  -1 when the port

@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,6 +38,17 @@ static void attr_at(struct rd_source *src, const char *dir, const char *name, st
 	char *p = rd_path_join(dir, name);
 	rd_attr_read(src, p, a);
 	free(p);
+}
+
+/* The attributes of a part this run does not read, marked so (rd_attr_ok aborts on them):
+ * names[i] in dir is attrs[i], up to a NULL name. */
+static void attrs_not_loaded(const char *dir, const char *const *names, struct rd_attr *const *attrs)
+{
+	for (size_t i = 0; names[i]; i++) {
+		memset(attrs[i], 0, sizeof *attrs[i]);
+		attrs[i]->path = rd_xasprintf("/%s/%s", dir, names[i]);
+		attrs[i]->err = RD_ENOTLOADED;
+	}
 }
 
 /* Parses an attr as an unsigned number (base 0); marks it RD_EPARSE when malformed. */
@@ -162,12 +174,24 @@ static void load_port(struct rd_source *src, const char *pdir, unsigned num, uns
 	p->state_v = p->phys_v = -1;
 	p->lid_v = p->sm_lid_v = p->lmc_v = p->sm_sl_v = p->cap_mask_v = -1;
 	p->is_ib = true;
+	static const char *const link_names[] = {"state", "phys_state", "rate", "link_layer", NULL};
+	static const char *const subnet_names[] = {"lid", "lid_mask_count", "sm_lid", "sm_sl", "cap_mask",
+						   "has_smi", NULL};
 	if (rd_load_wants(flags, RD_LOAD_PORTS))
 		load_port_link(src, pdir, p);
+	else
+		attrs_not_loaded(pdir, link_names,
+				 (struct rd_attr *[]){&p->state, &p->phys_state, &p->rate, &p->link_layer});
 	if (rd_load_wants(flags, RD_LOAD_SUBNET))
 		load_port_subnet(src, pdir, p);
+	else
+		attrs_not_loaded(pdir, subnet_names,
+				 (struct rd_attr *[]){&p->lid, &p->lid_mask_count, &p->sm_lid, &p->sm_sl, &p->cap_mask,
+						      &p->has_smi});
 	if (rd_load_wants(flags, RD_LOAD_GIDS))
 		load_gids(src, pdir, p);
+	else
+		p->gids_err = RD_ENOTLOADED; /* rd_port_gid and the NCCL lookups abort on it */
 	if (rd_load_wants(flags, RD_LOAD_PKEYS))
 		load_pkeys(src, pdir, p);
 }
@@ -237,8 +261,14 @@ static void load_device(struct rd_source *src, const char *name, unsigned flags,
 	 * every check that looks at devices or ports: read whatever parts are asked */
 	attr_at(src, dir, "node_type", &d->node_type);
 	d->node_type_v = attr_enum(&d->node_type);
+	static const char *const info_names[] = {"node_guid", "sys_image_guid", "fw_ver", "hca_type", "hw_rev",
+						 "board_id", "node_desc", NULL};
 	if (rd_load_wants(flags, RD_LOAD_DEVINFO))
 		load_device_info(src, dir, d);
+	else
+		attrs_not_loaded(dir, info_names,
+				 (struct rd_attr *[]){&d->node_guid, &d->sys_image_guid, &d->fw_ver, &d->hca_type,
+						      &d->hw_rev, &d->board_id, &d->node_desc});
 	if (rd_load_wants(flags, RD_LOAD_DEVLINK))
 		load_device_link(src, dir, d);
 	load_ports(src, dir, flags, d);
@@ -470,9 +500,17 @@ static void load_modules(struct rd_source *src, unsigned flags, struct rd_host *
 
 /* ---- host ---------------------------------------------------------------------------------- */
 
+void rd_need_failed(unsigned missing, const char *what)
+{
+	fprintf(stderr, "rdma-doctor: internal error: %s read but not loaded (RD_LOAD_* 0x%x): a need missing from "
+			"the check catalogue\n", what ? what : "a part of the model", missing);
+	abort();
+}
+
 int rd_host_load(struct rd_source *src, unsigned flags, struct rd_host *h)
 {
 	memset(h, 0, sizeof *h);
+	h->unloaded = rd_load_unread(flags);
 	rd_attr_read(src, "proc/sys/kernel/osrelease", &h->osrelease);
 	rd_attr_read(src, "proc/sys/kernel/hostname", &h->hostname);
 	if (!rd_attr_ok(&h->hostname)) {
@@ -608,6 +646,7 @@ const struct rd_device *rd_host_device(const struct rd_host *h, const char *name
 
 const struct rd_module *rd_host_module(const struct rd_host *h, const char *name)
 {
+	rd_need(h->unloaded, RD_LOAD_MODULES, "the modules");
 	for (size_t i = 0; i < h->nmodules; i++)
 		if (strcmp(h->modules[i].name, name) == 0)
 			return &h->modules[i];

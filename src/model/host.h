@@ -21,8 +21,14 @@ struct rd_attr {
 	char *value; /* NULL when err != 0 */
 	int err;     /* 0, an errno, or an RD_E* code (RD_EPARSE when present but malformed) */
 };
+/* A part read that was not loaded (rd_need, below): aborts after one line on stderr naming what. */
+void rd_need_failed(unsigned missing, const char *what) __attribute__((noreturn));
+/* True when a was read.  An attribute of a part this run did not load (err RD_ENOTLOADED) aborts
+ * instead: a check that reads it lacks a need (checks/catalogue.h). */
 static inline bool rd_attr_ok(const struct rd_attr *a)
 {
+	if (a->err == RD_ENOTLOADED)
+		rd_need_failed(0, a->path);
 	return a->err == 0 && a->value != NULL;
 }
 /* The value when the attribute was read (and parsed), else NULL: what a renderer shows. */
@@ -142,6 +148,8 @@ struct rd_host {
 				    * loadable modules); false in a partial capture */
 	struct rd_module *modules; /* every module of /proc/modules, then RDMA ones only in sysfs */
 	size_t nmodules;
+	unsigned unloaded;         /* the parts (RD_LOAD_*) this load did not read: they are empty,
+				    * and their accessors abort (rd_need); 0 in a model built by hand */
 };
 
 enum {
@@ -175,6 +183,27 @@ static inline bool rd_load_wants(unsigned flags, unsigned part)
 {
 	return !(flags & RD_LOAD_ONLY) || (flags & part);
 }
+/* The parts flags leaves unread (none without RD_LOAD_ONLY). */
+static inline unsigned rd_load_unread(unsigned flags)
+{
+	return flags & RD_LOAD_ONLY ? RD_LOAD_ALL & ~flags : 0;
+}
+/* What the model derives from several parts: which ports the port rules judge (rd_port_role,
+ * model/link.h: a VF by its PCI function, a plane of a multiplane device by its model, the
+ * management NIC by the port's netdevs), the stack facts (model/stack.h: the packages, ofed_info,
+ * the modules, the ports' has_smi, openibd), and what loads a module at boot (rd_boot_loader,
+ * model/system.h: modules-load.d, and rdma-core's rules by the devices' drivers and PCI functions). */
+#define RD_LOAD_ROLE (RD_LOAD_PORTS | RD_LOAD_GIDS | RD_LOAD_DEVLINK | RD_LOAD_DEVINFO)
+#define RD_LOAD_STACK (RD_LOAD_PACKAGES | RD_LOAD_MODULES | RD_LOAD_SUBNET | RD_LOAD_OPENIBD)
+#define RD_LOAD_BOOT (RD_LOAD_MODLOAD | RD_LOAD_DEVLINK | RD_LOAD_PCI)
+/* A part read that was not loaded is a need missing from the check catalogue (checks/catalogue.h),
+ * which would give a verdict on an empty part: the accessors of the model call this, which aborts
+ * (after one line on stderr naming what) when unloaded holds any of parts. */
+static inline void rd_need(unsigned unloaded, unsigned parts, const char *what)
+{
+	if (unloaded & parts)
+		rd_need_failed(unloaded & parts, what);
+}
 
 /* Reads the host. Never fails as a whole: everything unreadable is recorded in the model.
  * Returns 0 (the model is always filled and must be freed). */
@@ -182,6 +211,7 @@ int rd_host_load(struct rd_source *src, unsigned flags, struct rd_host *host);
 void rd_host_free(struct rd_host *host);
 
 const struct rd_device *rd_host_device(const struct rd_host *host, const char *name);
+/* The module named name, or NULL; aborts when the modules were not loaded (rd_need). */
 const struct rd_module *rd_host_module(const struct rd_host *host, const char *name);
 /* 1 when the module was built out of tree (taint O, OFED-only module, OFED version file),
  * 0 when in-tree, -1 when the evidence is missing. */

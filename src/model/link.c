@@ -177,6 +177,7 @@ static char *default_route(const char *text)
 void rd_link_load(struct rd_source *src, const struct rd_host *h, unsigned flags, struct rd_link *lk)
 {
 	memset(lk, 0, sizeof *lk);
+	lk->unloaded = rd_load_unread(flags);
 	lk->uptime_s = -1;
 	rd_attr_read(src, "proc/sys/kernel/random/boot_id", &lk->boot_id);
 	rd_attr_read(src, "proc/uptime", &lk->uptime);
@@ -300,6 +301,8 @@ static bool port_has_netdev(const struct rd_link *lk, const struct rd_device *d,
 enum rd_port_role rd_port_role(const struct rd_link *lk, const struct rd_policy *p, const struct rd_device *d,
 			       const struct rd_port *port)
 {
+	if (lk)
+		rd_need(lk->unloaded, RD_LOAD_ROLE, "the ports' roles");
 	const struct rd_link_dev *ld = lk ? rd_link_dev(lk, d->name) : NULL;
 	if (ld && ld->vf)
 		return RD_ROLE_VF;

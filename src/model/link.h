@@ -91,6 +91,7 @@ struct rd_link {
 	struct rd_counter_refusal *refused;
 	size_t nrefused;
 	struct rd_link_sample sample;
+	unsigned unloaded;          /* the parts (RD_LOAD_*) the load did not read (model/host.h) */
 };
 
 /* flags: rd_host_load's RD_LOAD_* (the PCIe paths only with RD_LOAD_PCI). */
@@ -105,7 +106,8 @@ const struct rd_link_dev *rd_link_dev(const struct rd_link *lk, const char *name
 /* The refusal that stopped dev's counter reads, or NULL. */
 const struct rd_counter_refusal *rd_link_refusal(const struct rd_link *lk, const char *dev);
 
-/* What a port is for the port rules. */
+/* What a port is for the port rules (rd_port_role and rd_port_judged abort when a part they read,
+ * RD_LOAD_ROLE, was not loaded: rd_need, model/host.h). */
 enum rd_port_role {
 	RD_ROLE_COMPUTE,  /* judged */
 	RD_ROLE_VF,       /* an SR-IOV VF: listed, not judged (unassigned VFs stay down by design) */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* Lookups in the host and system model that the checks and the renderers share (model/host.h,
- * model/system.h). */
+/* Lookups in the host and system model that the checks, the renderers and the derived stack facts
+ * (model/stack.c) share (model/host.h, model/system.h). */
 #include <string.h>
 
 #include "model/policy.h"
@@ -24,6 +24,7 @@ bool rd_host_has_rdma_hardware(const struct rd_host *h, const struct rd_system *
 
 const struct rd_modload_file *rd_modload_find(const struct rd_system *sys, const char *module)
 {
+	rd_need(sys->unloaded, RD_LOAD_MODLOAD, "modules-load.d");
 	for (size_t i = 0; i < sys->nmodload; i++)
 		if (!sys->modload[i].overridden && rd_strv_contains(&sys->modload[i].modules, module))
 			return &sys->modload[i];
@@ -70,10 +71,56 @@ void rd_policy_add_driver_modules(struct rd_policy *p, const struct rd_host *h)
 
 bool rd_host_device_driver(const struct rd_host *h, const char *module)
 {
+	rd_need(h->unloaded, RD_LOAD_DEVLINK, "the devices' drivers");
 	for (size_t i = 0; i < h->ndevices; i++) {
 		const char *m = driver_module(&h->devices[i]);
 		if (m && strcmp(m, module) == 0)
 			return true;
 	}
 	return false;
+}
+
+const struct rd_package *rd_system_package(const struct rd_system *s, const char *name)
+{
+	rd_need(s->unloaded, RD_LOAD_PACKAGES, "the packages");
+	for (size_t i = 0; i < s->npackages; i++)
+		if (strcmp(s->packages[i].name, name) == 0)
+			return &s->packages[i];
+	return NULL;
+}
+
+bool rd_host_has_mlx5(const struct rd_host *h, const struct rd_system *sys)
+{
+	rd_need(h->unloaded, RD_LOAD_DEVLINK, "the devices' drivers");
+	for (size_t i = 0; i < h->ndevices; i++)
+		if ((h->devices[i].driver && strcmp(h->devices[i].driver, "mlx5_core") == 0) ||
+		    rd_str_has_prefix(h->devices[i].name, "mlx5_"))
+			return true;
+	rd_need(sys->unloaded, RD_LOAD_PCI, "the PCI functions");
+	for (size_t i = 0; i < sys->npci; i++) {
+		unsigned d = sys->pci[i].device;
+		if (sys->pci[i].vendor == 0x15b3 && (sys->pci[i].class_code >> 16) == 0x02 && d != 0x1003 &&
+		    d != 0x1004 && d != 0x1007)
+			return true;
+	}
+	return false;
+}
+
+int rd_modules_to_load(const struct rd_host *h, const struct rd_system *s, const struct rd_policy *p,
+		       struct rd_strv *need)
+{
+	if (!rd_host_has_rdma_hardware(h, s))
+		return 0;
+	rd_need(h->unloaded, RD_LOAD_MODULES, "the modules");
+	if (h->proc_modules.err && h->proc_modules.err != RD_EPARSE)
+		return -1;
+	bool mlx5 = rd_host_has_mlx5(h, s);
+	for (size_t i = 0; i < p->modules.n; i++) {
+		const char *m = p->modules.v[i];
+		if (rd_module_loaded(h, m) || (!mlx5 && rd_str_has_prefix(m, "mlx5_")) ||
+		    rd_host_device_driver(h, m))
+			continue; /* loaded, no mlx5 hardware for it to drive, or a device it registers is there */
+		rd_strv_push(need, m);
+	}
+	return 0;
 }

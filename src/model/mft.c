@@ -848,6 +848,7 @@ void rd_mft_free(struct rd_mft *m)
 
 const struct rd_mft_dev *rd_mft_dev(const struct rd_mft *m, const char *name)
 {
+	rd_need(m->unloaded ? RD_LOAD_MFT : 0, RD_LOAD_MFT, "the MFT tools' output");
 	for (size_t i = 0; i < m->ndevs; i++)
 		if (strcmp(m->devs[i].name, name) == 0)
 			return &m->devs[i];
@@ -865,6 +866,7 @@ const struct rd_mft_port *rd_mft_port(const struct rd_mft *m, const char *dev, u
 
 const struct rd_attr *rd_mft_fw_ver(const struct rd_mft *m, const struct rd_device *d)
 {
+	rd_need(m->unloaded ? RD_LOAD_MFT : 0, RD_LOAD_MFT, "the MFT tools' output");
 	if (rd_attr_ok(&d->fw_ver) && *d->fw_ver.value)
 		return &d->fw_ver;
 	const struct rd_mft_dev *md = rd_mft_dev(m, d->name);
@@ -873,6 +875,7 @@ const struct rd_attr *rd_mft_fw_ver(const struct rd_mft *m, const struct rd_devi
 
 const struct rd_attr *rd_mft_board_id(const struct rd_mft *m, const struct rd_device *d)
 {
+	rd_need(m->unloaded ? RD_LOAD_MFT : 0, RD_LOAD_MFT, "the MFT tools' output");
 	if (rd_attr_ok(&d->board_id) && *d->board_id.value)
 		return &d->board_id;
 	const struct rd_mft_dev *md = rd_mft_dev(m, d->name);

@@ -147,6 +147,7 @@ struct rd_mft {
 	size_t ndevs;
 	struct rd_qos_port *qos;
 	size_t nqos;
+	bool unloaded; /* not read in this run (RD_LOAD_MFT): rd_mft_dev aborts (rd_need, model/host.h) */
 };
 /* Runs (or reads from the root) the tools for each Mellanox PCI device of host (VFs skipped) and
  * each RoCE port's netdev.  Never fails; what could not be read is recorded. */

@@ -65,4 +65,7 @@ bool rd_stack_is_ofed(enum rd_stack_kind k);
 /* Derives the facts from a loaded host and system model (no I/O). */
 void rd_stack_derive(const struct rd_host *h, const struct rd_system *s, struct rd_stack *out);
 void rd_stack_free(struct rd_stack *st);
+/* Why the installed stack has no firmware train (fw_release NULL: inbox, unknown, a release the
+ * table of model/fwtrain.h lacks), in words. */
+void rd_fwtrain_why_none(const struct rd_stack *st, char *buf, size_t len);
 #endif

@@ -180,6 +180,7 @@ static const char *rdma_boot_when(const char *kind)
 
 const char *rd_boot_loader(const struct rd_system *sys, const char *module, const char **when)
 {
+	rd_need(sys->unloaded, RD_LOAD_BOOT, "what loads the modules at boot");
 	*when = NULL;
 	for (size_t i = 0; i < sys->nmodload; i++)
 		if (!sys->modload[i].overridden && rd_strv_contains(&sys->modload[i].modules, module))
@@ -643,13 +644,16 @@ int rd_system_load_parts(struct rd_source *src, const struct rd_host *h, const c
 			 unsigned flags, struct rd_system *s)
 {
 	memset(s, 0, sizeof *s);
+	s->unloaded = rd_load_unread(flags);
 	s->etc_present = rd_exists(src, "etc");
 	s->dev_present = rd_exists(src, "dev");
 	if (rd_load_wants(flags, RD_LOAD_MODLOAD))
 		load_modload(src, s);
 	/* the PCI functions also say whether a host without RDMA devices has RDMA hardware */
-	if (rd_load_wants(flags, RD_LOAD_PCI | RD_LOAD_MODLOAD) || !h->ndevices)
+	if (rd_load_wants(flags, RD_LOAD_PCI | RD_LOAD_MODLOAD) || !h->ndevices) {
 		rd_system_load_pci(src, s);
+		s->unloaded &= ~(unsigned)RD_LOAD_PCI;
+	}
 	if (rd_load_wants(flags, RD_LOAD_MODLOAD))
 		load_rdma_boot(src, h, s);
 	if (rd_load_wants(flags, RD_LOAD_PEERMEM)) {
@@ -685,7 +689,10 @@ int rd_system_load_parts(struct rd_source *src, const struct rd_host *h, const c
 		load_dmesg(src, s);
 	if (rd_load_wants(flags, RD_LOAD_MFT))
 		rd_mft_load(src, h, &s->mft);
-	rd_stack_derive(h, s, &s->stack);
+	else
+		s->mft.unloaded = true;
+	if (!(s->unloaded & RD_LOAD_STACK))
+		rd_stack_derive(h, s, &s->stack);
 	rd_nccl_env_read(&s->nccl_env, nccl_getenv); /* roce.gid: what NCCL would see (model/gid.h) */
 	if (rd_load_wants(flags, RD_LOAD_GIDS))
 		load_nccl_libs(src, &s->nccl_env);
@@ -765,10 +772,8 @@ void rd_system_free(struct rd_system *s)
 	memset(s, 0, sizeof *s);
 }
 
-const struct rd_package *rd_system_package(const struct rd_system *s, const char *name)
+const struct rd_stack *rd_system_stack(const struct rd_system *s)
 {
-	for (size_t i = 0; i < s->npackages; i++)
-		if (strcmp(s->packages[i].name, name) == 0)
-			return &s->packages[i];
-	return NULL;
+	rd_need(s->unloaded, RD_LOAD_STACK, "the stack facts");
+	return &s->stack;
 }

@@ -145,12 +145,15 @@ struct rd_system {
 	/* MFT tools and RoCE QoS per device and port (model/mft.h; mlxlink, mlxconfig, flint,
 	 * mlnx_qos, dcb run live only under check --mft and snapshot) */
 	struct rd_mft mft;
-	/* derived from all of the above and the host model, once (model/stack.h) */
+	/* derived from all of the above and the host model, once (model/stack.h), when its parts
+	 * (RD_LOAD_STACK) were read; read it through rd_system_stack */
 	struct rd_stack stack;
 	/* roce.gid: the NCCL_IB_* variables of this process's environment (model/gid.h) */
 	struct rd_nccl_env nccl_env;
 	/* link health: boot_id, default route, port netdevs, PCIe paths, counters, state (model/link.h) */
 	struct rd_link link;
+	unsigned unloaded; /* the parts (RD_LOAD_*, the host's too) this load did not read, as in
+			    * struct rd_host; 0 in a model built by hand */
 };
 
 /* services: names whose processes and units to inspect (NULL-terminated), e.g. {"slurmd", NULL}. */
@@ -166,8 +169,18 @@ void rd_system_load_pci(struct rd_source *src, struct rd_system *sys);
 /* Lookups shared by checks and renderers (model/lookup.c). */
 /* True when the host has an RDMA device or a Mellanox/NVIDIA networking PCI function. */
 bool rd_host_has_rdma_hardware(const struct rd_host *h, const struct rd_system *sys);
-/* The modules-load.d file that loads module (not overridden), or NULL. */
+/* The modules-load.d file that loads module (not overridden), or NULL.  These lookups, like every
+ * accessor of the model, abort when a part they read was not loaded (rd_need, model/host.h). */
 const struct rd_modload_file *rd_modload_find(const struct rd_system *sys, const char *module);
+/* The one answer to "which modules must be loaded now" that modules.loaded reports and `fix
+ * modules` loads: the policy's modules that are not loaded, none without RDMA hardware, no mlx5_*
+ * without mlx5 hardware.  Pushes them onto need in policy order.  Returns 0, or -1 when
+ * /proc/modules cannot be read (need is left empty). */
+struct rd_policy;
+int rd_modules_to_load(const struct rd_host *h, const struct rd_system *s, const struct rd_policy *p,
+		       struct rd_strv *need);
+/* True when the host has mlx5 hardware (an mlx5 device, or a ConnectX-4+ / BlueField function). */
+bool rd_host_has_mlx5(const struct rd_host *h, const struct rd_system *s);
 /* A Mellanox/NVIDIA network controller (vendor 0x15b3, class 0x02): RDMA hardware. */
 static inline bool rd_pci_is_mellanox_nic(const struct rd_pci_fn *f)
 {
@@ -178,5 +191,7 @@ const struct rd_package *rd_system_package(const struct rd_system *sys, const ch
  * set to NULL), else rdma-core's conf (or udev rule) whose trigger this host has (*when set to
  * the trigger, in words).  NULL when no file does. */
 const char *rd_boot_loader(const struct rd_system *sys, const char *module, const char **when);
+/* The derived stack facts; aborts when their parts were not loaded (RD_LOAD_STACK, rd_need). */
+const struct rd_stack *rd_system_stack(const struct rd_system *sys);
 
 #endif

@@ -69,4 +69,169 @@ static void text_copy(struct rd_text *dst, const struct rd_text *src)
 	}
 }
 
-/
+/* ---- the watch ------------------------------------------------------------------------------------ */
+
+/* The reader's word: bit 0 "in a read", bits 1-31 the generation of the loader that reads (each
+ * loader of the process has its own), bits 32-63 a count of reads (so that one read is never taken
+ * for the next).  A loader sets it before each read and clears bit 0 with a compare-and-swap after:
+ * when the watcher changed it meanwhile (it froze this loader), the loader stops for good.  The
+ * word is never reset, so that a frozen loader's compare-and-swap can never succeed later. */
+static _Atomic unsigned long long word;
+static _Atomic long long read_started_ms;
+static const char *_Atomic inflight;
+static _Atomic unsigned next_gen = 1; /* the generation the next loader takes */
+static _Thread_local unsigned tls_gen;  /* 0: not a loader */
+static _Thread_local bool tls_replay;
+
+static struct {
+	_Atomic bool on;
+	pid_t pid;
+	_Atomic unsigned gen; /* the current loader's */
+	_Atomic long long deadline_ms;
+	_Atomic int read_timeout_ms; /* 0: not armed */
+} watch;
+
+/* The calling thread is the current loader of this process's watch. */
+static bool loading(void)
+{
+	return tls_gen && atomic_load(&watch.on) && tls_gen == atomic_load(&watch.gen) && watch.pid == getpid();
+}
+
+void rd_watch_begin(void)
+{
+	watch.pid = getpid();
+	atomic_store(&watch.deadline_ms, 0);
+	atomic_store(&watch.read_timeout_ms, 0);
+	atomic_store(&watch.gen, 0);
+	atomic_store(&watch.on, true);
+}
+
+void rd_watch_loader(bool replay)
+{
+	tls_gen = atomic_fetch_add(&next_gen, 1) & 0x7fffffffu;
+	tls_replay = replay;
+	atomic_store(&watch.gen, tls_gen);
+}
+
+void rd_watch_end(void)
+{
+	atomic_store(&watch.on, false);
+	atomic_store(&watch.gen, 0);
+	log_free();
+}
+
+bool rd_watchdog_arm(long long *run_deadline_ms, int read_timeout_ms)
+{
+	if (!loading() || read_timeout_ms <= 0)
+		return false;
+	if (atomic_load(&watch.read_timeout_ms)) {
+		*run_deadline_ms = atomic_load(&watch.deadline_ms);
+		return true;
+	}
+	atomic_store(&watch.deadline_ms, *run_deadline_ms);
+	atomic_store(&watch.read_timeout_ms, read_timeout_ms);
+	return true;
+}
+
+long long rd_watchdog_deadline(void)
+{
+	return atomic_load(&watch.on) && atomic_load(&watch.read_timeout_ms) ? atomic_load(&watch.deadline_ms) : 0;
+}
+
+bool rd_watch_poll(long long now, long long *next_ms, char *path, size_t pathlen)
+{
+	*next_ms = now + 250;
+	int timeout = atomic_load(&watch.read_timeout_ms);
+	unsigned long long w = atomic_load(&word);
+	unsigned gen = (unsigned)((w >> 1) & 0x7fffffffu);
+	if (!timeout || !(w & 1) || gen != atomic_load(&watch.gen))
+		return false;
+	long long fire_at = atomic_load(&read_started_ms) + timeout, deadline = atomic_load(&watch.deadline_ms);
+	if (deadline && deadline < fire_at)
+		fire_at = deadline;
+	if (now < fire_at) {
+		if (fire_at < *next_ms)
+			*next_ms = fire_at;
+		return false;
+	}
+	/* frozen: the loader's own compare-and-swap fails from now on (its generation is gone) */
+	unsigned long long frozen = w & ~0xffffffffull;
+	if (!atomic_compare_exchange_strong(&word, &w, frozen))
+		return false; /* the read returned meanwhile */
+	atomic_store(&watch.gen, 0);
+	const char *key = atomic_load(&inflight);
+	snprintf(path, pathlen, "%s", key ? key : "");
+	struct lent *e = log_put(key ? key : "");
+	e->ret = -ETIMEDOUT;
+	e->t.err = ETIMEDOUT;
+	e->t.status = -1;
+	return true;
+}
+
+/* ---- reading under the watch --------------------------------------------------------------------- */
+
+static void freeze(void)
+{
+	for (;;)
+		pause(); /* the watch gave this read up: another loader goes on */
+}
+
+int rd_reader_read(const char *key, int fd, struct rd_read_req *req, struct rd_text *out)
+{
+	if (!loading())
+		return rd_read_fd(fd, req, out);
+	if (tls_replay) {
+		struct lent *e = log_find(key);
+		if (e && (e->ret == -ETIMEDOUT || (e->cap == req->cap && e->prefix_ok == req->prefix_ok &&
+						   e->single == req->single))) {
+			close(fd);
+			text_copy(out, &e->t);
+			if (e->st.st_mode)
+				req->st = e->st;
+			return e->ret;
+		}
+	}
+	unsigned long long mine = (atomic_load(&word) & ~0xffffffffull) + (1ull << 32);
+	mine |= (unsigned long long)tls_gen << 1;
+	atomic_store(&read_started_ms, rd_mono_ms());
+	atomic_store(&inflight, key);
+	atomic_store(&word, mine | 1);
+	int r = rd_read_fd(fd, req, out);
+	unsigned long long expect = mine | 1;
+	if (!atomic_compare_exchange_strong(&word, &expect, mine))
+		freeze();
+	if (out->len <= RD_CAP_ATTR) { /* a bigger file (a log, dpkg's status) is read again if need be */
+		struct lent *e = log_put(key);
+		e->ret = r;
+		text_copy(&e->t, out);
+		e->st = req->st;
+		e->cap = req->cap;
+		e->prefix_ok = req->prefix_ok;
+		e->single = req->single;
+	}
+	return r;
+}
+
+bool rd_reader_command_logged(const char *name, struct rd_text *out)
+{
+	if (!loading() || !tls_replay)
+		return false;
+	char *key = rd_xasprintf("\1%s", name);
+	struct lent *e = log_find(key);
+	free(key);
+	if (!e)
+		return false;
+	text_copy(out, &e->t);
+	return true;
+}
+
+void rd_reader_command_log(const char *name, const struct rd_text *out)
+{
+	if (!loading())
+		return;
+	char *key = rd_xasprintf("\1%s", name);
+	struct lent *e = log_put(key);
+	free(key);
+	e->ret = out->err ? -out->err : 0;
+	text_copy(&e->t, out);
+}

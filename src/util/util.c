@@ -24,6 +24,8 @@ const char *rd_strerror(int err)
 		return "not captured in this root";
 	case RD_EPARSE:
 		return "unexpected format";
+	case RD_ENOTLOADED:
+		return "not loaded in this run";
 	case EFBIG:
 		return "file larger than the read limit";
 	case ETIMEDOUT:

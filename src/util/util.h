@@ -14,6 +14,7 @@ enum {
 	RD_ENOTREG = 1000,   /* not a regular file */
 	RD_ENOTCAPTURED,     /* a command output not captured in this root */
 	RD_EPARSE,           /* text present but not in the expected format */
+	RD_ENOTLOADED,       /* a part of the model this run did not read (model/host.h rd_need) */
 };
 /* "No such file or directory", "not a regular file", ... for an errno or RD_E* code. */
 const char *rd_strerror(int err);

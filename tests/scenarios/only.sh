@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
-# The --only differential over every scenario root and every example root, every check: a run of
-# `check --only ID` loads only what ID needs (the needs column of checks/catalogue.h), and gives ID's findings (text report:
-# its line, evidence and fix) exactly as the JSON report, which reads everything.  A need left out
-# shows here.
+# The --only differential over every scenario root (the real H100 tree's too) and every example
+# root, every check: a run of `check --only ID` loads only what ID needs (the needs column of
+# checks/catalogue.h), and gives ID's findings (text report: its line, evidence and fix) exactly as
+# the JSON report, which reads everything.  A need left out shows here: the run aborts on the part
+# not loaded (model/host.h rd_need), or its findings differ.
 # Usage: tests/scenarios/only.sh [BUILD_DIR]       Ends with "N passed, N failed".
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -18,6 +19,14 @@ bad() { fail=$((fail + 1)); echo "FAIL $*"; }
 command -v jq > /dev/null || { echo "FAIL: jq is required"; echo "0 passed, 1 failed"; exit 1; }
 "$top/tests/scenarios/make.sh" "$work/roots" > /dev/null || { echo "FAIL: make.sh"; echo "0 passed, 1 failed"; exit 1; }
 for e in "$top"/examples/*/; do cp -a "$e" "$work/roots/example-$(basename "$e")"; done
+# and the real H100 tree, as tests/scenarios/run.sh reads it
+if [ -d "$ts_real/gpud-h100-sys-class-infiniband" ]; then
+	"$top/tests/tools/fixture2root.sh" dir "$ts_real/gpud-h100-sys-class-infiniband" "$work/roots/real-gpud-h100"
+elif ts_have_real; then
+	bad "real fixture missing: $ts_real/gpud-h100-sys-class-infiniband"
+else
+	ts_skip "real-gpud-h100 (the real H100 tree)" "$ts_real_reason"
+fi
 export SOURCE_DATE_EPOCH=1764460800 NO_COLOR=1
 ids=$("$bin" checks | sed -nE 's/^([a-z]+\.[a-z_]+) .*/\1/p')
 [ "$(wc -w <<< "$ids")" -ge 20 ] && ok || bad "checks lists $(wc -w <<< "$ids") checks"

@@ -186,8 +186,8 @@ RD_TEST(causes_join_findings_on_their_subject)
 	struct rd_explain_verdict v;
 	struct rd_report r = {0};
 	/* a device node named like a module is not that module; the node's FAIL confirms the node cause */
-	rd_report_add(&r, "devnodes.present", RD_FAIL, "rdma_cm", "/dev/infiniband/rdma_cm is missing");
-	rd_report_add(&r, "modules.loaded", RD_OK, "host", "all loaded");
+	rd_report_add(&r, "devnodes.present", RD_SUBJ_DEVNODE, RD_FAIL, "rdma_cm", "/dev/infiniband/rdma_cm is missing");
+	rd_report_add(&r, "modules.loaded", RD_SUBJ_MODULE, RD_OK, "host", "all loaded");
 	rd_explain_judge(&ucm, &r, NULL, NULL, NULL, &v);
 	CHECK_INT(v.v, RD_CAUSE_RULED_OUT);
 	CHECK(v.finding == &r.findings[1]);
@@ -197,15 +197,15 @@ RD_TEST(causes_join_findings_on_their_subject)
 	rd_report_free(&r);
 	/* a WARN on the subject is not the FAIL the cause needs; findings on other subjects say nothing */
 	memset(&r, 0, sizeof r);
-	rd_report_add(&r, "devnodes.present", RD_WARN, "rdma_cm", "mode 0600");
-	rd_report_add(&r, "devnodes.present", RD_FAIL, "uverbs", "no uverbs device");
+	rd_report_add(&r, "devnodes.present", RD_SUBJ_DEVNODE, RD_WARN, "rdma_cm", "mode 0600");
+	rd_report_add(&r, "devnodes.present", RD_SUBJ_DEVNODE, RD_FAIL, "uverbs", "no uverbs device");
 	rd_explain_judge(&node, &r, NULL, NULL, NULL, &v);
 	CHECK_INT(v.v, RD_CAUSE_RULED_OUT);
 	CHECK(v.finding == NULL && strstr(v.why, "rdma_cm"));
 	rd_report_free(&r);
 	/* a SKIP is not "ruled out" */
 	memset(&r, 0, sizeof r);
-	rd_report_add(&r, "modules.loaded", RD_SKIP, "host", "no RDMA device");
+	rd_report_add(&r, "modules.loaded", RD_SUBJ_MODULE, RD_SKIP, "host", "no RDMA device");
 	rd_explain_judge(&ucm, &r, NULL, NULL, NULL, &v);
 	CHECK_INT(v.v, RD_CAUSE_CANNOT_TELL);
 	CHECK(v.finding == &r.findings[0]);
@@ -213,12 +213,12 @@ RD_TEST(causes_join_findings_on_their_subject)
 	/* a host-wide problem that names no subject cannot tell (without a fact to ask), an UNKNOWN
 	 * elsewhere in the check neither; no finding of the check at all neither */
 	memset(&r, 0, sizeof r);
-	rd_report_add(&r, "modules.loaded", RD_WARN, "host", "some modules are not loaded");
+	rd_report_add(&r, "modules.loaded", RD_SUBJ_MODULE, RD_WARN, "host", "some modules are not loaded");
 	rd_explain_judge(&ucm, &r, NULL, NULL, NULL, &v);
 	CHECK_INT(v.v, RD_CAUSE_CANNOT_TELL);
 	rd_report_free(&r);
 	memset(&r, 0, sizeof r);
-	rd_report_add(&r, "devnodes.present", RD_UNKNOWN, "umad0", "cannot tell which device umad0 serves");
+	rd_report_add(&r, "devnodes.present", RD_SUBJ_DEVNODE, RD_UNKNOWN, "umad0", "cannot tell which device umad0 serves");
 	rd_explain_judge(&node, &r, NULL, NULL, NULL, &v);
 	CHECK_INT(v.v, RD_CAUSE_CANNOT_TELL);
 	rd_explain_judge(&ucm, &r, NULL, NULL, NULL, &v);

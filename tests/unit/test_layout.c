@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Unit tests of the pieces the layout clean-up of issue 13 made into one function each: the
  * catalogue renderer (render/catalogue.c), the check-id list matcher (checks/runner.c), the
- * modules.* checks' fix lines (fix/modules.c), ibstatus's reads through model/umad.c, the one
+ * modules.* checks' fix lines (checks/findings.c), ibstatus's reads through model/umad.c, the one
  * PCI walk (model/system.c) of check and probe, rd_attr_value (model/host.h), CAP_IPC_LOCK,
  * the port-state words (model/parse-sysfs.c), the write loop (util), the stack renderer. */
 #include <errno.h>

@@ -140,16 +140,16 @@ RD_TEST(summary_label_agrees_with_counts)
 {
 	struct rd_report r = {0};
 	struct rd_report_meta m = {.no_hardware = true};
-	rd_report_add(&r, "memlock.limit", RD_OK, "host", "fine");
+	rd_report_add(&r, "memlock.limit", RD_SUBJ_SERVICE, RD_OK, "host", "fine");
 	CHECK_INT(rd_report_summary_status(&r, &m), RD_UNKNOWN); /* nothing to check */
-	rd_report_add(&r, "probe.loopback", RD_FAIL, "host", "no RDMA device");
+	rd_report_add(&r, "probe.loopback", RD_SUBJ_HOST, RD_FAIL, "host", "no RDMA device");
 	CHECK_INT(rd_report_summary_status(&r, &m), RD_FAIL); /* not "UNKNOWN: 1 failed" */
 	m.no_hardware = false;
 	CHECK_INT(rd_report_summary_status(&r, &m), RD_FAIL);
 	rd_report_free(&r);
 	struct rd_report w = {0};
-	rd_report_add(&w, "memlock.limit", RD_WARN, "host", "8 MiB");
-	rd_report_add(&w, "kernel.log", RD_SKIP, "host", "skipped");
+	rd_report_add(&w, "memlock.limit", RD_SUBJ_SERVICE, RD_WARN, "host", "8 MiB");
+	rd_report_add(&w, "kernel.log", RD_SUBJ_LOG, RD_SKIP, "host", "skipped");
 	m.no_hardware = true;
 	CHECK_INT(rd_report_summary_status(&w, &m), RD_WARN);
 	rd_report_free(&w);

@@ -52,11 +52,11 @@ static char *render(const struct rd_report *r, bool no_hw)
 RD_TEST(prometheus_one_series_per_check_subject_worst_wins_skip_left_out)
 {
 	struct rd_report r = {0};
-	rd_report_add(&r, "kernel.log", RD_WARN, "host", "one");
-	rd_report_add(&r, "kernel.log", RD_OK, "host", "two");
-	rd_report_add(&r, "kernel.log", RD_FAIL, "host", "three");
-	rd_report_add(&r, "ports.state", RD_SKIP, "mlx5_0 port 1", "ignored");
-	rd_report_add(&r, "ports.state", RD_UNKNOWN, "mlx5_1 port 1", "unreadable");
+	rd_report_add(&r, "kernel.log", RD_SUBJ_LOG, RD_WARN, "host", "one");
+	rd_report_add(&r, "kernel.log", RD_SUBJ_LOG, RD_OK, "host", "two");
+	rd_report_add(&r, "kernel.log", RD_SUBJ_LOG, RD_FAIL, "host", "three");
+	rd_report_add(&r, "ports.state", RD_SUBJ_PORT, RD_SKIP, "mlx5_0 port 1", "ignored");
+	rd_report_add(&r, "ports.state", RD_SUBJ_PORT, RD_UNKNOWN, "mlx5_1 port 1", "unreadable");
 	char *out = render(&r, false);
 	CHECK(strstr(out, "rdma_doctor_check_status{check=\"kernel.log\",subject=\"host\"} 2\n"));
 	CHECK(!strstr(out, "mlx5_0 port 1"));
@@ -105,23 +105,23 @@ RD_TEST(npd_exit_status_and_worst_finding)
 	char line[RD_NPD_LINE_MAX + 1];
 	struct rd_report_meta m = {0};
 	struct rd_report r = {0};
-	rd_report_add(&r, "stack.flavor", RD_OK, "host", "fine");
+	rd_report_add(&r, "stack.flavor", RD_SUBJ_HOST, RD_OK, "host", "fine");
 	CHECK(rd_report_npd(&r, &m, line, sizeof line) == 0);
 	CHECK_STR(line, "OK: rdma-doctor found no problem");
-	rd_report_add(&r, "ports.state", RD_UNKNOWN, "mlx5_1 port 1", "cannot read");
+	rd_report_add(&r, "ports.state", RD_SUBJ_PORT, RD_UNKNOWN, "mlx5_1 port 1", "cannot read");
 	CHECK(rd_report_npd(&r, &m, line, sizeof line) == 3);
 	CHECK_STR(line, "UNKNOWN ports.state mlx5_1 port 1: cannot read");
-	rd_report_add(&r, "firmware.uniform", RD_WARN, "mlx5_1", "older");
+	rd_report_add(&r, "firmware.uniform", RD_SUBJ_DEVICE, RD_WARN, "mlx5_1", "older");
 	CHECK(rd_report_npd(&r, &m, line, sizeof line) == 0); /* a WARN is OK for NPD, with its message */
 	CHECK_STR(line, "WARN firmware.uniform mlx5_1: older");
-	rd_report_add(&r, "ports.state", RD_FAIL, "mlx5_2 port 1", "Polling: %s", "no link \xe2\x80\x94 cable");
-	rd_report_add(&r, "modules.loaded", RD_FAIL, "ib_umad", "%0200d", 7);
+	rd_report_add(&r, "ports.state", RD_SUBJ_PORT, RD_FAIL, "mlx5_2 port 1", "Polling: %s", "no link \xe2\x80\x94 cable");
+	rd_report_add(&r, "modules.loaded", RD_SUBJ_MODULE, RD_FAIL, "ib_umad", "%0200d", 7);
 	CHECK(rd_report_npd(&r, &m, line, sizeof line) == 1);
 	CHECK_STR(line, "FAIL ports.state mlx5_2 port 1: Polling: no link - cable (+1 more)");
 	rd_report_free(&r);
 	struct rd_report r2 = {0};
-	rd_report_add(&r2, "modules.loaded", RD_FAIL, "ib_umad", "%0200d", 7);
-	rd_report_add(&r2, "devnodes.present", RD_FAIL, "umad", "x");
+	rd_report_add(&r2, "modules.loaded", RD_SUBJ_MODULE, RD_FAIL, "ib_umad", "%0200d", 7);
+	rd_report_add(&r2, "devnodes.present", RD_SUBJ_DEVNODE, RD_FAIL, "umad", "x");
 	CHECK(rd_report_npd(&r2, &m, line, sizeof line) == 1);
 	CHECK(strlen(line) == RD_NPD_LINE_MAX);
 	CHECK(strstr(line, "... (+1 more)") == line + RD_NPD_LINE_MAX - strlen("... (+1 more)"));
