@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Opening inside the root: openat2 RESOLVE_IN_ROOT, a cache of directory descriptors, the
  * walk one component at a time without it, and the open for a read (source-internal.h). */
+#include "source/nodev.h"
 #include "source/source-internal.h"
 
 #include <errno.h>
@@ -250,14 +251,16 @@ static int reopen_fd(int fd, int flags)
 	return proc_fds >= 0 ? openat(proc_fds, digits, flags) : open(name, flags);
 }
 
-/* Opens path for reading.  The live host: one open of the attribute.  A root: an O_PATH open, its
- * fstat in *st, and only a regular file is opened for reading (through /proc/self/fd, the same
- * inode, not resolved again), so that no device node or FIFO in a root is ever opened.  With
- * canon_first, *canon gets the canonical path first (also on failure after it was known), and a
- * read error recorded for it is returned without opening anything.  Returns the fd or -errno. */
-int src_open_for_read(struct rd_source *src, const char *path, bool canon_first, char **canon, struct stat *st)
+/* Opens path for reading.  direct (the live host, a root read through its nodev clone): one open
+ * of the file (in a clone, fstat'ed only when recording).  Else: an O_PATH open, its fstat in *st,
+ * and only a regular file is opened for reading (through /proc/self/fd, the same inode, not
+ * resolved again), so that no device node or FIFO in a root is ever opened.  With canon_first,
+ * *canon gets the canonical path first (also on failure after it was known), and a read error
+ * recorded for it is returned without opening anything.  Returns the fd or -errno. */
+static int open_for_read_as(struct rd_source *src, const char *path, bool canon_first, bool direct, char **canon,
+			    struct stat *st)
 {
-	int flags = src->live ? O_RDONLY | O_NONBLOCK | O_NOCTTY : O_PATH;
+	int flags = direct ? O_RDONLY | O_NONBLOCK | O_NOCTTY : O_PATH;
 	int fd;
 	memset(st, 0, sizeof *st);
 	*canon = NULL;
@@ -281,7 +284,7 @@ int src_open_for_read(struct rd_source *src, const char *path, bool canon_first,
 				return -rec;
 			}
 			fd = src_open_canon(src, *canon, flags);
-			bool link = src->live ? fd == -ELOOP : fd >= 0 && fstat(fd, st) == 0 && S_ISLNK(st->st_mode);
+			bool link = direct ? fd == -ELOOP : fd >= 0 && fstat(fd, st) == 0 && S_ISLNK(st->st_mode);
 			if (!link || attempt == 1)
 				break;
 			/* the last component is a link: resolve it, and open its target */
@@ -299,7 +302,9 @@ int src_open_for_read(struct rd_source *src, const char *path, bool canon_first,
 	} else {
 		fd = src_open_path(src, path, flags, st);
 	}
-	if (fd < 0 || src->live)
+	if (fd >= 0 && direct && !src->live && src->rec && fstat(fd, st) < 0)
+		memset(st, 0, sizeof *st);
+	if (fd < 0 || direct)
 		return fd;
 	if (!st->st_mode && fstat(fd, st) < 0) {
 		int e = errno;
@@ -326,4 +331,25 @@ int src_open_for_read(struct rd_source *src, const char *path, bool canon_first,
 	int e = errno;
 	close(fd);
 	return rfd >= 0 ? rfd : -e;
+}
+
+/* A root read through its nodev clone opens a file at once; one the clone refuses for what it is
+ * (a device node, a socket) is looked at again through O_PATH, and told apart as before. */
+int src_open_for_read(struct rd_source *src, const char *path, bool canon_first, char **canon, struct stat *st)
+{
+	int fd = open_for_read_as(src, path, canon_first, src->live || src->nodev, canon, st);
+	if (fd >= 0 || !src->nodev || !rd_nodev_refused(-fd))
+		return fd;
+	free(*canon);
+	return open_for_read_as(src, path, canon_first, false, canon, st);
+}
+
+void src_nodev_root(struct rd_source *src)
+{
+	int clone = !src->live && openat2_ok > 0 ? rd_nodev_clone(src->fd) : -ENOSYS;
+	if (clone >= 0) {
+		close(src->fd);
+		src->fd = clone;
+		src->nodev = true;
+	}
 }

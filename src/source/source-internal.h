@@ -49,6 +49,7 @@ static inline void smap_free(struct rd_map *m, bool free_vals)
 struct rd_source {
 	bool live;               /* no root was given: the running host (programs may run) */
 	int fd;                  /* the directory read ("/" for the live host); -1 for an archive */
+	bool nodev;              /* fd is a nodev clone of the root's mounts (nodev.h): files opened at once */
 	struct rd_memtree *tree; /* an archive's entries; NULL for a directory */
 	char *root;              /* as given ("/" for the live host) */
 	/* read errors replayed from a snapshot's list, and counters' EINVAL remembered in this run:
@@ -135,6 +136,8 @@ int src_open_path(struct rd_source *src, const char *path, int flags, struct sta
  * canon_first, *canon gets the canonical path first (also on failure after it was known), and a
  * read error recorded for it is returned without opening anything.  Returns the fd or -errno. */
 int src_open_for_read(struct rd_source *src, const char *path, bool canon_first, char **canon, struct stat *st);
+/* A root's directory (src->fd) replaced by its nodev clone, where openat2 confines the reads. */
+void src_nodev_root(struct rd_source *src);
 
 /* ---- resolve.c -------------------------------------------------------------------------- */
 

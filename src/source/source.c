@@ -57,6 +57,7 @@ int rd_source_open_until(const char *root, long long deadline_ms, struct rd_sour
 		return -e;
 	}
 	src_probe_openat2(src->fd);
+	src_nodev_root(src);
 	if (!src->live)
 		src_load_read_errors(src);
 	*out = src;
@@ -144,7 +145,7 @@ static int read_common(struct rd_source *src, const char *path, size_t cap, bool
 	}
 	char *canon = NULL;
 	struct rd_read_req req = {.cap = cap, .prefix_ok = prefix_ok, .single = single,
-				  .one_page = src->live && rd_str_has_prefix(rel(path), "sys/")};
+				  .one_page = src->live && rd_str_has_prefix(rel(path), "sys/"), .positional = src->nodev};
 	/* the canonical path first only to record, or for a counter that may have been refused */
 	bool canon_first = src->rec || (src->einval.n && src_is_counter_path(path));
 	int fd = src->tree ? -1 : src_open_for_read(src, path, canon_first, &canon, &req.st);
