@@ -22,6 +22,7 @@ int rd_read_fd(int fd, struct rd_read_req *req, struct rd_text *out)
 		return -RD_ENOTREG;
 	}
 	size_t cap = req->cap;
+	bool positional = req->positional;
 	/* a size of 0 says nothing (procfs): such a file is read until a read gives 0 */
 	bool sized = known && st->st_size > 0;
 	/* the first read asks for what the file should hold: its size (+1 to see the end), one
@@ -45,10 +46,21 @@ int rd_read_fd(int fd, struct rd_read_req *req, struct rd_text *out)
 			buf = rd_xrealloc(buf, alloc + 1);
 		}
 		size_t want = alloc - len;
-		ssize_t n = read(fd, buf + len, want);
+		ssize_t n = positional ? pread(fd, buf + len, want, (off_t)len) : read(fd, buf + len, want);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
+			if (errno == ESPIPE && positional) {
+				/* a FIFO or a socket, left unread; a regular file that has no offsets is read */
+				if (!known)
+					known = fstat(fd, st) == 0;
+				if (known && S_ISREG(st->st_mode) && len == 0) {
+					positional = false;
+					continue;
+				}
+				out->err = RD_ENOTREG;
+				break;
+			}
 			out->err = errno;
 			break;
 		}
@@ -83,6 +95,8 @@ int rd_read_fd(int fd, struct rd_read_req *req, struct rd_text *out)
 		free(buf);
 		return -out->err;
 	}
+	if (alloc - len > 256) /* a chunk read into (size unknown): keep what the file held */
+		buf = rd_xrealloc(buf, len + 1);
 	buf[len] = '\0';
 	out->len = len;
 	out->data = buf;

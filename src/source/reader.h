@@ -31,12 +31,14 @@ struct rd_read_req {
 	bool prefix_ok;  /* keep the first cap bytes of a longer file */
 	bool single;     /* one read() of at most cap bytes (what libibumad does) */
 	bool one_page;   /* a sysfs attribute: its first read of less than a page is all of it */
+	bool positional; /* read with pread: a FIFO or socket gives ESPIPE, and none of its bytes */
 	struct stat st;  /* in: the file's fstat when the caller has it (st_mode 0: unknown);
 			  * out: filled when the read needed it (0 bytes or an error) */
 };
 
 /* The plain read: read until the end (see rd_read_req), and only when a read gives nothing or
  * fails, fstat to tell a regular file from the rest (RD_ENOTREG: a directory, FIFO, device...).
+ * positional: a regular file that cannot be read at an offset (ESPIPE) is read with read().
  * Closes fd. */
 int rd_read_fd(int fd, struct rd_read_req *req, struct rd_text *out);
 

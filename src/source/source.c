@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "source/memtree.h"
+#include "source/nodev.h"
 #include "source/reader.h"
 
 #define MAX_LINKS 40
@@ -113,6 +114,7 @@ static void smap_free(struct smap *m, bool free_vals)
 struct rd_source {
 	bool live;               /* no root was given: the running host (programs may run) */
 	int fd;                  /* the directory read ("/" for the live host); -1 for an archive */
+	bool nodev;              /* fd is a nodev clone of the root's mounts (nodev.h): files opened at once */
 	struct rd_memtree *tree; /* an archive's entries; NULL for a directory */
 	char *root;              /* as given ("/" for the live host) */
 	/* read errors replayed from a snapshot's list, and counters' EINVAL remembered in this run:
@@ -837,6 +839,12 @@ int rd_source_open_until(const char *root, long long deadline_ms, struct rd_sour
 		return -e;
 	}
 	probe_openat2(src->fd);
+	int clone = !src->live && openat2_ok > 0 ? rd_nodev_clone(src->fd) : -ENOSYS;
+	if (clone >= 0) {
+		close(src->fd);
+		src->fd = clone;
+		src->nodev = true;
+	}
 	if (!src->live)
 		load_read_errors(src);
 	*out = src;
@@ -967,14 +975,16 @@ static int reopen_fd(int fd, int flags)
 	return proc_fds >= 0 ? openat(proc_fds, digits, flags) : open(name, flags);
 }
 
-/* Opens path for reading.  The live host: one open of the attribute.  A root: an O_PATH open, its
- * fstat in *st, and only a regular file is opened for reading (through /proc/self/fd, the same
- * inode, not resolved again), so that no device node or FIFO in a root is ever opened.  With
- * canon_first, *canon gets the canonical path first (also on failure after it was known), and a
- * read error recorded for it is returned without opening anything.  Returns the fd or -errno. */
-static int open_for_read(struct rd_source *src, const char *path, bool canon_first, char **canon, struct stat *st)
+/* Opens path for reading.  direct (the live host, a root read through its nodev clone): one open
+ * of the file (in a clone, fstat'ed only when recording).  Else: an O_PATH open, its fstat in *st,
+ * and only a regular file is opened for reading (through /proc/self/fd, the same inode, not
+ * resolved again), so that no device node or FIFO in a root is ever opened.  With canon_first,
+ * *canon gets the canonical path first (also on failure after it was known), and a read error
+ * recorded for it is returned without opening anything.  Returns the fd or -errno. */
+static int open_for_read_as(struct rd_source *src, const char *path, bool canon_first, bool direct, char **canon,
+			    struct stat *st)
 {
-	int flags = src->live ? O_RDONLY | O_NONBLOCK | O_NOCTTY : O_PATH;
+	int flags = direct ? O_RDONLY | O_NONBLOCK | O_NOCTTY : O_PATH;
 	int fd;
 	memset(st, 0, sizeof *st);
 	*canon = NULL;
@@ -998,7 +1008,7 @@ static int open_for_read(struct rd_source *src, const char *path, bool canon_fir
 				return -rec;
 			}
 			fd = open_canon(src, *canon, flags);
-			bool link = src->live ? fd == -ELOOP : fd >= 0 && fstat(fd, st) == 0 && S_ISLNK(st->st_mode);
+			bool link = direct ? fd == -ELOOP : fd >= 0 && fstat(fd, st) == 0 && S_ISLNK(st->st_mode);
 			if (!link || attempt == 1)
 				break;
 			/* the last component is a link: resolve it, and open its target */
@@ -1016,7 +1026,9 @@ static int open_for_read(struct rd_source *src, const char *path, bool canon_fir
 	} else {
 		fd = open_path(src, path, flags, st);
 	}
-	if (fd < 0 || src->live)
+	if (fd >= 0 && direct && !src->live && src->rec && fstat(fd, st) < 0)
+		memset(st, 0, sizeof *st);
+	if (fd < 0 || direct)
 		return fd;
 	if (!st->st_mode && fstat(fd, st) < 0) {
 		int e = errno;
@@ -1043,6 +1055,17 @@ static int open_for_read(struct rd_source *src, const char *path, bool canon_fir
 	int e = errno;
 	close(fd);
 	return rfd >= 0 ? rfd : -e;
+}
+
+/* A root read through its nodev clone opens a file at once; one the clone refuses for what it is
+ * (a device node, a socket) is looked at again through O_PATH, and told apart as before. */
+static int open_for_read(struct rd_source *src, const char *path, bool canon_first, char **canon, struct stat *st)
+{
+	int fd = open_for_read_as(src, path, canon_first, src->live || src->nodev, canon, st);
+	if (fd >= 0 || !src->nodev || !rd_nodev_refused(-fd))
+		return fd;
+	free(*canon);
+	return open_for_read_as(src, path, canon_first, false, canon, st);
 }
 
 /* ---- the archive backend: the same calls on the tree in memory ------------------------------ */
@@ -1187,7 +1210,7 @@ static int read_common(struct rd_source *src, const char *path, size_t cap, bool
 	}
 	char *canon = NULL;
 	struct rd_read_req req = {.cap = cap, .prefix_ok = prefix_ok, .single = single,
-				  .one_page = src->live && rd_str_has_prefix(rel(path), "sys/")};
+				  .one_page = src->live && rd_str_has_prefix(rel(path), "sys/"), .positional = src->nodev};
 	/* the canonical path first only to record, or for a counter that may have been refused */
 	bool canon_first = src->rec || (src->einval.used && is_counter_path(path));
 	int fd = src->tree ? -1 : open_for_read(src, path, canon_first, &canon, &req.st);
