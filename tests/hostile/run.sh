@@ -34,7 +34,7 @@ make_root() { # NAME -> $work/NAME: the healthy inbox host with one thing made h
 	link-loop) rm -rf "$r/$P/ports/1"; ln -s 1 "$r/$P/ports/1"; ln -s loop2 "$r/sys/class/infiniband/loop1"; ln -s loop1 "$r/sys/class/infiniband/loop2" ;;
 	link-outside) rm "$r/$P/fw_ver"; ln -s ../../../../../../../../../../../etc/hostname "$r/$P/fw_ver"
 		rm "$r/$P/board_id"; ln -s /etc/shadow "$r/$P/board_id"; echo "root-local" > "$r/etc/shadow" ;;
-	fifo-state) rm "$r/$P/ports/1/state"; mkfifo "$r/$P/ports/1/state" ;;
+	fifo-state | fifo-writer) rm "$r/$P/ports/1/state"; mkfifo "$r/$P/ports/1/state" ;;
 	device-gone) rm -rf "$r/$P" ;; # the class link stays: listed, then nothing to read
 	many-devices)
 		for i in $(seq 3 2002); do
@@ -72,6 +72,17 @@ unk dir-for-file 'any(.evidence[]; (.path | endswith("ports/1/state")) and (.val
 unk fifo-state 'any(.evidence[]; (.path | endswith("mlx5_1/ports/1/state")) and (.value | test("not a regular file")))' "for the FIFO"
 # the FIFO root still reports the other ports fully
 jq -en 'input | any(.findings[]; .check == "ports.rate" and .status == "OK")' "$work/fifo-state.json" > /dev/null && ok || bad "fifo-state: the rest of the report is missing"
+# a FIFO that a writer holds open with bytes in it: opened without blocking, never read (its bytes
+# stay in it), still "not a regular file"
+make_root fifo-writer
+exec {w}<> "$work/fifo-writer/$P/ports/1/state"
+printf '4: ACTIVE\n' >&$w
+rc=$(run fifo-writer check --format json)
+left=$(timeout 5 head -c 10 <&$w)
+exec {w}>&-
+jq -en 'input | any(.findings[]; .status == "UNKNOWN" and any(.evidence[]; (.path | endswith("mlx5_1/ports/1/state")) and (.value | test("not a regular file"))))' \
+	"$work/out" > /dev/null && [ "$rc" -le 3 ] && [ "$left" = "4: ACTIVE" ] && ok ||
+	bad "fifo-writer: exit $rc, the FIFO's bytes read (left in it: '$left'): $(jq -c '[.findings[] | select(.check == "ports.state") | .evidence[]]' "$work/out" | head -c 300)"
 # nothing outside the root was read
 jq -en 'input | [.devices[] | select(.name == "mlx5_1") | .board_id] == ["root-local"] and ([.devices[] | select(.name == "mlx5_1") | .fw_ver] == ["gpu-a01"])' \
 	"$work/link-outside.json" > /dev/null && ok || bad "link-outside: read outside the root: $(jq -c '[.devices[] | select(.name == "mlx5_1") | {fw_ver, board_id}]' "$work/link-outside.json")"
@@ -144,17 +155,33 @@ for mode in openat2 walk; do
 	grep -q "openat.*$work/traced/.*\(\.\.\|sys/class\)" "$work/trace.$mode" && bad "strace ($mode): a path below the root opened from /" || ok
 done
 
-# ---- device nodes in a root are never opened: fstat'ed through O_PATH, refused --------------
+# ---- device nodes in a root are never opened ----------------------------------------------
+# As root the root is read through a nodev clone of its mounts: the kernel refuses (EACCES) every
+# open of a device node, which is then fstat'ed through O_PATH; without the mount API (the shim:
+# a container, an old kernel) every file is fstat'ed through O_PATH before it is opened.  In both,
+# no open that is not O_PATH gives a descriptor of a device node.  (strace -y shows a path in the
+# clone relative to the root.)
 make_root devnodes
 n=0
 while IFS= read -r f; do rm "$f" && mknod "$f" c 1 5 && n=$((n + 1)); done < <(find "$work/devnodes/sys" -type f)
-strace -f -qq -yy -e trace=open,openat,openat2 -o "$work/trace.dev" "$bin" --root "$work/devnodes" check > /dev/null 2>&1
-opened=$(grep -v O_PATH "$work/trace.dev" | grep -c '<char 1:5' || true)
-looked=$(grep O_PATH "$work/trace.dev" | grep -c '<char 1:5' || true)
-[ "$n" -gt 100 ] && [ "$looked" -gt 50 ] && [ "$opened" = 0 ] && ok ||
-	bad "devnodes: $opened of $n device nodes opened without O_PATH ($looked looked at)"
-rc=$(run devnodes check --format json)
-jq -en 'input | (.findings | length) >= 19' "$work/out" > /dev/null && [ "$rc" -le 3 ] && ok || bad "devnodes: no full report (exit $rc)"
+devroot=$(cd "$work/devnodes" && pwd -P)
+for mode in nodev opath; do
+	pre=(); [ $mode = opath ] && pre=(env LD_PRELOAD="$shim" RD_FAULT_NO_MOUNT_API=1)
+	"${pre[@]}" strace -f -qq -y -e trace=open,openat,openat2 -o "$work/trace.dev" "$bin" --root "$work/devnodes" check > /dev/null 2>&1
+	# the path each open gave, below the root
+	paths() { sed -nE 's/.*\) = [0-9]+<([^>]*)>$/\1/p' | sed "s|^$devroot/|/|"; }
+	opened=$(grep -v O_PATH "$work/trace.dev" | paths | while read -r p; do [ -c "$devroot$p" ] && echo "$p"; done | wc -l)
+	looked=$(grep O_PATH "$work/trace.dev" | paths | while read -r p; do [ -c "$devroot$p" ] && echo "$p"; done | wc -l)
+	refused=$(grep -v O_PATH "$work/trace.dev" | grep -c '= -1 EACCES' || true)
+	want_refused=$([ $mode = nodev ] && echo 50 || echo -1)
+	[ "$n" -gt 100 ] && [ "$looked" -gt 50 ] && [ "$opened" = 0 ] && [ "$refused" -gt "$want_refused" ] &&
+		{ [ $mode = nodev ] || [ "$refused" = 0 ]; } && ok ||
+		bad "devnodes ($mode): $opened of $n device nodes opened without O_PATH ($looked looked at, $refused opens refused)"
+	rc=$("${pre[@]}" timeout 120 "$bin" --root "$work/devnodes" check --format json 2> /dev/null > "$work/out"; echo $?)
+	jq -en 'input | (.findings | length) >= 19' "$work/out" > /dev/null && [ "$rc" -le 3 ] && ok || bad "devnodes ($mode): no full report (exit $rc)"
+	jq -c '[.findings[] | {check, status, message}]' "$work/out" > "$work/devnodes.$mode"
+done
+cmp -s "$work/devnodes.nodev" "$work/devnodes.opath" && ok || bad "devnodes: the nodev clone and O_PATH give other findings"
 
 # ---- a root that leads back to / is a root: no program runs, no modprobe planned -------------
 ln -s / "$work/slash-link"

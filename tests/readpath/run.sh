@@ -61,13 +61,14 @@ for root in "$work"/roots/*/; do
 done
 
 # --only ports.state reads the devices and ports, nothing of the system
-# (strace -y: what each open gave, as a path; a file may be opened by its name alone in its directory)
+# (strace -y: what each open gave, as a path; a file may be opened by its name alone in its directory;
+# read as root through the nodev clone of the root's mounts, a path is shown below the root: R? below)
 strace -f -qq -y -e trace=openat,openat2 -o "$work/only.tr" "$bin" --root "$work/roots/h100-ofed" check --only ports.state > /dev/null 2>&1
 strace -f -qq -y -e trace=openat,openat2 -o "$work/full.tr" "$bin" --root "$work/roots/h100-ofed" check > /dev/null 2>&1
 r=$(cd "$work/roots/h100-ofed" && pwd -P)
-other=$(grep -E "= [0-9]+<$r/(sys/module|proc/modules|var/lib/dpkg|etc/modules-load.d|lib/modules|etc/systemd|usr/lib/systemd|proc/self|rdma-doctor/commands/dmesg|sys/bus/pci)" "$work/only.tr" | head -3)
+other=$(grep -E "= [0-9]+<($r)?/(sys/module|proc/modules|var/lib/dpkg|etc/modules-load.d|lib/modules|etc/systemd|usr/lib/systemd|proc/self|rdma-doctor/commands/dmesg|sys/bus/pci)" "$work/only.tr" | head -3)
 [ -z "$other" ] && ok || bad "--only ports.state opened: $other"
-grep -qE "= [0-9]+<$r/sys/devices/[^>]*/infiniband/mlx5_0/ports/1/state>" "$work/only.tr" && ok || bad "--only ports.state: no port state read"
+grep -qE "= [0-9]+<($r)?/sys/devices/[^>]*/infiniband/mlx5_0/ports/1/state>" "$work/only.tr" && ok || bad "--only ports.state: no port state read"
 n_only=$(grep -c 'open' "$work/only.tr") n_full=$(grep -c 'open' "$work/full.tr")
 [ "$n_only" -lt $((n_full * 2 / 3)) ] && ok || bad "--only ports.state: $n_only opens, a full check $n_full"
 
@@ -79,14 +80,15 @@ h100=$work/roots/h100-ofed
 # (strace -y: a file may be opened by its name alone in a kept directory: match the name asked
 # or the path the open gave)
 strace -f -qq -y -e trace=openat,openat2 -o "$work/lean.tr" "$bin" --root "$h100" check > /dev/null 2>&1
-grep -qE "= [0-9]+<$r/sys/devices/[^>]*/ports/1/state>" "$work/lean.tr" && ok || bad "check --root: strace -y shows no port state read"
+grep -qE "= [0-9]+<($r)?/sys/devices/[^>]*/ports/1/state>" "$work/lean.tr" && ok || bad "check --root: strace -y shows no port state read"
 ! grep -qE '[/"](hw_)?counters[/">]' "$work/lean.tr" && ok || bad "check --root: counters read with nothing to compare"
 ! grep -qE '[/"](srcversion|refcnt|initstate)[">]' "$work/lean.tr" && ok || bad "check: module inventory attributes read"
-n=$(grep O_PATH "$work/lean.tr" | grep -c "= [0-9]*<$r/sys/devices/pci0000:00/0000:00:01.0/max_link_width>")
+# (the opens of the file, not its reopen through /proc/self/fd after an O_PATH open)
+n=$(grep -vE '</proc/[0-9a-z]+/fd>, "' "$work/lean.tr" | grep -cE "= [0-9]*<($r)?/sys/devices/pci0000:00/0000:00:01.0/max_link_width>")
 [ "$n" = 1 ] && ok || bad "check: the shared root port's max_link_width opened $n times"
 ! grep -qE '[/"](mlxlink|mlxconfig|flint)-mlx5' "$work/lean.tr" && ok || bad "check: absent MFT captures opened"
 strace -f -qq -y -e trace=openat,openat2 -o "$work/inv.tr" "$bin" --root "$h100" check --format json > /dev/null 2>&1
-grep -q "<$r/sys/module/mlx5_core/srcversion>" "$work/inv.tr" && ok || bad "check --format json: no module srcversion read"
+grep -qE "<($r)?/sys/module/mlx5_core/srcversion>" "$work/inv.tr" && ok || bad "check --format json: no module srcversion read"
 "$bin" --root "$h100" check --format prometheus > "$work/prom.txt" 2> /dev/null
 grep -q "^rdma_doctor_port_counters_total" "$work/prom.txt" && ok ||
 	bad "check --format prometheus: no counters"
@@ -120,7 +122,7 @@ strace -f -c -o "$work/count.txt" "$bin" --root "$work/roots/h100-ofed" check > 
 ms=$((($(date +%s%N) - t0) / 1000000))
 calls() { awk -v s="$1" 'BEGIN { n = 0 } $NF == s { n = $4 } END { print n }' "$work/count.txt"; }
 futex=$(calls futex) clones=$(($(calls clone3) + $(calls clone)))
-reads=$(calls read)
+reads=$(($(calls read) + $(calls pread64)))
 max_clones=1 # the loader; an ASan build's leak check adds its own thread at exit
 max_futex=8   # a read handed to a thread costs two or more each: thousands per check
 grep -q __asan_init "$bin" && max_clones=2 max_futex=16 # and its exit-time leak check some more
@@ -135,6 +137,20 @@ walks=$(grep 'O_PATH' "$work/walk.tr" | grep 'O_DIRECTORY' | grep -c 'O_NOFOLLOW
 kept=$(grep 'O_PATH' "$work/walk.tr" | grep 'O_DIRECTORY' | grep -v 'O_NOFOLLOW' | grep -vc ENOENT)
 [ "$walks" -lt $((reads / 4)) ] && ok || bad "check --root (read-errors list): $walks O_PATH directory steps for $reads reads"
 [ "$kept" -lt $((reads / 3)) ] && ok || bad "check --root: $kept directories opened to read $reads files in"
+
+# a file read in a root costs one open, its reads and one close: as root through the nodev clone of
+# the root's mounts (no O_PATH open, fstat and reopen through /proc/self/fd per file); F is the files
+# read (distinct paths of the descriptors read), the bounds are what a check costs (opens: a file's,
+# the directories kept to open files in, the resolver's steps, the stats; a fstat: a file that read
+# nothing, a stat)
+strace -f -qq -y -e trace=openat,openat2,read,pread64,close,newfstatat,fstat -o "$work/file.tr" "$bin" --root "$h100" check > /dev/null 2>&1
+F=$(sed -nE 's/^[0-9]+ +p?read(64)?\([0-9]+<([^>]*)>.*/\2/p' "$work/file.tr" | grep -v '\.so' | sort -u | wc -l)
+count() { grep -cE "^[0-9]+ +($1)\(" "$work/file.tr"; }
+opens=$(count 'openat|openat2') closes=$(count close) fstats=$(grep -cE '^[0-9]+ +(newfstatat\([0-9]+<[^>]*>, ""|fstat\()' "$work/file.tr")
+reopens=$(grep -cE '/proc/[0-9a-z]+/fd' "$work/file.tr")
+[ "$F" -gt 300 ] && [ "$reopens" = 0 ] && [ $((opens * 10)) -le $((F * 24)) ] && [ $((closes * 10)) -le $((F * 19)) ] &&
+	[ $((fstats * 4)) -le "$F" ] && ok ||
+	bad "check --root: $F files read cost $opens opens (at most 2.4 a file), $closes closes (1.9), $fstats fstat (0.25), $reopens reopens through /proc/self/fd"
 
 # ports.rate at 64 and 1024 devices (a model built in memory, tests/unit/test_scale.c): the
 # instructions callgrind counts in the check, per device, grow by less than half

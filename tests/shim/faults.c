@@ -3,11 +3,13 @@
  * an LD_PRELOAD library by the shell tests (cc -shared -fPIC tests/shim/faults.c) and linked into
  * the unit tests that need it.  Every switch is an environment variable read at each call, and
  * with none set every call goes straight to libc:
- *   RD_FAULT_EINVAL=SUBSTR       read() of a file whose path contains SUBSTR fails with EINVAL
- *                                (a firmware refusing a port counter);
- *   RD_FAULT_SLOW=SUBSTR:MS      read() of such a file first sleeps MS milliseconds (a wedged
- *                                HCA attribute);
- *   RD_FAULT_NO_OPENAT2=1        syscall(SYS_openat2, ...) fails with ENOSYS (a kernel before 5.6).
+ *   RD_FAULT_EINVAL=SUBSTR       read() or pread() of a file whose path contains SUBSTR fails
+ *                                with EINVAL (a firmware refusing a port counter);
+ *   RD_FAULT_SLOW=SUBSTR:MS      read() or pread() of such a file first sleeps MS milliseconds
+ *                                (a wedged HCA attribute);
+ *   RD_FAULT_NO_OPENAT2=1        syscall(SYS_openat2, ...) fails with ENOSYS (a kernel before 5.6);
+ *   RD_FAULT_NO_MOUNT_API=1      syscall(SYS_open_tree or SYS_mount_setattr, ...) fails with EPERM
+ *                                (no CAP_SYS_ADMIN: a container, or a kernel before 5.12).
  * The path of a descriptor is what /proc/self/fd says, whatever opened it (open, openat, openat2
  * through syscall(), a reopen through /proc/self/fd). */
 #include <dlfcn.h>
@@ -22,6 +24,8 @@
 #include <unistd.h>
 
 ssize_t read(int fd, void *buf, size_t n);
+ssize_t pread(int fd, void *buf, size_t n, off_t off);
+ssize_t pread64(int fd, void *buf, size_t n, off_t off);
 long syscall(long number, ...);
 
 static bool fd_matches(int fd, const char *substr, size_t sublen)
@@ -34,15 +38,13 @@ static bool fd_matches(int fd, const char *substr, size_t sublen)
 	return memmem(path, (size_t)len, substr, sublen) != NULL;
 }
 
-ssize_t read(int fd, void *buf, size_t n)
+/* RD_FAULT_EINVAL and RD_FAULT_SLOW for a read of fd: false (errno set) when it fails. */
+static bool read_faults(int fd)
 {
-	static ssize_t (*real)(int, void *, size_t);
-	if (!real)
-		*(void **)&real = dlsym(RTLD_NEXT, "read");
 	const char *einval = getenv("RD_FAULT_EINVAL");
 	if (einval && *einval && fd_matches(fd, einval, strlen(einval))) {
 		errno = EINVAL;
-		return -1;
+		return false;
 	}
 	const char *slow = getenv("RD_FAULT_SLOW");
 	const char *colon = slow ? strrchr(slow, ':') : NULL;
@@ -52,7 +54,31 @@ ssize_t read(int fd, void *buf, size_t n)
 		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 			;
 	}
-	return real(fd, buf, n);
+	return true;
+}
+
+ssize_t read(int fd, void *buf, size_t n)
+{
+	static ssize_t (*real)(int, void *, size_t);
+	if (!real)
+		*(void **)&real = dlsym(RTLD_NEXT, "read");
+	return read_faults(fd) ? real(fd, buf, n) : -1;
+}
+
+ssize_t pread(int fd, void *buf, size_t n, off_t off)
+{
+	static ssize_t (*real)(int, void *, size_t, off_t);
+	if (!real)
+		*(void **)&real = dlsym(RTLD_NEXT, "pread");
+	return read_faults(fd) ? real(fd, buf, n, off) : -1;
+}
+
+ssize_t pread64(int fd, void *buf, size_t n, off_t off)
+{
+	static ssize_t (*real)(int, void *, size_t, off_t);
+	if (!real)
+		*(void **)&real = dlsym(RTLD_NEXT, "pread64");
+	return read_faults(fd) ? real(fd, buf, n, off) : -1;
 }
 
 long syscall(long number, ...)
@@ -71,5 +97,12 @@ long syscall(long number, ...)
 		errno = ENOSYS;
 		return -1;
 	}
+#if defined(SYS_open_tree) && defined(SYS_mount_setattr)
+	const char *nomount = getenv("RD_FAULT_NO_MOUNT_API");
+	if ((number == SYS_open_tree || number == SYS_mount_setattr) && nomount && *nomount && strcmp(nomount, "0") != 0) {
+		errno = EPERM;
+		return -1;
+	}
+#endif
 	return real(number, a[0], a[1], a[2], a[3], a[4], a[5]);
 }
