@@ -56,23 +56,8 @@ END {
 		split(key, p, SUBSEP)
 		if ((p[2] in def) && def[p[2]] != p[1]) edge[p[1], def[p[2]]] = 1
 	}
-	# reach[a, b]: b is reached from a (a closure by repeated passes: the graph is small)
-	for (key in edge) reach[key] = 1
-	do {
-		changed = 0
-		for (i = 1; i <= nfiles; i++) for (j = 1; j <= nfiles; j++) if ((file[i], file[j]) in reach)
-			for (k = 1; k <= nfiles; k++) if (((file[j], file[k]) in reach) && !((file[i], file[k]) in reach)) {
-				reach[file[i], file[k]] = 1; changed = 1
-			}
-	} while (changed)
-	for (key in inc) dreach[key] = 1
-	do {
-		changed = 0
-		for (i = 1; i <= ndirs; i++) for (j = 1; j <= ndirs; j++) if ((dname[i], dname[j]) in dreach)
-			for (k = 1; k <= ndirs; k++) if (((dname[j], dname[k]) in dreach) && !((dname[i], dname[k]) in dreach)) {
-				dreach[dname[i], dname[k]] = 1; changed = 1
-			}
-	} while (changed)
+	closure(file, nfiles, edge, reach)
+	closure(dname, ndirs, inc, dreach)
 	if (mode == "list") {
 		for (i = 1; i <= nfiles; i++) {
 			line = ""
@@ -86,22 +71,31 @@ END {
 		}
 		exit 0
 	}
-	found = 0
-	for (i = 1; i <= nfiles; i++) {
-		if (done[file[i]] || !((file[i], file[i]) in reach)) continue
+	found = circles(file, nfiles, reach, "calls:", "")
+	found += circles(dname, ndirs, dreach, "includes:", "/")
+	exit found > 0
+}
+# reach[a, b]: b is reached from a by the relation rel over node[1..n] (repeated passes: the
+# graph is small)
+function closure(node, n, rel, reach,    key, i, j, k, changed) {
+	for (key in rel) reach[key] = 1
+	do {
+		changed = 0
+		for (i = 1; i <= n; i++) for (j = 1; j <= n; j++) if ((node[i], node[j]) in reach)
+			for (k = 1; k <= n; k++) if (((node[j], node[k]) in reach) && !((node[i], node[k]) in reach)) {
+				reach[node[i], node[k]] = 1; changed = 1
+			}
+	} while (changed)
+}
+# prints each circle, the nodes that reach each other, as "label node... ", and returns how many
+function circles(node, n, reach, label, suffix,    i, j, line, done, count) {
+	for (i = 1; i <= n; i++) {
+		if ((node[i] in done) || !((node[i], node[i]) in reach)) continue
 		line = ""
-		for (j = 1; j <= nfiles; j++) if (((file[i], file[j]) in reach) && ((file[j], file[i]) in reach)) {
-			line = line " " file[j]; done[file[j]] = 1
+		for (j = 1; j <= n; j++) if (((node[i], node[j]) in reach) && ((node[j], node[i]) in reach)) {
+			line = line " " node[j] suffix; done[node[j]] = 1
 		}
-		print "calls:" line; found = 1
+		print label line; count++
 	}
-	for (i = 1; i <= ndirs; i++) {
-		if (ddone[dname[i]] || !((dname[i], dname[i]) in dreach)) continue
-		line = ""
-		for (j = 1; j <= ndirs; j++) if (((dname[i], dname[j]) in dreach) && ((dname[j], dname[i]) in dreach)) {
-			line = line " " dname[j] "/"; ddone[dname[j]] = 1
-		}
-		print "includes:" line; found = 1
-	}
-	exit found
+	return count + 0
 }' $headers
