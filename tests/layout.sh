@@ -7,9 +7,8 @@
 # report model.  Ends with "N passed, N failed".
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL $*"; }
+. "$top/tests/lib.sh"
+ts_init
 
 # the opening comment of a header: from its first line to the first "*/"
 for h in $(cd "$top" && find src -name '*.h' | sort); do
@@ -53,5 +52,4 @@ nospdx=$(cd "$top" && git ls-files 2> /dev/null | grep -E '(\.(c|h|sh|jq|awk|yml
 hist=$(cd "$top" && grep -rnE '\(issue [0-9]+|issue [0-9]+\)|; issue [0-9]+' src docs contrib debian README.md 2> /dev/null | head -3)
 [ -z "$hist" ] && ok || bad "issue numbers in the product: $hist"
 
-echo "$pass passed, $fail failed"
-[ $fail = 0 ]
+ts_finalize

@@ -20,11 +20,9 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${1:-$top/build}" && pwd)
 bin=$build/rdma-doctor
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL $*"; }
+ts_init
 for c in promtool prometheus-node-exporter curl jq; do
-	command -v "$c" > /dev/null || { echo "FAIL: $c is required (Debian: prometheus, prometheus-node-exporter, curl, jq)"; echo "0 passed, 1 failed"; exit 1; }
+	command -v "$c" > /dev/null || ts_die "$c is required (Debian: prometheus, prometheus-node-exporter, curl, jq)"
 done
 work=$(mktemp -d "${TMPDIR:-/tmp}/rd-prom.XXXXXX")
 chmod 755 "$work"
@@ -35,7 +33,7 @@ cleanup() {
 }
 trap cleanup EXIT
 export SOURCE_DATE_EPOCH=1764460800 NO_COLOR=1
-"$top/tests/scenarios/make.sh" "$work/roots" > /dev/null || { echo "FAIL: make.sh"; echo "0 passed, 1 failed"; exit 1; }
+"$top/tests/scenarios/make.sh" "$work/roots" > /dev/null || ts_die "make.sh"
 roots=$work/roots
 
 # the value of one series (exact label set) in a metrics file, or "absent"
@@ -287,5 +285,4 @@ else
 	bad "node_exporter did not start: $(tail -3 "$work/exporter.log")"
 fi
 [ -s "$work/scraped-line.txt" ] && echo "scraped: $(cat "$work/scraped-line.txt")"
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+ts_finalize
