@@ -39,7 +39,6 @@ check() { # DESCRIPTION COMMAND...: passes when the command succeeds
 	local what=$1; shift
 	if "$@"; then ok; else bad "$what"; fi
 }
-finish() { echo "$pass passed, $fail failed"; [ $fail = 0 ]; exit $?; }
 
 missing=()
 for t in make mandoc man systemd-analyze dpkg-buildpackage dpkg-deb dpkg-parsechangelog dh lintian dpkg \
