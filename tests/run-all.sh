@@ -97,21 +97,22 @@ sec() {
 	cmds+=("$(printf '%q ' "$@")")
 }
 build() { # MAKE-ARGS...: a build section's command
-	if make -s "$@" > "$scratch/build.$BASHPID.log" 2>&1; then echo "1 passed, 0 failed"
-	else cat "$scratch/build.$BASHPID.log"; echo "FAIL: build"; echo "0 passed, 1 failed"; fi
-	rm -f "$scratch/build.$BASHPID.log"
+	local log=$scratch/build.$BASHPID.log
+	if make -s "$@" > "$log" 2>&1; then echo "1 passed, 0 failed"
+	else cat "$log"; echo "FAIL: build"; echo "0 passed, 1 failed"; fi
+	rm -f "$log"
 }
 unit() { # BUILD_DIR
-	local p=0 f=0 line t
+	local p=0 f=0 line t log=$scratch/unit.$BASHPID.log
 	for t in "$1"/tests/test_*; do
 		[ -x "$t" ] || continue
-		"$t" > "$scratch/unit.$BASHPID.log"
-		grep -v '^ok ' "$scratch/unit.$BASHPID.log"
-		line=$(grep -E '^[0-9]+ passed' "$scratch/unit.$BASHPID.log" | tail -1)
+		"$t" > "$log"
+		grep -v '^ok ' "$log"
+		line=$(grep -E '^[0-9]+ passed' "$log" | tail -1)
 		if [ -z "$line" ]; then f=$((f + 1)); echo "FAIL: $t crashed"; continue; fi
 		p=$((p + ${line%% passed*})); line=${line#*passed, }; f=$((f + ${line%% failed*}))
 	done
-	rm -f "$scratch/unit.$BASHPID.log"
+	rm -f "$log"
 	echo "$p passed, $f failed"
 }
 roots() { # the scenario roots, written once: tests/scenarios/make.sh copies them from here for every runner
@@ -207,11 +208,13 @@ run_sections() {
 # "skip:" lines, and the plain pass runs all of it):
 #   hostile roots (ASan): every hostile root and every fault; 5 of the 25 runs per mode against the
 #     swapped root; not the strace cases (system-call shapes, the same from both builds);
-#   printed fixes (ASan): fix modules --apply and check-against-fix on every root, the printed fixes
-#     of every second root, as printed (the by-hand run proves shell lines, not the program);
+#   printed fixes (ASan): every second root (the scenario roots are checked whole by "check
+#     scenarios (ASan+UBSan)", fix modules by "fix modules (ASan+UBSan)": what this pass adds is
+#     the roots a fix has changed, and it runs half of them);
 #   read path (ASan): --only against the whole report on every ninth scenario (the plain pass: every
 #     third), the state samples, the wedged reads; not the strace and callgrind counts;
 #   CLI golden tests (valgrind): every third case (the ASan pass runs every case).
+# The other sanitizer passes run whole: they are short, or their inputs are the hostile ones.
 # valgrind (3.19) does not know openat2 and says so on stderr: under it the source layer is given
 # ENOSYS by the fault shim, and takes its O_PATH walk instead (which valgrind then checks too).
 VALGRIND="env LD_PRELOAD=$top/build/tests/libfaults.so RD_FAULT_NO_OPENAT2=1 valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite"
