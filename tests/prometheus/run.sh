@@ -18,6 +18,7 @@
 # Usage: tests/prometheus/run.sh [BUILD_DIR]     Ends with "N passed, N failed".
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/lib.sh"
 build=$(cd "${1:-$top/build}" && pwd)
 bin=$build/rdma-doctor
 ts_init
@@ -154,7 +155,6 @@ grep -qF "not a kernel device name (a control character, bytes that are not UTF-
 	bad "dupnames: the text report does not name the refused entries: $(grep -a 'ports.state' "$work/dupnames.txt")"
 
 # 2b. real sysfs trees from ../shared/fixtures/real (read in place through fixture2root.sh)
-. "$top/tests/lib.sh"
 real=$ts_real
 if [ -d "$real/gpud-h100-sys-class-infiniband" ] && [ -f "$real/prometheus-procfs__fixtures.ttar__sys-class-infiniband.tsv" ]; then
 	"$top/tests/tools/fixture2root.sh" dir "$real/gpud-h100-sys-class-infiniband" "$work/real/gpud-h100"
