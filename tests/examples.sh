@@ -4,14 +4,13 @@
 # from the generator and its source formats).       Ends with "N passed, N failed".
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-work=$(mktemp -d /tmp/rd-ex.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+. "$top/tests/lib.sh"
+ts_init
+ts_scratch ex
 if ! "$top/tools/make-examples.sh" "$work" > /dev/null; then echo "FAIL make-examples.sh"; echo "0 passed, 1 failed"; exit 1; fi
-pass=0 fail=0
 for d in "$top"/examples/*/; do
 	n=$(basename "$d")
-	if diff -r --no-dereference "$d" "$work/$n" > "$work/diff.txt" 2>&1; then pass=$((pass + 1))
-	else fail=$((fail + 1)); echo "FAIL examples/$n differs from tools/make-examples.sh output:"; head "$work/diff.txt"; fi
+	if diff -r --no-dereference "$d" "$work/$n" > "$work/diff.txt" 2>&1; then ok
+	else bad "examples/$n differs from tools/make-examples.sh output:"; head "$work/diff.txt"; fi
 done
-echo "$pass passed, $fail failed"
-[ $fail = 0 ]
+ts_finalize

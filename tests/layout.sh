@@ -8,9 +8,8 @@
 # or includes.  Ends with "N passed, N failed".
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL $*"; }
+. "$top/tests/lib.sh"
+ts_init
 
 # the opening comment of a header: from its first line to the first "*/"
 for h in $(cd "$top" && find src -name '*.h' | sort); do
@@ -92,5 +91,4 @@ clocks=$(cd "$top" && grep -rn 'clock_gettime(CLOCK_MONOTONIC' src | grep -vE '^
 sde=$(cd "$top" && grep -rn 'getenv("SOURCE_DATE_EPOCH")' src | grep -v '^src/util/util\.c:' | head -3)
 [ -z "$sde" ] && ok || bad "SOURCE_DATE_EPOCH read outside rd_run_time (util/util.h): $sde"
 
-echo "$pass passed, $fail failed"
-[ $fail = 0 ]
+ts_finalize

@@ -16,3 +16,40 @@ ts_skip() { echo "skip: $1: $2"; }
 ts_real_reason="../shared/fixtures/real is absent (a plain clone; RD_REAL_FIXTURES names it)"
 ts_seed_reason="../shared/seed is absent (the operator's guide and its ConnectX-7 captures)"
 ts_skipped_scenario() { [ -f "$1/.skipped" ] && grep -qxF -- "$2" "$1/.skipped"; }
+
+# The frame of every runner (after util-linux's tests/functions.sh): the counters, the cases, the
+# closing line and the scratch directory.
+#   ts_init [-v]       pass=0 fail=0; -v: ok prints "ok WHAT" (the runners whose cases are named)
+#   ts_scratch NAME    work=$(mktemp -d ${TMPDIR:-/tmp}/rd-NAME.XXXXXX), removed at exit (made
+#                      writable first); RD_KEEP=1 keeps it and says where
+#   ok [WHAT]          one case passed
+#   bad WHAT           one case failed: "FAIL WHAT"
+#   ts_die WHAT        the runner cannot go on: "FAIL: WHAT", "0 passed, 1 failed", exit 1
+#   ts_finalize        "N passed, N failed"; exits 0 when none failed, 1 otherwise
+#   ts_subset          true in a pass that repeats one already run on the plain build (run-all.sh
+#                      sets RD_TESTS_SUBSET=1 for some sanitizer passes): the runner then runs the
+#                      cases that reach code where memory errors live, and names what it leaves
+#                      out with ts_skip (outputs and system-call shapes the plain pass checked)
+ts_init() {
+	ts_say_ok=0
+	[ "${1:-}" = -v ] && ts_say_ok=1
+	pass=0 fail=0
+}
+ts_scratch() {
+	work=$(mktemp -d "${TMPDIR:-/tmp}/rd-$1.XXXXXX") || ts_die "mktemp"
+	trap ts_cleanup EXIT
+}
+ts_cleanup() {
+	if [ -n "${RD_KEEP:-}" ]; then echo "kept $work"; return; fi
+	chmod -R u+rwx "$work" 2> /dev/null
+	rm -rf "$work"
+}
+ok() { pass=$((pass + 1)); [ "${ts_say_ok:-0}" = 0 ] || echo "ok $*"; }
+bad() { fail=$((fail + 1)); echo "FAIL $*"; }
+ts_die() { echo "FAIL: $*"; echo "0 passed, 1 failed"; exit 1; }
+ts_subset() { [ -n "${RD_TESTS_SUBSET:-}" ]; }
+ts_finalize() {
+	echo "$pass passed, $fail failed"
+	[ "$fail" = 0 ]
+	exit
+}

@@ -14,16 +14,14 @@
 # Usage: tests/readme.sh [BUILD_DIR]      Ends with "N passed, N failed".
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/tests/lib.sh"
 build=$top/build
 [ $# -gt 0 ] && build=$(cd "$1" && pwd)
 bin=$build/rdma-doctor
 usage=$top/docs/usage.md # the Commands block
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL $*"; }
-[ -x "$bin" ] || { echo "FAIL: $bin is missing (make)"; echo "0 passed, 1 failed"; exit 1; }
-work=$(mktemp -d "${TMPDIR:-/tmp}/rd-readme.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+ts_init
+[ -x "$bin" ] || ts_die "$bin is missing (make)"
+ts_scratch readme
 mkdir -p "$work/bin" "$work/tmp" "$work/ptmp"
 ln -s "$bin" "$work/bin/rdma-doctor"
 export NO_COLOR=1 SOURCE_DATE_EPOCH=1764460800
@@ -120,5 +118,4 @@ done
 
 debris=$(ls -A "$work/ptmp")
 [ -z "$debris" ] && ok || bad "the examples left in TMPDIR: $debris"
-echo "$pass passed, $fail failed"
-[ $fail = 0 ]
+ts_finalize

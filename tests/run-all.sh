@@ -69,124 +69,224 @@ fi
 ts_have_real || echo "== $ts_real_reason: the cases that read real captures are skipped, each by name"
 ts_have_seed || echo "== $ts_seed_reason: the scenario roots built on it are skipped, each by name"
 
+# ---- the sections, run side by side --------------------------------------------------------
+# Every build and runner is a section, run in the background with its output in a file; when it
+# ends, its block is printed whole: "== NAME", its lines but the "ok" ones, "-- NAME: N s (cpu N s)"
+# (wall time, and the CPU time of its processes).  A section is started when the sections it
+# needs have ended (the builds, the scenario roots), in the order listed (the longest first), on
+# one of $RD_TEST_LANES lanes (default: one per core).  A section that mostly waits (daemons, a
+# VM, sleeps) takes no lane: up to two of them run beside the lanes.  Sections of one group never
+# run at once.  RD_TEST_LOCK=FILE runs the runners that start daemons or a VM or install a package
+# (slurm, fleet, vm, prometheus, npd, install) under flock FILE, on a machine shared with other runs.
 total_pass=0 total_fail=0
-# timed NAME START: closes a section with "-- NAME: N s" (its wall time), kept for the summary
-scratch=$(mktemp -d /tmp/rd-run-all.XXXXXX) # the build and unit logs; removed at exit
-timings=$scratch/timings
-timed() {
-	local s=$((SECONDS - $2))
-	echo "-- $1: $s s"
-	printf '%s\t%s\n' "$s" "$1" >> "$timings"
+scratch=$(mktemp -d /tmp/rd-run-all.XXXXXX) # the sections' logs; removed at exit
+export RD_SCENARIO_ROOTS; RD_SCENARIO_ROOTS=$scratch/roots
+# each section is a process group of its own (set -m): stopping the run stops every section
+declare -A pids=()
+stop() { local p; for p in "${!pids[@]}"; do kill -TERM -- "-$p" 2> /dev/null; done; wait; exit 1; }
+trap stop INT TERM
+trap 'rm -rf "$scratch"' EXIT
+lanes=${RD_TEST_LANES:-$(nproc 2> /dev/null || echo 2)}
+wait_lanes=2
+names=() kinds=() groups=() needs=() cmds=() state=() # state: "" waiting, run, done
+# sec NAME KIND GROUP NEEDS COMMAND...: KIND cpu (takes a lane) or wait (mostly waits); GROUP and
+# NEEDS (section names, comma-separated) are - for none
+sec() {
+	names+=("$1") kinds+=("$2") groups+=("$3") needs+=("$4") state+=("")
+	shift 4
+	cmds+=("$(printf '%q ' "$@")")
 }
-# run NAME COMMAND...: runs a runner, adds its closing "N passed, N failed" to the totals.
-run() {
-	local name=$1; shift
-	echo "== $name"
-	local t0=$SECONDS
-	local log; log=$(mktemp)
-	"$@" 2>&1 | tee "$log" | grep -vE '^ok ' || true
-	local line; line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
+build() { # MAKE-ARGS...: a build section's command
+	local log=$scratch/build.$BASHPID.log
+	if make -s "$@" > "$log" 2>&1; then echo "1 passed, 0 failed"
+	else cat "$log"; echo "FAIL: build"; echo "0 passed, 1 failed"; fi
 	rm -f "$log"
-	if [ -z "$line" ]; then
-		echo "FAIL: $name did not report results"
-		total_fail=$((total_fail + 1))
-		timed "$name" "$t0"
-		return
-	fi
-	local p f; p=${line%% passed*}; f=${line#*passed, }; f=${f%% failed*}
-	total_pass=$((total_pass + p)); total_fail=$((total_fail + f))
-	timed "$name" "$t0"
-}
-build() { # NAME MAKE-ARGS...
-	echo "== build: $1"; local name="build: $1"; shift
-	local t0=$SECONDS
-	if make -s "$@" > "$scratch/build.log" 2>&1; then total_pass=$((total_pass + 1))
-	else cat "$scratch/build.log"; echo "FAIL: build"; total_fail=$((total_fail + 1)); fi
-	timed "$name" "$t0"
 }
 unit() { # BUILD_DIR
-	local p=0 f=0 line
+	local p=0 f=0 line t log=$scratch/unit.$BASHPID.log
 	for t in "$1"/tests/test_*; do
 		[ -x "$t" ] || continue
-		"$t" | grep -v '^ok ' | tee "$scratch/unit.log"
-		line=$(grep -E '^[0-9]+ passed' "$scratch/unit.log" | tail -1)
+		"$t" > "$log"
+		grep -v '^ok ' "$log"
+		line=$(grep -E '^[0-9]+ passed' "$log" | tail -1)
 		if [ -z "$line" ]; then f=$((f + 1)); echo "FAIL: $t crashed"; continue; fi
 		p=$((p + ${line%% passed*})); line=${line#*passed, }; f=$((f + ${line%% failed*}))
 	done
+	rm -f "$log"
 	echo "$p passed, $f failed"
 }
+roots() { # the scenario roots, written once: tests/scenarios/make.sh copies them from here for every runner
+	mkdir "$RD_SCENARIO_ROOTS"
+	if tests/scenarios/make.sh "$RD_SCENARIO_ROOTS" > /dev/null; then touch "$RD_SCENARIO_ROOTS/.complete"
+	else echo "(make.sh failed: each runner writes its own roots, and says what failed)"; fi
+	echo "0 passed, 0 failed"
+}
+centis() { # FILE: sets cs to the user+sys seconds of this shell's children (`times`), in hundredths
+	local a b m t
+	times > "$1"
+	{ read -r _; read -r a b; } < "$1"
+	rm -f "$1"
+	cs=0
+	for t in "$a" "$b"; do
+		m=${t%%m*}; t=${t#*m}; t=${t%s}
+		cs=$((cs + m * 6000 + 10#${t%.*} * 100 + 10#$(printf '%.2s' "${t#*.}0")))
+	done
+}
+start() { # I: runs section I in the background
+	state[$1]=run
+	local lock=()
+	case "${cmds[$1]}" in *tests/slurm/* | *tests/fleet/* | *tests/vm/* | *tests/prometheus/* | *tests/npd/* | *tests/install/*)
+		[ -z "${RD_TEST_LOCK:-}" ] || lock=(flock "$(printf %q "$RD_TEST_LOCK")") ;; esac
+	set -m
+	(
+		set +m
+		t0=$SECONDS
+		(eval "${lock[*]} ${cmds[$1]}") > "$scratch/$1.log" 2>&1 < /dev/null
+		centis "$scratch/$1.times"
+		printf '%s %s\n' $((SECONDS - t0)) "$cs" > "$scratch/$1.time"
+	) &
+	pids[$!]=$1
+	set +m
+}
+finish() { # I: prints section I's block, adds its "N passed, N failed" to the totals
+	local i=$1 name=${names[$1]} line p f wall cpu
+	state[$i]=done
+	echo "== $name"
+	grep -vE '^ok ' "$scratch/$i.log"
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$scratch/$i.log" | tail -1)
+	if [ -z "$line" ]; then
+		echo "FAIL: $name did not report results"
+		total_fail=$((total_fail + 1))
+	else
+		p=${line%% passed*}; f=${line#*passed, }; f=${f%% failed*}
+		total_pass=$((total_pass + p)); total_fail=$((total_fail + f))
+	fi
+	read -r wall cpu 2> /dev/null < "$scratch/$i.time" || { wall=0 cpu=0; }
+	cpu=$((cpu / 100)).$(printf '%02d' $((cpu % 100)))
+	echo "-- $name: $wall s (cpu $cpu s)"
+	printf '%s\t%s\t%s\n' "$wall" "$cpu" "$name" >> "$scratch/timings"
+}
+ready() { # I: true when what section I needs has ended and no section of its group runs
+	local n j list
+	IFS=, read -ra list <<< "${needs[$1]}"
+	for n in "${list[@]}"; do
+		for j in "${!names[@]}"; do [ "${names[$j]}" = "$n" ] && [ "${state[$j]}" != done ] && return 1; done
+	done
+	[ "${groups[$1]}" = - ] && return 0
+	for j in "${!names[@]}"; do [ "${state[$j]}" = run ] && [ "${groups[$j]}" = "${groups[$1]}" ] && return 1; done
+	return 0
+}
+run_sections() {
+	local i busy waiting left pid
+	while :; do
+		busy=0 waiting=0 left=0
+		for i in "${!names[@]}"; do
+			[ "${state[$i]}" = run ] && { [ "${kinds[$i]}" = wait ] && waiting=$((waiting + 1)) || busy=$((busy + 1)); }
+			[ "${state[$i]}" != done ] && left=$((left + 1))
+		done
+		[ $left = 0 ] && return
+		for i in "${!names[@]}"; do
+			[ -z "${state[$i]}" ] && ready "$i" || continue
+			if [ "${kinds[$i]}" = wait ]; then [ $waiting -lt $wait_lanes ] || continue; waiting=$((waiting + 1))
+			else [ $busy -lt "$lanes" ] || continue; busy=$((busy + 1)); fi
+			start "$i"
+		done
+		if [ ${#pids[@]} = 0 ]; then # nothing runs and nothing can start: cannot happen, but never hang
+			for i in "${!names[@]}"; do [ "${state[$i]}" = done ] || { echo "FAIL: ${names[$i]} never started"; total_fail=$((total_fail + 1)); state[$i]=done; }; done
+			return
+		fi
+		wait -n -p pid
+		[ -n "${pid:-}" ] && [ -n "${pids[$pid]:-}" ] && { finish "${pids[$pid]}"; unset "pids[$pid]"; }
+	done
+}
 
-# the scenario roots, written once: tests/scenarios/make.sh copies them from here for every runner
-export RD_SCENARIO_ROOTS; RD_SCENARIO_ROOTS=$(mktemp -d /tmp/rd-roots.XXXXXX)
-trap 'rm -rf "$RD_SCENARIO_ROOTS" "$scratch"' EXIT
-echo "== scenario roots (tests/scenarios/make.sh, once for every runner)"
-t0=$SECONDS
-tests/scenarios/make.sh "$RD_SCENARIO_ROOTS" > /dev/null && touch "$RD_SCENARIO_ROOTS/.complete" ||
-	echo "(make.sh failed: each runner writes its own roots, and says what failed)"
-timed "scenario roots" "$t0"
-build "gcc -Werror" all tests-bin
-build "clang -Werror" clang
-build "ASan+UBSan" asan
-build "libFuzzer targets" fuzz-bin
-run "unit tests" unit build
-export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
-run "unit tests (ASan+UBSan)" unit build-asan
-run "CLI golden tests" tests/cli/run.sh build
-run "CLI golden tests (ASan+UBSan)" tests/cli/run.sh build-asan
+# The sanitizer passes find what the plain pass cannot: memory errors, leaks and undefined
+# behaviour (ASan+UBSan), and under valgrind uninitialised reads and the O_PATH walk.  Each is kept
+# where the code it runs is where memory errors live: the parsers on hostile input, the source
+# layer, fleet's reader.  A pass that repeats the plain pass's work on the same inputs runs a named
+# part of it (RD_TESTS_SUBSET=1, ts_subset in tests/lib.sh; what it leaves out is printed as
+# "skip:" lines, and the plain pass runs all of it):
+#   hostile roots (ASan): every hostile root and every fault; 5 of the 25 runs per mode against the
+#     swapped root; not the strace cases (system-call shapes, the same from both builds);
+#   printed fixes (ASan): every second root (the scenario roots are checked whole by "check
+#     scenarios (ASan+UBSan)", fix modules by "fix modules (ASan+UBSan)": what this pass adds is
+#     the roots a fix has changed, and it runs half of them);
+#   read path (ASan): --only against the whole report on every ninth scenario (the plain pass: every
+#     third), the state samples, the wedged reads; not the strace and callgrind counts;
+#   CLI golden tests (valgrind): every third case (the ASan pass runs every case).
+# The other sanitizer passes run whole: they are short, or their inputs are the hostile ones.
 # valgrind (3.19) does not know openat2 and says so on stderr: under it the source layer is given
 # ENOSYS by the fault shim, and takes its O_PATH walk instead (which valgrind then checks too).
 VALGRIND="env LD_PRELOAD=$top/build/tests/libfaults.so RD_FAULT_NO_OPENAT2=1 valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite"
-run "CLI golden tests (valgrind)" env RD_WRAP="$VALGRIND" tests/cli/run.sh build
-run "CLI shell tests (outputs, terminals, locales, hostile bytes, strace --root)" tests/cli/shell.sh build
-run "CLI shell tests (ASan+UBSan)" tests/cli/shell.sh build-asan
-run "check scenarios" tests/scenarios/run.sh build
-run "check scenarios (ASan+UBSan)" tests/scenarios/run.sh build-asan
-run "--only differential: every check alone on every scenario and example root" tests/scenarios/only.sh build
-run "verdict audit: no two findings contradict each other" tests/audit/run.sh build
+export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
+# The sections, the longest first within what they need.
+gcc="build: gcc -Werror" asan="build: ASan+UBSan" roots="scenario roots" fuzz="build: libFuzzer targets"
+G=$gcc,$roots A=$asan,$roots
+sec "$gcc" cpu - - build all tests-bin
+sec "$roots" cpu - - roots
+sec "$asan" cpu - - build asan
+sec "$fuzz" cpu - - build fuzz-bin
+sec "build: clang -Werror" cpu - - build clang
+# the daemons, the VM and the sleeps first: they wait more than they work, beside the lanes
+sec "real kernel in qemu: rxe0, modules, fix, probe, snapshot" wait - "$G,$asan" tests/vm/run.sh build
+sec "Slurm: drain and resume by a real slurmctld/slurmd (tests/slurm)" wait - "$G" tests/slurm/run.sh build
+sec "fleet: 24-node scenario fleet, pdsh, clush, scontrol hostlists, bad input, Chromium" wait - "$G" tests/fleet/run.sh build
+sec "fleet (ASan+UBSan)" wait - "$A" tests/fleet/run.sh build-asan
+sec "hostile roots (ASan+UBSan)" cpu - "$A" env RD_TESTS_SUBSET=1 tests/hostile/run.sh build-asan
+sec "printed fixes work (ASan+UBSan)" cpu - "$A" env RD_TESTS_SUBSET=1 tests/fixes/run.sh build-asan
+sec "CLI golden tests (valgrind)" cpu - "$G" env RD_TESTS_SUBSET=1 RD_WRAP="$VALGRIND" tests/cli/run.sh build
+sec "read path (ASan+UBSan)" cpu - "$A" env RD_TESTS_SUBSET=1 tests/readpath/run.sh build-asan
+sec "hostile roots" cpu - "$G" tests/hostile/run.sh build
+sec "printed fixes work" cpu - "$G" tests/fixes/run.sh build
+sec "read path: reads per check, no worker thread, a wedged read's partial report" cpu - "$G" tests/readpath/run.sh build
+sec "install: make install/uninstall, man page, bash completion, systemd units, the Debian package" cpu - "$G" tests/install/run.sh build
+sec "fuzz smoke (5 s per target)" cpu - "$gcc,$fuzz" tests/fuzz/run.sh 5
+sec "unit tests (ASan+UBSan)" cpu - "$A" unit build-asan
+sec "CLI golden tests (ASan+UBSan)" cpu - "$A" tests/cli/run.sh build-asan
+sec "CLI shell tests (ASan+UBSan)" cpu - "$A" tests/cli/shell.sh build-asan
+sec "check scenarios (ASan+UBSan)" cpu - "$A" tests/scenarios/run.sh build-asan
+sec "--only differential: every check alone on every scenario and example root" cpu - "$G" tests/scenarios/only.sh build
+sec "explain (ASan+UBSan)" cpu - "$A" tests/explain/run.sh build-asan 10
+sec "explain" cpu - "$G" tests/explain/run.sh build 100
+sec "unit tests" cpu - "$G" unit build
+sec "CLI golden tests" cpu - "$G" tests/cli/run.sh build
+sec "CLI shell tests (outputs, terminals, locales, hostile bytes, strace --root)" cpu - "$G" tests/cli/shell.sh build
+sec "check scenarios" cpu - "$G" tests/scenarios/run.sh build
+sec "verdict audit: no two findings contradict each other" cpu - "$G" tests/audit/run.sh build
 # (no ASan pass of the audit: its rules judge the JSON report, the same from both builds, and the
 # ASan build runs check --format json on every root the audit reads: the scenario roots and the
 # real H100 tree in "check scenarios", the examples in "snapshot round trips", the qemu snapshot in
 # the CLI golden tests; a [ports] ignore policy in port-ignored-by-policy and tests/cli/policies)
-run "unprivileged runs (kernel.dmesg_restrict)" tests/unpriv/run.sh build
-run "unprivileged runs (ASan+UBSan)" tests/unpriv/run.sh build-asan
-run "fix modules" tests/fix/run.sh build
-run "fix modules (ASan+UBSan)" tests/fix/run.sh build-asan
-run "printed fixes work" tests/fixes/run.sh build
-run "printed fixes work (ASan+UBSan)" tests/fixes/run.sh build-asan
-run "explain" tests/explain/run.sh build 100
-run "explain (ASan+UBSan)" tests/explain/run.sh build-asan 10
-run "hostile roots" tests/hostile/run.sh build
-run "hostile roots (ASan+UBSan)" tests/hostile/run.sh build-asan
-run "read path: reads per check, no worker thread, a wedged read's partial report" tests/readpath/run.sh build
-run "read path (ASan+UBSan)" tests/readpath/run.sh build-asan
-run "counter state: a linked state directory, ownership, read-only, concurrent runs, dry run, the window" tests/state/run.sh build
-run "counter state (ASan+UBSan)" tests/state/run.sh build-asan
-run "hostile roots given to snapshot" tests/hostile/snapshot.sh build
-run "hostile roots given to snapshot (ASan+UBSan)" tests/hostile/snapshot.sh build-asan
-run "example roots" tests/examples.sh
-run "README: its example outputs are the program's, its Commands block names every option" tests/readme.sh build
-run "layout rules (headers state ownership, ibstat/ibstatus read through model/umad.c)" tests/layout.sh
-run "snapshot round trips" tests/snapshot.sh build
-run "RPM hosts: real rpm databases through librpm (tests/rpm)" tests/rpm/run.sh build
-run "RPM hosts (ASan+UBSan)" tests/rpm/run.sh build-asan
-run "snapshot round trips (ASan+UBSan)" tests/snapshot.sh build-asan
-run "differential vs rdma-core ibstat/ibstatus" tests/diff/run.sh build
-run "probe against a fake libibverbs" tests/probe/run.sh build
-run "probe against a fake libibverbs (ASan+UBSan)" tests/probe/run.sh build-asan
-run "Prometheus: promtool and a real node_exporter" tests/prometheus/run.sh build
-run "Prometheus: promtool and a real node_exporter (ASan+UBSan)" tests/prometheus/run.sh build-asan
-run "node-problem-detector plugin, golden lines, mock of NPD" tests/npd/run.sh build
-run "node-problem-detector plugin, golden lines, mock of NPD (ASan+UBSan)" tests/npd/run.sh build-asan
-run "install: make install/uninstall, man page, bash completion, systemd units, the Debian package" tests/install/run.sh build
-run "probe against a fake libibverbs (valgrind)" env RD_WRAP="$VALGRIND" tests/probe/run.sh build
-run "Slurm: drain and resume by a real slurmctld/slurmd (tests/slurm)" tests/slurm/run.sh build
-run "fleet: 24-node scenario fleet, pdsh, clush, scontrol hostlists, bad input, Chromium" tests/fleet/run.sh build
-run "fleet (ASan+UBSan)" tests/fleet/run.sh build-asan
-run "real kernel in qemu: rxe0, modules, fix, probe, snapshot" tests/vm/run.sh build
-run "fuzz smoke (5 s per target)" tests/fuzz/run.sh 5
+sec "unprivileged runs (kernel.dmesg_restrict)" cpu - "$G" tests/unpriv/run.sh build
+sec "unprivileged runs (ASan+UBSan)" cpu - "$A" tests/unpriv/run.sh build-asan
+sec "fix modules" cpu - "$G" tests/fix/run.sh build
+sec "fix modules (ASan+UBSan)" cpu - "$A" tests/fix/run.sh build-asan
+sec "counter state: a linked state directory, ownership, read-only, concurrent runs, dry run, the window" cpu - "$G" tests/state/run.sh build
+sec "counter state (ASan+UBSan)" cpu - "$A" tests/state/run.sh build-asan
+sec "hostile roots given to snapshot" cpu - "$G" tests/hostile/snapshot.sh build
+sec "hostile roots given to snapshot (ASan+UBSan)" cpu - "$A" tests/hostile/snapshot.sh build-asan
+sec "snapshot round trips" cpu - "$G" tests/snapshot.sh build
+sec "snapshot round trips (ASan+UBSan)" cpu - "$A" tests/snapshot.sh build-asan
+sec "RPM hosts: real rpm databases through librpm (tests/rpm)" cpu - "$G" tests/rpm/run.sh build
+sec "RPM hosts (ASan+UBSan)" cpu - "$A" tests/rpm/run.sh build-asan
+sec "differential vs rdma-core ibstat/ibstatus" cpu - "$G" tests/diff/run.sh build
+sec "probe against a fake libibverbs" cpu - "$G" tests/probe/run.sh build
+sec "probe against a fake libibverbs (ASan+UBSan)" cpu - "$A" tests/probe/run.sh build-asan
+sec "probe against a fake libibverbs (valgrind)" cpu - "$G" env RD_WRAP="$VALGRIND" tests/probe/run.sh build
+# node_exporter listens on a random port: the two passes are one group, never on one port at once
+sec "Prometheus: promtool and a real node_exporter" cpu exporter "$G" tests/prometheus/run.sh build
+sec "Prometheus: promtool and a real node_exporter (ASan+UBSan)" cpu exporter "$A" tests/prometheus/run.sh build-asan
+sec "node-problem-detector plugin, golden lines, mock of NPD" cpu - "$G" tests/npd/run.sh build
+sec "node-problem-detector plugin, golden lines, mock of NPD (ASan+UBSan)" cpu - "$A" tests/npd/run.sh build-asan
+sec "README: its example outputs are the program's, its Commands block names every option" cpu - "$G" tests/readme.sh build
+sec "example roots" cpu - - tests/examples.sh
+sec "layout rules (headers state ownership, ibstat/ibstatus read through model/umad.c)" cpu - - tests/layout.sh
+run_sections
+
 echo
-echo "slowest sections (wall seconds; the whole run: $SECONDS s):"
-sort -rn "$timings" | head -12 | while IFS=$'\t' read -r sec name; do printf '%6d s  %s\n' "$sec" "$name"; done
+centis "$scratch/times"
+echo "slowest sections (wall and CPU seconds; the whole run: $SECONDS s, cpu $((cs / 100)) s):"
+sort -rn "$scratch/timings" | head -12 | while IFS=$'\t' read -r w cpu name; do printf '%6d s %9s s cpu  %s\n' "$w" "$cpu" "$name"; done
 echo
 echo "$total_pass passed, $total_fail failed"
 [ "$total_fail" = 0 ]

@@ -11,13 +11,11 @@
 # Usage: tests/snapshot.sh [BUILD_DIR]      Ends with "N passed, N failed".
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/tests/lib.sh"
 bin=$(cd "${1:-$top/build}" && pwd)/rdma-doctor
-work=$(mktemp -d /tmp/rd-snap.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+ts_scratch snap
 export SOURCE_DATE_EPOCH=1764460800 NO_COLOR=1
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL $*"; }
+ts_init
 same() { # description root-a root-b args...
 	local what=$1 a=$2 b=$3; shift 3
 	if diff <("$bin" --root "$a" "$@" 2>&1 | grep -v '"root":' | sed 's/^Root: .*//') \
@@ -212,5 +210,4 @@ diff <(RDMA_DOCTOR_ROOT=$top/examples/rxe-qemu "$bin" ibstat) <("$bin" --root "$
 head -c 2000 "$work/h100-ofed.tar.gz" > "$work/cut.tar.gz"
 "$bin" --root "$work/cut.tar.gz" stack > /dev/null 2> "$work/log"; rc=$?
 [ $rc != 0 ] && grep -q "cut.tar.gz" "$work/log" && ok || bad "truncated archive: rc=$rc $(cat "$work/log")"
-echo "$pass passed, $fail failed"
-[ $fail = 0 ]
+ts_finalize

@@ -14,15 +14,12 @@ bin=$build/rdma-doctor
 rules=$top/tests/audit/rules.jq
 . "$top/tests/lib.sh"
 real=$ts_real
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL $*"; }
-command -v jq > /dev/null || { echo "FAIL: jq is required"; echo "0 passed, 1 failed"; exit 1; }
-work=$(mktemp -d /tmp/rd-audit.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+ts_init
+command -v jq > /dev/null || ts_die "jq is required"
+ts_scratch audit
 export SOURCE_DATE_EPOCH=1764460800 NO_COLOR=1
 
-"$top/tests/scenarios/make.sh" "$work/roots" > /dev/null || { echo "FAIL: make.sh"; echo "0 passed, 1 failed"; exit 1; }
+"$top/tests/scenarios/make.sh" "$work/roots" > /dev/null || ts_die "make.sh"
 for e in "$top"/examples/*/; do ln -s "$e" "$work/roots/example-$(basename "$e")"; done
 if [ -d "$real/gpud-h100-sys-class-infiniband" ]; then
 	"$top/tests/tools/fixture2root.sh" dir "$real/gpud-h100-sys-class-infiniband" "$work/roots/real-gpud-h100"
@@ -72,5 +69,4 @@ for s in *; do
 	out=$(jq -r -f "$rules" "$work/$s.ign.json")
 	if [ -z "$out" ]; then ok; else bad "$s (ignore = $dev):"; sed 's/^/    /' <<< "$out"; fi
 done
-echo "$pass passed, $fail failed"
-[ $fail = 0 ]
+ts_finalize

@@ -7,12 +7,12 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-$top/build}
 bin=$(cd "$build" && pwd)/rdma-doctor
+. "$top/tests/lib.sh"
 cd "$top" || exit 1
-work=$(mktemp -d "${TMPDIR:-/tmp}/rd-cli-shell.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+ts_scratch cli-shell
 export SOURCE_DATE_EPOCH=1764460800
 unset NO_COLOR RDMA_DOCTOR_ROOT
-pass=0 fail=0
+ts_init
 exec 3>&1 # results go to fd 3, so that a condition's own output can be redirected away
 ok() { pass=$((pass + 1)); echo "ok $1" >&3; }
 bad() { fail=$((fail + 1)); echo "FAIL $1" >&3; }
@@ -266,5 +266,4 @@ expect "nccl-env-gids-json" all '[ $rc = 0 ]' \
 gid NCCL_IB_GID_INDEX=1 "$bin" --root "$work/sc/healthy-inbox" stack > "$work/out" 2>&1; rc=$?
 expect "nccl-env-stack" all '[ $rc = 0 ]' 'grep -q "NCCL GID: mlx5_2 port 1 index 1 (RoCE v2) on enp193s0f0np0, set by NCCL_IB_GID_INDEX: unusable, link-local" "$work/out"'
 
-echo "$pass passed, $fail failed"
-[ $fail = 0 ]
+ts_finalize

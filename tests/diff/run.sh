@@ -13,15 +13,13 @@ build=$(cd "${1:-$top/build}" && pwd)
 bin=$build/rdma-doctor
 . "$top/tests/lib.sh"
 real=$ts_real
-work=$(mktemp -d /tmp/rd-diff.XXXXXX)
-[ -n "${RD_KEEP:-}" ] || trap 'rm -rf "$work"' EXIT
-pass=0 fail=0
+ts_scratch diff
+ts_init
 
-die() { echo "FAIL: $*"; echo "0 passed, 1 failed"; exit 1; }
-[ "$(id -u)" = 0 ] || die "the differential test needs root (unshare -m, mount --bind)"
+[ "$(id -u)" = 0 ] || ts_die "the differential test needs root (unshare -m, mount --bind)"
 command -v ibstat >/dev/null && command -v ibstatus >/dev/null ||
-	die "rdma-core's ibstat/ibstatus are not installed (apt-get install infiniband-diags)"
-[ -x "$bin" ] || die "$bin is not built"
+	ts_die "rdma-core's ibstat/ibstatus are not installed (apt-get install infiniband-diags)"
+[ -x "$bin" ] || ts_die "$bin is not built"
 ts_have_real || ts_skip "the real-data trees and the real ibstat outputs" "$ts_real_reason"
 
 trees=()
@@ -134,5 +132,4 @@ for f in "${real_ibstat[@]}"; do
 	fi
 done
 echo "differential: ${#trees[@]} trees"
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+ts_finalize

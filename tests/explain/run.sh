@@ -15,11 +15,8 @@ big=${2:-100}
 bin=$build/rdma-doctor
 . "$top/tests/lib.sh"
 real=$ts_real
-work=$(mktemp -d /tmp/rd-explain.XXXXXX)
-trap 'rm -rf "$work"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL $*"; }
+ts_scratch explain
+ts_init
 "$top/tests/scenarios/make.sh" "$work/roots" > /dev/null || bad "scenarios/make.sh"
 export NO_COLOR=1
 kver=6.1.0-31-amd64
@@ -213,5 +210,4 @@ head -c $((big * 1024 * 1024)) /dev/zero | tr '\0' '\n' > "$work/empty.log"
 "$bin" --timeout 0 explain --format json - < "$work/empty.log" > "$work/empty.json"; rc=$?
 jq -en --argjson n $((big * 1024 * 1024)) 'input | .lines_read == $n and .input.bytes_total == $n and .input.finished' \
 	"$work/empty.json" > /dev/null && [ $rc = 0 ] && ok || bad "empty lines: exit $rc: $(jq -c '{lines_read, input}' "$work/empty.json")"
-echo "$pass passed, $fail failed"
-[ $fail = 0 ]
+ts_finalize

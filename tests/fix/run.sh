@@ -8,16 +8,14 @@
 # is neither written through nor replaced.  Usage: tests/fix/run.sh [BUILD_DIR] [--update]      Ends with "N passed, N failed".
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/lib.sh"
 build=$top/build update=0
 for a in "$@"; do case "$a" in --update) update=1 ;; *) build=$(cd "$a" && pwd) ;; esac; done
 bin=$build/rdma-doctor
 exp=$top/tests/fix/expected
-work=$(mktemp -d /tmp/rd-fix.XXXXXX)
-trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
+ts_scratch fix
 chmod 0755 "$work" # the unwritable-dir case runs as nobody, who must still read the root
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL $*"; }
+ts_init
 . "$top/tools/rootlib.sh"
 export SOURCE_DATE_EPOCH=1764460800 NO_COLOR=1
 NINE="mlx5_core mlx5_ib ib_core ib_uverbs ib_cm rdma_cm rdma_ucm ib_umad ib_ipoib"
@@ -216,5 +214,4 @@ for kind in file dir; do
 done
 echo "races: $RACE_N runs each against a swapped file and a swapped directory, $race_hit met the swap and refused"
 
-echo "$pass passed, $fail failed"
-[ $fail = 0 ]
+ts_finalize

@@ -23,14 +23,13 @@
 # Usage: tests/fixes/run.sh [BUILD_DIR]      Ends with "N passed, N failed".
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/lib.sh"
 build=${1:-$top/build}
 build=$(cd "$build" && pwd)
 bin=$build/rdma-doctor
-work=$(mktemp -d "${TMPDIR:-/tmp}/rd-fixes.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-pass=0 fail=0 asserted=0 skipped=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL $*"; }
+ts_scratch fixes
+ts_init
+asserted=0 skipped=0
 export SOURCE_DATE_EPOCH=1764460800 NO_COLOR=1 LC_ALL=C
 
 # the only programs a fix may run for real: file tools
@@ -91,7 +90,13 @@ one_answer() { # NAME ARGS...: check and fix modules agree (dry run)
 one_answer "the live host"
 
 notes=()
+# (the sanitizer pass takes every second root: the scenario roots are checked whole under it
+# by tests/scenarios, and fix modules by tests/fix; here it sees the roots a fix has changed)
+k=0
+ts_subset && ts_skip "every second root" "the plain pass applied their fixes"
 for r in "${roots[@]}"; do
+	k=$((k + 1))
+	ts_subset && [ $((k % 2)) = 0 ] && continue
 	name=$(basename "$r")
 	"$bin" --root "$r" check --format json > "$work/$name.json" 2> /dev/null
 	# the findings that are WARN, FAIL or UNKNOWN and print a fix (one jq for the report)
@@ -166,5 +171,4 @@ done < <(explain_cases)
 [ $explained -ge 2 ] && ok || bad "explain: only $explained confirmed causes' fixes were applied and asserted"
 for t in "${notes[@]}"; do echo "not asserted: $t"; done
 echo "fixes: ${#roots[@]} roots, $asserted fixes applied and asserted, $skipped need the live host; explain: $explained"
-echo "$pass passed, $fail failed"
-[ $fail = 0 ]
+ts_finalize

@@ -25,17 +25,13 @@ bin=$build/rdma-doctor
 exp=$top/tests/fleet/expected
 . "$top/tests/lib.sh"
 art=$build/artifacts/fleet
-pass=0 fail=0
-ok() { pass=$((pass + 1)); echo "ok $*"; }
-bad() { fail=$((fail + 1)); echo "FAIL $*"; }
-finish() { echo "$pass passed, $fail failed"; [ "$fail" = 0 ]; exit; }
+ts_init -v
 for c in jq pdsh clush scontrol chromium; do
 	command -v "$c" > /dev/null || bad "$c is missing (apt-get install jq pdsh clustershell slurm-client chromium)"
 done
 [ -x "$bin" ] || bad "$bin is not built"
-[ $fail = 0 ] || finish
-work=$(mktemp -d "${TMPDIR:-/tmp}/rd-fleet.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+[ $fail = 0 ] || ts_finalize
+ts_scratch fleet
 mkdir -p "$exp" "$art"
 export SOURCE_DATE_EPOCH=1764460800 NO_COLOR=1 LC_ALL=C.UTF-8
 cd "$work" || exit 1
@@ -56,7 +52,7 @@ has() { # NAME FILE PATTERN (grep -E)
 }
 
 # ---- 1. the scenario fleet ----------------------------------------------------------------------
-"$top/tests/fleet/make-fleet.sh" "$work/fl" || { bad "make-fleet.sh"; finish; }
+"$top/tests/fleet/make-fleet.sh" "$work/fl" || { bad "make-fleet.sh"; ts_finalize; }
 mkdir reports
 for r in fl/node*; do "$bin" --root "$r" check --format json > "reports/${r#fl/}.json"; done
 n=$(ls reports | wc -l)
@@ -89,7 +85,7 @@ else ok "the HTML is self-contained (no src=, href=, script, link, url())"; fi
 # ---- 1b. the RoCE QoS fleet ---------------------------------------------------------------------
 # (its roots carry the operator's guide's ConnectX-7 captures: not run without ../shared/seed)
 if ts_have_seed; then
-"$top/tests/fleet/make-fleet.sh" "$work/qf" qos || { bad "make-fleet.sh qos"; finish; }
+"$top/tests/fleet/make-fleet.sh" "$work/qf" qos || { bad "make-fleet.sh qos"; ts_finalize; }
 mkdir qreports
 for r in qf/qos*; do "$bin" --root "$r" check --format json > "qreports/${r#qf/}.json"; done
 if [ "$(jq -r '[.summary.status, (.devices[].ports[] | select(.link_layer == "Ethernet") | .qos | .trust, (.pfc | join(",")))] | join(" ")' qreports/qos0[1-4].json | tr '\n' ' ')" = \
@@ -425,4 +421,4 @@ else bad "no screenshot: $(tail -3 chrome-shot.err)"; fi
 if grep -hE 'CONSOLE|Uncaught|ERR_FILE_NOT_FOUND|net::ERR' chrome-dom.err chrome-shot.err; then bad "console errors above"
 else ok "no console error or failed load"; fi
 
-finish
+ts_finalize

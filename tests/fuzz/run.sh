@@ -7,19 +7,20 @@
 # Usage: tests/fuzz/run.sh [SECONDS]      Ends with "N passed, N failed".
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/lib.sh"
 secs=${1:-60}
 real=${RD_REAL_FIXTURES:-$top/../shared/fixtures/real}
 out=$top/build-fuzz
 corpus=$out/corpus
 mkdir -p "$corpus" "$out/crashes"
-pass=0 fail=0
+ts_init
 seed() { # target files...
 	local d=$corpus/$1; shift
 	mkdir -p "$d"
 	for f in "$@"; do [ -f "$f" ] && [ "$(stat -c %s "$f")" -le 65536 ] && cp "$f" "$d/$(echo "$f" | md5sum | cut -c1-16)"; done
 }
-roots=$(mktemp -d /tmp/rd-fuzz-seeds.XXXXXX)
-trap 'rm -rf "$roots"' EXIT
+ts_scratch fuzz-seeds
+roots=$work
 "$top/tests/scenarios/make.sh" "$roots" > /dev/null 2>&1
 seed fuzz_sysfs $(find "$top/examples/h100-ofed/sys/devices" "$top/examples/mixed-states/sys/devices" -type f -name '*[a-z]*' | head -300) \
 	$(find "$real/gpud-h100-sys-class-infiniband" -type f 2>/dev/null | head -100)
@@ -91,7 +92,6 @@ for t in "$out"/fuzz_*; do
 	execs=$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$')
 	cov=$(grep -oE 'cov: [0-9]+' "$log" | tail -1 | grep -oE '[0-9]+')
 	if [ $rc = 0 ]; then pass=$((pass + 1)); echo "ok   $n: ${execs:-?} executions, coverage ${cov:-?} edges, ${secs}s"
-	else fail=$((fail + 1)); echo "FAIL $n (exit $rc): see $log"; grep -E 'ERROR|SUMMARY' "$log" | head -5; fi
+	else bad "$n (exit $rc): see $log"; grep -E 'ERROR|SUMMARY' "$log" | head -5; fi
 done
-echo "$pass passed, $fail failed"
-[ $fail = 0 ]
+ts_finalize

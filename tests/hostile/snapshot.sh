@@ -9,12 +9,10 @@
 #     Usage: tests/hostile/snapshot.sh [BUILD_DIR]     Ends with "N passed, N failed".
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/lib.sh"
 bin=$(cd "${1:-$top/build}" && pwd)/rdma-doctor
-work=$(mktemp -d /tmp/rd-hostile-snap.XXXXXX)
-trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL $*"; }
+ts_scratch hostile-snap
+ts_init
 export NO_COLOR=1 TMPDIR=$work/tmp
 mkdir -p "$TMPDIR"
 
@@ -109,5 +107,4 @@ for i in $(seq 30); do
 	done
 done
 [ $left = 0 ] && ok || bad "SIGTERM left $left partial outputs or temporary files ($whole whole)"
-echo "$pass passed, $fail failed"
-[ $fail = 0 ]
+ts_finalize

@@ -30,17 +30,15 @@
 # Usage: tests/install/run.sh [BUILD_DIR]      Ends with "N passed, N failed".
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/lib.sh"
 build=$top/build
 [ $# -gt 0 ] && build=$(cd "$1" && pwd)
 version=$(cat "$top/VERSION")
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL $*"; }
+ts_init
 check() { # DESCRIPTION COMMAND...: passes when the command succeeds
 	local what=$1; shift
 	if "$@"; then ok; else bad "$what"; fi
 }
-finish() { echo "$pass passed, $fail failed"; [ $fail = 0 ]; exit $?; }
 
 missing=()
 for t in make mandoc man systemd-analyze dpkg-buildpackage dpkg-deb dpkg-parsechangelog dh lintian dpkg \
@@ -51,11 +49,10 @@ done
 [ -x "$build/rdma-doctor" ] || missing+=("$build/rdma-doctor (make)")
 if [ ${#missing[@]} -gt 0 ]; then
 	bad "missing: ${missing[*]} (Debian: mandoc man-db systemd dpkg-dev debhelper lintian bash-completion prometheus-node-exporter)"
-	finish
+	ts_finalize
 fi
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/rd-install.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+ts_scratch install
 mkdir "$work/tmp"
 export TMPDIR=$work/tmp
 export SOURCE_DATE_EPOCH=1764460800 NO_COLOR=1
@@ -454,4 +451,4 @@ fi
 # ---- nothing left in TMPDIR ---------------------------------------------------------------------
 debris=$(ls -A "$work/tmp")
 [ -z "$debris" ] && ok || bad "left in TMPDIR by the tools: $debris"
-finish
+ts_finalize

@@ -16,18 +16,16 @@
 # Usage: tests/npd/run.sh [BUILD_DIR] [--update]     Ends with "N passed, N failed".
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/lib.sh"
 build=$top/build update=0
 for a in "$@"; do case "$a" in --update) update=1 ;; *) build=$(cd "$a" && pwd) ;; esac; done
 bin=$build/rdma-doctor
 exp=$top/tests/npd/expected
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL $*"; }
-command -v jq > /dev/null || { echo "FAIL: jq is required"; echo "0 passed, 1 failed"; exit 1; }
-work=$(mktemp -d "${TMPDIR:-/tmp}/rd-npd.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+ts_init
+command -v jq > /dev/null || ts_die "jq is required"
+ts_scratch npd
 export SOURCE_DATE_EPOCH=1764460800 NO_COLOR=1
-"$top/tests/scenarios/make.sh" "$work/roots" > /dev/null || { echo "FAIL: make.sh"; echo "0 passed, 1 failed"; exit 1; }
+"$top/tests/scenarios/make.sh" "$work/roots" > /dev/null || ts_die "make.sh"
 roots=$work/roots
 # a root whose finding says more than 80 characters in bytes that are not ASCII
 cp -a "$roots/port-polling" "$work/roots/hostile-long-name"
@@ -160,5 +158,4 @@ for m in sys proc etc dev/infiniband; do
 done
 grep -q -- '--config.custom-plugin-monitor=/config/rdma-doctor-monitor.json' "$ds" && ok || bad "daemonset.yaml: NPD is not given the monitor config"
 [ -s "$work/npd-line.txt" ] && echo "npd: $(cat "$work/npd-line.txt")"
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+ts_finalize

@@ -15,23 +15,20 @@
 # Usage: tests/probe/run.sh [BUILD_DIR]            Ends with "N passed, N failed".
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/lib.sh"
 build=$(cd "${1:-$top/build}" && pwd)
 bin=$build/rdma-doctor
-work=$(mktemp -d /tmp/rd-probe.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+ts_scratch probe
 chmod 0755 "$work"
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL $*"; }
-die() { echo "FAIL: $*"; echo "0 passed, 1 failed"; exit 1; }
-[ -x "$bin" ] || die "$bin is not built"
-[ "$(id -u)" = 0 ] || die "the probe tests need root (unshare -m, setpriv)"
-command -v jq > /dev/null || die "jq is not installed"
+ts_init
+[ -x "$bin" ] || ts_die "$bin is not built"
+[ "$(id -u)" = 0 ] || ts_die "the probe tests need root (unshare -m, setpriv)"
+command -v jq > /dev/null || ts_die "jq is not installed"
 
 fake=$work/fake garbage=$work/garbage
 mkdir -p "$fake" "$garbage"
 cc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O1 -g -shared -fPIC -o "$fake/libibverbs.so.1" \
-	"$top/tests/probe/fake_verbs.c" || die "cannot build tests/probe/fake_verbs.c (libibverbs-dev?)"
+	"$top/tests/probe/fake_verbs.c" || ts_die "cannot build tests/probe/fake_verbs.c (libibverbs-dev?)"
 head -c 4096 /dev/zero | tr '\0' 'x' > "$garbage/libibverbs.so.1"
 wrap=${RD_WRAP:-}
 empty_sys=$work/empty-sys
@@ -343,5 +340,4 @@ jexpect short-timeout '[.findings[] | select(.check == "probe.loopback")] | leng
 rt rd-probe-$$-none "${F[@]}" FAKE_VERBS_DEVICES=mlx5_0:ib:1 -- --timeout 0 probe
 expect no-timeout 0 '^probe: PASS mlx5_0/1 '
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+ts_finalize

@@ -18,13 +18,12 @@
 # Usage: tests/prometheus/run.sh [BUILD_DIR]     Ends with "N passed, N failed".
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/lib.sh"
 build=$(cd "${1:-$top/build}" && pwd)
 bin=$build/rdma-doctor
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL $*"; }
+ts_init
 for c in promtool prometheus-node-exporter curl jq; do
-	command -v "$c" > /dev/null || { echo "FAIL: $c is required (Debian: prometheus, prometheus-node-exporter, curl, jq)"; echo "0 passed, 1 failed"; exit 1; }
+	command -v "$c" > /dev/null || ts_die "$c is required (Debian: prometheus, prometheus-node-exporter, curl, jq)"
 done
 work=$(mktemp -d "${TMPDIR:-/tmp}/rd-prom.XXXXXX")
 chmod 755 "$work"
@@ -35,7 +34,7 @@ cleanup() {
 }
 trap cleanup EXIT
 export SOURCE_DATE_EPOCH=1764460800 NO_COLOR=1
-"$top/tests/scenarios/make.sh" "$work/roots" > /dev/null || { echo "FAIL: make.sh"; echo "0 passed, 1 failed"; exit 1; }
+"$top/tests/scenarios/make.sh" "$work/roots" > /dev/null || ts_die "make.sh"
 roots=$work/roots
 
 # the value of one series (exact label set) in a metrics file, or "absent"
@@ -156,7 +155,6 @@ grep -qF "not a kernel device name (a control character, bytes that are not UTF-
 	bad "dupnames: the text report does not name the refused entries: $(grep -a 'ports.state' "$work/dupnames.txt")"
 
 # 2b. real sysfs trees from ../shared/fixtures/real (read in place through fixture2root.sh)
-. "$top/tests/lib.sh"
 real=$ts_real
 if [ -d "$real/gpud-h100-sys-class-infiniband" ] && [ -f "$real/prometheus-procfs__fixtures.ttar__sys-class-infiniband.tsv" ]; then
 	"$top/tests/tools/fixture2root.sh" dir "$real/gpud-h100-sys-class-infiniband" "$work/real/gpud-h100"
@@ -287,5 +285,4 @@ else
 	bad "node_exporter did not start: $(tail -3 "$work/exporter.log")"
 fi
 [ -s "$work/scraped-line.txt" ] && echo "scraped: $(cat "$work/scraped-line.txt")"
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+ts_finalize

@@ -13,17 +13,15 @@
 # Usage: tests/rpm/run.sh [BUILD_DIR] [--update]     Ends with "N passed, N failed".
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/lib.sh"
 build=$top/build update=0
 for a in "$@"; do case "$a" in --update) update=1 ;; *) build=$(cd "$a" && pwd) ;; esac; done
 bin=$build/rdma-doctor
 exp=$top/tests/rpm/expected
-work=$(mktemp -d /tmp/rd-rpm.XXXXXX)
-trap 'rm -rf "$work"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL $*"; }
+ts_scratch rpm
+ts_init
 for c in rpm rpmbuild db5.3_load sqlite3 jq strace unshare; do
-	command -v $c > /dev/null || { echo "FAIL: $c is required (apt-get install rpm db5.3-util sqlite3 jq strace util-linux)"; echo "0 passed, 1 failed"; exit 1; }
+	command -v $c > /dev/null || ts_die "$c is required (apt-get install rpm db5.3-util sqlite3 jq strace util-linux)"
 done
 "$top/tests/rpm/make.sh" "$work/roots" > "$work/make.log" 2>&1 || { cat "$work/make.log"; echo "FAIL: make.sh"; echo "0 passed, 1 failed"; exit 1; }
 export SOURCE_DATE_EPOCH=1764460800 NO_COLOR=1 TMPDIR=$work/tmp
@@ -144,5 +142,4 @@ if grep -E '/usr/lib/rpm/|/etc/rpm|rpmmacros|rpmrc' "$work/rpm.strace" | grep -q
 	bad "librpm read the host's rpm configuration: $(grep -E '/usr/lib/rpm/|/etc/rpm|rpmmacros|rpmrc' "$work/rpm.strace" | head -2)"
 else ok; fi
 
-echo "$pass passed, $fail failed"
-[ $fail = 0 ]
+ts_finalize

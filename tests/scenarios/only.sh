@@ -11,13 +11,10 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${1:-$top/build}" && pwd)
 bin=$build/rdma-doctor
 . "$top/tests/lib.sh"
-work=$(mktemp -d /tmp/rd-only.XXXXXX)
-trap 'rm -rf "$work"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL $*"; }
-command -v jq > /dev/null || { echo "FAIL: jq is required"; echo "0 passed, 1 failed"; exit 1; }
-"$top/tests/scenarios/make.sh" "$work/roots" > /dev/null || { echo "FAIL: make.sh"; echo "0 passed, 1 failed"; exit 1; }
+ts_scratch only
+ts_init
+command -v jq > /dev/null || ts_die "jq is required"
+"$top/tests/scenarios/make.sh" "$work/roots" > /dev/null || ts_die "make.sh"
 for e in "$top"/examples/*/; do cp -a "$e" "$work/roots/example-$(basename "$e")"; done
 # and the real H100 tree, as tests/scenarios/run.sh reads it
 if [ -d "$ts_real/gpud-h100-sys-class-infiniband" ]; then
@@ -58,5 +55,4 @@ for d in */; do
 		fi
 	done
 done
-echo "$pass passed, $fail failed"
-[ $fail = 0 ]
+ts_finalize

@@ -15,15 +15,12 @@ bin=$build/rdma-doctor
 . "$top/tests/lib.sh"
 real=$ts_real
 exp=$top/tests/scenarios/expected
-work=$(mktemp -d /tmp/rd-scen.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+ts_scratch scen
 mkdir -p "$exp"
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL $*"; }
-command -v jq > /dev/null || { echo "FAIL: jq is required"; echo "0 passed, 1 failed"; exit 1; }
+ts_init
+command -v jq > /dev/null || ts_die "jq is required"
 
-"$top/tests/scenarios/make.sh" "$work" || { echo "FAIL: make.sh"; echo "0 passed, 1 failed"; exit 1; }
+"$top/tests/scenarios/make.sh" "$work" || ts_die "make.sh"
 # with no OUTDIR make.sh prints its usage and writes nothing
 out=$(cd "$work" && "$top/tests/scenarios/make.sh" 2>&1); rc=$?
 [ $rc = 2 ] && [[ $out == "Usage: tests/scenarios/make.sh OUTDIR [NAME...]"* ]] && ok || bad "make.sh with no argument: exit $rc: $out"
@@ -186,5 +183,4 @@ elif ts_have_real; then
 else
 	ts_skip "real lsmod and modinfo (inbox, MLNX_OFED 24.10)" "$ts_real_reason"
 fi
-echo "$pass passed, $fail failed"
-[ $fail = 0 ]
+ts_finalize

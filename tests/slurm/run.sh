@@ -18,21 +18,19 @@
 # Usage: tests/slurm/run.sh [BUILD_DIR]        Ends with "N passed, N failed".
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/lib.sh"
 build=$top/build
 [ $# -gt 0 ] && build=$(cd "$1" && pwd)
 bin=$build/rdma-doctor
-pass=0 fail=0
-ok() { pass=$((pass + 1)); echo "ok $*"; }
-bad() { fail=$((fail + 1)); echo "FAIL $*"; }
-finish() { echo "$pass passed, $fail failed"; [ "$fail" = 0 ]; exit; }
+ts_init -v
 
-[ "$(id -u)" = 0 ] || { bad "needs root (slurmd runs as root; munged's key belongs to munge)"; finish; }
+[ "$(id -u)" = 0 ] || { bad "needs root (slurmd runs as root; munged's key belongs to munge)"; ts_finalize; }
 for c in munged slurmctld slurmd scontrol setpriv; do
 	command -v "$c" > /dev/null || bad "$c is missing (apt-get install slurmctld slurmd slurm-client munge)"
 done
 getent passwd munge > /dev/null || bad "no munge user (apt-get install munge)"
 [ -x "$bin" ] || bad "$bin is not built"
-[ $fail = 0 ] || finish
+[ $fail = 0 ] || ts_finalize
 
 work=$(mktemp -d /tmp/rd-slurm.XXXXXX)
 chmod 0755 "$work" # munged (as user munge) must reach its socket directory
@@ -55,7 +53,7 @@ wait_for() {
 }
 
 # ---- scenario roots: one failing, one healthy; the wrapper reads $work/root (a symlink) ----------
-"$top/tests/scenarios/make.sh" "$work/roots" healthy-inbox ib-umad-missing port-polling || { bad "make.sh"; finish; }
+"$top/tests/scenarios/make.sh" "$work/roots" healthy-inbox ib-umad-missing port-polling || { bad "make.sh"; ts_finalize; }
 healthy=$work/roots/healthy-inbox failing=$work/roots/ib-umad-missing
 # a failing port whose device name holds " [u@1] " (what Slurm appends to a reason looks like that)
 bracket=$work/roots/port-polling bname='mx [u@1] y'
@@ -79,7 +77,7 @@ setpriv --reuid=munge --regid=munge --init-groups munged --foreground --socket="
 	--pid-file="$work/munge/munged.pid" --seed-file="$work/munge/munged.seed" > "$work/munge/out" 2>&1 &
 pids+=($!)
 if wait_for 10 test -S "$sock"; then ok "munged is up (socket $sock)"; else
-	bad "munged did not start: $(tail -3 "$work/munge/out" "$work/munge/munged.log" 2> /dev/null)"; finish; fi
+	bad "munged did not start: $(tail -3 "$work/munge/out" "$work/munge/munged.log" 2> /dev/null)"; ts_finalize; fi
 
 # ---- slurm.conf, slurmctld, slurmd ---------------------------------------------------------------
 cpus=$(slurmd -C | sed -n 's/.*CPUs=\([0-9]*\).*/\1/p' | head -1)
@@ -133,7 +131,7 @@ node_up() { case "$(state)" in IDLE | IDLE+*) [ -n "$(state)" ] && ! state | gre
 if wait_for 60 node_up; then ok "slurmctld and slurmd are up, node localhost is $(state)"; else
 	bad "node localhost did not come up: state '$(state)'"
 	tail -5 "$work/slurmctld.log" "$work/slurmd.log" "$work/slurmctld.out" "$work/slurmd.out" 2> /dev/null
-	finish
+	ts_finalize
 fi
 # a node that has just come up carries no reason
 [ -z "$(reason)" ] || bad "node has an unexpected reason: $(reason)"
@@ -276,4 +274,4 @@ else bad "srun failing command: rc $rc: $(cat "$work/srun-bad.out")"; fi
 wait_for 30 eval '[ -z "$(squeue -h 2> /dev/null)" ] && ! pgrep -x slurmstepd > /dev/null' || bad "srun's jobs did not end: $(squeue -h)"
 
 echo "    slurmd ran the wrapper $(runs) times"
-finish
+ts_finalize

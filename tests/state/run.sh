@@ -8,17 +8,15 @@
 # Usage: tests/state/run.sh [BUILD_DIR]        Ends with "N passed, N failed".
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/lib.sh"
 build=${1:-$top/build}
 case "$build" in /*) ;; *) build=$top/$build ;; esac
 bin=$build/rdma-doctor
 cd "$top" || exit 1
 export NO_COLOR=1
 export PATH="$top/tests/cli/mock-bin:$PATH" # the mock scontrol (node mock-idle)
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL $*"; }
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+ts_init
+ts_scratch state
 chmod 755 "$work"
 
 T0=1764460800 H=3600
@@ -28,7 +26,7 @@ ld=$(find "$R/sys" -path '*/mlx5_0/ports/1/counters/link_downed')
 se=${ld%/link_downed}/symbol_error
 pci=${ld%/infiniband/mlx5_0/ports/1/counters/link_downed}
 cc=$(find "$pci/net" -name carrier_changes | head -1)
-[ -f "$ld" ] && [ -f "$se" ] && [ -f "$cc" ] || { echo "FAIL: the counters of mlx5_0 port 1 not found in $R"; echo "0 passed, 1 failed"; exit 1; }
+[ -f "$ld" ] && [ -f "$se" ] && [ -f "$cc" ] || ts_die "the counters of mlx5_0 port 1 not found in $R"
 ld0=$(cat "$ld") se0=$(cat "$se") cc0=$(cat "$cc")
 healthy() { echo "$ld0" > "$ld"; echo "$se0" > "$se"; echo "$cc0" > "$cc"; }
 at() { local t=$1; shift; SOURCE_DATE_EPOCH=$t "$bin" --root "$R" "$@"; }
@@ -194,5 +192,4 @@ m=$(line link.counters "$work/g2.txt")
 	ok || bad "a rise of 500 within the budget (exit $rc): $m"
 healthy
 
-echo "$pass passed, $fail failed"
-[ $fail = 0 ]
+ts_finalize

@@ -13,17 +13,15 @@
 # Usage: tests/unpriv/run.sh [BUILD_DIR]                 Ends with "N passed, N failed".
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/lib.sh"
 build=$(cd "${1:-$top/build}" && pwd)
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL $*"; }
-command -v jq > /dev/null || { echo "FAIL: jq is required"; echo "0 passed, 1 failed"; exit 1; }
-work=$(mktemp -d /tmp/rd-unpriv.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+ts_init
+command -v jq > /dev/null || ts_die "jq is required"
+ts_scratch unpriv
 chmod 755 "$work"
 cp "$build/rdma-doctor" "$work/rdma-doctor" && chmod 755 "$work/rdma-doctor"
 "$top/tests/scenarios/make.sh" "$work" kernel-log-unprivileged kernel-log-restricted healthy-inbox ||
-	{ echo "FAIL: make.sh"; echo "0 passed, 1 failed"; exit 1; }
+	ts_die "make.sh"
 chmod -R a+rX "$work"
 as_nobody() {
 	if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null; then
@@ -126,5 +124,4 @@ if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null; then
 			[ -f "$d/z.prom" ] && ok || bad "--output through a safe link ($t): $(cat "o-$t.err")"
 	done
 fi
-echo "$pass passed, $fail failed"
-[ $fail = 0 ]
+ts_finalize

@@ -13,6 +13,7 @@
 # Ends with "N passed, N failed".
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/lib.sh"
 build=$top/build keep="" update=0
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -23,32 +24,28 @@ while [ $# -gt 0 ]; do
 	shift
 done
 bin=$build/rdma-doctor
-pass=0 fail=0
-ok() { pass=$((pass + 1)); echo "ok $*"; }
-bad() { fail=$((fail + 1)); echo "FAIL $*"; }
-finish() { echo "$pass passed, $fail failed"; [ "$fail" = 0 ]; exit $?; }
+ts_init -v
 
 kver=$(ls /boot/vmlinuz-* 2> /dev/null | sed 's|.*/vmlinuz-||' | sort -V | tail -1)
 for need in qemu-system-x86_64 busybox cpio depmod ibstat jq; do
-	command -v "$need" > /dev/null || { bad "missing $need (tests/run-all.sh installs it as root)"; finish; }
+	command -v "$need" > /dev/null || { bad "missing $need (tests/run-all.sh installs it as root)"; ts_finalize; }
 done
-[ -n "$kver" ] && [ -d "/lib/modules/$kver/kernel/drivers/infiniband" ] || { bad "no Debian kernel with RDMA modules in /boot"; finish; }
-[ -x "$bin" ] || { bad "no $bin (build first)"; finish; }
+[ -n "$kver" ] && [ -d "/lib/modules/$kver/kernel/drivers/infiniband" ] || { bad "no Debian kernel with RDMA modules in /boot"; ts_finalize; }
+[ -x "$bin" ] || { bad "no $bin (build first)"; ts_finalize; }
 
-work=$(mktemp -d /tmp/rd-vm.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+ts_scratch vm
 out=${keep:-$work/out}
 rm -rf "$out" && mkdir -p "$out"
 t0=$(date +%s)
 asan_bin=$top/build-asan/rdma-doctor   # made by `make asan` (tests/run-all.sh builds it first)
 [ -x "$asan_bin" ] || asan_bin=""
 "$top/tests/vm/mkinitramfs.sh" "$kver" "$bin" "$work/initramfs.cpio.gz" $asan_bin > "$work/mk.log" 2>&1 ||
-	{ cat "$work/mk.log"; bad "initramfs"; finish; }
+	{ cat "$work/mk.log"; bad "initramfs"; ts_finalize; }
 "$top/tests/vm/boot.sh" "$kver" "$work/initramfs.cpio.gz" "$out"
 rc=$?
 echo "# booted $kver, the guest ran for $(($(date +%s) - t0)) s (qemu exit $rc)"
 grep -q '^@@guest-done' "$out/console.log" && ok "guest ran every scenario" ||
-	{ bad "the guest did not finish (qemu exit $rc); console:"; tail -30 "$out/console.log"; finish; }
+	{ bad "the guest did not finish (qemu exit $rc); console:"; tail -30 "$out/console.log"; ts_finalize; }
 S=$out/s
 # The second boot of the same VM with the same results directory: the link state file the first
 # boot wrote on the share is read under another boot_id (guest.sh's reboot phase: the link steps only)
@@ -328,4 +325,4 @@ if [ $update = 1 ]; then
 	cp "$S/facts-limits.out" "$fx/proc-self-limits.txt"
 	echo "# fixtures updated in $fx"
 fi
-finish
+ts_finalize
