@@ -142,6 +142,8 @@ run "CLI shell tests (ASan+UBSan)" tests/cli/shell.sh build-asan
 run "check scenarios" tests/scenarios/run.sh build
 run "check scenarios (ASan+UBSan)" tests/scenarios/run.sh build-asan
 run "--only differential: every check alone on every scenario and example root" tests/scenarios/only.sh build
+run "GPU <-> NIC topology: topo and gdr.path on real GPU servers' trees" tests/topo/run.sh build
+run "GPU <-> NIC topology (ASan+UBSan)" tests/topo/run.sh build-asan
 run "verdict audit: no two findings contradict each other" tests/audit/run.sh build
 # (no ASan pass of the audit: its rules judge the JSON report, the same from both builds, and the
 # ASan build runs check --format json on every root the audit reads: the scenario roots and the

@@ -690,6 +690,8 @@ int rd_system_load_parts(struct rd_source *src, const struct rd_host *h, const c
 	if (rd_load_wants(flags, RD_LOAD_GIDS))
 		load_nccl_libs(src, &s->nccl_env);
 	rd_link_load(src, h, flags, &s->link); /* link health facts (model/link.c) */
+	if (rd_load_wants(flags, RD_LOAD_PCI))
+		rd_pcitopo_load(src, h, s->pci, s->npci, s->pci_err, nccl_getenv, &s->topo);
 	return 0;
 }
 
@@ -702,6 +704,7 @@ static void free_limits(struct rd_proc_limits *l)
 void rd_system_free(struct rd_system *s)
 {
 	rd_link_free(&s->link);
+	rd_pcitopo_free(&s->topo);
 	for (size_t i = 0; i < s->nmodload; i++) {
 		free(s->modload[i].name);
 		free(s->modload[i].path);
