@@ -84,6 +84,10 @@
 	X(peermem_registered, "peermem.registered", RD_SUBJ_MODULE, RD_NEEDS_STACK | RD_LOAD_PEERMEM, "nvidia_peermem registered with ib_core", \
 	  "nvidia_peermem loaded but not registered with the OFED peer-memory API",                   \
 	  "/sys/kernel/mm/memory_peers/nv_mem/version, /sys/module/nvidia_peermem/version")           \
+	X(gdr_path, "gdr.path", RD_SUBJ_DEVICE, RD_LOAD_TOPO | RD_LOAD_PCI | RD_LOAD_DEVLINK, "each GPU has an RDMA NIC within GPUDirect distance", \
+	  "a GPU whose nearest RDMA NIC is farther than NCCL_NET_GDR_LEVEL (PXB by default: through the host " \
+	  "bridge, PHB/NODE, or across the CPU interconnect, SYS): NCCL stages its traffic through host memory", \
+	  "/sys/bus/pci/devices/*/{class,vendor,numa_node}, the bridges of /sys/devices/pci*, NCCL_NET_GDR_LEVEL") \
 	X(openibd_state, "openibd.state", RD_SUBJ_SERVICE, RD_NEEDS_STACK, "openibd running when enabled",          \
 	  "openibd.service enabled but inactive (dead)",                                              \
 	  "openibd unit file, *.wants links, systemctl is-active/is-enabled openibd")                 \

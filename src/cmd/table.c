@@ -43,6 +43,10 @@ const struct rd_cmd rd_cmds[] = {
 	 "inventory: kernel, RDMA modules (in-tree or out-of-tree), devices, firmware, ports", FORMAT_OPT HELP_OPT,
 	 "0 shown, 3 a usage error, an unreadable root or output that cannot be written"},
 	{"gids", rd_cmd_gids, "[--format text|json] [DEV...]", "the GID table as MLNX_OFED's show_gids prints it (JSON: with the index NCCL would use)", FORMAT_OPT HELP_OPT, "0 shown, 3 an unknown device, a usage error, an unreadable root or policy, or output that cannot be written"},
+	{"topo", rd_cmd_topo, "[--format text|json]",
+	 "the GPU and RDMA NIC PCIe matrix in nvidia-smi topo -m's notation (PIX, PXB, PHB, NODE, SYS),\n"
+	 "            with NCCL's GPUDirect RDMA distance; from sysfs alone",
+	 FORMAT_OPT HELP_OPT, "0 shown, 3 a usage error, an unreadable root or output that cannot be written"},
 	{"ibstat", rd_cmd_ibstat, "[-l | -p | -s] [CA [PORT]]", "the same output as rdma-core's ibstat", NULL,
 	 "as rdma-core's ibstat (0; 255 when a CA or port is not found; 2 usage, -h)"},
 	{"ibstatus", rd_cmd_ibstatus, "[DEV[:PORT]]...", "the same output as rdma-core's ibstatus", NULL,

@@ -176,7 +176,8 @@ enum {
 	RD_LOAD_SUBNET = 1 << 17,  /* port lid, lid_mask_count, sm_lid, sm_sl, cap_mask, has_smi */
 	RD_LOAD_DEVLINK = 1 << 18, /* a device's PCI function (address, NUMA node, driver), its parent */
 	RD_LOAD_MFT = 1 << 19,     /* captured MFT/QoS tool output (model/mft.h) */
-	RD_LOAD_ALL = 0xffffc,     /* every part above */
+	RD_LOAD_TOPO = 1 << 20,    /* the GPUs' and RDMA NICs' PCIe paths (model/pcitopo.h; reads the PCI functions) */
+	RD_LOAD_ALL = 0x1ffffc,    /* every part above */
 };
 /* Whether part is to be read under flags. */
 static inline bool rd_load_wants(unsigned flags, unsigned part)

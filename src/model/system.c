@@ -650,7 +650,7 @@ int rd_system_load_parts(struct rd_source *src, const struct rd_host *h, const c
 	if (rd_load_wants(flags, RD_LOAD_MODLOAD))
 		load_modload(src, s);
 	/* the PCI functions also say whether a host without RDMA devices has RDMA hardware */
-	if (rd_load_wants(flags, RD_LOAD_PCI | RD_LOAD_MODLOAD) || !h->ndevices) {
+	if (rd_load_wants(flags, RD_LOAD_PCI | RD_LOAD_MODLOAD | RD_LOAD_TOPO) || !h->ndevices) {
 		rd_system_load_pci(src, s);
 		s->unloaded &= ~(unsigned)RD_LOAD_PCI;
 	}
@@ -697,6 +697,8 @@ int rd_system_load_parts(struct rd_source *src, const struct rd_host *h, const c
 	if (rd_load_wants(flags, RD_LOAD_GIDS))
 		load_nccl_libs(src, &s->nccl_env);
 	rd_link_load(src, h, flags, &s->link); /* link health facts (model/link.c) */
+	if (rd_load_wants(flags, RD_LOAD_TOPO))
+		rd_pcitopo_load(src, h, s->pci, s->npci, s->pci_err, nccl_getenv, &s->topo);
 	return 0;
 }
 
@@ -709,6 +711,7 @@ static void free_limits(struct rd_proc_limits *l)
 void rd_system_free(struct rd_system *s)
 {
 	rd_link_free(&s->link);
+	rd_pcitopo_free(&s->topo);
 	for (size_t i = 0; i < s->nmodload; i++) {
 		free(s->modload[i].name);
 		free(s->modload[i].path);

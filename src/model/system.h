@@ -13,6 +13,7 @@
 #include "model/host.h"
 #include "model/link.h"
 #include "model/parse.h"
+#include "model/pcitopo.h"
 #include "model/rpmdb.h"
 #include "model/stack.h"
 #include "model/mft.h"
@@ -152,6 +153,8 @@ struct rd_system {
 	struct rd_nccl_env nccl_env;
 	/* link health: boot_id, default route, port netdevs, PCIe paths, counters, state (model/link.h) */
 	struct rd_link link;
+	/* gdr.path, topo: the GPUs' and RDMA NICs' PCIe paths (model/pcitopo.h; with RD_LOAD_TOPO) */
+	struct rd_pcitopo topo;
 	unsigned unloaded; /* the parts (RD_LOAD_*, the host's too) this load did not read, as in
 			    * struct rd_host; 0 in a model built by hand */
 };
