@@ -19,7 +19,10 @@
 static int openat2_ok;
 
 /* One open resolved by the kernel inside the root: links are followed with dirfd as "/", ".."
- * stops there, /proc magic links are refused.  flags get O_CLOEXEC. */
+ * stops there, /proc magic links are refused.  flags get O_CLOEXEC.  EAGAIN: the kernel could not
+ * tell that a ".." stayed inside, because a mount or a rename anywhere on the host raced with the
+ * lookup (other runs making their nodev clones, containers starting): retried, and when it keeps
+ * coming back, the caller walks the path itself. */
 static int sys_openat2(int dirfd, const char *path, int flags)
 {
 	struct open_how how = {.flags = (uint64_t)(flags | O_CLOEXEC),
@@ -50,8 +53,11 @@ void src_probe_openat2(int dirfd)
 int src_open_canon(struct rd_source *src, const char *canon, int flags)
 {
 	const char *p = rel(canon);
-	if (openat2_ok > 0)
-		return sys_openat2(src->fd, p, flags | O_NOFOLLOW);
+	if (openat2_ok > 0) {
+		int fd = sys_openat2(src->fd, p, flags | O_NOFOLLOW);
+		if (fd != -EAGAIN)
+			return fd;
+	}
 	/* one component at a time, each directory pinned by a descriptor, no link followed */
 	int cur = src->fd;
 	for (const char *slash; (slash = strchr(p, '/')) != NULL;) {
@@ -205,7 +211,10 @@ int src_open_path(struct rd_source *src, const char *path, int flags, struct sta
 {
 	if (openat2_ok > 0) {
 		int fd = open_in_dir(src, path, flags, st);
-		return fd != NOT_IN_DIR ? fd : sys_openat2(src->fd, rel(path), flags);
+		if (fd == NOT_IN_DIR)
+			fd = sys_openat2(src->fd, rel(path), flags);
+		if (fd != -EAGAIN)
+			return fd;
 	}
 	char *canon = NULL;
 	int r = src_resolve(src, path, !(flags & O_NOFOLLOW), &canon);

@@ -8,6 +8,9 @@
  *   RD_FAULT_SLOW=SUBSTR:MS      read() or pread() of such a file first sleeps MS milliseconds
  *                                (a wedged HCA attribute);
  *   RD_FAULT_NO_OPENAT2=1        syscall(SYS_openat2, ...) fails with ENOSYS (a kernel before 5.6);
+ *   RD_FAULT_OPENAT2_EAGAIN=1    syscall(SYS_openat2, ...) of any path but "." fails with EAGAIN, as
+ *                                the kernel's RESOLVE_IN_ROOT does when a mount or rename anywhere on
+ *                                the host raced with a ".." of the lookup (each retry too).
  *   RD_FAULT_NO_MOUNT_API=1      syscall(SYS_open_tree or SYS_mount_setattr, ...) fails with EPERM
  *                                (no CAP_SYS_ADMIN: a container, or a kernel before 5.12).
  * The path of a descriptor is what /proc/self/fd says, whatever opened it (open, openat, openat2
@@ -95,6 +98,11 @@ long syscall(long number, ...)
 	const char *no2 = getenv("RD_FAULT_NO_OPENAT2");
 	if (number == SYS_openat2 && no2 && *no2 && strcmp(no2, "0") != 0) {
 		errno = ENOSYS;
+		return -1;
+	}
+	const char *again = getenv("RD_FAULT_OPENAT2_EAGAIN");
+	if (number == SYS_openat2 && again && *again && strcmp(again, "0") != 0 && strcmp((const char *)a[1], ".") != 0) {
+		errno = EAGAIN;
 		return -1;
 	}
 #if defined(SYS_open_tree) && defined(SYS_mount_setattr)
