@@ -120,7 +120,7 @@ rc_is 2 pdsh "$bin" fleet --expect 'node[01-24]' - < pdsh.txt
 same_summary pdsh
 # the pipe of the README, as one line
 pdsh -R exec -w 'node[01-24]' "$bin" --root "$work/fl/%h" check --format json 2> /dev/null | "$bin" fleet --expect 'node[01-24]' - > pipe.out
-cmp -s pipe.out dir-text.out && ok "pdsh ... | fleet - (one pipe)" || bad "pdsh pipe differs"
+cmp -s pipe.out dir-text.out && ok "pdsh ... | fleet - (one pipe)" || { bad "pdsh pipe differs"; diff dir-text.out pipe.out | head -10; }
 clush -R exec -w 'node[01-24]' "$bin" --root "$work/fl/%h" check --format json > clush.txt 2> clush.err
 rc_is 2 clush "$bin" fleet --expect 'node[01-24]' - < clush.txt
 same_summary clush
