@@ -131,9 +131,9 @@ fuzz: fuzz-bin
 
 # ---- install -------------------------------------------------------------------------------
 # `make install` / `make uninstall` with PREFIX (default /usr/local) and DESTDIR: the program, its
-# man page, bash completion, the systemd service and timer that write the Prometheus textfile,
-# and contrib/ (alert rules, the NPD monitor and DaemonSet, the Slurm wrappers) under
-# $(DATADIR).  uninstall removes exactly the files install put, and the directories of ours.
+# man page, bash completion, the systemd service and timer that write the Prometheus textfile (and
+# the watch service that keeps it current), and contrib/ (alert rules, the NPD monitor and
+# DaemonSet, the Slurm wrappers) under $(DATADIR).  uninstall removes exactly the files install put, and the directories of ours.
 PREFIX         ?= /usr/local
 BINDIR         ?= $(PREFIX)/bin
 MANDIR         ?= $(PREFIX)/share/man
@@ -145,7 +145,7 @@ TEXTFILE_DIR   ?= /var/lib/prometheus/node-exporter
 INSTALL        ?= install
 CONTRIB_FILES   = $(sort $(wildcard contrib/prometheus/* contrib/npd/* contrib/slurm/*))
 CONTRIB_DIRS    = $(sort $(patsubst contrib/%/,%,$(dir $(CONTRIB_FILES))))
-UNITS           = rdma-doctor.service rdma-doctor.timer
+UNITS           = rdma-doctor.service rdma-doctor.timer rdma-doctor-watch.service
 
 .PHONY: install uninstall
 # Every path is passed to the shell in single quotes (sq), so a DESTDIR or PREFIX with blanks,

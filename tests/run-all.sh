@@ -265,6 +265,8 @@ sec "fix modules" cpu - "$G" tests/fix/run.sh build
 sec "fix modules (ASan+UBSan)" cpu - "$A" tests/fix/run.sh build-asan
 sec "counter state: a linked state directory, ownership, read-only, concurrent runs, dry run, the window" cpu - "$G" tests/state/run.sh build
 sec "counter state (ASan+UBSan)" cpu - "$A" tests/state/run.sh build-asan
+sec "watch: netlink events in a network namespace, the textfile, SIGHUP, SIGTERM, idle CPU" wait watch "$G" tests/watch/run.sh build
+sec "watch (ASan+UBSan)" wait watch "$A" tests/watch/run.sh build-asan
 sec "hostile roots given to snapshot" cpu - "$G" tests/hostile/snapshot.sh build
 sec "hostile roots given to snapshot (ASan+UBSan)" cpu - "$A" tests/hostile/snapshot.sh build-asan
 sec "snapshot round trips" cpu - "$G" tests/snapshot.sh build

@@ -108,6 +108,20 @@ const struct rd_cmd rd_cmds[] = {
 	 "host's, dated in the future, several for one host), an UNKNOWN node, a usage error, output that\n"
 	 "cannot be written; 1 drift (firmware or stack differing within a board_id, MTU differing across\n"
 	 "RoCE ports) or a WARN; 0 uniform and healthy"},
+	{"watch", rd_cmd_watch, "[--policy FILE] [--output FILE] [--interval SECONDS] [--state-dir DIR]",
+	 "keep checking: listen to the kernel log, netdev link changes and device events, re-run the\n"
+	 "            checks each concerns, rewrite the Prometheus textfile; one line per change of a finding",
+	 "      --policy FILE       as for check (re-read on SIGHUP)\n"
+	 "  -o, --output FILE       write the Prometheus textfile there after each judgement (atomically, as\n"
+	 "                          check --format prometheus --output does)\n"
+	 "      --interval SECONDS  run every check this often (default 300), for what sends no event\n"
+	 "      --state-dir DIR     as for check\n" HELP_OPT
+	 "  A netdev's link change re-runs ports.state, link.flaps and roce.*; kernel log lines (/dev/kmsg,\n"
+	 "  read from the end) re-run kernel.log on those lines, 200 a second at most; a device added,\n"
+	 "  removed or renamed, SIGHUP and the interval re-run every check.  SIGTERM or SIGINT end it.\n"
+	 "  Under systemd (Type=notify) it sends READY=1 after the first judgement and WATCHDOG=1.\n",
+	 "0 ended by SIGTERM or SIGINT; 3 a usage error, the host or policy could not be read at the start,\n"
+	 "or the event sources could not be set up"},
 	{"version", rd_cmd_version, "", "print the version", HELP_OPT, "0"},
 	{"help", rd_cmd_help, "[COMMAND]", "print this help, or a command's", HELP_OPT, "0, 3 an unknown command"},
 	{NULL, NULL, NULL, NULL, NULL, NULL},

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -74,6 +75,11 @@ static void child_exec(const struct rd_spawn *s, const char *prog, char *const a
 	child_stdio(outfd, s->merge_stderr);
 	/* whatever the process holds without O_CLOEXEC (a library's descriptor) goes at exec too */
 	close_range(3, ~0u, CLOSE_RANGE_CLOEXEC);
+	/* a program starts with no signal blocked, whatever this thread blocks (watch takes its
+	 * signals through signalfd) */
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
 	for (size_t i = 0; env && env[i]; i++)
 		putenv(env[i]);
 	execv(prog, argv);

@@ -68,6 +68,7 @@ expected() { # PREFIX
 	echo "share/bash-completion/completions/rdma-doctor 644 contrib/bash-completion/rdma-doctor"
 	echo "lib/systemd/system/rdma-doctor.service 644 -"
 	echo "lib/systemd/system/rdma-doctor.timer 644 -"
+	echo "lib/systemd/system/rdma-doctor-watch.service 644 -"
 	for f in $contrib; do
 		if [ -x "$top/contrib/$f" ]; then echo "share/rdma-doctor/$f 755 contrib/$f"; else echo "share/rdma-doctor/$f 644 contrib/$f"; fi
 	done
@@ -91,7 +92,7 @@ for prefix in /usr/local /usr; do
 	unit=$dest$prefix/lib/systemd/system/rdma-doctor.service
 	grep -qxF "ExecStart=$prefix/bin/rdma-doctor --timeout 60 check --format prometheus --output /var/lib/prometheus/node-exporter/rdma-doctor.prom" "$unit" &&
 		ok || bad "$prefix: rdma-doctor.service's ExecStart is not $prefix/bin/rdma-doctor ... --output /var/lib/prometheus/node-exporter/rdma-doctor.prom: $(grep ExecStart "$unit")"
-	grep -q @ "$dest$prefix/lib/systemd/system/"rdma-doctor.* && bad "$prefix: a @VARIABLE@ left in a unit: $(grep -h @ "$dest$prefix/lib/systemd/system/"rdma-doctor.*)" || ok
+	grep -q @ "$dest$prefix/lib/systemd/system/"rdma-doctor* && bad "$prefix: a @VARIABLE@ left in a unit: $(grep -h @ "$dest$prefix/lib/systemd/system/"rdma-doctor*)" || ok
 	[ "$("$dest$prefix/bin/rdma-doctor" version)" = "rdma-doctor $version" ] && ok || bad "$prefix: installed rdma-doctor version is not rdma-doctor $version"
 	# uninstall removes exactly ours: a file of someone else's in the same directories stays
 	echo other > "$dest$prefix/bin/other-tool"
@@ -300,9 +301,9 @@ mkdir -p "$pfx/textfile"
 if mk install PREFIX="$pfx/usr" TEXTFILE_DIR="$pfx/textfile" > "$work/install.log" 2>&1; then
 	ok
 	units=$pfx/usr/lib/systemd/system
-	out=$(MANPATH=$pfx/usr/share/man: systemd-analyze verify "$units/rdma-doctor.service" "$units/rdma-doctor.timer" 2>&1)
+	out=$(MANPATH=$pfx/usr/share/man: systemd-analyze verify "$units/rdma-doctor.service" "$units/rdma-doctor.timer" "$units/rdma-doctor-watch.service" 2>&1)
 	rc=$?
-	[ $rc = 0 ] && [ -z "$out" ] && ok || bad "systemd-analyze verify rdma-doctor.service rdma-doctor.timer (exit $rc): $out"
+	[ $rc = 0 ] && [ -z "$out" ] && ok || bad "systemd-analyze verify rdma-doctor.service rdma-doctor.timer rdma-doctor-watch.service (exit $rc): $out"
 	# and verify does complain: the same service with its program missing
 	mkdir "$work/broken"
 	sed "s|^ExecStart=$pfx/usr/bin/rdma-doctor|ExecStart=$pfx/usr/bin/rdma-doctor-missing|" "$units/rdma-doctor.service" > "$work/broken/rdma-doctor.service"
@@ -317,6 +318,15 @@ if mk install PREFIX="$pfx/usr" TEXTFILE_DIR="$pfx/textfile" > "$work/install.lo
 	else bad "rdma-doctor.service: ProtectSystem=strict without StateDirectory= naming the default --state-dir (StateDirectory=$sd)"; fi
 	grep -q '^\[Timer\]' "$units/rdma-doctor.timer" && grep -q '^OnUnitActiveSec=' "$units/rdma-doctor.timer" && ok ||
 		bad "rdma-doctor.timer has no [Timer] section with OnUnitActiveSec="
+	# the watch service: systemd's notify protocol with a watchdog, restarted when it fails; its
+	# loads end (--timeout) before the watchdog would kill it; the sandbox as the timer's service
+	wu=$units/rdma-doctor-watch.service
+	wto=$(sed -n 's/^ExecStart=.* --timeout \([0-9]*\) watch .*/\1/p' "$wu")
+	wds=$(sed -n 's/^WatchdogSec=//p' "$wu")
+	if grep -qx 'Type=notify' "$wu" && grep -qx 'Restart=on-failure' "$wu" && [ -n "$wto" ] && [ -n "$wds" ] && [ "$wto" -lt "$wds" ] &&
+		grep -qx "ExecStart=$pfx/usr/bin/rdma-doctor --timeout $wto watch --output $pfx/textfile/rdma-doctor.prom" "$wu" &&
+		grep -qx 'ProtectSystem=strict' "$wu" && grep -qx 'StateDirectory=rdma-doctor' "$wu"; then ok
+	else bad "rdma-doctor-watch.service: not Type=notify with Restart=on-failure, a --timeout below WatchdogSec= and the sandbox: $(grep -E '^(Type|Restart|ExecStart|WatchdogSec)=' "$wu" | tr '\n' ' ')"; fi
 	# ExecStart as the unit has it (on an example root, through RDMA_DOCTOR_ROOT): the textfile is
 	# written, with nothing else in its directory, and the status is one SuccessExitStatus= allows
 	exec_line=$(sed -n 's/^ExecStart=//p' "$units/rdma-doctor.service")
@@ -338,7 +348,7 @@ otf="$work/t x&y%z'q"
 mkdir -p "$otf"
 if mk install PREFIX="$opfx/usr" TEXTFILE_DIR="$otf" > "$work/install.log" 2>&1; then
 	units=$opfx/usr/lib/systemd/system
-	out=$(MANPATH=$opfx/usr/share/man: systemd-analyze verify "$units/rdma-doctor.service" "$units/rdma-doctor.timer" 2>&1)
+	out=$(MANPATH=$opfx/usr/share/man: systemd-analyze verify "$units/rdma-doctor.service" "$units/rdma-doctor.timer" "$units/rdma-doctor-watch.service" 2>&1)
 	rc=$?
 	[ $rc = 0 ] && [ -z "$out" ] && ok || bad "systemd-analyze verify of the units made with PREFIX=$opfx/usr TEXTFILE_DIR=$otf (exit $rc): $out"
 	grep -qxF "ExecStart=\"${opfx//%/%%}/usr/bin\"/rdma-doctor --timeout 60 check --format prometheus --output \"${otf//%/%%}\"/rdma-doctor.prom" "$units/rdma-doctor.service" &&
@@ -424,7 +434,7 @@ if [ -f "$deb" ]; then
 			MANPAGER=cat MANWIDTH=80 man rdma-doctor > "$work/man-installed.txt" 2>&1
 			grep -q '^NAME' "$work/man-installed.txt" && grep -q 'rdma-doctor .* find what is wrong with the RDMA stack' "$work/man-installed.txt" && grep -q '^EXIT STATUS' "$work/man-installed.txt" && ok ||
 				bad "man rdma-doctor after dpkg -i: $(head -5 "$work/man-installed.txt")"
-			out=$(systemd-analyze verify /lib/systemd/system/rdma-doctor.service /lib/systemd/system/rdma-doctor.timer 2>&1)
+			out=$(systemd-analyze verify /lib/systemd/system/rdma-doctor.service /lib/systemd/system/rdma-doctor.timer /lib/systemd/system/rdma-doctor-watch.service 2>&1)
 			[ -z "$out" ] && ok || bad "systemd-analyze verify of the installed units: $out"
 			files=$(dpkg -L rdma-doctor | while read -r f; do [ -f "$f" ] && echo "$f"; done)
 			# the timer enabled as README says (systemctl enable makes the link without a running

@@ -1,0 +1,524 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/* `rdma-doctor watch`: a long-running check that listens instead of polling.  One epoll loop over
+ * the kernel log (/dev/kmsg), the netdevs' link changes (rtnetlink), the RDMA devices' and netdevs'
+ * arrivals, removals and renames (kernel uevents), the --interval timer, the debounce timer, the
+ * systemd watchdog timer and the signals (signalfd).  An event re-runs the guarded load and the
+ * checks it concerns:
+ *   a netdev's link       ports.state, link.flaps, roce.*
+ *   kernel log lines      kernel.log, on those lines alone (what they find is added to its findings)
+ *   a device, the timer, SIGHUP (the policy re-read), an overrun of a netlink socket   every check
+ * then writes the Prometheus textfile (check --format prometheus --output's renderer, atomically)
+ * and prints one line per judgement and one per finding whose status changed.  Events are
+ * coalesced: a judgement runs at once, then at most one per RD_WATCH_DEBOUNCE_MS; kernel lines are
+ * judged at most once a second, RD_WATCH_LINES_PER_S a second, the rest counted. */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+#include <net/if.h>
+
+#include "checks/check.h"
+#include "cmd/cmd.h"
+#include "model/state.h"
+#include "render/out.h"
+#include "render/prometheus.h"
+#include "render/report.h"
+#include "run/watchnotify.h"
+#include "run/watchreport.h"
+#include "source/kmsg.h"
+#include "source/rtnl.h"
+#include "source/text.h"
+#include "source/uevent.h"
+#include "util/util.h"
+
+#define RD_WATCH_DEBOUNCE_MS 200
+#define RD_WATCH_KMSG_GAP_MS 1000        /* between two judgements of kernel lines alone */
+#define RD_WATCH_LINES_PER_S 200         /* kernel lines judged a second */
+#define RD_WATCH_LINES_MAX (256 * 1024)  /* bytes of kernel lines waiting for their judgement */
+#define RD_WATCH_NETDEV_CHECKS "ports.state,link.flaps,roce"
+
+enum { EV_KMSG = 1, EV_NETDEV = 2, EV_FULL = 4 }; /* by how much a judgement re-runs */
+enum { SRC_SIGNAL, SRC_KMSG, SRC_RTNL, SRC_UEVENT, SRC_INTERVAL, SRC_DEBOUNCE, SRC_WATCHDOG };
+
+struct watch {
+	struct rd_ctx *ctx;
+	const char *policy, *output;
+	int interval_s;
+	int ep, sig, interval, debounce, wdog, uevent;
+	bool debounce_armed;
+	struct rd_kmsg kmsg;
+	struct rd_rtnl *rtnl;
+	struct rd_kmsg_limit limit;
+	struct rd_buf lines;            /* kernel lines waiting, as dmesg prints them */
+	unsigned long long lines_over;  /* not kept: RD_WATCH_LINES_MAX reached */
+	unsigned long long lost_told;   /* k->lost already said */
+	unsigned pending;               /* EV_* */
+	char cause[200];                /* the first pending event */
+	unsigned ncause;
+	long long last_judged_ms, last_kmsg_ms;
+	bool have_model;
+	struct rd_loaded model;         /* the last full load: what the textfile shows of the host */
+	struct rd_report report;
+	const char *notify;
+	bool stop;
+};
+
+static void stamp(char *buf, size_t len)
+{
+	rd_utc_iso8601(rd_run_time(), buf, len);
+}
+
+/* One line on standard output, after the time. */
+static void say(struct watch *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(struct watch *w, const char *fmt, ...)
+{
+	char when[32];
+	stamp(when, sizeof when);
+	fprintf(w->ctx->out, "%s ", when);
+	va_list ap;
+	va_start(ap, fmt);
+	rd_text_vprintf(w->ctx->out, w->ctx->ascii, fmt, ap);
+	va_end(ap);
+	fputc('\n', w->ctx->out);
+}
+
+static void arm(int fd, long long first_ms, long long every_ms)
+{
+	struct itimerspec it = {
+		.it_value = {(time_t)(first_ms / 1000), (long)(first_ms % 1000) * 1000000L},
+		.it_interval = {(time_t)(every_ms / 1000), (long)(every_ms % 1000) * 1000000L},
+	};
+	(void)timerfd_settime(fd, 0, &it, NULL);
+}
+
+/* An event: pending until the next judgement, which runs at once when none ran in the last
+ * RD_WATCH_DEBOUNCE_MS (the loop's end decides: see settle).  The judgement names the first event
+ * of the kind that decides what it re-runs. */
+static void note(struct watch *w, unsigned ev, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void note(struct watch *w, unsigned ev, const char *fmt, ...)
+{
+	bool wider = ev > w->pending;
+	w->pending |= ev;
+	if (w->ncause++ == 0 || wider) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(w->cause, sizeof w->cause, fmt, ap);
+		va_end(ap);
+	}
+}
+
+static const char *status_word(int st)
+{
+	return st == RD_WATCH_NONE ? "none" : rd_status_name((enum rd_status)st);
+}
+
+struct change_ctx {
+	struct watch *w;
+	const char *cause;
+	bool first;    /* the first judgement: only what is not OK is said */
+	size_t said;
+};
+
+static void change(const char *check, const char *subject, int was, int now, void *arg)
+{
+	struct change_ctx *c = arg;
+	if (c->first && (now == RD_OK || now == RD_SKIP))
+		return;
+	say(c->w, "change %s %s: %s -> %s (%s)", check, subject, status_word(was), status_word(now), c->cause);
+	c->said++;
+}
+
+/* Which samples this judgement keeps (run/linkstate.h): only those of the checks it runs. */
+static void link_judged(struct rd_ctx *ctx, const char *ran)
+{
+	ctx->link.judged[RD_SAMPLE_COUNTERS] = !ran || rd_check_selected("link.counters", ran);
+	ctx->link.judged[RD_SAMPLE_CARRIER] = !ran || rd_check_selected("link.flaps", ran);
+}
+
+/* The full load (what `check --format prometheus` reads) and the checks ran selects (NULL: all),
+ * their findings in place of the old ones.  False when the host or the policy could not be read
+ * (the line printed; the report and the model stay the last ones). */
+static bool judge_loaded(struct watch *w, const char *ran)
+{
+	struct rd_ctx *ctx = w->ctx;
+	ctx->load_flags = 0;
+	ctx->link.keep = true;
+	ctx->link.show_counters = true;
+	link_judged(ctx, ran);
+	struct rd_loaded l;
+	if (rd_ctx_load(ctx, w->policy, true, &l) < 0)
+		return false;
+	rd_link_keep(&ctx->link, ctx->root, ctx->timeout_s, &l);
+	struct rd_report next = {0};
+	rd_checks_run(&l.h, &l.sys, &l.pol, rd_source_is_live(l.src), ran, NULL, &next);
+	rd_watch_replace(&w->report, ran, &next);
+	if (w->have_model)
+		rd_loaded_free(&w->model);
+	w->model = l;
+	w->have_model = true;
+	return true;
+}
+
+/* kernel.log on the waiting lines alone, with what its judgement reads loaded afresh (no counters:
+ * on some HCAs a counter read logs a kernel line of its own). */
+static void judge_lines(struct watch *w)
+{
+	struct rd_ctx *ctx = w->ctx;
+	if (!w->lines.len)
+		return;
+	ctx->load_flags = RD_LOAD_ONLY | (rd_check_needs("kernel.log") & ~(unsigned)RD_LOAD_DMESG);
+	ctx->link.keep = false;
+	ctx->link.show_counters = false;
+	struct rd_loaded l;
+	if (rd_ctx_load(ctx, w->policy, true, &l) == 0) {
+		rd_text_free(&l.sys.dmesg);
+		size_t len = w->lines.len;
+		l.sys.dmesg = (struct rd_text){.data = rd_buf_steal(&w->lines), .len = len};
+		struct rd_report next = {0};
+		rd_checks_run(&l.h, &l.sys, &l.pol, rd_source_is_live(l.src), "kernel.log", NULL, &next);
+		rd_watch_merge(&w->report, "kernel.log", &next);
+		rd_loaded_free(&l);
+	}
+	rd_buf_free(&w->lines);
+}
+
+struct textfile {
+	const struct watch *w;
+	struct rd_report_meta meta;
+};
+
+static void textfile_fill(FILE *f, void *arg)
+{
+	const struct textfile *t = arg;
+	rd_report_prometheus(f, &t->w->report, &t->w->model.h, &t->w->model.sys, &t->meta, rd_run_time());
+}
+
+/* The textfile as check --format prometheus --output writes it: the same renderer, the same
+ * atomic write (a failure is one line naming the file; the next judgement tries again). */
+static void write_textfile(struct watch *w)
+{
+	if (!w->output || !w->have_model)
+		return;
+	const struct rd_loaded *l = &w->model;
+	char when[32];
+	stamp(when, sizeof when);
+	bool live = rd_source_is_live(l->src);
+	struct textfile t = {w, {.root = live ? NULL : rd_source_root(l->src), .time = when, .ascii = w->ctx->ascii,
+				 .no_hardware = !rd_host_has_rdma_hardware(&l->h, &l->sys)}};
+	(void)rd_output_atomic(w->ctx, "watch", w->output, textfile_fill, &t);
+}
+
+/* Runs the pending judgement: what the events concern, the textfile, the lines. */
+static void judge(struct watch *w, bool first)
+{
+	unsigned ev = w->pending;
+	char cause[sizeof w->cause + 32];
+	if (w->ncause > 1)
+		snprintf(cause, sizeof cause, "%s, and %u more", w->cause, w->ncause - 1);
+	else
+		snprintf(cause, sizeof cause, "%s", w->cause);
+	w->pending = 0;
+	w->ncause = 0;
+	w->last_judged_ms = rd_mono_ms();
+
+	struct rd_watch_keys before, after;
+	rd_watch_keys_take(&before, &w->report);
+	const char *what = ev & EV_FULL ? "every check" : ev & EV_NETDEV ? RD_WATCH_NETDEV_CHECKS : "kernel.log";
+	bool ok = true;
+	if (ev & EV_FULL) {
+		rd_buf_free(&w->lines); /* the full load's dmesg has them */
+		ok = judge_loaded(w, NULL);
+	} else if (ev & EV_NETDEV) {
+		ok = judge_loaded(w, RD_WATCH_NETDEV_CHECKS);
+	}
+	if (ev & EV_KMSG && w->lines.len) {
+		if (ev & EV_NETDEV)
+			what = RD_WATCH_NETDEV_CHECKS ",kernel.log";
+		judge_lines(w);
+		w->last_kmsg_ms = w->last_judged_ms;
+	}
+	rd_watch_keys_take(&after, &w->report);
+	struct change_ctx cc = {w, cause, first, 0};
+	(void)rd_watch_diff(&before, &after, change, &cc);
+	size_t n = cc.said;
+	rd_watch_keys_free(&before);
+	rd_watch_keys_free(&after);
+	if (ok)
+		write_textfile(w);
+	say(w, "judged %s (%s): %zu change%s%s", what, cause, n, n == 1 ? "" : "s",
+	    ok ? "" : "; the host could not be read: the last verdict stands");
+	if (w->limit.over || w->lines_over) {
+		say(w, "kernel log: %llu line%s not judged (over %u a second)", w->limit.over + w->lines_over,
+		    w->limit.over + w->lines_over == 1 ? "" : "s", RD_WATCH_LINES_PER_S);
+		w->limit.over = w->lines_over = 0;
+	}
+	if (w->kmsg.lost != w->lost_told) {
+		say(w, "kernel log: %llu record%s overwritten before they were read", w->kmsg.lost - w->lost_told,
+		    w->kmsg.lost - w->lost_told == 1 ? "" : "s");
+		w->lost_told = w->kmsg.lost;
+	}
+	fflush(w->ctx->out);
+}
+
+/* After a round of events: judge now, or arm the debounce for when it may. */
+static void settle(struct watch *w)
+{
+	if (!w->pending || w->debounce_armed)
+		return;
+	long long now = rd_mono_ms(), wait = RD_WATCH_DEBOUNCE_MS - (now - w->last_judged_ms);
+	if (w->pending == EV_KMSG) { /* kernel lines alone: at most once a second */
+		long long k = RD_WATCH_KMSG_GAP_MS - (now - w->last_kmsg_ms);
+		if (k > wait)
+			wait = k;
+	}
+	if (wait <= 0) {
+		judge(w, false);
+		return;
+	}
+	arm(w->debounce, wait, 0);
+	w->debounce_armed = true;
+}
+
+static void read_kmsg(struct watch *w)
+{
+	char rec[RD_KMSG_RECORD_MAX + 1];
+	ssize_t n;
+	while ((n = rd_kmsg_next(&w->kmsg, rec, sizeof rec)) > 0) {
+		struct rd_kmsg_rec r;
+		if (rd_kmsg_parse(rec, (size_t)n, &r) < 0)
+			continue;
+		if (!rd_kmsg_admit(&w->limit, rd_mono_ms()))
+			continue;
+		if (w->lines.len >= RD_WATCH_LINES_MAX) {
+			w->lines_over++;
+			continue;
+		}
+		rd_kmsg_format(&r, &w->lines);
+		note(w, EV_KMSG, "kernel: %.*s", (int)(r.msglen < 100 ? r.msglen : 100), r.msg);
+	}
+}
+
+static void netdev_event(const struct rd_rtnl_event *e, void *arg)
+{
+	struct watch *w = arg;
+	if (!e->changed)
+		return;
+	const char *state = e->removed ? "removed" : !(e->flags & IFF_UP) ? "down" : !(e->flags & IFF_RUNNING) ? "no carrier" : "up";
+	if (e->operstate >= 0 && !e->removed)
+		note(w, EV_NETDEV, "netdev %s: %s, operstate %s", e->name, state, rd_rtnl_operstate_name(e->operstate));
+	else
+		note(w, EV_NETDEV, "netdev %s: %s", e->name, state);
+}
+
+static void read_uevents(struct watch *w)
+{
+	struct rd_uevent e;
+	int r;
+	while ((r = rd_uevent_next(w->uevent, &e)) > 0)
+		note(w, EV_FULL, "%s %s: %s", strcmp(e.subsystem, "net") == 0 ? "netdev" : "device", e.name, e.action);
+	if (r == -ENOBUFS)
+		note(w, EV_FULL, "device events dropped by the kernel");
+}
+
+static void read_signals(struct watch *w)
+{
+	struct signalfd_siginfo si;
+	while (read(w->sig, &si, sizeof si) == (ssize_t)sizeof si) {
+		if (si.ssi_signo == SIGHUP)
+			note(w, EV_FULL, "SIGHUP: the policy re-read");
+		else
+			w->stop = true;
+	}
+}
+
+static void drain_timer(int fd)
+{
+	unsigned long long n;
+	(void)!read(fd, &n, sizeof n);
+}
+
+static int add_fd(struct watch *w, int fd, int id)
+{
+	struct epoll_event ev = {.events = EPOLLIN, .data.u32 = (unsigned)id};
+	return epoll_ctl(w->ep, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
+}
+
+static void warn_source(struct watch *w, const char *what, int err)
+{
+	rd_text_printf(w->ctx->err, w->ctx->ascii, "%s: watch: %s: %s: not watched\n", w->ctx->prog, what, strerror(-err));
+}
+
+static int open_sources(struct watch *w)
+{
+	int r;
+	w->ep = epoll_create1(EPOLL_CLOEXEC);
+	w->interval = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	w->debounce = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (w->ep < 0 || w->interval < 0 || w->debounce < 0 || add_fd(w, w->sig, SRC_SIGNAL) < 0 ||
+	    add_fd(w, w->interval, SRC_INTERVAL) < 0 || add_fd(w, w->debounce, SRC_DEBOUNCE) < 0) {
+		fprintf(w->ctx->err, "%s: watch: %s\n", w->ctx->prog, strerror(errno));
+		return -1;
+	}
+	arm(w->interval, (long long)w->interval_s * 1000, (long long)w->interval_s * 1000);
+	if ((r = rd_kmsg_open("/dev/kmsg", &w->kmsg)) < 0 || (r = add_fd(w, w->kmsg.fd, SRC_KMSG)) < 0)
+		warn_source(w, "/dev/kmsg", r);
+	w->rtnl = rd_xcalloc(1, sizeof *w->rtnl);
+	w->rtnl->fd = -1;
+	if ((r = rd_rtnl_open(w->rtnl)) < 0 || (r = add_fd(w, w->rtnl->fd, SRC_RTNL)) < 0)
+		warn_source(w, "rtnetlink", r);
+	if ((r = w->uevent = rd_uevent_open()) < 0 || (r = add_fd(w, w->uevent, SRC_UEVENT)) < 0)
+		warn_source(w, "kernel uevents", r);
+	long long wd = rd_sd_watchdog_ms(getenv("WATCHDOG_USEC"), getenv("WATCHDOG_PID"), (long)getpid());
+	if (wd > 0) {
+		w->wdog = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+		if (w->wdog >= 0 && add_fd(w, w->wdog, SRC_WATCHDOG) == 0)
+			arm(w->wdog, wd, wd);
+	}
+	return 0;
+}
+
+static void close_sources(struct watch *w)
+{
+	int fds[] = {w->ep, w->sig, w->interval, w->debounce, w->wdog, w->uevent};
+	for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	rd_kmsg_close(&w->kmsg);
+	if (w->rtnl)
+		rd_rtnl_close(w->rtnl);
+	free(w->rtnl);
+}
+
+static void notify(struct watch *w, const char *state)
+{
+	int r = rd_sd_notify(w->notify, state);
+	if (r < 0)
+		rd_text_printf(w->ctx->err, w->ctx->ascii, "%s: watch: NOTIFY_SOCKET %s: %s\n", w->ctx->prog, w->notify,
+			       strerror(-r));
+}
+
+static int loop(struct watch *w)
+{
+	note(w, EV_FULL, "start");
+	judge(w, true);
+	if (!w->have_model)
+		return RD_EXIT_UNKNOWN; /* the host or the policy cannot be read: systemd says so */
+	notify(w, "READY=1");
+	while (!w->stop) {
+		struct epoll_event evs[8];
+		int n = epoll_wait(w->ep, evs, 8, -1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			fprintf(w->ctx->err, "%s: watch: epoll_wait: %s\n", w->ctx->prog, strerror(errno));
+			return RD_EXIT_UNKNOWN;
+		}
+		for (int i = 0; i < n; i++) {
+			switch (evs[i].data.u32) {
+			case SRC_SIGNAL:
+				read_signals(w);
+				break;
+			case SRC_KMSG:
+				read_kmsg(w);
+				break;
+			case SRC_RTNL: {
+				int r = rd_rtnl_read(w->rtnl, netdev_event, w);
+				if (r == -ENOBUFS)
+					note(w, EV_FULL, "netdev events dropped by the kernel");
+				break;
+			}
+			case SRC_UEVENT:
+				read_uevents(w);
+				break;
+			case SRC_INTERVAL:
+				drain_timer(w->interval);
+				note(w, EV_FULL, "every %d s", w->interval_s);
+				break;
+			case SRC_DEBOUNCE:
+				drain_timer(w->debounce);
+				w->debounce_armed = false;
+				break;
+			case SRC_WATCHDOG:
+				drain_timer(w->wdog);
+				notify(w, "WATCHDOG=1");
+				break;
+			}
+		}
+		if (!w->stop)
+			settle(w);
+	}
+	notify(w, "STOPPING=1");
+	return RD_EXIT_OK;
+}
+
+int rd_cmd_watch(struct rd_ctx *ctx, int argc, char **argv)
+{
+	enum { OPT_POLICY = 256, OPT_INTERVAL, OPT_STATE_DIR };
+	static const struct option longopts[] = {
+		RD_LONGOPT_HELP,
+		{"policy", required_argument, NULL, OPT_POLICY},
+		{"output", required_argument, NULL, 'o'},
+		{"interval", required_argument, NULL, OPT_INTERVAL},
+		{"state-dir", required_argument, NULL, OPT_STATE_DIR},
+		{NULL, 0, NULL, 0},
+	};
+	struct watch w = {.ctx = ctx, .policy = ctx->policy, .interval_s = 300, .ep = -1, .sig = -1, .interval = -1,
+			  .debounce = -1, .wdog = -1, .uevent = -1, .kmsg = {.fd = -1},
+			  .limit = {.per_s = RD_WATCH_LINES_PER_S}, .notify = getenv("NOTIFY_SOCKET")};
+	struct rd_getopt g = {.argc = argc, .argv = argv, .shortopts = "o:", .longopts = longopts};
+	int st = -1;
+	for (int c; (c = rd_opts_next(ctx, &g, &st)) != RD_OPT_END;) {
+		switch (c) {
+		case OPT_POLICY:
+			w.policy = optarg;
+			break;
+		case 'o':
+			if (!*optarg)
+				st = rd_usage_error(ctx, "watch", "--output needs a file name");
+			w.output = optarg;
+			break;
+		case OPT_INTERVAL: {
+			char *end;
+			errno = 0;
+			long v = strtol(optarg, &end, 10);
+			if (end == optarg || *end || errno || v < 1 || v > 86400)
+				st = rd_usage_error(ctx, "watch", "--interval needs a number of seconds from 1 to 86400, not '%s'",
+						    optarg);
+			else
+				w.interval_s = (int)v;
+			break;
+		}
+		case OPT_STATE_DIR:
+			if (!*optarg)
+				st = rd_usage_error(ctx, "watch", "--state-dir needs a directory");
+			rd_link_opt(ctx, "--state-dir", optarg);
+			break;
+		}
+	}
+	if (st >= 0)
+		return st;
+	/* the signals come through signalfd: blocked before any loader thread starts (threads inherit it) */
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	w.sig = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (w.sig < 0)
+		fprintf(ctx->err, "%s: watch: signalfd: %s\n", ctx->prog, strerror(errno));
+	int rc = w.sig < 0 || open_sources(&w) < 0 ? RD_EXIT_UNKNOWN : loop(&w);
+	close_sources(&w);
+	rd_buf_free(&w.lines);
+	rd_report_free(&w.report);
+	if (w.have_model)
+		rd_loaded_free(&w.model);
+	return rc;
+}
