@@ -139,7 +139,7 @@ static int run(struct rd_ctx *ctx, int argc, char **argv)
 	for (const struct rd_cmd *c = rd_cmds; c->name; c++)
 		if (strcmp(c->name, argv[optind]) == 0) {
 			/* --policy and --no-color before the command are the command's, if it has them */
-			static const char *const with_policy[] = {"check", "explain", "fix", "snapshot", "slurm", "npd", NULL};
+			static const char *const with_policy[] = {"check", "explain", "fix", "snapshot", "slurm", "npd", "watch", NULL};
 			static const char *const with_no_color[] = {"check", NULL};
 			const char *const *w;
 			for (w = with_policy; ctx->policy && *w && strcmp(*w, c->name) != 0; w++)
