@@ -20,10 +20,10 @@ static int openat2_ok;
 
 /* One open resolved by the kernel inside the root: links are followed with dirfd as "/", ".."
  * stops there, /proc magic links are refused.  flags get O_CLOEXEC. */
-static int sys_openat2(int dirfd, const char *path, int flags)
+static int sys_openat2_how(int dirfd, const char *path, int flags, uint64_t resolve)
 {
 	struct open_how how = {.flags = (uint64_t)(flags | O_CLOEXEC),
-			       .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS};
+			       .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS | resolve};
 	for (int i = 0; i < 16; i++) { /* EAGAIN: a rename raced with ".."; the kernel asks to retry */
 		long r = syscall(SYS_openat2, dirfd, path, &how, sizeof how);
 		if (r >= 0)
@@ -32,6 +32,11 @@ static int sys_openat2(int dirfd, const char *path, int flags)
 			return -errno;
 	}
 	return -EAGAIN;
+}
+
+static int sys_openat2(int dirfd, const char *path, int flags)
+{
+	return sys_openat2_how(dirfd, path, flags, 0);
 }
 
 void src_probe_openat2(int dirfd)
@@ -78,6 +83,20 @@ int src_open_canon(struct rd_source *src, const char *canon, int flags)
 static bool plain_component(const char *name, size_t n)
 {
 	return n > 0 && !(name[0] == '.' && (n == 1 || (n == 2 && name[1] == '.')));
+}
+
+int src_open_no_links(struct rd_source *src, const char *path)
+{
+	for (const char *p = path, *e;; p = e + 1) {
+		e = strchrnul(p, '/');
+		if (!plain_component(p, (size_t)(e - p)))
+			return -EINVAL;
+		if (!*e)
+			break;
+	}
+	if (openat2_ok > 0)
+		return sys_openat2_how(src->fd, path, O_PATH | O_NOFOLLOW, RESOLVE_NO_SYMLINKS);
+	return src_open_canon(src, path, O_PATH); /* one component at a time, none followed */
 }
 
 /* Not handled by open_in_dir: the caller opens the whole path with openat2. */

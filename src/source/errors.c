@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* From now on, opening canonical path fails with err (without touching the file). */
 void src_record_error(struct rd_map *m, const char *canonical, int err)
@@ -19,6 +20,39 @@ int src_recorded_error(const struct rd_source *src, const char *canonical)
 	if (!v)
 		v = smap_get(&src->einval, rel(canonical));
 	return v ? (int)(intptr_t)*v : 0;
+}
+
+/* The key of a file by its identity. */
+static size_t file_key(const struct stat *st, char key[2 * sizeof(uint64_t)])
+{
+	uint64_t dev = (uint64_t)st->st_dev, ino = (uint64_t)st->st_ino;
+	memcpy(key, &dev, sizeof dev);
+	memcpy(key + sizeof dev, &ino, sizeof ino);
+	return 2 * sizeof(uint64_t);
+}
+
+/* The same answer as src_recorded_error of the file's canonical path: a canonical path has no link,
+ * ".", ".." or empty component, so the recorded path that is one (opened with no link followed)
+ * names the file read exactly when it is that file's canonical path (or a hard link of it). */
+int src_recorded_error_of(struct rd_source *src, const struct stat *st)
+{
+	char key[2 * sizeof(uint64_t)];
+	if (!src->error_files_made) {
+		src->error_files_made = true;
+		for (size_t i = 0; i < src->errors.cap; i++) {
+			const struct rd_map_slot *e = &src->errors.v[i];
+			if (!e->key)
+				continue;
+			int fd = src_open_no_links(src, e->key);
+			struct stat fst;
+			if (fd >= 0 && fstat(fd, &fst) == 0 && S_ISREG(fst.st_mode))
+				rd_map_put(&src->error_files, key, file_key(&fst, key), NULL)->val.p = e->val.p;
+			if (fd >= 0)
+				close(fd);
+		}
+	}
+	const struct rd_map_slot *s = rd_map_get(&src->error_files, key, file_key(st, key));
+	return s ? (int)(intptr_t)s->val.p : 0;
 }
 
 void src_load_read_errors(struct rd_source *src)
