@@ -130,8 +130,8 @@ static int dcache_find(const struct rd_source *src, const char *dir, size_t n)
 static int dir_fd(struct rd_source *src, const char *dir, size_t n)
 {
 	int hit = dcache_find(src, dir, n);
-	if (hit >= 0 && src->dcache[hit].fd >= 0)
-		return src->dcache[hit].fd;
+	if (hit >= 0 && (src->dcache[hit].fd >= 0 || src->dcache[hit].err))
+		return src->dcache[hit].fd >= 0 ? src->dcache[hit].fd : -src->dcache[hit].err;
 	int fd = NOT_IN_DIR;
 	const char *slash = memrchr(dir, '/', n);
 	char name[256];
@@ -146,7 +146,8 @@ static int dir_fd(struct rd_source *src, const char *dir, size_t n)
 	char *key = rd_xstrndup(dir, n);
 	if (fd == NOT_IN_DIR && hit >= 0) /* asked before: now worth a descriptor */
 		fd = sys_openat2(src->fd, key, O_PATH | O_DIRECTORY);
-	if (fd < 0 && fd != NOT_IN_DIR) {
+	/* a directory that is not there (or not one) is remembered so: asked again, no open */
+	if (fd < 0 && fd != NOT_IN_DIR && fd != -ENOENT && fd != -ENOTDIR) {
 		free(key);
 		return fd;
 	}
@@ -164,6 +165,7 @@ static int dir_fd(struct rd_source *src, const char *dir, size_t n)
 	}
 	src->dcache[i].path = key;
 	src->dcache[i].fd = fd >= 0 ? fd : -1;
+	src->dcache[i].err = fd >= 0 || fd == NOT_IN_DIR ? 0 : -fd;
 	return fd;
 }
 

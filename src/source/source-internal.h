@@ -76,10 +76,11 @@ struct rd_source {
 	} pdir[PDIR_CACHE];
 	unsigned pdir_next;
 	/* directories files were opened in lately (openat2 kernels): the directory as asked,
-	 * relative to the root, and an O_PATH descriptor of it (-1: asked once, not opened) */
+	 * relative to the root, and an O_PATH descriptor of it (-1: asked once, not opened, or
+	 * not there: then err is ENOENT or ENOTDIR) */
 	struct {
 		char *path;
-		int fd;
+		int fd, err;
 	} dcache[DIR_CACHE];
 	unsigned dcache_next;
 	bool in_command;            /* reading a captured command's files: recorded as the command */
