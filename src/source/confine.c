@@ -85,18 +85,24 @@ static bool plain_component(const char *name, size_t n)
 	return n > 0 && !(name[0] == '.' && (n == 1 || (n == 2 && name[1] == '.')));
 }
 
-int src_open_no_links(struct rd_source *src, const char *path)
+bool src_plain_path(const char *path)
 {
 	for (const char *p = path, *e;; p = e + 1) {
 		e = strchrnul(p, '/');
 		if (!plain_component(p, (size_t)(e - p)))
-			return -EINVAL;
+			return false;
 		if (!*e)
-			break;
+			return true;
 	}
+}
+
+int src_open_no_links(struct rd_source *src, const char *path, int flags)
+{
+	if (!src_plain_path(path))
+		return -EINVAL;
 	if (openat2_ok > 0)
-		return sys_openat2_how(src->fd, path, O_PATH | O_NOFOLLOW, RESOLVE_NO_SYMLINKS);
-	return src_open_canon(src, path, O_PATH); /* one component at a time, none followed */
+		return sys_openat2_how(src->fd, path, flags | O_NOFOLLOW, RESOLVE_NO_SYMLINKS);
+	return src_open_canon(src, path, flags); /* one component at a time, none followed */
 }
 
 /* Not handled by open_in_dir: the caller opens the whole path with openat2. */

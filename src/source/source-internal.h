@@ -136,9 +136,11 @@ void src_probe_openat2(int dirfd);
 /* Opens a canonical path: no link in it but perhaps its last component, which is not followed
  * (O_PATH gives the link itself, other flags ELOOP).  Returns the fd or -errno. */
 int src_open_canon(struct rd_source *src, const char *canon, int flags);
-/* An O_PATH descriptor of path when no component of it is a link (the last one is not followed),
+/* Opens path (flags: O_PATH ...) when no component of it is a link (the last one is not followed),
  * ".", ".." or empty: what a canonical path names.  Returns the fd or -errno. */
-int src_open_no_links(struct rd_source *src, const char *path);
+int src_open_no_links(struct rd_source *src, const char *path, int flags);
+/* No component of path is "", "." or "..". */
+bool src_plain_path(const char *path);
 void src_dcache_clear(struct rd_source *src);
 /* Opens any path inside the root, a final link followed unless flags has O_NOFOLLOW.  With O_PATH
  * and st, *st may come back filled with the file's fstat (st_mode 0: not done). */
