@@ -23,10 +23,10 @@ static int openat2_ok;
  * tell that a ".." stayed inside, because a mount or a rename anywhere on the host raced with the
  * lookup (other runs making their nodev clones, containers starting): retried, and when it keeps
  * coming back, the caller walks the path itself. */
-static int sys_openat2(int dirfd, const char *path, int flags)
+static int sys_openat2_how(int dirfd, const char *path, int flags, uint64_t resolve)
 {
 	struct open_how how = {.flags = (uint64_t)(flags | O_CLOEXEC),
-			       .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS};
+			       .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS | resolve};
 	for (int i = 0; i < 16; i++) { /* EAGAIN: a rename raced with ".."; the kernel asks to retry */
 		long r = syscall(SYS_openat2, dirfd, path, &how, sizeof how);
 		if (r >= 0)
@@ -35,6 +35,11 @@ static int sys_openat2(int dirfd, const char *path, int flags)
 			return -errno;
 	}
 	return -EAGAIN;
+}
+
+static int sys_openat2(int dirfd, const char *path, int flags)
+{
+	return sys_openat2_how(dirfd, path, flags, 0);
 }
 
 void src_probe_openat2(int dirfd)
@@ -86,6 +91,29 @@ static bool plain_component(const char *name, size_t n)
 	return n > 0 && !(name[0] == '.' && (n == 1 || (n == 2 && name[1] == '.')));
 }
 
+bool src_plain_path(const char *path)
+{
+	for (const char *p = path, *e;; p = e + 1) {
+		e = strchrnul(p, '/');
+		if (!plain_component(p, (size_t)(e - p)))
+			return false;
+		if (!*e)
+			return true;
+	}
+}
+
+int src_open_no_links(struct rd_source *src, const char *path, int flags)
+{
+	if (!src_plain_path(path))
+		return -EINVAL;
+	if (openat2_ok > 0) {
+		int fd = sys_openat2_how(src->fd, path, flags | O_NOFOLLOW, RESOLVE_NO_SYMLINKS);
+		if (fd != -EAGAIN)
+			return fd;
+	}
+	return src_open_canon(src, path, flags); /* one component at a time, none followed */
+}
+
 /* Not handled by open_in_dir: the caller opens the whole path with openat2. */
 #define NOT_IN_DIR (-1000000)
 
@@ -117,8 +145,8 @@ static int dcache_find(const struct rd_source *src, const char *dir, size_t n)
 static int dir_fd(struct rd_source *src, const char *dir, size_t n)
 {
 	int hit = dcache_find(src, dir, n);
-	if (hit >= 0 && src->dcache[hit].fd >= 0)
-		return src->dcache[hit].fd;
+	if (hit >= 0 && (src->dcache[hit].fd >= 0 || src->dcache[hit].err))
+		return src->dcache[hit].fd >= 0 ? src->dcache[hit].fd : -src->dcache[hit].err;
 	int fd = NOT_IN_DIR;
 	const char *slash = memrchr(dir, '/', n);
 	char name[256];
@@ -133,7 +161,8 @@ static int dir_fd(struct rd_source *src, const char *dir, size_t n)
 	char *key = rd_xstrndup(dir, n);
 	if (fd == NOT_IN_DIR && hit >= 0) /* asked before: now worth a descriptor */
 		fd = sys_openat2(src->fd, key, O_PATH | O_DIRECTORY);
-	if (fd < 0 && fd != NOT_IN_DIR) {
+	/* a directory that is not there (or not one) is remembered so: asked again, no open */
+	if (fd < 0 && fd != NOT_IN_DIR && fd != -ENOENT && fd != -ENOTDIR) {
 		free(key);
 		return fd;
 	}
@@ -151,6 +180,7 @@ static int dir_fd(struct rd_source *src, const char *dir, size_t n)
 	}
 	src->dcache[i].path = key;
 	src->dcache[i].fd = fd >= 0 ? fd : -1;
+	src->dcache[i].err = fd >= 0 || fd == NOT_IN_DIR ? 0 : -fd;
 	return fd;
 }
 

@@ -3,9 +3,11 @@
  * that refused a read with EINVAL) (source-internal.h). */
 #include "source/source-internal.h"
 
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* From now on, opening canonical path fails with err (without touching the file). */
 void src_record_error(struct rd_map *m, const char *canonical, int err)
@@ -19,6 +21,62 @@ int src_recorded_error(const struct rd_source *src, const char *canonical)
 	if (!v)
 		v = smap_get(&src->einval, rel(canonical));
 	return v ? (int)(intptr_t)*v : 0;
+}
+
+/* The key of a file by its identity. */
+static size_t file_key(const struct stat *st, char key[2 * sizeof(uint64_t)])
+{
+	uint64_t dev = (uint64_t)st->st_dev, ino = (uint64_t)st->st_ino;
+	memcpy(key, &dev, sizeof dev);
+	memcpy(key + sizeof dev, &ino, sizeof ino);
+	return 2 * sizeof(uint64_t);
+}
+
+static int cmp_slot_keys(const void *a, const void *b)
+{
+	return strcmp((*(const struct rd_map_slot *const *)a)->key, (*(const struct rd_map_slot *const *)b)->key);
+}
+
+/* The same answer as src_recorded_error of the file's canonical path: a canonical path has no link,
+ * ".", ".." or empty component, so the recorded path that is one (its directory opened with no link
+ * followed, the file looked at in it) names the file read exactly when it is that file's canonical
+ * path (or a hard link of it).  The recorded paths go in order, one open a directory. */
+int src_recorded_error_of(struct rd_source *src, const struct stat *st)
+{
+	char key[2 * sizeof(uint64_t)];
+	if (!src->error_files_made) {
+		src->error_files_made = true;
+		const struct rd_map_slot **v = rd_xmalloc((src->errors.n ? src->errors.n : 1) * sizeof *v);
+		size_t n = 0;
+		for (size_t i = 0; i < src->errors.cap; i++)
+			if (src->errors.v[i].key)
+				v[n++] = &src->errors.v[i];
+		qsort(v, n, sizeof *v, cmp_slot_keys);
+		char *dir = NULL;
+		int dfd = -1;
+		for (size_t i = 0; i < n; i++) {
+			const char *p = v[i]->key, *slash = strrchr(p, '/');
+			size_t dn = slash ? (size_t)(slash - p) : 0;
+			if (!dir || strlen(dir) != dn || strncmp(dir, p, dn) != 0) {
+				if (dfd >= 0 && dfd != src->fd)
+					close(dfd);
+				free(dir);
+				dir = rd_xstrndup(p, dn);
+				dfd = !slash ? src->fd : src_open_no_links(src, dir, O_PATH | O_DIRECTORY);
+			}
+			struct stat fst;
+			const char *base = slash ? slash + 1 : p;
+			/* (the file's name too: no "." or "..") */
+			if (dfd >= 0 && src_plain_path(p) && fstatat(dfd, base, &fst, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(fst.st_mode))
+				rd_map_put(&src->error_files, key, file_key(&fst, key), NULL)->val.p = v[i]->val.p;
+		}
+		if (dfd >= 0 && dfd != src->fd)
+			close(dfd);
+		free(dir);
+		free(v);
+	}
+	const struct rd_map_slot *s = rd_map_get(&src->error_files, key, file_key(st, key));
+	return s ? (int)(intptr_t)s->val.p : 0;
 }
 
 void src_load_read_errors(struct rd_source *src)

@@ -128,6 +128,9 @@ int src_resolve_from(struct rd_source *src, const char *base, const char *rest, 
 		p += n;
 		if (last && !follow_last)
 			break;
+		/* a directory a step met before is one still: no link to follow, nothing to look at */
+		if (smap_get(&src->known_dirs, cur.data))
+			continue;
 		struct stat st;
 		char target[4096];
 		int r = step(src, cur.data, &st, target, sizeof target);
@@ -142,6 +145,8 @@ int src_resolve_from(struct rd_source *src, const char *base, const char *rest, 
 				ret = -ENOTDIR;
 				break;
 			}
+			if (S_ISDIR(st.st_mode))
+				smap_put(&src->known_dirs, cur.data, NULL);
 			continue;
 		}
 		src_record(src, cur.data, RD_REC_LINK, target, strlen(target), 0, &st);

@@ -23,6 +23,7 @@
 #define PDIR_CACHE 64
 #define DIR_CACHE 64 /* a power of two */
 #define READ_ERRORS_FILE "rdma-doctor/read-errors"
+#define ERROR_FILES_MAX 1024 /* read errors replayed whose files are known by identity (src_recorded_error_of) */
 #define COMMANDS_DIR "rdma-doctor/commands"
 
 /* ---- the string map (util/map.h) with NUL-terminated keys and pointer values ---------------- */
@@ -56,8 +57,13 @@ struct rd_source {
 	 * canonical path -> errno */
 	struct rd_map errors, einval;
 	struct rd_map error_bases;    /* the last components of the replayed errors' paths */
+	/* the files of the replayed errors that the root holds, by (st_dev, st_ino) -> errno: made at
+	 * the first file that reads nothing */
+	struct rd_map error_files;
+	bool error_files_made;
 	/* resolved directories: path as asked -> canonical (malloc'd) */
 	struct rd_map dirs;
+	struct rd_map known_dirs; /* canonical paths a resolver's step found to be directories */
 	/* deadlines (0: none): each read, and the whole run (monotonic ms) */
 	int read_timeout_ms;
 	long long run_deadline_ms;
@@ -70,10 +76,11 @@ struct rd_source {
 	} pdir[PDIR_CACHE];
 	unsigned pdir_next;
 	/* directories files were opened in lately (openat2 kernels): the directory as asked,
-	 * relative to the root, and an O_PATH descriptor of it (-1: asked once, not opened) */
+	 * relative to the root, and an O_PATH descriptor of it (-1: asked once, not opened, or
+	 * not there: then err is ENOENT or ENOTDIR) */
 	struct {
 		char *path;
-		int fd;
+		int fd, err;
 	} dcache[DIR_CACHE];
 	unsigned dcache_next;
 	bool in_command;            /* reading a captured command's files: recorded as the command */
@@ -112,6 +119,9 @@ void src_record_command(struct rd_source *src, const char *name, const struct rd
 /* From now on, opening canonical path fails with err (without touching the file). */
 void src_record_error(struct rd_map *m, const char *canonical, int err);
 int src_recorded_error(const struct rd_source *src, const char *canonical);
+/* The replayed error of the file whose fstat is st (0: none): the file a recorded canonical path
+ * names in the root, opened with no link followed (a placeholder a snapshot left there). */
+int src_recorded_error_of(struct rd_source *src, const struct stat *st);
 void src_load_read_errors(struct rd_source *src);
 /* A failed read can be a replayed error only when some recorded path ends with the same name
  * (a missing "parent" or "has_smi" is not looked up by its canonical path). */
@@ -126,6 +136,11 @@ void src_probe_openat2(int dirfd);
 /* Opens a canonical path: no link in it but perhaps its last component, which is not followed
  * (O_PATH gives the link itself, other flags ELOOP).  Returns the fd or -errno. */
 int src_open_canon(struct rd_source *src, const char *canon, int flags);
+/* Opens path (flags: O_PATH ...) when no component of it is a link (the last one is not followed),
+ * ".", ".." or empty: what a canonical path names.  Returns the fd or -errno. */
+int src_open_no_links(struct rd_source *src, const char *path, int flags);
+/* No component of path is "", "." or "..". */
+bool src_plain_path(const char *path);
 void src_dcache_clear(struct rd_source *src);
 /* Opens any path inside the root, a final link followed unless flags has O_NOFOLLOW.  With O_PATH
  * and st, *st may come back filled with the file's fstat (st_mode 0: not done). */

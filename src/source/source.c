@@ -72,9 +72,11 @@ void rd_source_close(struct rd_source *src)
 		close(src->fd);
 	rd_memtree_free(src->tree);
 	smap_free(&src->dirs, true);
+	smap_free(&src->known_dirs, false);
 	smap_free(&src->errors, false);
 	smap_free(&src->einval, false);
 	smap_free(&src->error_bases, false);
+	smap_free(&src->error_files, false);
 	smap_free(&src->cmds, false);
 	src_pdir_clear(src);
 	src_dcache_clear(src);
@@ -144,8 +146,11 @@ static int read_common(struct rd_source *src, const char *path, size_t cap, bool
 		return -ETIMEDOUT;
 	}
 	char *canon = NULL;
+	/* sys/: the live host's sysfs, or in a root a snapshot's copies of its attributes (regular
+	 * files, whose read comes back short only at their end): a first read of less than a page is
+	 * all of the file, no read more to see its end */
 	struct rd_read_req req = {.cap = cap, .prefix_ok = prefix_ok, .single = single,
-				  .one_page = src->live && rd_str_has_prefix(rel(path), "sys/"), .positional = src->nodev};
+				  .one_page = rd_str_has_prefix(rel(path), "sys/"), .positional = src->nodev};
 	/* the canonical path first only to record, or for a counter that may have been refused */
 	bool canon_first = src->rec || (src->einval.n && src_is_counter_path(path));
 	int fd = src->tree ? -1 : src_open_for_read(src, path, canon_first, &canon, &req.st);
@@ -162,7 +167,12 @@ static int read_common(struct rd_source *src, const char *path, size_t cap, bool
 	 * read that gave nothing is looked up (by its canonical path: a link may lead to it) */
 	if (!src->tree && !canon_first && src->errors.n && r != -ETIMEDOUT && (r < 0 || out->len == 0) &&
 	    (r == 0 || src_has_error_base(src, path))) {
-		int rec = canon || src_resolve(src, path, true, &canon) == 0 ? src_recorded_error(src, canon) : 0;
+		/* a file that read nothing is known by its identity (its fstat, made by the read):
+		 * no walk of its path; one that failed, by its canonical path (as is any file when the
+		 * list is too long to open each of its files once) */
+		bool by_file = r == 0 && req.st.st_mode && !src->einval.n && src->errors.n <= ERROR_FILES_MAX;
+		int rec = by_file ? src_recorded_error_of(src, &req.st)
+			: canon || src_resolve(src, path, true, &canon) == 0 ? src_recorded_error(src, canon) : 0;
 		if (rec) {
 			rd_text_free(out);
 			out->err = rec;

@@ -2,11 +2,13 @@
 #include "source/watchdog.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -16,10 +18,41 @@
 
 /* ---- the run's log: what each read gave, for a takeover to answer the same ------------------- */
 
+/* The log's entries and the bytes they keep are carved from chunks that go together at the end of
+ * the watch: logging a read is a copy, no allocation of its own.  An entry replaced stays there.
+ * A chunk is mapped, not malloc'd: its free is an unmap, never a trim of the loader thread's malloc
+ * arena (which reads /proc/sys/vm/overcommit_memory, a file outside the root). */
+struct chunk {
+	struct chunk *next;
+	size_t used, cap, size; /* size: the mapping's (0: malloc'd); data 16-byte aligned */
+	char data[];
+};
+static struct chunk *chunks;
+
+static void *log_alloc(size_t n)
+{
+	n = (n + 15) & ~(size_t)15;
+	if (!chunks || chunks->cap - chunks->used < n) {
+		size_t size = sizeof(struct chunk) + n < 65536 ? 65536 : (sizeof(struct chunk) + n + 4095) & ~(size_t)4095;
+		struct chunk *c = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		bool mapped = c != MAP_FAILED;
+		if (!mapped)
+			c = rd_xmalloc(size); /* (out of memory: as rd_xmalloc says it) */
+		c->size = mapped ? size : 0;
+		c->cap = size - sizeof *c;
+		c->next = chunks;
+		c->used = 0;
+		chunks = c;
+	}
+	void *p = chunks->data + chunks->used;
+	chunks->used += n;
+	return p;
+}
+
 /* The entry of a path in the root, or of "\1" + a command's name. */
 struct lent {
 	int ret;            /* 0 or -errno */
-	struct rd_text t;   /* data (when ret == 0), err, status */
+	struct rd_text t;   /* data (when ret == 0, in the log's chunks), err, status */
 	struct stat st;
 	size_t cap;
 	bool prefix_ok, single;
@@ -37,33 +70,31 @@ static struct lent *log_find(const char *key)
 static struct lent *log_put(const char *key)
 {
 	struct rd_map_slot *s = rd_map_put(&log_map, key, strlen(key), NULL);
-	struct lent *e = s->val.p;
-	if (e)
-		rd_text_free(&e->t);
-	else
-		e = s->val.p = rd_xmalloc(sizeof *e);
+	struct lent *e = s->val.p = log_alloc(sizeof *e);
 	memset(e, 0, sizeof *e);
 	return e;
 }
 
-static void lent_free(void *p)
-{
-	struct lent *e = p;
-	rd_text_free(&e->t);
-	free(e);
-}
-
 static void log_free(void)
 {
-	rd_map_free(&log_map, lent_free);
+	rd_map_free(&log_map, NULL);
+	while (chunks) {
+		struct chunk *c = chunks;
+		chunks = c->next;
+		if (c->size)
+			munmap(c, c->size);
+		else
+			free(c);
+	}
 }
 
-static void text_copy(struct rd_text *dst, const struct rd_text *src)
+/* src's bytes into dst: in the log's chunks (logging), or malloc'd for a reader (answering). */
+static void text_copy(struct rd_text *dst, const struct rd_text *src, bool logging)
 {
 	*dst = *src;
 	dst->data = NULL;
 	if (src->data) {
-		dst->data = rd_xmalloc(src->len + 1);
+		dst->data = logging ? log_alloc(src->len + 1) : rd_xmalloc(src->len + 1);
 		memcpy(dst->data, src->data, src->len);
 		dst->data[src->len] = '\0';
 	}
@@ -85,21 +116,32 @@ static _Thread_local bool tls_replay;
 
 static struct {
 	_Atomic bool on;
-	pid_t pid;
+	unsigned forks; /* the process's forks count when the watch began */
 	_Atomic unsigned gen; /* the current loader's */
 	_Atomic long long deadline_ms;
 	_Atomic int read_timeout_ms; /* 0: not armed */
 } watch;
 
+/* A child after fork is no loader: counted by an atfork handler (no getpid call per read). */
+static unsigned forks;
+static void forked(void)
+{
+	forks++;
+}
+
 /* The calling thread is the current loader of this process's watch. */
 static bool loading(void)
 {
-	return tls_gen && atomic_load(&watch.on) && tls_gen == atomic_load(&watch.gen) && watch.pid == getpid();
+	return tls_gen && atomic_load(&watch.on) && tls_gen == atomic_load(&watch.gen) && watch.forks == forks;
 }
 
 void rd_watch_begin(void)
 {
-	watch.pid = getpid();
+	static bool atfork;
+	if (!atfork)
+		atfork = pthread_atfork(NULL, NULL, forked) == 0;
+	/* without the handler, no watch: every read is a plain one */
+	watch.forks = atfork ? forks : forks + 1;
 	atomic_store(&watch.deadline_ms, 0);
 	atomic_store(&watch.read_timeout_ms, 0);
 	atomic_store(&watch.gen, 0);
@@ -185,7 +227,7 @@ int rd_reader_read(const char *key, int fd, struct rd_read_req *req, struct rd_t
 		if (e && (e->ret == -ETIMEDOUT || (e->cap == req->cap && e->prefix_ok == req->prefix_ok &&
 						   e->single == req->single))) {
 			close(fd);
-			text_copy(out, &e->t);
+			text_copy(out, &e->t, false);
 			if (e->st.st_mode)
 				req->st = e->st;
 			return e->ret;
@@ -203,7 +245,7 @@ int rd_reader_read(const char *key, int fd, struct rd_read_req *req, struct rd_t
 	if (out->len <= RD_CAP_ATTR) { /* a bigger file (a log, dpkg's status) is read again if need be */
 		struct lent *e = log_put(key);
 		e->ret = r;
-		text_copy(&e->t, out);
+		text_copy(&e->t, out, true);
 		e->st = req->st;
 		e->cap = req->cap;
 		e->prefix_ok = req->prefix_ok;
@@ -221,7 +263,7 @@ bool rd_reader_command_logged(const char *name, struct rd_text *out)
 	free(key);
 	if (!e)
 		return false;
-	text_copy(out, &e->t);
+	text_copy(out, &e->t, false);
 	return true;
 }
 
@@ -233,5 +275,5 @@ void rd_reader_command_log(const char *name, const struct rd_text *out)
 	struct lent *e = log_put(key);
 	free(key);
 	e->ret = out->err ? -out->err : 0;
-	text_copy(&e->t, out);
+	text_copy(&e->t, out, true);
 }

@@ -79,8 +79,60 @@ char *rd_xstrndup(const char *s, size_t n)
 	return p;
 }
 
+/* A format of literal text and "%s" only (a path, a key), joined by hand: no vsnprintf. */
+static bool strings_only(const char *fmt)
+{
+	for (const char *p = fmt; (p = strchr(p, '%')) != NULL; p += 2)
+		if (p[1] != 's')
+			return false;
+	return true;
+}
+
 char *rd_xvasprintf(const char *fmt, va_list ap)
 {
+	if (strings_only(fmt)) {
+		const char *arg[16];
+		size_t alen[16], n = 0, len = 0;
+		va_list ap2;
+		va_copy(ap2, ap);
+		for (const char *p = fmt; *p; p++)
+			if (*p != '%')
+				len++;
+			else if (n < 16) {
+				arg[n] = va_arg(ap2, const char *);
+				if (!arg[n])
+					arg[n] = "(null)"; /* what glibc's printf writes */
+				alen[n] = strlen(arg[n]);
+				len += alen[n++];
+				p++;
+			} else {
+				n = 17;
+				break;
+			}
+		va_end(ap2);
+		if (n <= 16) {
+			char *out = rd_xmalloc(len + 1), *o = out;
+			size_t i = 0;
+			for (const char *p = fmt; *p; p++)
+				if (*p != '%') {
+					*o++ = *p;
+				} else {
+					memcpy(o, arg[i], alen[i]);
+					o += alen[i++];
+					p++;
+				}
+			*o = '\0';
+			return out;
+		}
+	}
+	/* one pass when it fits a line: a second only for a longer one */
+	char line[256];
+	va_list ap2;
+	va_copy(ap2, ap);
+	int n = vsnprintf(line, sizeof line, fmt, ap2);
+	va_end(ap2);
+	if (n >= 0 && (size_t)n < sizeof line)
+		return rd_xstrndup(line, (size_t)n);
 	struct rd_buf b = {0};
 	rd_buf_vprintf(&b, fmt, ap);
 	return rd_buf_steal(&b);
@@ -129,10 +181,19 @@ void rd_buf_vprintf(struct rd_buf *b, const char *fmt, va_list ap)
 {
 	va_list ap2;
 	va_copy(ap2, ap);
-	int n = vsnprintf(NULL, 0, fmt, ap2);
+	/* into the room the buffer has: one pass when it fits */
+	size_t room = b->cap > b->len ? b->cap - b->len : 0;
+	int n = vsnprintf(room ? b->data + b->len : NULL, room, fmt, ap2);
 	va_end(ap2);
-	if (n < 0)
+	if (n < 0) {
+		if (b->data)
+			b->data[b->len] = '\0';
 		return;
+	}
+	if ((size_t)n < room) {
+		b->len += (size_t)n;
+		return;
+	}
 	buf_reserve(b, (size_t)n);
 	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
 	b->len += (size_t)n;
@@ -215,7 +276,12 @@ char *rd_path_join(const char *a, const char *b)
 		return rd_xstrdup(b);
 	if (!*b)
 		return rd_xstrndup(a, la);
-	return rd_xasprintf("%.*s/%s", (int)la, a, b);
+	size_t lb = strlen(b);
+	char *p = rd_xmalloc(la + 1 + lb + 1);
+	memcpy(p, a, la);
+	p[la] = '/';
+	memcpy(p + la + 1, b, lb + 1);
+	return p;
 }
 
 bool rd_str_has_prefix(const char *s, const char *prefix)

@@ -291,6 +291,38 @@ RD_TEST(snapshot_read_errors_are_replayed)
 	rd_source_close(src);
 }
 
+/* A recorded path is a canonical one: one through a link, or with "..", names no file read (each
+ * read nothing and is no error), whichever name the file is read by. */
+RD_TEST(snapshot_read_errors_match_canonical_paths_only)
+{
+	setup();
+	mk("sys/devices/virtual/infiniband/rxe0/ports/1/gid_attrs/ndevs/0", "");
+	mk("sys/devices/virtual/infiniband/rxe0/ports/1/gid_attrs/ndevs/1", "");
+	mk("sys/devices/virtual/infiniband/rxe0/ports/1/gid_attrs/ndevs/2", "");
+	ln("sys/class/infiniband/rxe0", "../../devices/virtual/infiniband/rxe0");
+	mk("rdma-doctor/read-errors", "EINVAL	/sys/class/infiniband/rxe0/ports/1/gid_attrs/ndevs/0\n"
+				      "EIO	/sys/devices/virtual/infiniband/rxe0/ports/1/gid_attrs/../gid_attrs/ndevs/1\n"
+				      "ENODATA	/sys/devices/virtual/infiniband/rxe0/ports/1/gid_attrs/ndevs/2\n");
+	struct rd_source *src = open_root();
+	struct rd_text t;
+	for (int pass = 0; pass < 2; pass++) {
+		const char *dir = pass ? "sys/devices/virtual/infiniband/rxe0" : "sys/class/infiniband/rxe0";
+		char *p0 = rd_xasprintf("%s/ports/1/gid_attrs/ndevs/0", dir);
+		char *p1 = rd_xasprintf("%s/ports/1/gid_attrs/ndevs/1", dir);
+		char *p2 = rd_xasprintf("%s/ports/1/gid_attrs/ndevs/2", dir);
+		CHECK_INT(rd_read_attr(src, p0, &t), 0);
+		CHECK_INT((int)t.len, 0);
+		rd_text_free(&t);
+		CHECK_INT(rd_read_attr(src, p1, &t), 0);
+		rd_text_free(&t);
+		CHECK_INT(rd_read_attr(src, p2, &t), -ENODATA);
+		free(p0);
+		free(p1);
+		free(p2);
+	}
+	rd_source_close(src);
+}
+
 /* The fault shim linked into this test (tests/shim/faults.c, RD_FAULT_EINVAL) fakes the firmware
  * refusing a counter (no HCA here): the refusal is remembered, so the file is not read again in
  * the run, under either of its names. */
