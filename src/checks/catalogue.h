@@ -88,6 +88,20 @@
 	  "a GPU whose nearest RDMA NIC is farther than NCCL_NET_GDR_LEVEL (PXB by default: through the host " \
 	  "bridge, PHB/NODE, or across the CPU interconnect, SYS): NCCL stages its traffic through host memory", \
 	  "/sys/bus/pci/devices/*/{class,vendor,numa_node}, the bridges of /sys/devices/pci*, NCCL_NET_GDR_LEVEL") \
+	X(gdr_acs, "gdr.acs", RD_SUBJ_DEVICE, RD_LOAD_TOPO | RD_LOAD_PCI | RD_LOAD_DEVLINK, "no ACS redirect between each GPU and its NIC", \
+	  "PCIe ACS P2P Request/Completion Redirect set on a bridge between a GPU and its nearest RDMA NIC on bare " \
+	  "metal: GPUDirect RDMA traffic goes up to the root complex instead of across the switch", \
+	  "the ACS control register of each bridge: /sys/bus/pci/devices/*/config (extended capabilities: root) " \
+	  "or the captured lspci -vvv; /proc/cpuinfo, /sys/class/dmi/id/sys_vendor") \
+	X(gdr_iommu, "gdr.iommu", RD_SUBJ_DEVICE, RD_LOAD_TOPO | RD_LOAD_PCI | RD_LOAD_DEVLINK, "no IOMMU translation between each GPU and its NIC", \
+	  "a GPU or its nearest RDMA NIC in a translating IOMMU domain (DMA, DMA-FQ): GPUDirect RDMA's peer DMA is " \
+	  "translated at the root complex; the fix is iommu=pt (x86) or iommu.passthrough=1 (arm64)", \
+	  "/sys/bus/pci/devices/*/iommu_group, /sys/kernel/iommu_groups/*/type, /proc/cmdline") \
+	X(gdr_mode, "gdr.mode", RD_SUBJ_HOST, RD_LOAD_TOPO | RD_LOAD_PCI | RD_LOAD_DEVLINK, "NCCL will use GPUDirect RDMA", \
+	  "what NCCL will use, DMA-BUF (the NVIDIA open kernel module, Linux 5.12+ with CONFIG_DMA_SHARED_BUFFER), " \
+	  "nvidia_peermem, or no GPUDirect RDMA, by NCCL_DMABUF_ENABLE and NCCL_NET_GDR_LEVEL", \
+	  "/proc/driver/nvidia/version, /boot/config-<release>, the files NCCL probes for nvidia_peermem " \
+	  "(/sys/kernel/mm/memory_peers/nv_mem*/version, /sys/module/nvidia_peermem/version), NCCL_DMABUF_ENABLE") \
 	X(openibd_state, "openibd.state", RD_SUBJ_SERVICE, RD_NEEDS_STACK, "openibd running when enabled",          \
 	  "openibd.service enabled but inactive (dead)",                                              \
 	  "openibd unit file, *.wants links, systemctl is-active/is-enabled openibd")                 \

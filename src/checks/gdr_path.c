@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "checks/catalogue.h"
+#include "checks/gdr_scope.h"
 #include "model/pcitopo.h"
 
 static void fn_evidence(struct rd_finding *f, const struct rd_topo_fn *x)
@@ -51,20 +52,9 @@ static void judge_gpu(struct rd_check_ctx *ctx, const struct rd_pcitopo *t, cons
 		rd_evidence_add(f, "/sys/bus/pci/devices", "%s: <error: %s>", g->addr, rd_strerror(g->err));
 		return;
 	}
-	const struct rd_topo_fn *best = NULL;
-	struct rd_topo_route br = {0}, r;
-	size_t unreadable = 0;
-	for (size_t i = 0; i < t->nnics; i++) {
-		rd_topo_route(g, &t->nics[i], &r);
-		if (r.nccl < 0) {
-			unreadable++;
-			continue;
-		}
-		if (!best || r.nccl < br.nccl || (r.nccl == br.nccl && r.type < br.type)) {
-			best = &t->nics[i];
-			br = r;
-		}
-	}
+	struct rd_topo_route br, r;
+	size_t unreadable;
+	const struct rd_topo_fn *best = rd_pcitopo_nearest(t, g, &br, &unreadable);
 	if (!best) {
 		struct rd_finding *f = rd_finding_add(ctx, RD_UNKNOWN, g->addr,
 						      "GPU %s: the PCIe path of no RDMA NIC can be read (%zu NIC%s)",
@@ -122,55 +112,7 @@ static void judge_gpu(struct rd_check_ctx *ctx, const struct rd_pcitopo *t, cons
 	rd_buf_free(&also);
 }
 
-/* The first GPU or NIC whose path has addr right below the bridge that is not a
- * hierarchy. */
-static void flat_evidence(struct rd_finding *f, const struct rd_pcitopo *t, const char *addr)
-{
-	for (size_t i = 0; i < t->ngpus + t->nnics; i++) {
-		const struct rd_topo_fn *x = i < t->ngpus ? &t->gpus[i] : &t->nics[i - t->ngpus];
-		for (size_t k = 0; k + 1 < x->nup; k++)
-			if (strcmp(x->up[k].addr, addr) == 0 && strcmp(x->up[k + 1].addr, t->flat_bridge) == 0) {
-				rd_evidence_add(f, "/sys/bus/pci/devices", "%s -> %s", x->addr, x->sysfs);
-				return;
-			}
-	}
-}
-
 void rd_check_gdr_path(struct rd_check_ctx *ctx)
 {
-	rd_need(ctx->sys->unloaded, RD_LOAD_TOPO, "the GPUs' and NICs' PCIe paths");
-	const struct rd_pcitopo *t = &ctx->sys->topo;
-	if (!t->ngpus) {
-		if (t->pci_err && t->pci_err != ENOENT) {
-			struct rd_finding *f = rd_finding_add(
-				ctx, RD_UNKNOWN, "host", "cannot list the PCI functions: %s", rd_strerror(t->pci_err));
-			rd_evidence_add(f, "/sys/bus/pci/devices", "<error: %s>", rd_strerror(t->pci_err));
-		} else {
-			rd_finding_add(ctx, RD_SKIP, "host",
-				       "no NVIDIA GPU (PCI vendor 0x10de, class 0x0300 or "
-				       "0x0302) on this host");
-		}
-		return;
-	}
-	if (!t->nnics) {
-		rd_finding_add(ctx, RD_SKIP, "host",
-			       "%zu NVIDIA GPU%s but no RDMA NIC PCI function: no NIC for "
-			       "GPUDirect RDMA",
-			       t->ngpus, t->ngpus == 1 ? "" : "s");
-		return;
-	}
-	if (t->flat_bridge[0]) {
-		/* below one PCIe port every function is on its secondary bus */
-		struct rd_finding *f =
-			rd_finding_add(ctx, RD_SKIP, "host",
-				       "the PCI tree in this root is not a PCIe hierarchy (%s and %s, of two "
-				       "buses, "
-				       "directly below %s): the GPU-NIC path types cannot be told",
-				       t->flat_a, t->flat_b, t->flat_bridge);
-		flat_evidence(f, t, t->flat_a);
-		flat_evidence(f, t, t->flat_b);
-		return;
-	}
-	for (size_t i = 0; i < t->ngpus; i++)
-		judge_gpu(ctx, t, &t->gpus[i]);
+	rd_gdr_each_gpu(ctx, judge_gpu);
 }

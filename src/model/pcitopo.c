@@ -109,9 +109,7 @@ static int numa_at(struct rd_source *src, const char *dir)
 
 #define MAX_DEPTH 64
 
-/* A bridge an earlier function's path has read already (GPUs and NICs below one switch share
- * their bridges), or NULL. */
-static const struct rd_topo_node *node_read(const struct rd_pcitopo *t, const char *addr)
+const struct rd_topo_node *rd_pcitopo_bridge(const struct rd_pcitopo *t, const char *addr)
 {
 	for (size_t i = 0; i < t->ngpus + t->nnics; i++) {
 		const struct rd_topo_fn *x = i < t->ngpus ? &t->gpus[i] : &t->nics[i - t->ngpus];
@@ -167,7 +165,9 @@ static void load_fn(struct rd_source *src, const struct rd_pcitopo *t, const cha
 		rd_buf_free(&dir);
 		for (size_t j = 0; j <= i; j++)
 			rd_buf_printf(&dir, "%s%s", j ? "/" : "", comp[j]);
-		const struct rd_topo_node *seen = i + 1 < n ? node_read(t, comp[i]) : NULL;
+		/* a bridge an earlier function's path has read already (GPUs and NICs below one
+		 * switch share their bridges) */
+		const struct rd_topo_node *seen = i + 1 < n ? rd_pcitopo_bridge(t, comp[i]) : NULL;
 		u->addr = rd_xstrdup(comp[i]);
 		if (seen) {
 			u->vendor = seen->vendor;
@@ -229,6 +229,183 @@ static void check_hierarchy(struct rd_pcitopo *t)
 	free(e);
 }
 
+/* The ACS of bridge u: its config space, else t's lspci -vvv. */
+static void read_acs(struct rd_source *src, struct rd_pcitopo *t, struct rd_topo_node *u)
+{
+	struct rd_text c = {0};
+	char *path = rd_xasprintf("sys/bus/pci/devices/%s/config", u->addr);
+	int r = rd_read_prefix(src, path, 4096, &c);
+	bool got = r == 0 && c.data;
+	char cwhy[200];
+	if (got) {
+		rd_acs_from_config((const unsigned char *)c.data, c.len, &u->acs);
+		snprintf(cwhy, sizeof cwhy, "%.190s", u->acs.why);
+	} else {
+		snprintf(cwhy, sizeof cwhy, "its config space cannot be read: %s", rd_strerror(r < 0 ? -r : EIO));
+	}
+	rd_text_free(&c);
+	free(path);
+	if (got && u->acs.state != RD_ACS_UNKNOWN)
+		return;
+	if (t->lspci.data) {
+		struct rd_acs l;
+		rd_acs_from_lspci(t->lspci.data, t->lspci.len, u->addr, &l);
+		if (l.state != RD_ACS_UNKNOWN) {
+			u->acs = l;
+			return;
+		}
+		u->acs.state = RD_ACS_UNKNOWN;
+		u->acs.from = "config space";
+		snprintf(u->acs.why, sizeof u->acs.why, "%.150s; lspci -vvv: %.150s", cwhy, l.why);
+		return;
+	}
+	u->acs.state = RD_ACS_UNKNOWN;
+	u->acs.from = "config space";
+	if (t->lspci.err == RD_ENOTCAPTURED)
+		snprintf(u->acs.why, sizeof u->acs.why, "%.150s, and no lspci -vvv was captured", cwhy);
+	else
+		snprintf(u->acs.why, sizeof u->acs.why, "%.150s; lspci -vvv: %.100s", cwhy, rd_strerror(t->lspci.err));
+}
+
+/* The IOMMU group of x and its domain type. */
+static void load_iommu_group(struct rd_source *src, struct rd_topo_fn *x)
+{
+	char *link = rd_xasprintf("sys/bus/pci/devices/%s/iommu_group", x->addr), *target = NULL;
+	int r = rd_read_link(src, link, &target);
+	free(link);
+	if (r < 0) {
+		x->iommu_group_err = -r;
+		return;
+	}
+	const char *base = strrchr(target, '/');
+	base = base ? base + 1 : target;
+	char *end;
+	unsigned long n = strtoul(base, &end, 10);
+	if (!*base || *end || n > 1000000) {
+		x->iommu_group_err = RD_EPARSE;
+		free(target);
+		return;
+	}
+	x->iommu_group = rd_xasprintf("%lu", n);
+	free(target);
+	char *type = rd_xasprintf("sys/kernel/iommu_groups/%s/type", x->iommu_group);
+	rd_attr_read(src, type, &x->iommu_type);
+	free(type);
+}
+
+const char *const rd_nccl_peermem_files[3] = {"sys/kernel/mm/memory_peers/nv_mem/version",
+					       "sys/kernel/mm/memory_peers/nv_mem_nc/version",
+					       "sys/module/nvidia_peermem/version"};
+
+void rd_kconfig_value(const char *text, size_t len, const char *name, char out[4])
+{
+	out[0] = '\0';
+	size_t nl = strlen(name);
+	for (const char *p = text, *end = text + len; p < end;) {
+		const char *e = memchr(p, '\n', (size_t)(end - p));
+		size_t n = (size_t)((e ? e : end) - p);
+		if (n > nl + 1 && memcmp(p, name, nl) == 0 && p[nl] == '=') {
+			size_t v = n - nl - 1;
+			snprintf(out, 4, "%.*s", (int)(v < 3 ? v : 3), p + nl + 1);
+			return;
+		}
+		if (n == nl + 13 && memcmp(p, "# ", 2) == 0 && memcmp(p + 2, name, nl) == 0 &&
+		    memcmp(p + 2 + nl, " is not set", 11) == 0) {
+			snprintf(out, 4, "n");
+			return;
+		}
+		p = e ? e + 1 : end;
+	}
+}
+
+/* What NCCL's choice between DMA-BUF, nvidia_peermem and neither depends on. */
+static void load_mode(struct rd_source *src, const struct rd_host *h, const char *(*getenv_fn)(const char *),
+		      struct rd_pcitopo *t)
+{
+	struct rd_text v = {0};
+	t->nv_version.path = rd_xstrdup("/proc/driver/nvidia/version");
+	int r = rd_read_prefix(src, "proc/driver/nvidia/version", 4096, &v);
+	if (r == 0 && v.data) {
+		size_t n = strcspn(v.data, "\n");
+		t->nv_version.value = rd_xasprintf("%.*s", (int)n, v.data);
+		t->nv_open = strstr(t->nv_version.value, "NVIDIA UNIX Open Kernel Module") != NULL;
+		/* the version: the first word of digits and dots after "Kernel Module" */
+		const char *k = strstr(t->nv_version.value, "Kernel Module");
+		for (const char *w = k; w && *w; w++)
+			if (*w >= '0' && *w <= '9' && w[-1] == ' ' && strchr(w, '.') &&
+			    (size_t)(strchr(w, '.') - w) == strspn(w, "0123456789")) {
+				t->nv_major = (unsigned)strtoul(w, NULL, 10);
+				break;
+			}
+	} else {
+		t->nv_version.err = r < 0 ? -r : EIO;
+	}
+	rd_text_free(&v);
+	if (rd_attr_ok(&h->osrelease) && !strchr(h->osrelease.value, '/')) {
+		t->kconfig_path = rd_xasprintf("/boot/config-%s", h->osrelease.value);
+		struct rd_text c = {0};
+		r = rd_read_file(src, t->kconfig_path, RD_CAP_FILE, &c);
+		if (r == 0 && c.data) {
+			rd_kconfig_value(c.data, c.len, "CONFIG_DMA_SHARED_BUFFER", t->kc_dmabuf);
+			rd_kconfig_value(c.data, c.len, "CONFIG_PCI_P2PDMA", t->kc_p2pdma);
+		} else {
+			t->kconfig_err = r < 0 ? -r : EIO;
+		}
+		rd_text_free(&c);
+	} else {
+		t->kconfig_err = rd_attr_ok(&h->osrelease) ? RD_EPARSE : h->osrelease.err;
+	}
+	t->proc_captured = rd_exists(src, "proc/sys/kernel");
+	for (size_t i = 0; i < 3; i++)
+		t->peermem_file[i] = rd_exists(src, rd_nccl_peermem_files[i]);
+	/* NCCL_PARAM(DmaBufEnable, "DMABUF_ENABLE", 1): an integer (strtoll, base 0); else the default */
+	t->dmabuf_enable = 1;
+	const char *env = getenv_fn ? getenv_fn("NCCL_DMABUF_ENABLE") : NULL;
+	if (env) {
+		snprintf(t->dmabuf_env, sizeof t->dmabuf_env, "%s", env[0] ? env : " ");
+		char *end;
+		errno = 0;
+		long long x = strtoll(env, &end, 0);
+		if (!errno && end != env)
+			t->dmabuf_enable = x != 0;
+	}
+}
+
+/* The ACS of every bridge on a GPU's or NIC's path, each read once; whether this is a VM; the
+ * IOMMU groups of the GPUs and NICs. */
+static void load_acs(struct rd_source *src, struct rd_pcitopo *t)
+{
+	t->acs_loaded = true;
+	/* lspci -vvv: read from a root's capture; on the live host run only where device commands
+	 * are allowed (snapshot, which so captures it for a later root, and check --mft), never
+	 * otherwise (RD_ENOTCAPTURED) */
+	static const char *const argv[] = {"lspci", "-D", "-vvv", NULL};
+	rd_run_device_command(src, "lspci-vvv", argv, 10000, &t->lspci);
+	if (!t->lspci.data && !t->lspci.err)
+		t->lspci.err = RD_EPARSE;
+	rd_guest_load(src, &t->guest);
+	rd_attr_read(src, "proc/cmdline", &t->cmdline);
+	struct rd_strv groups = {0};
+	int r = rd_list_dir(src, "sys/kernel/iommu_groups", &groups);
+	t->iommu_groups_err = r < 0 ? -r : 0;
+	t->niommu_groups = groups.n;
+	rd_strv_free(&groups);
+	t->iommu_absence_real = (r == 0 && !t->niommu_groups) || (r == -ENOENT && rd_exists(src, "proc/sys/kernel"));
+	for (size_t i = 0; i < t->ngpus + t->nnics; i++)
+		load_iommu_group(src, i < t->ngpus ? &t->gpus[i] : &t->nics[i - t->ngpus]);
+	for (size_t i = 0; i < t->ngpus + t->nnics; i++) {
+		struct rd_topo_fn *x = i < t->ngpus ? &t->gpus[i] : &t->nics[i - t->ngpus];
+		for (size_t k = 1; k < x->nup; k++) {
+			struct rd_topo_node *u = &x->up[k];
+			const struct rd_topo_node *seen = rd_pcitopo_bridge(t, u->addr);
+			if (seen && seen != u && seen->acs.state != RD_ACS_UNREAD)
+				u->acs = seen->acs;
+			else
+				read_acs(src, t, u);
+		}
+	}
+}
+
 void rd_pcitopo_load(struct rd_source *src, const struct rd_host *h, const struct rd_pci_fn *pci, size_t npci,
 		     int pci_err, const char *(*getenv_fn)(const char *), struct rd_pcitopo *t)
 {
@@ -269,6 +446,10 @@ void rd_pcitopo_load(struct rd_source *src, const struct rd_host *h, const struc
 		}
 	}
 	check_hierarchy(t);
+	if (t->ngpus && t->nnics && !t->flat_bridge[0]) {
+		load_acs(src, t); /* what the gdr.* checks judge: nothing without a GPU-NIC path */
+		load_mode(src, h, getenv_fn, t);
+	}
 }
 
 static void fn_free(struct rd_topo_fn *f)
@@ -282,6 +463,8 @@ static void fn_free(struct rd_topo_fn *f)
 	for (size_t k = 0; k < f->nup; k++)
 		free(f->up[k].addr);
 	free(f->up);
+	free(f->iommu_group);
+	rd_attr_free(&f->iommu_type);
 }
 
 void rd_pcitopo_free(struct rd_pcitopo *t)
@@ -292,6 +475,11 @@ void rd_pcitopo_free(struct rd_pcitopo *t)
 		fn_free(&t->nics[i]);
 	free(t->gpus);
 	free(t->nics);
+	rd_text_free(&t->lspci);
+	rd_guest_free(&t->guest);
+	rd_attr_free(&t->cmdline);
+	rd_attr_free(&t->nv_version);
+	free(t->kconfig_path);
 	memset(t, 0, sizeof *t);
 }
 
@@ -399,6 +587,27 @@ void rd_topo_route(const struct rd_topo_fn *a, const struct rd_topo_fn *b, struc
 		via_add(r, b->root);
 	for (size_t k = b->nup; k-- > 1;)
 		via_add(r, b->up[k].addr);
+}
+
+const struct rd_topo_fn *rd_pcitopo_nearest(const struct rd_pcitopo *t, const struct rd_topo_fn *g,
+					    struct rd_topo_route *br, size_t *unreadable)
+{
+	const struct rd_topo_fn *best = NULL;
+	struct rd_topo_route r;
+	*unreadable = 0;
+	memset(br, 0, sizeof *br);
+	for (size_t i = 0; i < t->nnics; i++) {
+		rd_topo_route(g, &t->nics[i], &r);
+		if (r.nccl < 0) {
+			(*unreadable)++;
+			continue;
+		}
+		if (!best || r.nccl < br->nccl || (r.nccl == br->nccl && r.type < br->type)) {
+			best = &t->nics[i];
+			*br = r;
+		}
+	}
+	return best;
 }
 
 char *rd_topo_route_text(const struct rd_topo_fn *a, const struct rd_topo_fn *b, const struct rd_topo_route *r)

@@ -44,6 +44,7 @@
 #include <stddef.h>
 
 #include "model/host.h"
+#include "model/pciacs.h"
 #include "source/source.h"
 
 /* nvidia-smi's notation, nearest first.  RD_TOPO_UNKNOWN: a path could not be
@@ -61,6 +62,10 @@ const char *rd_nccl_path_name(int nccl); /* NCCL's topoPathTypeStr: "PIX", "P2C"
 struct rd_topo_node {
 	char *addr; /* "0000:17:01.0" */
 	unsigned vendor, device, sub_vendor, sub_device; /* 0 when unreadable */
+	/* a bridge's ACS (model/pciacs.h), read only with GPUs and RDMA NICs: from its config space
+	 * when that has the extended capabilities, else from the captured lspci -vvv; RD_ACS_UNREAD
+	 * for the function itself */
+	struct rd_acs acs;
 };
 
 struct rd_topo_fn {
@@ -76,6 +81,12 @@ struct rd_topo_fn {
 	size_t nup;
 	int top_numa; /* numa_node of NCCL's topmost PCI node: the CPU it hangs on */
 	int err; /* its path could not be read (errno, RD_E*) */
+	/* its IOMMU group (the number of sys/bus/pci/devices/X/iommu_group's target; NULL: no link,
+	 * iommu_group_err why) and the group's domain type (sys/kernel/iommu_groups/N/type:
+	 * identity, DMA, DMA-FQ ...), read with the ACS */
+	char *iommu_group;
+	int iommu_group_err;
+	struct rd_attr iommu_type;
 };
 
 struct rd_pcitopo {
@@ -92,7 +103,43 @@ struct rd_pcitopo {
    * PCIe port has (a synthetic or flattened tree): the path types cannot be
    * told.  "" when none. */
 	char flat_bridge[32], flat_a[32], flat_b[32];
+	/* `lspci -vvv` (rdma-doctor/commands/lspci-vvv; run live only where device commands are
+	 * allowed: snapshot, check --mft), read with GPUs and RDMA NICs; err RD_ENOTCAPTURED when
+	 * not captured */
+	struct rd_text lspci;
+	bool acs_loaded; /* the bridges' ACS was read */
+	struct rd_guest guest; /* a virtual machine?  Read with GPUs and RDMA NICs */
+	/* IOMMU, read with the ACS: /proc/cmdline, and whether a missing iommu_group link means no
+	 * IOMMU (sys/kernel/iommu_groups lists no group, or the root is a capture of the whole host's
+	 * kernel state, proc/sys/kernel) rather than a root that does not say */
+	struct rd_attr cmdline;
+	int iommu_groups_err; /* listing sys/kernel/iommu_groups */
+	size_t niommu_groups;
+	bool iommu_absence_real;
+	/* gdr.mode, read with the ACS: what NCCL's DMA-BUF and nvidia_peermem probes depend on.
+	 * The NVIDIA driver: proc/driver/nvidia/version's first line, whether it is the open kernel
+	 * module ("NVIDIA UNIX Open Kernel Module"), its major version (0: unknown) */
+	struct rd_attr nv_version;
+	bool nv_open;
+	unsigned nv_major;
+	bool proc_captured; /* proc/sys/kernel exists: a missing /proc file is missing on the host */
+	/* boot/config-<osrelease>: CONFIG_DMA_SHARED_BUFFER and CONFIG_PCI_P2PDMA as "y", "m", "n"
+	 * (not set) or "" (not in it); kconfig_err why it could not be read */
+	char *kconfig_path;
+	int kconfig_err;
+	char kc_dmabuf[4], kc_p2pdma[4];
+	/* which of the files NCCL's ncclIbGdrSupport looks for exist (rd_nccl_peermem_files) */
+	bool peermem_file[3];
+	/* NCCL_DMABUF_ENABLE ("" unset) and its value as NCCL reads it (1 by default) */
+	char dmabuf_env[32];
+	int dmabuf_enable;
 };
+/* The files whose existence tells NCCL that nvidia_peermem (or the older nv_peer_mem) is loaded
+ * (src/transport/net_ib/gdr.cc ncclIbGdrSupport), relative to the root. */
+extern const char *const rd_nccl_peermem_files[3];
+/* The value of CONFIG_NAME in a kernel config text into out (4 bytes): "y", "m", "n" for "# NAME is
+ * not set", "" when absent. */
+void rd_kconfig_value(const char *text, size_t len, const char *name, char out[4]);
 
 /* Reads the GPUs among pci (the PCI functions the system model listed: addr,
  * vendor, class) and the PCI functions of h's RDMA devices.  getenv_fn gives
@@ -121,6 +168,12 @@ struct rd_topo_route {
 	size_t nvia;
 };
 void rd_topo_route(const struct rd_topo_fn *a, const struct rd_topo_fn *b, struct rd_topo_route *r);
+/* The RDMA NIC nearest to GPU g by NCCL's path type (then nvidia-smi's; the first of equals), its
+ * route in *r; NULL when the path of no NIC can be read (*unreadable: how many could not). */
+const struct rd_topo_fn *rd_pcitopo_nearest(const struct rd_pcitopo *t, const struct rd_topo_fn *g,
+					    struct rd_topo_route *r, size_t *unreadable);
+/* The node of the bridge addr on the path of any GPU or NIC, or NULL. */
+const struct rd_topo_node *rd_pcitopo_bridge(const struct rd_pcitopo *t, const char *addr);
 /* The route's hops as one line, "0000:19:00.0 > 0000:17:01.0 > 0000:16:00.0 <
  * ... < 0000:1a:00.0"; caller frees. */
 char *rd_topo_route_text(const struct rd_topo_fn *a, const struct rd_topo_fn *b, const struct rd_topo_route *r);

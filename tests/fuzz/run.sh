@@ -81,6 +81,10 @@ sed 's/^/node01: /' "$top/tests/scenarios/expected/roce-mtu-1500.json" > "$roots
 { printf -- '---------------\nnode01\n---------------\n'; cat "$top/tests/scenarios/expected/healthy-inbox.json"
   printf -- '---------------\nnode[02-03] (2)\n---------------\ncommand not found\n'; } > "$roots/fleet-clush-b.txt"
 seed fuzz_fleet "$roots/fleet-pdsh.txt" "$roots/fleet-clush-b.txt"
+# ACS: the real lspci -vvv lines of tests/topo, and config spaces as tests/topo/make.sh builds them
+"$top/tests/topo/make.sh" "$roots/topo" > /dev/null 2>&1
+seed fuzz_acs "$top/tests/topo/lspci-vvv" "$roots"/topo/h100-acs-redirect/sys/bus/pci/devices/0000:17:0[12].0/config \
+	"$roots"/topo/h100-pex890xx/sys/bus/pci/devices/0000:15:01.0/config "$roots"/topo/h100-acs-unpriv/sys/bus/pci/devices/0000:16:00.0/config
 for t in "$out"/fuzz_*; do
 	[ -x "$t" ] || continue
 	n=$(basename "$t")

@@ -19,6 +19,38 @@
 #     reach a NIC only across the CPU interconnect: SYS).
 #   h100-nics-two-host-bridges: the same host with only the ConnectX-7 of 0000:3c:00.0 (socket 0)
 #     and 0000:9c:00.0 (socket 1): the other GPUs' nearest NIC is on another host bridge (NODE).
+#   ACS (gdr.acs): lspci-vvv beside this script is that capture's lines of the functions of the tree:
+#     each section's first line, its NUMA node and Bus lines, its "Capabilities:" lines and its
+#     ACSCap/ACSCtl lines, verbatim (the other lines left out).  Each bridge of a root gets a
+#     sys/bus/pci/devices/BDF/config of 4096 bytes synthesised from those lines: vendor and device
+#     at 0, header type 1 at 0x0e, and, for a bridge with an ACS capability, a null extended
+#     capability at 0x100 (ID 0) whose next pointer is the capability's real offset ([170] on the
+#     PEX890xx downstream ports, [220] on the root ports), there the ACS header (ID 0x000d,
+#     version 1, last), ACSCap at +4 and ACSCtl at +6 from its lspci lines; a bridge without ACS
+#     in the capture (the switches' upstream ports) has no extended capability (0 at 0x100).
+#     In the capture every bridge of these paths has ACSCtl all '-' (the three roots above).
+#   h100-acs-redirect: the same host where every PEX890xx downstream port's ACSCtl is the real one
+#     of the capture's PMC-Sierra switch ports 0000:82:0[0-3].0, "SrcValid+ TransBlk- ReqRedir+
+#     CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans-" (what Linux sets with the IOMMU on); the
+#     bridges are synthesised as above, kernel 6.8 (before pci=config_acs=).
+#   h100-acs-redirect-6.12: the same with kernel 6.12 (pci=config_acs= exists).
+#   h100-acs-vm: h100-acs-redirect in a virtual machine (sys_vendor QEMU, synthesised).
+#   h100-acs-lspci: no config files; the capture's lines as rdma-doctor/commands/lspci-vvv.
+#   h100-acs-unpriv: each config file only its first 64 bytes (what an unprivileged read of
+#     config returns), no lspci capture.
+#   IOMMU (gdr.iommu): the capture says nothing of the IOMMU.  The roots above have no
+#     sys/kernel/iommu_groups (no IOMMU).  h100-iommu-dma: each GPU and NIC function in an IOMMU
+#     group of its own (iommu_group link, sys/kernel/iommu_groups/N/type DMA-FQ, what an Intel host
+#     with intel_iommu=on and no iommu=pt shows) and that /proc/cmdline, synthesised;
+#     h100-iommu-pt: the same with iommu=pt, type identity.
+#   gdr.mode: the capture says nothing of the driver or the kernel config.  The roots above have no
+#     /proc/driver/nvidia/version (the driver not loaded).  h100-mode-dmabuf: the open kernel
+#     module's version line as a public `cat /proc/driver/nvidia/version` shows it ("NVRM version:
+#     NVIDIA UNIX Open Kernel Module for x86_64  580.95.05  Release Build ..."), a
+#     boot/config-6.8.0-49-generic with CONFIG_DMA_SHARED_BUFFER=y and CONFIG_PCI_P2PDMA=y
+#     (synthesised); h100-mode-peermem: the proprietary module's line ("NVRM version: NVIDIA UNIX
+#     x86_64 Kernel Module  550.135 ...", its format) and sys/module/nvidia_peermem/version;
+#     h100-mode-none: the proprietary module without nvidia_peermem.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 if [ $# -ne 1 ] || [ -z "$1" ]; then
@@ -87,13 +119,60 @@ H100_PEX890XX='
 0000:dc:00.0 0000:d9:02.0 0x15b3 0x1021 - - 0x020000 1
 '
 
-# tree NAME HOSTNAME NIC_FILTER: the root OUTDIR/NAME of the tree H100_PEX890XX with the NICs that
-# NIC_FILTER (a grep -E pattern on the tree line) keeps
+# each bridge's ACS capability in lspci-vvv: its offset, ACSCap and ACSCtl ("SrcValid+ TransBlk- ...")
+declare -A ACSPOS=() ACSCAP=() ACSCTL=()
+while IFS='|' read -r bdf pos cap ctl; do
+	ACSPOS[$bdf]=$pos ACSCAP[$bdf]=$cap ACSCTL[$bdf]=$ctl
+done < <(awk '/^[0-9a-f]/ { bdf = "0000:" $1 } /Access Control Services/ { pos = $2; sub(/^\[/, "", pos) }
+	/ACSCap:/ { sub(/.*ACSCap:[ \t]*/, ""); cap = $0 } /ACSCtl:/ { sub(/.*ACSCtl:[ \t]*/, ""); print bdf "|" pos "|" cap "|" $0 }' \
+	"$here/lspci-vvv")
+REDIRECT='SrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans-'
+# acs_bits "SrcValid+ TransBlk- ...": the register's value (bit 0 the first word)
+acs_bits() {
+	local v=0 i=0 w
+	for w in $1; do
+		[ "${w: -1}" = + ] && v=$((v | 1 << i))
+		i=$((i + 1))
+	done
+	echo $v
+}
+# put FILE OFFSET BYTES VALUE: VALUE little-endian at OFFSET
+put() {
+	local esc='' i
+	for ((i = 0; i < $3; i++)); do esc+=$(printf '\\x%02x' $((($4 >> (8 * i)) & 255))); done
+	printf "$esc" | dd of="$1" bs=1 seek=$(($2)) conv=notrunc status=none
+}
+# config BDF VENDOR DEVICE MODE DIR: the bridge's config in DIR, its sys/devices directory (MODE
+# real, redirect, short: its first 64 bytes; none: no file)
+config() {
+	[ "$4" = none ] && return
+	local f=$R/$5/config pos
+	head -c 4096 /dev/zero > "$f"
+	put "$f" 0 2 "$2"
+	put "$f" 2 2 "$3"
+	put "$f" 0x0e 1 1
+	pos=${ACSPOS[$1]:-}
+	if [ -n "$pos" ]; then
+		local ctl=${ACSCTL[$1]}
+		[ "$4" = redirect ] && [ "$pos" = 170 ] && ctl=$REDIRECT
+		[ "$pos" != 100 ] && put "$f" 0x100 4 $((0x$pos << 20))
+		put "$f" 0x$pos 4 $((0x000d | 1 << 16))
+		put "$f" $((0x$pos + 4)) 2 "$(acs_bits "${ACSCAP[$1]}")"
+		put "$f" $((0x$pos + 6)) 2 "$(acs_bits "$ctl")"
+	fi
+	if [ "$4" = short ]; then head -c 64 "$f" > "$f.64" && mv "$f.64" "$f"; fi
+	return 0
+}
+
+# tree NAME HOSTNAME NIC_FILTER [ACS [KERNEL]]: the root OUTDIR/NAME of the tree H100_PEX890XX with
+# the NICs that NIC_FILTER (a grep -E pattern on the tree line) keeps, its bridges' config as
+# ACS says (config: real by default)
 tree() {
 	R=$out/$1
-	host "$2" 6.8.0-49-generic
+	host "$2" "${5:-6.8.0-49-generic}"
+	local acs=${4:-real}
 	declare -A dir=()
-	local n=0 bdf parent v d sv sd cls numa p
+	local n=0 g=0 bdf parent v d sv sd cls numa p
 	while read -r bdf parent v d sv sd cls numa; do
 		[ -n "$bdf" ] || continue
 		if [ "$cls" = 0x020000 ] && ! grep -qE -- "$3" <<< "$bdf $parent $v $d $sv $sd $cls $numa"; then
@@ -108,6 +187,12 @@ tree() {
 		attr "$p/class" "$cls"
 		attr "$p/numa_node" "$numa"
 		lnk "sys/bus/pci/devices/$bdf" "../../../${p#sys/}"
+		[ "$cls" = 0x060400 ] && config "$bdf" "$v" "$d" "$acs" "$p"
+		if [ -n "${IOMMU:-}" ] && [ "$cls" != 0x060400 ]; then
+			g=$((g + 1))
+			lnk "$p/iommu_group" "$(printf '../%.0s' $(seq "$(tr -cd / <<< "$p" | wc -c)"))kernel/iommu_groups/$g"
+			attr "sys/kernel/iommu_groups/$g/type" "$IOMMU"
+		fi
 		if [ "$cls" = 0x020000 ]; then
 			lnk "sys/class/infiniband/mlx5_$n" "../../${p#sys/}/infiniband/mlx5_$n"
 			lnk "$p/infiniband/mlx5_$n/device" "../../../$bdf"
@@ -120,3 +205,31 @@ tree() {
 tree h100-pex890xx h100-a 'x'
 tree h100-nics-on-socket1 h100-b ' 1$'
 tree h100-nics-two-host-bridges h100-c '^0000:(3c|9c):00.0 '
+tree h100-acs-redirect h100-d 'x' redirect
+tree h100-acs-redirect-6.12 h100-e 'x' redirect 6.12.0-061200-generic
+tree h100-acs-vm h100-f 'x' redirect
+attr sys/class/dmi/id/sys_vendor QEMU
+tree h100-acs-lspci h100-g 'x' none
+pdir rdma-doctor/commands/lspci-vvv
+cp "$here/lspci-vvv" "$R/rdma-doctor/commands/lspci-vvv"
+tree h100-acs-unpriv h100-h 'x' short
+IOMMU=DMA-FQ tree h100-iommu-dma h100-i 'x'
+attr proc/cmdline 'BOOT_IMAGE=/boot/vmlinuz-6.8.0-49-generic root=/dev/mapper/vg0-root ro intel_iommu=on'
+IOMMU=identity tree h100-iommu-pt h100-j 'x'
+attr proc/cmdline 'BOOT_IMAGE=/boot/vmlinuz-6.8.0-49-generic root=/dev/mapper/vg0-root ro intel_iommu=on iommu=pt'
+OPEN='NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.95.05  Release Build  (dvs-builder@U22-I3-B17-02-5)  Tue Sep 23 09:55:41 UTC 2025
+GCC version:  gcc version 11.4.0 (Ubuntu 11.4.0-1ubuntu1~22.04.2) '
+PROPRIETARY='NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.135  Fri Jan 10 20:00:00 UTC 2025
+GCC version:  gcc version 12.3.0 (Ubuntu 12.3.0-1ubuntu1~22.04) '
+KCONFIG='CONFIG_DMA_SHARED_BUFFER=y
+CONFIG_PCI_P2PDMA=y'
+tree h100-mode-dmabuf h100-k 'x'
+attr proc/driver/nvidia/version "$OPEN"
+attr boot/config-6.8.0-49-generic "$KCONFIG"
+tree h100-mode-peermem h100-l 'x'
+attr proc/driver/nvidia/version "$PROPRIETARY"
+attr boot/config-6.8.0-49-generic "$KCONFIG"
+attr sys/module/nvidia_peermem/version 550.135
+tree h100-mode-none h100-m 'x'
+attr proc/driver/nvidia/version "$PROPRIETARY"
+attr boot/config-6.8.0-49-generic "$KCONFIG"

@@ -6,6 +6,15 @@
 #   * NCCL_NET_GDR_LEVEL moves the GPUDirect distance as NCCL reads it (SYS: every GPU OK; a value
 #     NCCL does not read: its default);
 #   * a snapshot of a root gives the same `topo` and gdr.path as the root; the live host's `topo` runs;
+#   * gdr.acs (text and JSON) equals its goldens on every root: ACS read from the bridges' config
+#     space, from a captured lspci -vvv, redirect bits on bare metal (WARN, with the setpci lines and
+#     the boot-time form of the kernel), in a virtual machine (OK), unprivileged config reads
+#     (UNKNOWN with the reason); the printed setpci lines, applied to the config files of a copy
+#     of the root, make gdr.acs pass there;
+#   * gdr.iommu: no IOMMU, translating domains (WARN with the kernel command-line fix), passthrough,
+#     a root that does not say (UNKNOWN);
+#   * gdr.mode: DMA-BUF, nvidia_peermem or none, NCCL_DMABUF_ENABLE and NCCL_NET_GDR_LEVEL as NCCL
+#     reads them, a root without /proc (UNKNOWN);
 #   * a host without GPUs (every scenario root of tests/scenarios/make.sh: no PCIe hierarchy) SKIPs.
 # Usage: tests/topo/run.sh [BUILD_DIR] [--update]     Ends with "N passed, N failed".
 set -uo pipefail
@@ -80,13 +89,117 @@ fi
 "$bin" topo extra > /dev/null 2> use.err; rc=$?
 [ $rc = 3 ] && grep -q "takes no operand" use.err && ok || bad "topo with an operand: exit $rc"
 
+# check_goldens CHECK KEY ROOT...: `check --only CHECK` of each ROOT, text and JSON, equal the goldens
+# ROOT.KEY.txt and ROOT.KEY.json, nothing on stderr, the exit status the summary's
+check_goldens() {
+	local c=$1 k=$2 r rc_text rc_json want
+	shift 2
+	for r in "$@"; do
+		"$bin" --root "$r" check --only "$c" > "$r.$k.txt" 2> "$r.err"; rc_text=$?
+		"$bin" --root "$r" check --only "$c" --format json > "$r.$k.json" 2>> "$r.err"; rc_json=$?
+		[ -s "$r.err" ] && bad "$r: $c stderr: $(head -3 "$r.err")"
+		golden "$r.$k.txt" "$r.$k.txt"
+		golden "$r.$k.json" "$r.$k.json"
+		want=$(jq -r '.summary.exit_code' "$r.$k.json")
+		[ "$rc_text" = "$want" ] && [ "$rc_json" = "$want" ] && ok || bad "$r: $c exit $rc_text/$rc_json, summary says $want"
+	done
+}
+# gdr.acs on every root: the goldens, the exit status, what each root must give
+check_goldens gdr.acs acs h100-pex890xx h100-nics-on-socket1 h100-nics-two-host-bridges h100-acs-redirect h100-acs-redirect-6.12 \
+	h100-acs-vm h100-acs-lspci h100-acs-unpriv
+# acs ROOT STATUS COUNT [JQ]: COUNT findings of ROOT have STATUS (and JQ)
+acs() { [ "$(jq "[.findings[] | select(.status == \"$2\") | select(${4:-true})] | length" "$1.acs.json")" = "$3" ]; }
+acs h100-pex890xx OK 8 '.evidence | any(.path | endswith("/config"))' && ok || bad "h100-pex890xx: gdr.acs not 8 OK from config space"
+acs h100-nics-on-socket1 SKIP 4 && acs h100-nics-on-socket1 OK 4 && ok || bad "h100-nics-on-socket1: gdr.acs not 4 SKIP (SYS) 4 OK"
+acs h100-acs-redirect WARN 8 '(.fix | any(startswith("setpci -s 0000:"))) and (.fix | any(contains("BIOS"))) and (.fix | all(contains("config_acs=0") | not))' &&
+	ok || bad "h100-acs-redirect: gdr.acs not 8 WARN with setpci and the BIOS setting"
+jq -e '[.findings[] | select(.subject == "0000:19:00.0")][0].fix[0:2] == ["setpci -s 0000:17:01.0 ECAP_ACS+0x6.w=0000   # as root; until the next boot",
+	"setpci -s 0000:17:02.0 ECAP_ACS+0x6.w=0000   # as root; until the next boot"]' h100-acs-redirect.acs.json > /dev/null && ok ||
+	bad "h100-acs-redirect: GPU 0000:19:00.0's setpci lines are not its two switch ports'"
+acs h100-acs-redirect-6.12 WARN 8 '.fix | any(contains("pci=config_acs=0000000@0000:"))' && ok || bad "h100-acs-redirect-6.12: no pci=config_acs= fix"
+acs h100-acs-vm OK 8 '.message | contains("virtual machine (/sys/class/dmi/id/sys_vendor QEMU)")' && ok || bad "h100-acs-vm: not 8 OK in a VM"
+acs h100-acs-lspci OK 8 '.evidence | any(.path | startswith("lspci -vvv"))' && ok || bad "h100-acs-lspci: not 8 OK from lspci -vvv"
+acs h100-acs-unpriv UNKNOWN 8 '.message | contains("only the first 64 bytes of its config space are readable")' && ok ||
+	bad "h100-acs-unpriv: not 8 UNKNOWN with the reason"
+# the fix: each printed setpci line, run with a setpci that writes the copy's config files, clears the redirect
+cp -a h100-acs-redirect acs-fixed
+setpci() { # -s BDF ECAP_ACS+0x6.w=HEX, on the copy: finds the ACS capability in the extended list
+	[ "$1" = -s ] && [ "${3%%=*}" = ECAP_ACS+0x6.w ] || return 1
+	local f=acs-fixed/sys/bus/pci/devices/$2/config pos=256 h v=$((16#${3#*=})) n=0
+	while h=$(od -An -tu4 -j $pos -N4 "$f" | tr -d ' ') && [ -n "$h" ] && [ "$h" != 0 ] && [ $n -lt 64 ]; do
+		if [ $((h & 0xffff)) = 13 ]; then
+			printf "$(printf '\\x%02x\\x%02x' $((v & 255)) $((v >> 8)))" | dd of="$f" bs=1 seek=$((pos + 6)) conv=notrunc status=none
+			return
+		fi
+		pos=$(((h >> 20) & 0xffc)) n=$((n + 1))
+	done
+	return 1
+}
+nset=0
+while read -r line; do
+	set -- $line
+	setpci "$2" "$3" "$4" && nset=$((nset + 1)) || bad "setpci did not apply: $line"
+done < <(jq -r '.findings[].fix[]? | select(startswith("setpci ")) | sub(" *#.*"; "")' h100-acs-redirect.acs.json | sort -u)
+"$bin" --root acs-fixed check --only gdr.acs --format json > acs-fixed.json; rc=$?
+[ $nset = 16 ] && [ $rc = 0 ] && jq -e 'all(.findings[]; .status == "OK")' acs-fixed.json > /dev/null && ok ||
+	bad "after the $nset setpci lines gdr.acs is not OK (exit $rc)"
+# a snapshot of a root with the lspci capture: the same gdr.acs
+if "$bin" --root h100-acs-lspci snapshot -o acs-snap.tar.gz > /dev/null 2> snap.err; then
+	"$bin" --root acs-snap.tar.gz check --only gdr.acs | tail -n +2 | cmp -s - <(tail -n +2 h100-acs-lspci.acs.txt) && ok ||
+		bad "gdr.acs of the snapshot differs"
+else
+	bad "snapshot of h100-acs-lspci: $(head -3 snap.err)"
+fi
+
+# gdr.iommu: no IOMMU on the roots without groups, DMA-FQ WARNs with the command-line fix, identity OK
+check_goldens gdr.iommu iommu h100-pex890xx h100-iommu-dma h100-iommu-pt
+ist() { jq -r "[.findings[] | select(.status == \"$2\") | select(${3:-true})] | length" "$1"; }
+[ "$(ist h100-pex890xx.iommu.json OK '.message | contains("no IOMMU translates")')" = 8 ] && ok || bad "h100-pex890xx: gdr.iommu not 8 OK without IOMMU"
+[ "$(ist h100-iommu-dma.iommu.json WARN '(.message | contains("DMA-FQ")) and (.fix | any(contains("iommu=pt")))
+	and (.fix | any(contains("GRUB_CMDLINE_LINUX"))) and (.fix | any(contains("/etc/kernel/cmdline")))')" = 8 ] && ok ||
+	bad "h100-iommu-dma: gdr.iommu not 8 WARN with the iommu=pt fix"
+[ "$(ist h100-iommu-pt.iommu.json OK '.message | contains("passes their DMA through")')" = 8 ] && ok || bad "h100-iommu-pt: gdr.iommu not 8 OK"
+# a root that does not say (no proc/sys/kernel, no sys/kernel/iommu_groups): UNKNOWN, never OK
+cp -a h100-pex890xx iommu-unsaid && rm -rf iommu-unsaid/proc
+"$bin" --root iommu-unsaid check --only gdr.iommu --format json > iommu-unsaid.json
+[ "$(ist iommu-unsaid.json UNKNOWN)" = 8 ] && ok || bad "a root without IOMMU state: gdr.iommu not UNKNOWN"
+
+# gdr.mode: one finding per root, DMA-BUF, nvidia_peermem or none, as NCCL's variables move it
+check_goldens gdr.mode mode h100-pex890xx h100-nics-on-socket1 h100-mode-dmabuf h100-mode-peermem h100-mode-none
+mode() { jq -r '[.findings[] | select(.check == "gdr.mode")] | if length == 1 then .[0].status + " " + .[0].message else "findings: \(length)" end' "$1"; }
+case "$(mode h100-mode-dmabuf.mode.json)" in "OK NCCL will use DMA-BUF, because the kernel 6.8.0-49-generic"*) ok ;;
+	*) bad "h100-mode-dmabuf: $(mode h100-mode-dmabuf.mode.json)" ;; esac
+case "$(mode h100-mode-peermem.mode.json)" in "OK NCCL will use nvidia_peermem, because /sys/module/nvidia_peermem/version exists and not DMA-BUF: the NVIDIA driver is the proprietary"*) ok ;;
+	*) bad "h100-mode-peermem: $(mode h100-mode-peermem.mode.json)" ;; esac
+case "$(mode h100-mode-none.mode.json)" in "WARN NCCL will use no GPUDirect RDMA, because not DMA-BUF: the NVIDIA driver is the proprietary"*) ok ;;
+	*) bad "h100-mode-none: $(mode h100-mode-none.mode.json)" ;; esac
+case "$(mode h100-pex890xx.mode.json)" in "WARN NCCL will use no GPUDirect RDMA, because not DMA-BUF: the NVIDIA kernel driver is not loaded"*) ok ;;
+	*) bad "h100-pex890xx: $(mode h100-pex890xx.mode.json)" ;; esac
+case "$(mode h100-nics-on-socket1.mode.json)" in *"4 of the 8 GPUs have no RDMA NIC within NCCL_NET_GDR_LEVEL (PXB)"*) ok ;;
+	*) bad "h100-nics-on-socket1: $(mode h100-nics-on-socket1.mode.json)" ;; esac
+NCCL_DMABUF_ENABLE=0 "$bin" --root h100-mode-dmabuf check --only gdr.mode --format json > env.json
+case "$(mode env.json)" in "WARN NCCL will use no GPUDirect RDMA, because not DMA-BUF: NCCL_DMABUF_ENABLE=0 turns it off"*) ok ;;
+	*) bad "NCCL_DMABUF_ENABLE=0: $(mode env.json)" ;; esac
+NCCL_DMABUF_ENABLE=yes "$bin" --root h100-mode-dmabuf check --only gdr.mode --format json > env.json
+case "$(mode env.json)" in "OK NCCL will use DMA-BUF"*) ok ;; *) bad "NCCL_DMABUF_ENABLE=yes (not a number NCCL reads): $(mode env.json)" ;; esac
+NCCL_NET_GDR_LEVEL=LOC "$bin" --root h100-mode-dmabuf check --only gdr.mode --format json > env.json
+case "$(mode env.json)" in "WARN NCCL will use no GPUDirect RDMA, because no GPU has an RDMA NIC within NCCL_NET_GDR_LEVEL (LOC)"*) ok ;;
+	*) bad "NCCL_NET_GDR_LEVEL=LOC: $(mode env.json)" ;; esac
+# a root without /proc: the driver cannot be told, never a false verdict
+cp -a h100-mode-none mode-unsaid && rm -rf mode-unsaid/proc
+"$bin" --root mode-unsaid check --only gdr.mode --format json > env.json
+case "$(mode env.json)" in "UNKNOWN NCCL will use DMA-BUF if this host supports it, which cannot be told"*) ok ;;
+	*) bad "a root without /proc: $(mode env.json)" ;; esac
+
 # hosts without a PCIe hierarchy or GPUs: SKIP, never a false finding
 "$top/tests/scenarios/make.sh" scen > /dev/null 2>&1 || bad "tests/scenarios/make.sh"
 n=0 skip=0
-for r in scen/*/; do
+for r in scen/*/ "$top"/examples/*/; do
 	n=$((n + 1))
-	"$bin" --root "$r" check --only gdr.path --format json | jq -e 'all(.findings[]; .status == "SKIP")' > /dev/null && skip=$((skip + 1))
+	"$bin" --root "$r" check --only gdr.path,gdr.acs,gdr.iommu,gdr.mode --format json > skip.json # (exit 3: all SKIP)
+	jq -e '(.findings | length) == 4 and all(.findings[]; .status == "SKIP")' skip.json > /dev/null && skip=$((skip + 1)) ||
+		echo "not SKIP: $r"
 done
-[ $n -gt 0 ] && [ $skip = $n ] && ok || bad "gdr.path did not SKIP on $((n - skip)) of $n scenario roots"
+[ $n -gt 0 ] && [ $skip = $n ] && ok || bad "the gdr.* checks did not SKIP on $((n - skip)) of $n scenario and example roots"
 
 ts_finalize

@@ -10,6 +10,7 @@
 #   * the live host without RDMA hardware, as nobody with a 64 KiB memlock limit: every check
 #     SKIPs, exit 3.
 #   * --output and snapshot -o as root into a directory nobody owns, holding nobody's links.
+#   * gdr.acs on the config bytes an unprivileged read of this machine's PCI config gives: UNKNOWN.
 # Usage: tests/unpriv/run.sh [BUILD_DIR]                 Ends with "N passed, N failed".
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -87,6 +88,28 @@ if [ "$(id -u)" = 0 ]; then
 	[ "$st" = SKIP ] && ok || bad "live without RDMA hardware as nobody: statuses $st, want only SKIP"
 	jq -e '.findings[] | select(.check == "memlock.limit") | .status == "SKIP"' live-nohw.json > /dev/null && ok ||
 		bad "live without RDMA hardware as nobody: memlock.limit is not SKIP"
+fi
+# gdr.acs: this machine's kernel gives an unprivileged reader of a PCI function's config space only
+# its first 64 bytes (no extended capabilities).  Those bytes, read as nobody (or as the caller when
+# not root), as the config of the bridges of a GPU server's tree (tests/topo/make.sh): every GPU's
+# ACS is UNKNOWN with that reason, never OK.
+pcifn=$(ls /sys/bus/pci/devices 2> /dev/null | head -1)
+if [ -n "$pcifn" ] && { [ "$(id -u)" != 0 ] || command -v setpriv > /dev/null; }; then
+	as_nobody cat "/sys/bus/pci/devices/$pcifn/config" > unpriv-config
+	len=$(stat -c %s unpriv-config)
+	[ "$len" = 64 ] && ok || bad "an unprivileged read of /sys/bus/pci/devices/$pcifn/config gave $len bytes, not 64"
+	"$top/tests/topo/make.sh" topo > /dev/null || bad "tests/topo/make.sh"
+	find topo/h100-pex890xx/sys/devices -name config -exec cp unpriv-config {} \;
+	chmod -R a+rX topo
+	as_nobody ./rdma-doctor --root topo/h100-pex890xx check --only gdr.acs --format json > acs-unpriv.json; rc=$?
+	jq -e --arg n "$len" '(.findings | length) == 8 and all(.findings[]; .status == "UNKNOWN" and
+		(.message | contains("only the first " + $n + " bytes of its config space are readable (the extended capabilities need root)")))' \
+		acs-unpriv.json > /dev/null && [ $rc = 3 ] && ok || bad "gdr.acs on unprivileged config reads: exit $rc, $(jq -c '[.findings[].status]' acs-unpriv.json)"
+	if [ "$(id -u)" = 0 ]; then
+		# as root the same file is the whole config space: more than 64 bytes
+		[ "$(stat -c %s "/sys/bus/pci/devices/$pcifn/config")" -gt 64 ] && [ "$(head -c 4096 "/sys/bus/pci/devices/$pcifn/config" | wc -c)" -gt 64 ] &&
+			ok || bad "as root /sys/bus/pci/devices/$pcifn/config is 64 bytes too"
+	fi
 fi
 # --output as root into a directory another user owns: no link placed there is followed unsafely
 # (a link owned by a user other than root may lead only into what that user owns), and the new

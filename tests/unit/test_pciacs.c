@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/* PCIe ACS (model/pciacs.h): the control register from config-space bytes (the extended
+ * capability list, short reads, loops) and from lspci -vvv's real lines (leptonai/gpud's capture
+ * of an 8x H100 host, pkg/pci/testdata/lspci-vvv), the virtual-machine test, and the kernel
+ * config values gdr.mode reads (model/pcitopo.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "model/pciacs.h"
+#include "model/pcitopo.h"
+
+static void put32(unsigned char *b, unsigned off, unsigned v)
+{
+	for (int i = 0; i < 4; i++)
+		b[off + i] = (unsigned char)(v >> (8 * i));
+}
+
+RD_TEST(acs_config_walks_the_extended_list)
+{
+	static unsigned char b[4096];
+	memset(b, 0, sizeof b);
+	struct rd_acs a;
+	/* AER at 0x100 (v2), then ACS at 0x170 with the control of the gpud host's PMC-Sierra ports */
+	put32(b, 0x100, 0x0001 | 2 << 16 | 0x170u << 20);
+	put32(b, 0x170, 0x000d | 1 << 16);
+	b[0x174] = 0x5f;
+	b[0x176] = 0x1d;
+	rd_acs_from_config(b, sizeof b, &a);
+	CHECK_INT(a.state, RD_ACS_READ);
+	CHECK_INT(a.pos, 0x170);
+	CHECK_INT(a.ctl, RD_ACS_SV | RD_ACS_RR | RD_ACS_CR | RD_ACS_UF);
+	char t[128];
+	CHECK_STR(rd_acs_ctl_text(a.ctl, t, sizeof t),
+		  "SrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans-");
+	/* what an unprivileged read returns: the standard header only */
+	rd_acs_from_config(b, 64, &a);
+	CHECK_INT(a.state, RD_ACS_UNKNOWN);
+	CHECK(strstr(a.why, "first 64 bytes") && strstr(a.why, "root"));
+	rd_acs_from_config(b, 256, &a);
+	CHECK_INT(a.state, RD_ACS_UNKNOWN);
+	/* the list ends without ACS */
+	put32(b, 0x170, 0x0003 | 1 << 16);
+	rd_acs_from_config(b, sizeof b, &a);
+	CHECK_INT(a.state, RD_ACS_ABSENT);
+	/* no extended capability at all, or a function that answers all ones */
+	put32(b, 0x100, 0);
+	rd_acs_from_config(b, sizeof b, &a);
+	CHECK_INT(a.state, RD_ACS_ABSENT);
+	put32(b, 0x100, 0xffffffffu);
+	rd_acs_from_config(b, sizeof b, &a);
+	CHECK_INT(a.state, RD_ACS_ABSENT);
+	/* a loop, a pointer into the standard header, a capability cut by the read */
+	put32(b, 0x100, 0x0001 | 0x100u << 20);
+	rd_acs_from_config(b, sizeof b, &a);
+	CHECK_INT(a.state, RD_ACS_UNKNOWN);
+	CHECK(strstr(a.why, "loops"));
+	put32(b, 0x100, 0x0001 | 0x040u << 20);
+	rd_acs_from_config(b, sizeof b, &a);
+	CHECK_INT(a.state, RD_ACS_UNKNOWN);
+	put32(b, 0x100, 0x000d | 1 << 16);
+	rd_acs_from_config(b, 0x106, &a);
+	CHECK_INT(a.state, RD_ACS_UNKNOWN);
+	rd_acs_from_config(b, 0x108, &a);
+	CHECK_INT(a.state, RD_ACS_READ);
+	CHECK_INT(a.pos, 0x100);
+}
+
+/* lines of the capture, verbatim (tabs as lspci prints them) */
+static const char lspci[] =
+	"16:00.0 PCI bridge: Broadcom / LSI PEX890xx PCIe Gen 5 Switch (rev b0) (prog-if 00 [Normal decode])\n"
+	"\tCapabilities: [40] Power Management version 3\n"
+	"\tCapabilities: [100 v1] Device Serial Number 00-80-5e-dc-5f-09-56-18\n"
+	"\n"
+	"17:01.0 PCI bridge: Broadcom / LSI PEX890xx PCIe Gen 5 Switch (rev b0) (prog-if 00 [Normal decode])\n"
+	"\tCapabilities: [100 v1] Advanced Error Reporting\n"
+	"\t\tUESta:\tDLP- SDES- TLP- FCP- CmpltTO- CmpltAbrt- UnxCmplt- RxOF- MalfTLP- ECRC- UnsupReq- ACSViol-\n"
+	"\tCapabilities: [170 v1] Access Control Services\n"
+	"\t\tACSCap:\tSrcValid+ TransBlk+ ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl+ DirectTrans+\n"
+	"\t\tACSCtl:\tSrcValid- TransBlk- ReqRedir- CmpltRedir- UpstreamFwd- EgressCtrl- DirectTrans-\n"
+	"\n"
+	"0000:82:00.0 PCI bridge: PMC-Sierra Inc. Device 4128 (prog-if 00 [Normal decode])\n"
+	"\tCapabilities: [1cc v1] Access Control Services\n"
+	"\t\tACSCap:\tSrcValid+ TransBlk+ ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl+ DirectTrans+\n"
+	"\t\tACSCtl:\tSrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans-\n"
+	"\n"
+	"0000:97:01.0 PCI bridge: Intel Corporation Device 352a (rev 04) (prog-if 00 [Normal decode])\n"
+	"\tCapabilities: <access denied>\n"
+	"\n"
+	"0000:98:00.0 PCI bridge: Broadcom / LSI PEX890xx PCIe Gen 5 Switch (rev b0) (prog-if 00 [Normal decode])\n"
+	"\tCapabilities: [170 v1] Access Control Services\n"
+	"\t\tACSCtl:\tSrcValid- TransBlk- ReqRedir+\n"
+	"99:01.0 PCI bridge: Broadcom / LSI PEX890xx PCIe Gen 5 Switch (rev b0) (prog-if 00 [Normal decode])\n";
+
+RD_TEST(acs_lspci_reads_the_acsctl_line)
+{
+	struct rd_acs a;
+	size_t n = strlen(lspci);
+	rd_acs_from_lspci(lspci, n, "0000:17:01.0", &a);
+	CHECK_INT(a.state, RD_ACS_READ);
+	CHECK_INT(a.ctl, 0);
+	CHECK_STR(a.from, "lspci -vvv");
+	rd_acs_from_lspci(lspci, n, "0000:82:00.0", &a); /* lspci -D */
+	CHECK_INT(a.state, RD_ACS_READ);
+	CHECK_INT(a.ctl, RD_ACS_SV | RD_ACS_RR | RD_ACS_CR | RD_ACS_UF);
+	/* an upstream port without ACS; lspci run unprivileged; not in the capture; a cut line */
+	rd_acs_from_lspci(lspci, n, "0000:16:00.0", &a);
+	CHECK_INT(a.state, RD_ACS_ABSENT);
+	rd_acs_from_lspci(lspci, n, "0000:97:01.0", &a);
+	CHECK_INT(a.state, RD_ACS_UNKNOWN);
+	CHECK(strstr(a.why, "not run as root"));
+	rd_acs_from_lspci(lspci, n, "0000:5b:01.0", &a);
+	CHECK_INT(a.state, RD_ACS_UNKNOWN);
+	CHECK(strstr(a.why, "not in the captured"));
+	rd_acs_from_lspci(lspci, n, "0000:98:00.0", &a);
+	CHECK_INT(a.state, RD_ACS_UNKNOWN);
+	/* a section of another domain is not domain 0000's; a section without capabilities */
+	rd_acs_from_lspci(lspci, n, "0001:17:01.0", &a);
+	CHECK_INT(a.state, RD_ACS_UNKNOWN);
+	rd_acs_from_lspci(lspci, n, "0000:99:01.0", &a);
+	CHECK_INT(a.state, RD_ACS_UNKNOWN);
+	/* the text ends inside the line: never read past len */
+	const char *cut = strstr(lspci, "ReqRedir- CmpltRedir- UpstreamFwd-");
+	rd_acs_from_lspci(lspci, (size_t)(cut - lspci) + 4, "0000:17:01.0", &a);
+	CHECK_INT(a.state, RD_ACS_UNKNOWN);
+}
+
+RD_TEST(acs_guest_is_told_by_the_cpu_flag_or_the_vendor)
+{
+	static const char host[] = "processor\t: 0\nvendor_id\t: GenuineIntel\nflags\t\t: fpu vme de pse tsc msr "
+				   "hypervisorx lahf_lm\n\nprocessor\t: 1\nflags\t\t: fpu hypervisor\n";
+	static const char vm[] = "processor\t: 0\nflags\t\t: fpu vme ss syscall nx pdpe1gb rdtscp lm constant_tsc "
+				 "rep_good nopl xtopology cpuid tsc_known_freq pni pclmulqdq hypervisor lahf_lm\n";
+	CHECK(!rd_cpuinfo_hypervisor(host, strlen(host))); /* only the first processor's flags */
+	CHECK(rd_cpuinfo_hypervisor(vm, strlen(vm)));
+	CHECK(!rd_cpuinfo_hypervisor(vm, 20));
+	CHECK(rd_guest_vendor("QEMU"));
+	CHECK(rd_guest_vendor("VMware, Inc."));
+	CHECK(!rd_guest_vendor("Dell Inc."));
+	CHECK(!rd_guest_vendor("Amazon EC2")); /* its metal instances too: told by the flag */
+	CHECK(!rd_guest_vendor(NULL));
+}
+
+RD_TEST(kconfig_value_reads_set_unset_and_absent)
+{
+	static const char c[] = "CONFIG_DMA_SHARED_BUFFER_X=n\nCONFIG_DMA_SHARED_BUFFER=y\n# CONFIG_PCI_P2PDMA is not set\n"
+				"CONFIG_DMABUF_HEAPS=m";
+	char v[4];
+	rd_kconfig_value(c, strlen(c), "CONFIG_DMA_SHARED_BUFFER", v);
+	CHECK_STR(v, "y");
+	rd_kconfig_value(c, strlen(c), "CONFIG_PCI_P2PDMA", v);
+	CHECK_STR(v, "n");
+	rd_kconfig_value(c, strlen(c), "CONFIG_DMABUF_HEAPS", v);
+	CHECK_STR(v, "m");
+	rd_kconfig_value(c, strlen(c), "CONFIG_PCI", v);
+	CHECK_STR(v, "");
+	rd_kconfig_value(c, strlen(c) - 1, "CONFIG_DMABUF_HEAPS", v); /* "=" at the end of the text */
+	CHECK_STR(v, "");
+}
