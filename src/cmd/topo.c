@@ -8,31 +8,8 @@
 
 int rd_cmd_topo(struct rd_ctx *ctx, int argc, char **argv)
 {
-	static const struct option longopts[] = {RD_LONGOPT_FORMAT, RD_LONGOPT_HELP, {NULL, 0, NULL, 0}};
-	struct rd_getopt g = {.argc = argc, .argv = argv, .shortopts = "f:j", .longopts = longopts};
 	bool json = false;
-	int rc = -1;
-	for (int c; rc < 0 && (c = rd_getopt(ctx, &g)) != RD_OPT_END;) {
-		switch (c) {
-		case 'f':
-			if (rd_opt_format(ctx, argv[0], optarg, &json) < 0)
-				rc = RD_EXIT_USAGE;
-			break;
-		case 'j':
-			json = true;
-			break;
-		case RD_OPT_HELP:
-			rc = 0;
-			break;
-		case RD_OPT_OPERAND:
-			rc = rd_usage_error(ctx, argv[0], "takes no operand, not '%s'", optarg);
-			break;
-		default:
-			rc = RD_EXIT_USAGE;
-		}
-	}
-	if (rc < 0 && optind < argc)
-		rc = rd_usage_error(ctx, argv[0], "takes no operand, not '%s'", argv[optind]);
+	int rc = rd_format_only_opts(ctx, argc, argv, &json);
 	if (rc >= 0)
 		return rc;
 	struct rd_loaded l;

@@ -87,7 +87,7 @@ fi
 "$bin" topo --format json | jq -e '.schema == "rdma-doctor/topo/v1"' > /dev/null && ok || bad "live topo --format json"
 # usage errors
 "$bin" topo extra > /dev/null 2> use.err; rc=$?
-[ $rc = 3 ] && grep -q "takes no operand" use.err && ok || bad "topo with an operand: exit $rc"
+[ $rc = 3 ] && grep -q "unexpected argument .extra." use.err && ok || bad "topo with an operand: exit $rc"
 
 # check_goldens CHECK KEY ROOT...: `check --only CHECK` of each ROOT, text and JSON, equal the goldens
 # ROOT.KEY.txt and ROOT.KEY.json, nothing on stderr, the exit status the summary's
