@@ -9,11 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <yajl/yajl_parse.h>
 
 #include "fleet/hostlist.h"
 #include "util/map.h"
-#include "util/dl.h"
+#include "util/yajl.h"
 #include "util/util.h"
 
 enum rd_fleet_status rd_fleet_status_parse(const char *s)
@@ -535,49 +534,15 @@ static const yajl_callbacks callbacks = {
 	.yajl_end_array = cb_end_array,
 };
 
-/* yajl (Debian libyajl2) is loaded on the first report read (util/dl.h): no other command maps it.
- * Each member has exactly the type <yajl/yajl_parse.h> declares. */
-#define RD_YAJL_MEMBERS(X) X(alloc) X(config) X(parse) X(complete_parse) X(get_error) X(free_error) X(free)
-static struct {
-#define RD_YAJL_MEMBER(name) __typeof__(&yajl_##name) name;
-	RD_YAJL_MEMBERS(RD_YAJL_MEMBER)
-#undef RD_YAJL_MEMBER
-} yajl;
-static int yajl_state; /* 0: not tried, 1: loaded, -1: failed */
+/* yajl, loaded on the first report read (util/yajl.h) */
+static const struct rd_yajl *yj;
 static char yajl_failed[512];
 
 static bool yajl_load(void)
 {
-	if (yajl_state == 0) {
-		static const char *const names[] = {
-#define RD_YAJL_NAME(name) "yajl_" #name,
-			RD_YAJL_MEMBERS(RD_YAJL_NAME)
-#undef RD_YAJL_NAME
-		};
-		void *syms[sizeof names / sizeof names[0]];
-		yajl_state = rd_dl_load("libyajl.so.2", "libyajl2", "yajl 2 needed", names, syms, sizeof names / sizeof names[0],
-					yajl_failed, sizeof yajl_failed) == 0 ? 1 : -1;
-		size_t i = 0;
-		/* POSIX: object and function pointers convert */
-#define RD_YAJL_SET(name) memcpy(&yajl.name, &syms[i++], sizeof syms[0]);
-		if (yajl_state > 0) {
-			RD_YAJL_MEMBERS(RD_YAJL_SET)
-		}
-#undef RD_YAJL_SET
-	}
-	return yajl_state > 0;
-}
-
-/* yajl's message without its trailing newline and the pointer lines */
-static void yajl_reason(yajl_handle h, const char *what, char *err, size_t errlen)
-{
-	unsigned char *m = yajl.get_error(h, 0, NULL, 0);
-	char *s = (char *)m;
-	size_t n = s ? strcspn(s, "\n") : 0;
-	while (n && s[n - 1] == ' ')
-		n--;
-	rd_set_err(err, errlen, "%s (%.*s)", what, (int)n, s ? s : "");
-	yajl.free_error(h, m);
+	if (!yj)
+		yj = rd_yajl_get(yajl_failed, sizeof yajl_failed);
+	return yj != NULL;
 }
 
 static struct owner *parser_new(struct rd_fleet_input *in)
@@ -586,10 +551,10 @@ static struct owner *parser_new(struct rd_fleet_input *in)
 		return NULL;
 	struct owner *o = rd_xcalloc(1, sizeof *o);
 	o->in = in;
-	o->p.h = yajl.alloc(&callbacks, NULL, o);
+	o->p.h = yj->alloc(&callbacks, NULL, o);
 	if (!o->p.h)
 		abort();
-	yajl.config(o->p.h, yajl_allow_multiple_values, 1);
+	yj->config(o->p.h, yajl_allow_multiple_values, 1);
 	return o;
 }
 
@@ -597,7 +562,7 @@ static void parser_free(struct owner *o)
 {
 	if (!o)
 		return;
-	yajl.free(o->p.h);
+	yj->free(o->p.h);
 	report_clear(&o->p.rep);
 	free(o->p.ev_path);
 	free(o->p.ev_value);
@@ -614,10 +579,10 @@ static int parser_feed(struct parser *p, const char *data, size_t len)
 		size_t n = len - at < (1u << 20) ? len - at : (1u << 20); /* yajl rescans a token cut across calls: few, large calls */
 		if (!p->in_report)
 			p->report_bytes = 0;
-		yajl_status st = yajl.parse(p->h, (const unsigned char *)data + at, n);
+		yajl_status st = yj->parse(p->h, (const unsigned char *)data + at, n);
 		if (st != yajl_status_ok) {
 			if (!p->err[0])
-				yajl_reason(p->h, p->nreports ? "not JSON after the last complete report" : "not JSON", p->err,
+				rd_yajl_reason(yj, p->h, p->nreports ? "not JSON after the last complete report" : "not JSON", p->err,
 					    sizeof p->err);
 			return -1;
 		}
@@ -635,14 +600,14 @@ static int parser_end(struct parser *p)
 	if (p->err[0])
 		return -1;
 	bool inside = p->in_report || p->depth > 0;
-	yajl_status st = yajl.complete_parse(p->h);
+	yajl_status st = yj->complete_parse(p->h);
 	if (inside) {
 		rd_set_err(p->err, sizeof p->err, "truncated: the input ends inside a report");
 		return -1;
 	}
 	if (st != yajl_status_ok) {
 		if (!p->err[0])
-			yajl_reason(p->h, "not JSON", p->err, sizeof p->err);
+			rd_yajl_reason(yj, p->h, "not JSON", p->err, sizeof p->err);
 		return -1;
 	}
 	return 0;
