@@ -253,6 +253,8 @@ sec "CLI golden tests" cpu - "$G" tests/cli/run.sh build
 sec "CLI shell tests (outputs, terminals, locales, hostile bytes, strace --root)" cpu - "$G" tests/cli/shell.sh build
 sec "check scenarios" cpu - "$G" tests/scenarios/run.sh build
 sec "verdict audit: no two findings contradict each other" cpu - "$G" tests/audit/run.sh build
+sec "pairs: rounds, judgement and the next round on a stand-in network, bad input" cpu - "$G" tests/pairs/run.sh build
+sec "pairs (ASan+UBSan)" cpu - "$A" tests/pairs/run.sh build-asan
 sec "GPU <-> NIC topology: topo and the gdr.* checks on real GPU servers' trees" cpu - "$G" tests/topo/run.sh build
 sec "GPU <-> NIC topology (ASan+UBSan)" cpu - "$A" tests/topo/run.sh build-asan
 # (no ASan pass of the audit: its rules judge the JSON report, the same from both builds, and the

@@ -108,6 +108,24 @@ const struct rd_cmd rd_cmds[] = {
 	 "host's, dated in the future, several for one host), an UNKNOWN node, a usage error, output that\n"
 	 "cannot be written; 1 drift (firmware or stack differing within a board_id, MTU differing across\n"
 	 "RoCE ports) or a WARN; 0 uniform and healthy"},
+	{"pairs", rd_cmd_pairs, "--nodes HOSTLIST --plan [--rounds N] [--order ring|random|rack] [--topology FILE] | --results FILE...",
+	 "pairwise RDMA tests between hosts: plan rounds of disjoint pairs, or judge measured rounds (the\n"
+	 "            node slow against every partner, the pair slow only together) and plan the next",
+	 "      --nodes HOSTLIST    the nodes (Slurm syntax: node[001-128]); with --results, default: theirs\n"
+	 "      --plan              print the rounds (with --results: the next round) instead of a judgement\n"
+	 "      --rounds N          rounds to plan (default 1; at most one fewer than the nodes): no pair twice\n"
+	 "      --order ring|random|rack  round 1 pairs neighbours in the given order (ring, the default),\n"
+	 "                          a shuffled order (random, with --seed N, default 1), or nodes of\n"
+	 "                          different racks (rack: the default with --topology)\n"
+	 "      --topology FILE     Slurm's topology.conf: each switch line with Nodes= is a rack\n"
+	 "      --results FILE      rdma-doctor/pair/v1 documents (one per measured pair; - reads standard\n"
+	 "                          input); may be given several times\n" FORMAT_OPT HELP_OPT
+	 "  A sample is slow when it is 4 scaled MADs below the run's median and under 80 % of it; a\n"
+	 "  node's rail slow against 3 distinct partners and fast against none is bad (FAIL), a pair\n"
+	 "  slow 3 times while both ends are fast with others is a bad link or path (WARN).\n",
+	 "0 no finding and nothing left to measure; 1 a slow link, a run below line rate, or nodes still\n"
+	 "suspect (the next round settles them); 2 a node is bad; 3 a usage error or results that cannot\n"
+	 "be read"},
 	{"watch", rd_cmd_watch, "[--policy FILE] [--output FILE] [--interval SECONDS] [--state-dir DIR]",
 	 "keep checking: listen to the kernel log, netdev link changes and device events, re-run the\n"
 	 "            checks each concerns, rewrite the Prometheus textfile; one line per change of a finding",
@@ -132,8 +150,10 @@ static const char exit_table[] =
 	"  0  success; check: OK; explain: nothing known, or every cause ruled out; probe: PASS;\n"
 	"     npd: OK or WARN; fleet: every expected node reported, uniform and healthy\n"
 	"  1  check: WARN; explain: a cause is confirmed; fix: a change could not be made; slurm: scontrol\n"
-	"     missing or failed; npd: FAIL; fleet: drift or a WARN, every expected node reporting\n"
-	"  2  check: FAIL; probe: FAIL; snapshot: the snapshot could not be written; fleet: a node FAILs\n"
+	"     missing or failed; npd: FAIL; fleet: drift or a WARN, every expected node reporting;\n"
+	"     pairs: a slow link, a run below line rate, nodes still suspect\n"
+	"  2  check: FAIL; probe: FAIL; snapshot: the snapshot could not be written; fleet: a node FAILs;\n"
+	"     pairs: a node is bad\n"
 	"  3  check: UNKNOWN (a check could not tell, or no RDMA hardware); explain: a cause cannot be told;\n"
 	"     npd: UNKNOWN; fleet: an expected node missing, stale, unreadable or untrusted reports;\n"
 	"     and for every command: a usage error, a root, policy or input file that cannot be read, or\n"

@@ -90,6 +90,8 @@ struct rd_pairs {
 int rd_pairs_set_nodes(struct rd_pairs *p, const char *hostlist, char *err, size_t errlen);
 /* The index of a node, or -1. */
 long rd_pairs_node(const struct rd_pairs *p, const char *name);
+/* The index of a node, added at the end when it is not there yet. */
+size_t rd_pairs_add_node(struct rd_pairs *p, const char *name);
 /* Reads the racks from a Slurm topology.conf text: each switch line with Nodes= is a rack of the
  * nodes it lists (the switches that list Switches= are not racks).  0, or -EINVAL naming the line. */
 int rd_pairs_set_topology(struct rd_pairs *p, const char *text, char *err, size_t errlen);

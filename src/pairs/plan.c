@@ -15,6 +15,18 @@ long rd_pairs_node(const struct rd_pairs *p, const char *name)
 	return s ? (long)s->val.ix - 1 : -1;
 }
 
+size_t rd_pairs_add_node(struct rd_pairs *p, const char *name)
+{
+	bool isnew = false;
+	struct rd_map_slot *s = rd_map_put(&p->index, name, strlen(name), &isnew);
+	if (isnew) {
+		s->val.ix = p->nodes.n + 1;
+		rd_strv_push(&p->nodes, name);
+		rd_strv_push(&p->racks, "");
+	}
+	return s->val.ix - 1;
+}
+
 int rd_pairs_set_nodes(struct rd_pairs *p, const char *hostlist, char *err, size_t errlen)
 {
 	unsigned long long count = 0;
@@ -29,15 +41,8 @@ int rd_pairs_set_nodes(struct rd_pairs *p, const char *hostlist, char *err, size
 		rd_strv_free(&names);
 		return -EINVAL;
 	}
-	for (size_t i = 0; i < names.n; i++) {
-		bool isnew = false;
-		struct rd_map_slot *s = rd_map_put(&p->index, names.v[i], strlen(names.v[i]), &isnew);
-		if (!isnew)
-			continue;
-		s->val.ix = p->nodes.n + 1;
-		rd_strv_push(&p->nodes, names.v[i]);
-		rd_strv_push(&p->racks, "");
-	}
+	for (size_t i = 0; i < names.n; i++)
+		rd_pairs_add_node(p, names.v[i]);
 	rd_strv_free(&names);
 	if (p->nodes.n < 2) {
 		rd_set_err(err, errlen, "%zu node%s: a pair needs two", p->nodes.n, p->nodes.n == 1 ? "" : "s");

@@ -85,6 +85,10 @@ seed fuzz_fleet "$roots/fleet-pdsh.txt" "$roots/fleet-clush-b.txt"
 "$top/tests/topo/make.sh" "$roots/topo" > /dev/null 2>&1
 seed fuzz_acs "$top/tests/topo/lspci-vvv" "$roots"/topo/h100-acs-redirect/sys/bus/pci/devices/0000:17:0[12].0/config \
 	"$roots"/topo/h100-pex890xx/sys/bus/pci/devices/0000:15:01.0/config "$roots"/topo/h100-acs-unpriv/sys/bus/pci/devices/0000:16:00.0/config
+# pairs: results as the pair steps print them (first byte even), a Slurm topology.conf (odd)
+{ printf '\0'; cat "$top/tests/pairs/results-8.json"; } > "$roots/pairs-results"
+{ printf '\1'; printf 'SwitchName=leaf1 Nodes=h[01-10]\nSwitchName=leaf2 Nodes=h[11-20],n[1-9]\nSwitchName=spine Switches=leaf[1-2]\n'; } > "$roots/pairs-topology"
+seed fuzz_pairs "$roots/pairs-results" "$roots/pairs-topology"
 for t in "$out"/fuzz_*; do
 	[ -x "$t" ] || continue
 	n=$(basename "$t")
