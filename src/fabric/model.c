@@ -102,10 +102,12 @@ void rd_fabric_finish(struct rd_fabric *f)
 				break;
 			}
 	}
-	/* each cable once: the lower end first, duplicates (seen from both ends) dropped */
+	/* each cable once, duplicates (seen from both ends) dropped */
 	for (size_t i = 0; i < f->nlinks; i++) {
 		struct rd_fab_link *l = &f->links[i];
-		if (l->has_peer && end_cmp(&l->b, &l->a) < 0) {
+		/* a switch's end first (the side iblinkinfo prints on the left), then by GUID and port */
+		int ra = l->a.kind != RD_FAB_SW, rb = l->b.kind != RD_FAB_SW;
+		if (l->has_peer && (rb < ra || (rb == ra && end_cmp(&l->b, &l->a) < 0))) {
 			struct rd_fab_end t = l->a;
 			l->a = l->b;
 			l->b = t;
