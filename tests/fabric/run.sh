@@ -91,6 +91,7 @@ mknet() {
 
 # start_sim NETFILE: ibsim on it, ready (it says so in its log)
 start_sim() {
+	: > "$1.sim.log"
 	ibsim -n -s "$1" > "$1.sim.log" 2>&1 &
 	sim_pid=$!
 	for _ in $(seq 100); do grep -q "simulator ready" "$1.sim.log" && return 0; sleep 0.1; done
@@ -158,20 +159,28 @@ jq -e '.schema == "rdma-doctor/fabric/v1" and .summary.switches == 4 and .summar
 jq -e '.schema == "rdma-doctor/fabric-ref/v1" and (.links | length) == 14' base.ref > /dev/null && ok || bad "base.ref"
 jq -e '[.findings[] | select(.check == "fabric.link.capability")] | length == 2' base.json > /dev/null &&
 	ok || bad "base: one capability note per tier"
-# the same outputs captured into a directory
-mkdir cap-base
-for c in "iblinkinfo-switches-only-l iblinkinfo --switches-only -l" "ibnetdiscover-p ibnetdiscover -p" "sminfo sminfo"; do
-	set -- $c
-	n=$1
-	shift
-	timeout 30 ibsim-run "$@" > "cap-base/$n" 2> /dev/null
-done
+# capture DIR: the real tools' outputs into DIR, by the names `fabric DIR` reads
+capture() {
+	mkdir "$1"
+	local c n
+	for c in "iblinkinfo-switches-only-l iblinkinfo --switches-only -l" "ibnetdiscover-p ibnetdiscover -p" "sminfo sminfo"; do
+		set -- "$1" $c
+		n=$2
+		timeout 30 ibsim-run "${@:3}" > "$1/$n" 2> /dev/null
+	done
+}
+# same_as_dir NAME DIR: `fabric DIR` gives NAME's findings and summary
+same_as_dir() {
+	"$bin" fabric "$2" --format json "${@:3}" > "$2.json" 2> /dev/null
+	if diff <(jq -c '[.findings[] | [.check, .status, .subject]], .summary' "$1.json") \
+		<(jq -c '[.findings[] | [.check, .status, .subject]], .summary' "$2.json") > /dev/null; then
+		ok; else bad "fabric $2 differs from the live run $1"; fi
+}
+capture cap-base
 "$bin" fabric cap-base --format json > capbase.json 2> capbase.err
 rc_capbase=$?
 expect_rc capbase 0
-if diff <(jq -c '[.findings[] | [.check, .status, .subject]], .summary' base.json) \
-	<(jq -c '[.findings[] | [.check, .status, .subject]], .summary' capbase.json) > /dev/null; then
-	ok; else bad "fabric DIR differs from the live run"; fi
+same_as_dir base cap-base --expect 'node[01-06]'
 "$bin" fabric cap-base > capbase.txt 2>&1
 grep -q "^Fabric (cap-base): 4 switches, 6 CA ports on 6 hosts, 14 links (14 Active)" capbase.txt &&
 	grep -q "^Status: OK" capbase.txt && ok || bad "fabric DIR text: $(head -3 capbase.txt)"
@@ -186,6 +195,8 @@ expect_findings w1 "WARN fabric.link.degraded leaf1[6] - spine1[2]"
 expect_rc w1 1
 jq -e '.findings[] | select(.check == "fabric.link.degraded") | .message | test("1X 2.5 Gbps") and test("7 of its 7 sibling links")' \
 	w1.json > /dev/null && ok || bad "w1: the degraded link's message: $(jq -r '.findings[0].message' w1.json)"
+capture cap-w1
+same_as_dir w1 cap-w1
 stop_sm
 stop_sim
 
