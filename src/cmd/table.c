@@ -146,12 +146,16 @@ const struct rd_cmd rd_cmds[] = {
 static const char exit_table[] =
 	"Exit status (every command but ibstat and ibstatus, which exit as rdma-core's do):\n"
 	"  0  success; check: OK; explain: nothing known, or every cause ruled out; probe: PASS;\n"
-	"     npd: OK or WARN; fleet: every expected node reported, uniform and healthy\n"
+	"     npd: OK or WARN; fleet: every expected node reported, uniform and healthy; fabric: no finding\n"
+	"     above OK\n"
 	"  1  check: WARN; explain: a cause is confirmed; fix: a change could not be made; slurm: scontrol\n"
-	"     missing or failed; npd: FAIL; fleet: drift or a WARN, every expected node reporting\n"
-	"  2  check: FAIL; probe: FAIL; snapshot: the snapshot could not be written; fleet: a node FAILs\n"
+	"     missing or failed; npd: FAIL; fleet: drift or a WARN, every expected node reporting;\n"
+	"     fabric: a WARN\n"
+	"  2  check: FAIL; probe: FAIL; snapshot: the snapshot could not be written; fleet: a node FAILs;\n"
+	"     fabric: a FAIL\n"
 	"  3  check: UNKNOWN (a check could not tell, or no RDMA hardware); explain: a cause cannot be told;\n"
 	"     npd: UNKNOWN; fleet: an expected node missing, stale, unreadable or untrusted reports;\n"
+	"     fabric: the fabric could not be read;\n"
 	"     and for every command: a usage error, a root, policy or input file that cannot be read, or\n"
 	"     output that cannot be written\n";
 
