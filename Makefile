@@ -52,7 +52,7 @@ endif
 endif
 LDLIBS += -lm  # link.counters rounds its budgets (ceil)
 
-LIB_SRC  = $(sort $(wildcard src/util/*.c src/source/*.c src/model/*.c src/render/*.c src/checks/*.c src/fix/*.c src/explain/*.c src/probe/*.c src/fleet/*.c src/pairs/*.c src/run/*.c src/cmd/*.c))
+LIB_SRC  = $(sort $(wildcard src/util/*.c src/source/*.c src/model/*.c src/render/*.c src/checks/*.c src/fix/*.c src/explain/*.c src/probe/*.c src/fleet/*.c src/fabric/*.c src/pairs/*.c src/run/*.c src/cmd/*.c))
 MAIN_SRC = src/main.c
 UNIT_SRC = $(sort $(wildcard tests/unit/test_*.c))
 

@@ -22,6 +22,7 @@ need_cmds+=(promtool prometheus-node-exporter curl timeout) # tests/prometheus, 
 need_cmds+=(mandoc man systemd-analyze dpkg-buildpackage dh lintian bash-completion) # tests/install
 need_cmds+=(rpm rpmbuild librpm-dev db5.3_load sqlite3) # tests/rpm (real rpm databases; librpm for the build)
 need_cmds+=(yajl pdsh clush chromium srun) # fleet: its JSON library; tests/fleet, tests/slurm
+need_cmds+=(ibsim ibsim-run iblinkinfo ibnetdiscover sminfo opensm) # tests/fabric: a simulated subnet
 pkg_for() { case "$1" in ibstat|ibstatus) echo infiniband-diags ;; unshare|setpriv) echo util-linux ;;
 	base64|md5sum) echo coreutils ;; gcc|make) echo build-essential ;; fuzzer-runtime) echo libclang-rt-14-dev ;;
 	inih) echo libinih-dev ;; verbs) echo libibverbs-dev ;; larchive) echo libarchive-dev ;;
@@ -32,6 +33,7 @@ pkg_for() { case "$1" in ibstat|ibstatus) echo infiniband-diags ;; unshare|setpr
 	promtool) echo prometheus ;; timeout) echo coreutils ;; man) echo man-db ;; systemd-analyze) echo systemd ;;
 	dpkg-buildpackage) echo dpkg-dev ;; dh) echo debhelper ;;
 	rpmbuild) echo rpm ;; db5.3_load) echo db5.3-util ;;
+	ibsim|ibsim-run) echo ibsim-utils ;; iblinkinfo|ibnetdiscover|sminfo) echo infiniband-diags ;;
 	yajl) echo libyajl-dev ;; clush) echo clustershell ;; srun) echo slurm-client ;; *) echo "$1" ;; esac; }
 have() { # a command, or the libraries that are not commands
 	case "$1" in
@@ -257,6 +259,8 @@ sec "pairs: rounds, judgement and the next round on a stand-in network, bad inpu
 sec "pairs (ASan+UBSan)" cpu - "$A" tests/pairs/run.sh build-asan
 sec "GPU <-> NIC topology: topo and the gdr.* checks on real GPU servers' trees" cpu - "$G" tests/topo/run.sh build
 sec "GPU <-> NIC topology (ASan+UBSan)" cpu - "$A" tests/topo/run.sh build-asan
+sec "fabric: real infiniband-diags and opensm on ibsim's simulated subnets with faults" cpu - "$G" tests/fabric/run.sh build
+sec "fabric (ASan+UBSan)" cpu - "$A" tests/fabric/run.sh build-asan
 # (no ASan pass of the audit: its rules judge the JSON report, the same from both builds, and the
 # ASan build runs check --format json on every root the audit reads: the scenario roots and the
 # real H100 tree in "check scenarios", the examples in "snapshot round trips", the qemu snapshot in

@@ -94,6 +94,7 @@ int rd_cmd_checks(struct rd_ctx *ctx, int argc, char **argv);
 int rd_cmd_stack(struct rd_ctx *ctx, int argc, char **argv);
 int rd_cmd_gids(struct rd_ctx *ctx, int argc, char **argv);
 int rd_cmd_topo(struct rd_ctx *ctx, int argc, char **argv);
+int rd_cmd_fabric(struct rd_ctx *ctx, int argc, char **argv);
 int rd_cmd_ibstat(struct rd_ctx *ctx, int argc, char **argv);
 int rd_cmd_ibstatus(struct rd_ctx *ctx, int argc, char **argv);
 int rd_cmd_snapshot(struct rd_ctx *ctx, int argc, char **argv);

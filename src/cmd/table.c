@@ -47,6 +47,22 @@ const struct rd_cmd rd_cmds[] = {
 	 "the GPU and RDMA NIC PCIe matrix in nvidia-smi topo -m's notation (PIX, PXB, PHB, NODE, SYS),\n"
 	 "            with NCCL's GPUDirect RDMA distance; from sysfs alone",
 	 FORMAT_OPT HELP_OPT, "0 shown, 3 a usage error, an unreadable root or output that cannot be written"},
+	{"fabric", rd_cmd_fabric, "[DIR] [--format text|json] [--expect HOSTLIST] [--save FILE] [--against FILE]",
+	 "the InfiniBand subnet from infiniband-diags (iblinkinfo, ibnetdiscover, sminfo), live or from\n"
+	 "            a directory of their captured outputs: links below their siblings or what both ends can do,\n"
+	 "            no subnet manager, expected hosts absent, cabling changed since a reference",
+	 FORMAT_OPT
+	 "      --expect HOSTLIST   hosts that should be in the fabric (Slurm syntax: node[01-24]); node\n"
+	 "                          descriptions \"HOST DEVICE\" (Linux's default) name them\n"
+	 "      --save FILE         write the cabling (each link's ends, width and speed) as a reference\n"
+	 "      --against FILE      compare with a reference --save wrote: links missing, moved, added, changed\n" HELP_OPT
+	 "  DIR holds the outputs by command: iblinkinfo-switches-only-l (iblinkinfo --switches-only -l),\n"
+	 "  ibnetdiscover-p (ibnetdiscover -p), sminfo; as files at its top or in rdma-doctor/commands/.\n"
+	 "  Without DIR (and without --root) the tools are run here, a timeout each, when this host has\n"
+	 "  an umad port (/dev/infiniband/umad*) or runs under ibsim-run (a simulated fabric).\n",
+	 "0 no finding above OK, 1 a WARN (a degraded link, a moved cable ...), 2 a FAIL (no subnet manager,\n"
+	 "an expected host or a reference link absent), 3 the fabric could not be read, a usage error, a\n"
+	 "reference that cannot be read, output that cannot be written"},
 	{"ibstat", rd_cmd_ibstat, "[-l | -p | -s] [CA [PORT]]", "the same output as rdma-core's ibstat", NULL,
 	 "as rdma-core's ibstat (0; 255 when a CA or port is not found; 2 usage, -h)"},
 	{"ibstatus", rd_cmd_ibstatus, "[DEV[:PORT]]...", "the same output as rdma-core's ibstatus", NULL,
@@ -148,14 +164,16 @@ const struct rd_cmd rd_cmds[] = {
 static const char exit_table[] =
 	"Exit status (every command but ibstat and ibstatus, which exit as rdma-core's do):\n"
 	"  0  success; check: OK; explain: nothing known, or every cause ruled out; probe: PASS;\n"
-	"     npd: OK or WARN; fleet: every expected node reported, uniform and healthy\n"
+	"     npd: OK or WARN; fleet: every expected node reported, uniform and healthy; fabric: no finding\n"
+	"     above OK\n"
 	"  1  check: WARN; explain: a cause is confirmed; fix: a change could not be made; slurm: scontrol\n"
 	"     missing or failed; npd: FAIL; fleet: drift or a WARN, every expected node reporting;\n"
-	"     pairs: a slow link, a run below line rate, nodes still suspect\n"
+	"     pairs: a slow link, a run below line rate, nodes still suspect; fabric: a WARN\n"
 	"  2  check: FAIL; probe: FAIL; snapshot: the snapshot could not be written; fleet: a node FAILs;\n"
-	"     pairs: a node is bad\n"
+	"     pairs: a node is bad; fabric: a FAIL\n"
 	"  3  check: UNKNOWN (a check could not tell, or no RDMA hardware); explain: a cause cannot be told;\n"
 	"     npd: UNKNOWN; fleet: an expected node missing, stale, unreadable or untrusted reports;\n"
+	"     fabric: the fabric could not be read;\n"
 	"     and for every command: a usage error, a root, policy or input file that cannot be read, or\n"
 	"     output that cannot be written\n";
 

@@ -11,15 +11,21 @@
 #include "source/spawn.h"
 
 #define ARGV(...) ((const char *const[]){__VA_ARGS__, NULL})
+#define UMAD_ENV ARGV("LD_PRELOAD", "IBSIM_SOCKNAME", "IBSIM_SERVER_NAME", "IBSIM_SERVER_PORT")
 const struct rd_command rd_commands[] = {
-	{"ofed_info-s", ARGV("ofed_info", "-s"), 5000},
-	{"dkms-status", ARGV("dkms", "status"), 15000},
-	{"systemctl-is-active-openibd", ARGV("systemctl", "is-active", "openibd"), 5000},
-	{"systemctl-is-enabled-openibd", ARGV("systemctl", "is-enabled", "openibd"), 5000},
-	{"dmesg", ARGV("dmesg"), 5000},
-	{"ibv_devinfo-v", ARGV("ibv_devinfo", "-v"), 10000},
-	{"rdma-link", ARGV("rdma", "link", "show"), 5000},
-	{NULL, NULL, 0},
+	{"ofed_info-s", ARGV("ofed_info", "-s"), 5000, NULL},
+	{"dkms-status", ARGV("dkms", "status"), 15000, NULL},
+	{"systemctl-is-active-openibd", ARGV("systemctl", "is-active", "openibd"), 5000, NULL},
+	{"systemctl-is-enabled-openibd", ARGV("systemctl", "is-enabled", "openibd"), 5000, NULL},
+	{"dmesg", ARGV("dmesg"), 5000, NULL},
+	{"ibv_devinfo-v", ARGV("ibv_devinfo", "-v"), 10000, NULL},
+	{"rdma-link", ARGV("rdma", "link", "show"), 5000, NULL},
+	/* fabric: the subnet through the local HCA's umad port; a simulated fabric (ibsim's umad2sim
+	 * preloaded, its socket named in the environment) is reached the same way */
+	{"iblinkinfo-switches-only-l", ARGV("iblinkinfo", "--switches-only", "-l"), 60000, UMAD_ENV},
+	{"ibnetdiscover-p", ARGV("ibnetdiscover", "-p"), 60000, UMAD_ENV},
+	{"sminfo", ARGV("sminfo"), 10000, UMAD_ENV},
+	{NULL, NULL, 0, NULL},
 };
 
 const struct rd_command *rd_command_find(const char *name)
@@ -73,13 +79,21 @@ static int run_live(const struct rd_command *c, bool merge_stderr, struct rd_tex
 	char *dirs = search_path();
 	char *path_env = rd_xasprintf("PATH=%s", dirs);
 	free(dirs);
-	const char *const env[] = {path_env, "LC_ALL=C", NULL};
+	const char *env[8] = {path_env, "LC_ALL=C", NULL};
+	char *kept[4] = {NULL};
+	for (size_t i = 0, n = 2; c->keep_env && c->keep_env[i] && i < 4; i++) {
+		const char *v = getenv(c->keep_env[i]);
+		if (v)
+			env[n++] = kept[i] = rd_xasprintf("%s=%s", c->keep_env[i], v);
+	}
 	const struct rd_spawn s = {.argv = c->argv, .prog = prog, .env = env, .merge_stderr = merge_stderr,
 				   .timeout_ms = c->timeout_ms, .cap = RD_CAP_FILE};
 	struct rd_buf b = {0};
 	int st = 0;
 	int r = rd_spawn_run(&s, &b, &st);
 	free(path_env);
+	for (size_t i = 0; i < 4; i++)
+		free(kept[i]);
 	out->status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 	if (r < 0) {
 		out->err = -r;
@@ -194,7 +208,7 @@ int rd_run_program(struct rd_source *src, const char *const argv[], int timeout_
 		out->err = EPERM;
 		return -EPERM; /* in root mode no program is ever run */
 	}
-	const struct rd_command c = {argv[0], argv, timeout_ms};
+	const struct rd_command c = {argv[0], argv, timeout_ms, NULL};
 	return run_live(&c, true, out);
 }
 
@@ -265,7 +279,7 @@ int rd_run_device_command(struct rd_source *src, const char *name, const char *c
 			out->err = ENOENT;
 			r = -ENOENT;
 		} else {
-			const struct rd_command c = {name, argv, timeout_ms};
+			const struct rd_command c = {name, argv, timeout_ms, NULL};
 			r = run_live(&c, false, out);
 		}
 	} else {

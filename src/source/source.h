@@ -123,6 +123,7 @@ struct rd_command {
 	const char *name;       /* file name under rdma-doctor/commands/ */
 	const char *const *argv; /* argv[0] is looked up in PATH (and /sbin, /usr/sbin) */
 	int timeout_ms;
+	const char *const *keep_env; /* names of variables passed on from our environment, or NULL */
 };
 /* The commands the checks use, ended by an entry with name == NULL. */
 extern const struct rd_command rd_commands[];

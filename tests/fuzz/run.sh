@@ -38,6 +38,7 @@ seed fuzz_diff "$top"/tests/fix/expected/*.txt
 seed fuzz_mft "$roots"/*/rdma-doctor/commands/mlxlink-* "$roots"/*/rdma-doctor/commands/mlxconfig-* \
 	"$roots"/*/rdma-doctor/commands/flint-* "$roots"/*/rdma-doctor/commands/mlnx_qos-* "$roots"/*/rdma-doctor/commands/dcb-pfc-* \
 	"$roots"/healthy-mft/sys/devices/*/*/*/net/*/qos/* "$real"/skyao__hp544-cx3pro__mlxconfig-query.txt "$real"/skyao__cx6-ocp3__mlxlink-pcie-e.txt
+seed fuzz_fabric "$top"/tests/fabric/captures/*/*
 # the probe child's report (probe/wire.h), as a run on tests/probe's stand-in library writes it
 cat > "$roots/probe-wire.txt" <<'WIRE'
 at ~ 0 load sdlopen("libibverbs.so.1")

@@ -168,11 +168,11 @@ grep -q '^NAME' "$work/man.txt" && grep -q '^EXIT STATUS' "$work/man.txt" && [ !
 dest=$work/comp
 mk install DESTDIR="$dest" > /dev/null 2>&1 || bad "make install for the completion test"
 cbin=$dest/usr/local/bin/rdma-doctor
-# a stand-in program: the real one, with a command `fabric` (its option --hosts FILE) in its help
+# a stand-in program: the real one, with a command `newcmd` (its option --hosts FILE) in its help
 cat > "$work/fake-rd" << EOF
 #!/bin/sh
-if [ "\$1" = --help ]; then "$cbin" --help | sed 's/^Commands:\$/Commands:\n  fabric     --hosts FILE\n            a new command/'; exit 0; fi
-if [ "\$1" = fabric ]; then printf 'Usage: rdma-doctor fabric --hosts FILE\n\nOptions:\n      --hosts FILE        the hosts\n'; exit 0; fi
+if [ "\$1" = --help ]; then "$cbin" --help | sed 's/^Commands:\$/Commands:\n  newcmd     --hosts FILE\n            a new command/'; exit 0; fi
+if [ "\$1" = newcmd ]; then printf 'Usage: rdma-doctor newcmd --hosts FILE\n\nOptions:\n      --hosts FILE        the hosts\n'; exit 0; fi
 exec "$cbin" "\$@"
 EOF
 chmod +x "$work/fake-rd"
@@ -260,9 +260,9 @@ expect_lacks() { # LINE NOT...
 	[ "$(RDMA_DOCTOR_ROOT= comp "check --only po")" = "ports ports.rate ports.sm ports.state" ] && ok ||
 		bad "completion with RDMA_DOCTOR_ROOT= set: [$(RDMA_DOCTOR_ROOT= comp "check --only po")]"
 	# from the program itself: a new command and its options are completed
-	P=$work/fake-rd expect "fa" fabric
-	P=$work/fake-rd expect "fabric --h" --hosts
-	P=$work/fake-rd expect "fabric --hosts tests/cli/polic" tests/cli/policies
+	P=$work/fake-rd expect "newc" newcmd
+	P=$work/fake-rd expect "newcmd --h" --hosts
+	P=$work/fake-rd expect "newcmd --hosts tests/cli/polic" tests/cli/policies
 	expect "--root examples/h100-ofed gids mlx5_7" mlx5_7
 	expect "--root examples/h100-ofed gids mlx5_0 " $devs
 	expect "--root examples/h100-ofed gids --format " text json

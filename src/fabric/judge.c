@@ -1,0 +1,321 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/* The fabric's judgements (fabric.h): each a finding of an id fabric.*.
+ *   fabric.link.degraded   a cable slower or narrower than most of its siblings of the same tier
+ *                          (the same pair of levels: CA-leaf, leaf-spine ...)
+ *   fabric.link.capability a cable below what both of its ends enable ("Could be ..."): WARN when
+ *                          its tier has no sibling to compare with; when the whole tier runs so it
+ *                          is one note (OK): a fabric-wide limit, not one bad cable
+ *   fabric.link.state      a cabled port that is not Active while a subnet manager is there
+ *   fabric.sm              no subnet manager answers, or the one that answers is not master
+ *   fabric.expect          a host expected in the fabric that no node description names
+ *   fabric.input           the captures held nothing this understands */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fabric/fabric.h"
+
+#define LINK_CMD "iblinkinfo --switches-only -l"
+
+static bool same_speed(double a, double b)
+{
+	return fabs(a - b) < 0.001;
+}
+
+static void end_name(const struct rd_fabric *f, const struct rd_fab_end *e, char *buf, size_t cap)
+{
+	const struct rd_fab_node *n = rd_fabric_node(f, e->guid);
+	const char *d = n && n->desc && *n->desc ? n->desc : e->desc && *e->desc ? e->desc : NULL;
+	if (d)
+		snprintf(buf, cap, "%s[%u]", d, e->port);
+	else
+		snprintf(buf, cap, "0x%016llx[%u]", (unsigned long long)e->guid, e->port);
+}
+
+static int level_of(const struct rd_fabric *f, const struct rd_fab_end *e)
+{
+	const struct rd_fab_node *n = rd_fabric_node(f, e->guid);
+	return n ? n->level : -1;
+}
+
+static const char *level_name(int level, char *buf, size_t cap)
+{
+	static const char *names[] = {"CAs", "leaf switches", "spine switches", "core switches"};
+	if (level >= 0 && level < 4)
+		return names[level];
+	if (level < 0)
+		return "switches of no known tier";
+	snprintf(buf, cap, "switches %d hops from a CA", level);
+	return buf;
+}
+
+static void tier_name(int lo, int hi, char *buf, size_t cap)
+{
+	char b1[48], b2[48];
+	if (lo == hi)
+		snprintf(buf, cap, "%s", level_name(lo, b1, sizeof b1));
+	else
+		snprintf(buf, cap, "%s and %s", level_name(lo, b1, sizeof b1), level_name(hi, b2, sizeof b2));
+}
+
+static void rate_text(unsigned width, double speed, const char *name, char *buf, size_t cap)
+{
+	if (!width)
+		snprintf(buf, cap, "down");
+	else if (name && *name)
+		snprintf(buf, cap, "%uX %g Gbps (%s)", width, speed, name);
+	else
+		snprintf(buf, cap, "%uX %g Gbps", width, speed);
+}
+
+static bool active(const struct rd_fab_link *l)
+{
+	return l->has_peer && l->width && l->speed > 0 && strcmp(l->state, "Down") != 0;
+}
+
+static bool below_capability(const struct rd_fab_link *l)
+{
+	return (l->could_width && l->could_width > l->width) || (l->could_speed > 0 && l->could_speed > l->speed + 0.001);
+}
+
+struct tier {
+	int lo, hi;
+	size_t n;           /* active links */
+	unsigned width;     /* the mode */
+	double speed;
+	size_t at_mode;       /* links at the mode */
+	size_t at_mode_could; /* links at the mode that could do more */
+	unsigned could_width;
+	double could_speed;
+};
+
+static void link_evidence(const struct rd_fabric *f, struct rd_finding *fd, const struct rd_fab_link *l)
+{
+	char a[160], b[160], r[64];
+	end_name(f, &l->a, a, sizeof a);
+	end_name(f, &l->b, b, sizeof b);
+	rate_text(l->width, l->speed, l->speed_name, r, sizeof r);
+	if (l->could_width || l->could_speed > 0)
+		rd_evidence_add(fd, LINK_CMD, "line %u: %s - %s %s %s/%s (Could be %uX %g Gbps)", l->line, a, b, r, l->state,
+				l->phys, l->could_width ? l->could_width : l->width, l->could_speed > 0 ? l->could_speed : l->speed);
+	else
+		rd_evidence_add(fd, LINK_CMD, "line %u: %s - %s %s %s/%s", l->line, a, b, r, l->state, l->phys);
+}
+
+static void link_subject(const struct rd_fabric *f, const struct rd_fab_link *l, char *buf, size_t cap)
+{
+	char a[160], b[160];
+	end_name(f, &l->a, a, sizeof a);
+	end_name(f, &l->b, b, sizeof b);
+	snprintf(buf, cap, "%s - %s", a, b);
+}
+
+static void judge_links(const struct rd_fabric *f, struct rd_report *r, bool sm_there)
+{
+	struct tier *tiers = NULL;
+	size_t nt = 0;
+	size_t *tier_of = rd_xcalloc(f->nlinks + 1, sizeof *tier_of);
+	for (size_t i = 0; i < f->nlinks; i++) {
+		const struct rd_fab_link *l = &f->links[i];
+		tier_of[i] = (size_t)-1;
+		if (!active(l))
+			continue;
+		int x = level_of(f, &l->a), y = level_of(f, &l->b);
+		int lo = x < y ? x : y, hi = x < y ? y : x;
+		size_t t = 0;
+		while (t < nt && !(tiers[t].lo == lo && tiers[t].hi == hi))
+			t++;
+		if (t == nt) {
+			tiers = rd_grow(tiers, nt, sizeof *tiers);
+			memset(&tiers[nt], 0, sizeof *tiers);
+			tiers[nt].lo = lo;
+			tiers[nt].hi = hi;
+			nt++;
+		}
+		tier_of[i] = t;
+		tiers[t].n++;
+	}
+	/* each tier's mode: the (width, speed) most of its links run at; a tie goes to the faster */
+	for (size_t t = 0; t < nt; t++) {
+		size_t best = 0;
+		for (size_t i = 0; i < f->nlinks; i++) {
+			if (tier_of[i] != t)
+				continue;
+			const struct rd_fab_link *l = &f->links[i];
+			size_t c = 0;
+			for (size_t j = 0; j < f->nlinks; j++)
+				if (tier_of[j] == t && f->links[j].width == l->width && same_speed(f->links[j].speed, l->speed))
+					c++;
+			if (c > best || (c == best && rd_fab_rate(l) > tiers[t].width * tiers[t].speed)) {
+				best = c;
+				tiers[t].at_mode = c;
+				tiers[t].width = l->width;
+				tiers[t].speed = l->speed;
+			}
+		}
+	}
+	for (size_t i = 0; i < f->nlinks; i++) {
+		const struct rd_fab_link *l = &f->links[i];
+		char subj[400], tn[128], rt[64], mt[64];
+		if (l->has_peer && strcmp(l->state, "Active") != 0 && strcmp(l->state, "Linked") != 0 && sm_there) {
+			link_subject(f, l, subj, sizeof subj);
+			struct rd_finding *fd = rd_report_add(r, "fabric.link.state", RD_SUBJ_PORT, RD_WARN, subj,
+							      "cabled but %s/%s, not Active: no traffic crosses it", l->state,
+							      l->phys);
+			link_evidence(f, fd, l);
+			rd_fix_add(fd, "ibportstate -G 0x%016llx %u query", (unsigned long long)l->a.guid, l->a.port);
+			rd_fix_add(fd, "check the subnet manager's log for this port (opensm: /var/log/opensm.log)");
+		}
+		if (tier_of[i] == (size_t)-1)
+			continue;
+		struct tier *t = &tiers[tier_of[i]];
+		tier_name(t->lo, t->hi, tn, sizeof tn);
+		link_subject(f, l, subj, sizeof subj);
+		rate_text(l->width, l->speed, l->speed_name, rt, sizeof rt);
+		rate_text(t->width, t->speed, NULL, mt, sizeof mt);
+		bool narrower = l->width < t->width, slower = l->speed + 0.001 < t->speed;
+		if (t->n > 1 && (narrower || slower)) {
+			struct rd_finding *fd = rd_report_add(
+				r, "fabric.link.degraded", RD_SUBJ_PORT, RD_WARN, subj,
+				"runs at %s (%g Gb/s) while %zu of its %zu sibling links between %s run at %s (%g Gb/s): %s%s%s",
+				rt, rd_fab_rate(l), t->at_mode, t->n - 1, tn, mt, t->width * t->speed,
+				narrower ? "lanes failed to train" : "",
+				narrower && slower ? " and " : "", slower ? "it trained at a lower speed" : "");
+			link_evidence(f, fd, l);
+			rd_fix_add(fd, "reseat the cable between both ports, then replace it if it trains the same");
+			rd_fix_add(fd, "mlxlink -d <switch> -p %u (the port's eye and BER; on a managed switch)", l->a.port);
+			continue;
+		}
+		if (!below_capability(l))
+			continue;
+		if (t->n > 1) {
+			t->at_mode_could++;
+			t->could_width = l->could_width ? l->could_width : l->width;
+			t->could_speed = l->could_speed > 0 ? l->could_speed : l->speed;
+			continue;
+		}
+		struct rd_finding *fd = rd_report_add(
+			r, "fabric.link.capability", RD_SUBJ_PORT, RD_WARN, subj,
+			"runs at %s while both ends enable %uX %g Gbps; no sibling link between %s to compare with", rt,
+			l->could_width ? l->could_width : l->width, l->could_speed > 0 ? l->could_speed : l->speed, tn);
+		link_evidence(f, fd, l);
+		rd_fix_add(fd, "reseat or replace the cable; check the cable's rated speed (mlxcables) and both ports' "
+			       "enabled widths and speeds (ibportstate)");
+	}
+	for (size_t t = 0; t < nt; t++) {
+		if (!tiers[t].at_mode_could)
+			continue;
+		char tn[128], mt[64], subj[160];
+		tier_name(tiers[t].lo, tiers[t].hi, tn, sizeof tn);
+		rate_text(tiers[t].width, tiers[t].speed, NULL, mt, sizeof mt);
+		snprintf(subj, sizeof subj, "links between %s", tn);
+		rd_report_add(r, "fabric.link.capability", RD_SUBJ_PORT, RD_OK, subj,
+			      "%zu of the %zu links run at %s while both ends enable %uX %g Gbps: the same on every such "
+			      "link, a fabric-wide setting or the cables' class, not one bad cable",
+			      tiers[t].at_mode_could, tiers[t].n, mt, tiers[t].could_width, tiers[t].could_speed);
+	}
+	free(tiers);
+	free(tier_of);
+}
+
+/* The first line of a command's output, at most 200 bytes, without its newline. */
+static size_t trimmed_len(const struct rd_text *t)
+{
+	size_t n = 0;
+	while (t->data && n < t->len && n < 200 && t->data[n] != '\n')
+		n++;
+	return n;
+}
+
+static size_t count_state(const struct rd_fabric *f, const char *state)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < f->nlinks; i++)
+		if (f->links[i].has_peer && strcmp(f->links[i].state, state) == 0)
+			n++;
+	return n;
+}
+
+/* Returns whether a subnet manager is known to be there. */
+static bool judge_sm(const struct rd_fabric *f, const struct rd_fab_judge_opts *o, struct rd_report *r)
+{
+	size_t init = count_state(f, "Initialize"), act = count_state(f, "Active"), armed = count_state(f, "Armed");
+	if (o->sminfo) {
+		const struct rd_text *t = o->sminfo;
+		if (f->sm.read && f->sm.lid && strcmp(f->sm.state_name, "SMINFO_MASTER") == 0)
+			return true;
+		struct rd_finding *fd;
+		if (f->sm.read && f->sm.lid) {
+			fd = rd_report_add(r, "fabric.sm", RD_SUBJ_HOST, RD_WARN, "subnet manager",
+					   "the subnet manager at LID %u is %s, not master", f->sm.lid, f->sm.state_name);
+			rd_evidence_add(fd, "sminfo", "%.*s", (int)trimmed_len(t), t->data ? t->data : "");
+			return true;
+		}
+		if (act)
+			fd = rd_report_add(r, "fabric.sm", RD_SUBJ_HOST, RD_FAIL, "subnet manager",
+					   "no subnet manager answers: the %zu Active ports keep what an earlier one set, "
+					   "but a port that comes up (or a change in the fabric) stays unconfigured "
+					   "(%zu cabled ports Initialize)",
+					   act, init);
+		else
+			fd = rd_report_add(r, "fabric.sm", RD_SUBJ_HOST, RD_FAIL, "subnet manager",
+					   "no subnet manager answers: ports stay Initialize with LID 0 and no traffic "
+					   "flows (%zu cabled ports Initialize)",
+					   init);
+		if (t->err)
+			rd_evidence_add(fd, "sminfo", "<error: %s>", rd_strerror(t->err));
+		else
+			rd_evidence_add(fd, "sminfo", "exit status %d%s%.*s", t->status, t->len ? ": " : "",
+					(int)trimmed_len(t), t->data ? t->data : "");
+		rd_fix_add(fd, "start a subnet manager: systemctl enable --now opensm (or the switches' SM)");
+		rd_fix_add(fd, "sminfo; ibstat (SM lid on each port)");
+		return false;
+	}
+	if (init && !act && !armed) {
+		struct rd_finding *fd = rd_report_add(r, "fabric.sm", RD_SUBJ_HOST, RD_FAIL, "subnet manager",
+						      "every cabled port (%zu) is Initialize: no subnet manager has "
+						      "configured the subnet",
+						      init);
+		for (size_t i = 0; i < f->nlinks; i++)
+			if (f->links[i].has_peer) {
+				link_evidence(f, fd, &f->links[i]);
+				break;
+			}
+		rd_fix_add(fd, "start a subnet manager: systemctl enable --now opensm (or the switches' SM)");
+		return false;
+	}
+	return act > 0;
+}
+
+static void judge_expect(const struct rd_fabric *f, const struct rd_strv *expect, struct rd_report *r)
+{
+	for (size_t i = 0; i < expect->n; i++) {
+		bool found = false;
+		for (size_t j = 0; !found && j < f->nnodes; j++)
+			found = f->nodes[j].host && strcmp(f->nodes[j].host, expect->v[i]) == 0;
+		if (found)
+			continue;
+		struct rd_finding *fd = rd_report_add(r, "fabric.expect", RD_SUBJ_HOST, RD_FAIL, expect->v[i],
+						      "expected in the fabric, but no CA's node description names it");
+		rd_evidence_add(fd, LINK_CMD, "%zu nodes, no \"%s <device>\" among them", f->nnodes, expect->v[i]);
+		rd_fix_add(fd, "on %s: ibstat (port State, Physical state), then the cable to its leaf switch",
+			   expect->v[i]);
+		rd_fix_add(fd, "on %s: cat /sys/class/infiniband/*/node_desc (the name it gives the fabric)", expect->v[i]);
+	}
+}
+
+void rd_fab_judge(const struct rd_fabric *f, const struct rd_fab_judge_opts *o, struct rd_report *r)
+{
+	if (!f->nlinks) {
+		struct rd_finding *fd = rd_report_add(r, "fabric.input", RD_SUBJ_HOST, RD_UNKNOWN, "host",
+						      "no port of the fabric was read (%u lines not understood)", f->skipped);
+		if (f->first_skipped)
+			rd_evidence_add(fd, LINK_CMD, "line %u: not in the format of iblinkinfo -l", f->first_skipped);
+		return; /* an expected host is not "absent" from a fabric that was not read */
+	}
+	bool sm = judge_sm(f, o, r);
+	judge_links(f, r, sm);
+	if (o->expect)
+		judge_expect(f, o->expect, r);
+}

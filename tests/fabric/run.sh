@@ -1,0 +1,242 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+# `fabric` against the real infiniband-diags on a simulated fabric: ibsim (Debian ibsim-utils)
+# simulates the subnet of a net file, and the real iblinkinfo, ibnetdiscover, sminfo and opensm
+# talk to it through umad2sim (ibsim-run preloads it).  Two leaf and two spine switches, six hosts
+# ("node01 mlx5_0" ...), two cables from each leaf to each spine; faults injected in the net file:
+#   * healthy, opensm running: no finding above OK (the "both ends could do 12X 10 Gbps" that every
+#     simulated port advertises is one OK note per tier, not a finding per link);
+#   * healthy, no subnet manager: exactly fabric.sm (FAIL), the ports Initialize;
+#   * one leaf-spine cable at w=1: exactly one fabric.link.degraded, on that cable;
+#   * node03's cable unplugged: with --against the healthy reference exactly fabric.ref.missing on
+#     it, with --expect node[01-06] exactly fabric.expect node03;
+#   * node04's cable moved to another leaf port: with --against exactly one fabric.ref.moved;
+#   * the same outputs captured into a directory (`fabric DIR`) give the same findings;
+#   * --format json is rdma-doctor/fabric/v1; exit statuses; a bad reference file; no umad port.
+# Every simulator and subnet manager is started here and stopped by its PID; the simulator's socket
+# name is this run's own; the subnet manager's log, cache and dumps stay in the scratch directory.
+# Usage: tests/fabric/run.sh [BUILD_DIR]     Ends with "N passed, N failed".
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=$top/build
+[ $# -ge 1 ] && build=$(cd "$1" && pwd)
+bin=$build/rdma-doctor
+. "$top/tests/lib.sh"
+ts_init
+for c in ibsim ibsim-run iblinkinfo ibnetdiscover sminfo opensm jq timeout; do
+	command -v "$c" > /dev/null || { ts_skip fabric "$c is not installed (ibsim-utils, infiniband-diags, opensm)"; ts_finalize; }
+done
+ts_scratch fabric
+cd "$work" || exit 1
+export IBSIM_SOCKNAME="rd-fabric-$$-$RANDOM" NO_COLOR=1
+# a sanitizer build preloaded with umad2sim (ibsim-run): the sanitizer runtime is not the first library
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
+sim_pid= sm_pid=
+stop() { # stop PID: SIGTERM, then wait for it (ibsim may take a moment)
+	[ -n "$1" ] || return 0
+	kill "$1" 2> /dev/null
+	for _ in $(seq 50); do kill -0 "$1" 2> /dev/null || break; sleep 0.1; done
+	kill -9 "$1" 2> /dev/null
+	wait "$1" 2> /dev/null
+}
+cleanup() { stop "$sm_pid"; stop "$sim_pid"; ts_cleanup; }
+trap cleanup EXIT
+
+# mknet FAULT > FILE: the net file, healthy or with one fault (w1, unlink, moved).  The node
+# records keep their order in every variant: ibsim numbers the GUIDs in that order.
+mknet() {
+	local f=$1 w=
+	[ "$f" = w1 ] && w=" w=1"
+	local n4port=1
+	[ "$f" = moved ] && n4port=4
+	echo 'Switch 8 "leaf1"'
+	echo '[1] "node01 mlx5_0"[1]'
+	echo '[2] "node02 mlx5_0"[1]'
+	[ "$f" = unlink ] || echo '[3] "node03 mlx5_0"[1]'
+	echo '[5] "spine1"[1]'
+	echo "[6] \"spine1\"[2]$w"
+	echo '[7] "spine2"[1]'
+	echo '[8] "spine2"[2]'
+	echo
+	echo 'Switch 8 "leaf2"'
+	echo "[$n4port] \"node04 mlx5_0\"[1]"
+	echo '[2] "node05 mlx5_0"[1]'
+	echo '[3] "node06 mlx5_0"[1]'
+	echo '[5] "spine1"[3]'
+	echo '[6] "spine1"[4]'
+	echo '[7] "spine2"[3]'
+	echo '[8] "spine2"[4]'
+	echo
+	echo 'Switch 8 "spine1"'
+	echo '[1] "leaf1"[5]'
+	echo "[2] \"leaf1\"[6]$w"
+	echo '[3] "leaf2"[5]'
+	echo '[4] "leaf2"[6]'
+	echo
+	echo 'Switch 8 "spine2"'
+	echo '[1] "leaf1"[7]'
+	echo '[2] "leaf1"[8]'
+	echo '[3] "leaf2"[7]'
+	echo '[4] "leaf2"[8]'
+	for h in 01 02 03 04 05 06; do
+		echo
+		echo "Hca 1 \"node$h mlx5_0\""
+		case $h in
+		01) echo '[1] "leaf1"[1]' ;; 02) echo '[1] "leaf1"[2]' ;;
+		03) [ "$f" = unlink ] || echo '[1] "leaf1"[3]' ;;
+		04) echo "[1] \"leaf2\"[$n4port]" ;; 05) echo '[1] "leaf2"[2]' ;; 06) echo '[1] "leaf2"[3]' ;;
+		esac
+	done
+}
+
+# start_sim NETFILE: ibsim on it, ready (it says so in its log)
+start_sim() {
+	: > "$1.sim.log"
+	ibsim -n -s "$1" > "$1.sim.log" 2>&1 &
+	sim_pid=$!
+	for _ in $(seq 100); do grep -q "simulator ready" "$1.sim.log" && return 0; sleep 0.1; done
+	ts_die "ibsim did not start on $1: $(tail -3 "$1.sim.log")"
+}
+stop_sim() { stop "$sim_pid"; sim_pid=; }
+
+# start_sm: opensm on the simulated fabric until every cabled port is Active
+start_sm() {
+	opensm -c osm.conf > /dev/null 2>&1 || ts_die "opensm -c"
+	sed -i "s#^log_file .*#log_file $work/osm.log#; s#^dump_files_dir .*#dump_files_dir $work/#" osm.conf
+	mkdir -p osmcache
+	OSM_CACHE_DIR=$work/osmcache OSM_TMP_DIR=$work ibsim-run opensm -F osm.conf > osm.out 2>&1 &
+	sm_pid=$!
+	for _ in $(seq 100); do
+		if timeout 5 ibsim-run iblinkinfo --switches-only -l 2> /dev/null > links.now &&
+			grep -q Active links.now && ! grep -q Initialize links.now; then
+			return 0
+		fi
+		sleep 0.2
+	done
+	ts_die "opensm did not bring the ports up: $(tail -3 osm.out)"
+}
+stop_sm() { stop "$sm_pid"; sm_pid=; }
+
+# run NAME ARGS...: rdma-doctor fabric under ibsim-run (live), JSON to NAME.json, status in rc_NAME
+run() {
+	local name=$1
+	shift
+	timeout 60 ibsim-run "$bin" fabric --format json "$@" > "$name.json" 2> "$name.err"
+	eval "rc_$name=\$?"
+}
+# findings NAME: "STATUS check subject" of every finding above OK, sorted
+findings() { jq -r '.findings[] | select(.status != "OK") | "\(.status) \(.check) \(.subject)"' "$1.json" | sort; }
+expect_findings() { # NAME EXPECTED-LINES
+	local got
+	got=$(findings "$1")
+	if [ "$got" = "$2" ]; then ok "$1 findings"; else bad "$1: findings '$got', expected '$2'"; fi
+}
+expect_rc() { # NAME STATUS
+	local v="rc_$1"
+	if [ "${!v}" = "$2" ]; then ok "$1 exit"; else bad "$1: exit ${!v}, expected $2 ($(head -c 300 "$1.err"))"; fi
+}
+
+for f in base w1 unlink moved; do mknet $f > $f.net; done
+
+# healthy, no subnet manager: the ports stay Initialize
+start_sim base.net
+run nosm
+expect_findings nosm "FAIL fabric.sm subnet manager"
+expect_rc nosm 2
+# healthy, opensm: nothing above OK; the reference is saved
+start_sm
+run base --save base.ref --expect 'node[01-06]'
+expect_findings base ""
+expect_rc base 0
+jq -e '.schema == "rdma-doctor/fabric/v1" and .summary.switches == 4 and .summary.cas == 6 and .summary.hosts == 6
+	and .summary.links == 14 and .sm.state_name == "SMINFO_MASTER" and .sm.lid > 0
+	and ([.nodes[] | select(.kind == "CA") | .host] | sort == ["node01","node02","node03","node04","node05","node06"])
+	and ([.nodes[] | select(.kind == "CA") | .device] | unique == ["mlx5_0"])
+	and ([.nodes[] | select(.kind == "SW") | .level] | sort == [1,1,2,2])
+	and ([.links[] | select(.b != null) | .state] | unique == ["Active"])
+	and ([.links[] | select(.b != null) | .a.lid, .b.lid] | all(. > 0))' base.json > /dev/null &&
+	ok || bad "base: the JSON document's summary, SM, nodes, tiers and LIDs"
+jq -e '.schema == "rdma-doctor/fabric-ref/v1" and (.links | length) == 14' base.ref > /dev/null && ok || bad "base.ref"
+jq -e '[.findings[] | select(.check == "fabric.link.capability")] | length == 2' base.json > /dev/null &&
+	ok || bad "base: one capability note per tier"
+# capture DIR: the real tools' outputs into DIR, by the names `fabric DIR` reads
+capture() {
+	mkdir "$1"
+	local c n
+	for c in "iblinkinfo-switches-only-l iblinkinfo --switches-only -l" "ibnetdiscover-p ibnetdiscover -p" "sminfo sminfo"; do
+		set -- "$1" $c
+		n=$2
+		timeout 30 ibsim-run "${@:3}" > "$1/$n" 2> /dev/null
+	done
+}
+# same_as_dir NAME DIR: `fabric DIR` gives NAME's findings and summary
+same_as_dir() {
+	"$bin" fabric "$2" --format json "${@:3}" > "$2.json" 2> /dev/null
+	if diff <(jq -c '[.findings[] | [.check, .status, .subject]], .summary' "$1.json") \
+		<(jq -c '[.findings[] | [.check, .status, .subject]], .summary' "$2.json") > /dev/null; then
+		ok; else bad "fabric $2 differs from the live run $1"; fi
+}
+capture cap-base
+"$bin" fabric cap-base --format json > capbase.json 2> capbase.err
+rc_capbase=$?
+expect_rc capbase 0
+same_as_dir base cap-base --expect 'node[01-06]'
+"$bin" fabric cap-base > capbase.txt 2>&1
+grep -q "^Fabric (cap-base): 4 switches, 6 CA ports on 6 hosts, 14 links (14 Active)" capbase.txt &&
+	grep -q "^Status: OK" capbase.txt && ok || bad "fabric DIR text: $(head -3 capbase.txt)"
+stop_sm
+stop_sim
+
+# one leaf-spine cable trained at 1X
+start_sim w1.net
+start_sm
+run w1
+expect_findings w1 "WARN fabric.link.degraded leaf1[6] - spine1[2]"
+expect_rc w1 1
+jq -e '.findings[] | select(.check == "fabric.link.degraded") | .message | test("1X 2.5 Gbps") and test("7 of its 7 sibling links")' \
+	w1.json > /dev/null && ok || bad "w1: the degraded link's message: $(jq -r '.findings[0].message' w1.json)"
+capture cap-w1
+same_as_dir w1 cap-w1
+stop_sm
+stop_sim
+
+# node03's cable unplugged
+start_sim unlink.net
+start_sm
+run unlink --against base.ref --expect 'node[01-06]'
+expect_findings unlink "FAIL fabric.expect node03
+FAIL fabric.ref.missing leaf1[3] - node03 mlx5_0[1]"
+expect_rc unlink 2
+stop_sm
+stop_sim
+
+# node04 moved from leaf2[1] to leaf2[4]
+start_sim moved.net
+start_sm
+run moved --against base.ref --expect 'node[01-06]'
+expect_findings moved "WARN fabric.ref.moved leaf2[1] - node04 mlx5_0[1]"
+expect_rc moved 1
+jq -e '.findings[] | select(.check == "fabric.ref.moved") | .message | test("now goes to leaf2\\[4\\]")' moved.json > /dev/null &&
+	ok || bad "moved: the message names the new port: $(jq -r '.findings[] | select(.status != "OK") | .message' moved.json)"
+run same --against base.ref
+expect_findings same "WARN fabric.ref.moved leaf2[1] - node04 mlx5_0[1]"
+stop_sm
+stop_sim
+
+# a reference that is not one; no umad port and no simulator; two directories; a directory without captures
+echo '{"schema": "rdma-doctor/fabric-ref/v1", "links": [{"a": {}}]}' > bad.ref
+"$bin" fabric cap-base --against bad.ref > /dev/null 2> badref.err
+[ $? = 3 ] && grep -q "^rdma-doctor: fabric: --against bad.ref: " badref.err && ok || bad "bad reference: $(cat badref.err)"
+if ! ls /dev/infiniband/umad* > /dev/null 2>&1; then
+	env -u LD_PRELOAD "$bin" fabric > /dev/null 2> noumad.err
+	[ $? = 3 ] && grep -q "no /dev/infiniband/umad" noumad.err && ok || bad "no umad: $(cat noumad.err)"
+fi
+"$bin" fabric cap-base cap-base > /dev/null 2>&1
+[ $? = 3 ] && ok || bad "two directories: not a usage error"
+mkdir empty
+"$bin" fabric empty --format json > empty.json 2> /dev/null
+[ $? = 3 ] && jq -e '.findings[0].check == "fabric.input" and .findings[0].status == "UNKNOWN"' empty.json > /dev/null &&
+	ok || bad "a directory without captures: $(head -c 300 empty.json)"
+# nothing of the subnet manager outside the scratch directory
+[ ! -e /var/cache/opensm/guid2lid ] || bad "opensm wrote /var/cache/opensm"
+ts_finalize
