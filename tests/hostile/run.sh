@@ -210,10 +210,13 @@ fi
 # rename anywhere on the host races with the lookup (other runs making their nodev clones, a node
 # starting containers), and retries can keep failing: the path is then walked, the report the same
 make_root eagain
+# (one time for both reports: two runs a second apart would differ in "time" alone)
+export SOURCE_DATE_EPOCH=1700000000
 "$bin" --root "$work/eagain" check --format json > "$work/eagain.plain" 2> /dev/null
 env LD_PRELOAD="$shim" RD_FAULT_OPENAT2_EAGAIN=1 "$bin" --root "$work/eagain" check --format json > "$work/eagain.json" 2> /dev/null
 jq -en 'input | (.findings | length) >= 19' "$work/eagain.json" > /dev/null && cmp -s "$work/eagain.plain" "$work/eagain.json" && ok ||
 	bad "openat2 EAGAIN: the report differs: $(diff "$work/eagain.plain" "$work/eagain.json" | grep -m3 '^>')"
+unset SOURCE_DATE_EPOCH
 
 # ---- an archive root is read in memory: nothing written to disk, fix --apply refused ---------
 make_root archived
