@@ -242,7 +242,7 @@ sec "hostile roots" cpu - "$G" tests/hostile/run.sh build
 sec "printed fixes work" cpu - "$G" tests/fixes/run.sh build
 sec "read path: reads per check, no worker thread, a wedged read's partial report" cpu - "$G" tests/readpath/run.sh build
 sec "install: make install/uninstall, man page, bash completion, systemd units, the Debian package" cpu - "$G" tests/install/run.sh build
-sec "fuzz smoke (5 s per target)" cpu - "$gcc,$fuzz" tests/fuzz/run.sh 5
+sec "fuzz smoke (3 s per target)" cpu - "$gcc,$fuzz" tests/fuzz/run.sh 3
 sec "unit tests (ASan+UBSan)" cpu - "$A" unit build-asan
 sec "CLI golden tests (ASan+UBSan)" cpu - "$A" tests/cli/run.sh build-asan
 sec "CLI shell tests (ASan+UBSan)" cpu - "$A" tests/cli/shell.sh build-asan

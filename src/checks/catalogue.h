@@ -84,20 +84,20 @@
 	X(peermem_registered, "peermem.registered", RD_SUBJ_MODULE, RD_NEEDS_STACK | RD_LOAD_PEERMEM, "nvidia_peermem registered with ib_core", \
 	  "nvidia_peermem loaded but not registered with the OFED peer-memory API",                   \
 	  "/sys/kernel/mm/memory_peers/nv_mem/version, /sys/module/nvidia_peermem/version")           \
-	X(gdr_path, "gdr.path", RD_SUBJ_DEVICE, RD_LOAD_TOPO | RD_LOAD_PCI | RD_LOAD_DEVLINK, "each GPU has an RDMA NIC within GPUDirect distance", \
+	X(gdr_path, "gdr.path", RD_SUBJ_DEVICE, RD_LOAD_TOPO | RD_LOAD_NCCL | RD_LOAD_PCI | RD_LOAD_DEVLINK, "each GPU has an RDMA NIC within GPUDirect distance", \
 	  "a GPU whose nearest RDMA NIC is farther than NCCL_NET_GDR_LEVEL (PXB by default: through the host " \
 	  "bridge, PHB/NODE, or across the CPU interconnect, SYS): NCCL stages its traffic through host memory", \
 	  "/sys/bus/pci/devices/*/{class,vendor,numa_node}, the bridges of /sys/devices/pci*, NCCL_NET_GDR_LEVEL") \
-	X(gdr_acs, "gdr.acs", RD_SUBJ_DEVICE, RD_LOAD_TOPO | RD_LOAD_PCI | RD_LOAD_DEVLINK, "no ACS redirect between each GPU and its NIC", \
+	X(gdr_acs, "gdr.acs", RD_SUBJ_DEVICE, RD_LOAD_TOPO | RD_LOAD_NCCL | RD_LOAD_PCI | RD_LOAD_DEVLINK, "no ACS redirect between each GPU and its NIC", \
 	  "PCIe ACS P2P Request/Completion Redirect set on a bridge between a GPU and its nearest RDMA NIC on bare " \
 	  "metal: GPUDirect RDMA traffic goes up to the root complex instead of across the switch", \
 	  "the ACS control register of each bridge: /sys/bus/pci/devices/*/config (extended capabilities: root) " \
 	  "or the captured lspci -vvv; /proc/cpuinfo, /sys/class/dmi/id/sys_vendor") \
-	X(gdr_iommu, "gdr.iommu", RD_SUBJ_DEVICE, RD_LOAD_TOPO | RD_LOAD_PCI | RD_LOAD_DEVLINK, "no IOMMU translation between each GPU and its NIC", \
+	X(gdr_iommu, "gdr.iommu", RD_SUBJ_DEVICE, RD_LOAD_TOPO | RD_LOAD_NCCL | RD_LOAD_PCI | RD_LOAD_DEVLINK, "no IOMMU translation between each GPU and its NIC", \
 	  "a GPU or its nearest RDMA NIC in a translating IOMMU domain (DMA, DMA-FQ): GPUDirect RDMA's peer DMA is " \
 	  "translated at the root complex; the fix is iommu=pt (x86) or iommu.passthrough=1 (arm64)", \
 	  "/sys/bus/pci/devices/*/iommu_group, /sys/kernel/iommu_groups/*/type, /proc/cmdline") \
-	X(gdr_mode, "gdr.mode", RD_SUBJ_HOST, RD_LOAD_TOPO | RD_LOAD_PCI | RD_LOAD_DEVLINK, "NCCL will use GPUDirect RDMA", \
+	X(gdr_mode, "gdr.mode", RD_SUBJ_HOST, RD_LOAD_TOPO | RD_LOAD_NCCL | RD_LOAD_PCI | RD_LOAD_DEVLINK, "NCCL will use GPUDirect RDMA", \
 	  "what NCCL will use, DMA-BUF (the NVIDIA open kernel module, Linux 5.12+ with CONFIG_DMA_SHARED_BUFFER), " \
 	  "nvidia_peermem, or no GPUDirect RDMA, by NCCL_DMABUF_ENABLE and NCCL_NET_GDR_LEVEL", \
 	  "/proc/driver/nvidia/version, /boot/config-<release>, the files NCCL probes for nvidia_peermem " \
@@ -112,10 +112,15 @@
 	  "RoCE netdev MTU giving a smaller active MTU than the policy (1500 -> 1024); MTUs differing " \
 	  "across RoCE ports",                                                                        \
 	  "/sys/class/net/<if>/mtu via ports/N/gid_attrs/ndevs")                                      \
-	X(roce_gid, "roce.gid", RD_SUBJ_PORT, RD_NEEDS_ROLE, "RoCE ports have the GID NCCL needs",                 \
+	X(roce_gid, "roce.gid", RD_SUBJ_PORT, RD_NEEDS_ROLE | RD_LOAD_NCCL, "RoCE ports have the GID NCCL needs",                 \
 	  "no RoCE v2 GID with an IPv4 address (only fe80:: link-local ones); NCCL_IB_GID_INDEX or the " \
 	  "policy's [nccl] gid_index naming a GID that is not the expected RoCE version and family",  \
 	  "ports/N/gids/*, gid_attrs/types/*, gid_attrs/ndevs/*, NCCL_IB_* of the environment, policy") \
+	X(nccl_env, "nccl.env", RD_SUBJ_PORT, RD_LOAD_PORTS | RD_LOAD_DEVLINK | RD_LOAD_NCCL, "NCCL's settings select usable RDMA ports", \
+	  "NCCL_IB_DISABLE set; NCCL_IB_HCA selecting no port, a port that is not ACTIVE, or more devices " \
+	  "than it names (prefix matching); ports of both link layers on one NIC, which NCCL fuses",  \
+	  "NCCL_IB_HCA, NCCL_IB_DISABLE of the environment, NCCL_CONF_FILE or ~/.nccl.conf, /etc/nccl.conf, " \
+	  "ports/N/{state,link_layer}") \
 	X(roce_qos, "roce.qos", RD_SUBJ_PORT, RD_NEEDS_ROLE | RD_LOAD_MFT, "RoCE QoS as the policy sets",                       \
 	  "a RoCE port's trust mode or PFC priorities differing from [roce] trust / pfc; without them, " \
 	  "what is set (trust, PFC, ECN, rdma_cm default ToS)",                                       \

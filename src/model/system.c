@@ -555,9 +555,29 @@ static void load_dmesg(struct rd_source *src, struct rd_system *s)
 	}
 }
 
+/* The conf files of the load running on this thread, for nccl_getenv (the model's NCCL readers
+ * take a getenv-like function). */
+static _Thread_local const struct rd_nccl_conf *nccl_files;
+
 static const char *nccl_getenv(const char *name)
 {
-	return getenv(name);
+	const char *v = getenv(name);
+	return v || !nccl_files ? v : rd_nccl_conf_get(nccl_files, name, NULL);
+}
+
+const char *rd_nccl_param(const struct rd_system *sys, const char *name, const char **from)
+{
+	rd_need(sys->unloaded, RD_LOAD_NCCL, "NCCL's conf files");
+	const char *v = getenv(name), *file = NULL;
+	if (v) {
+		if (from)
+			*from = "the environment";
+		return v;
+	}
+	v = rd_nccl_conf_get(&sys->nccl_conf, name, &file);
+	if (from)
+		*from = file;
+	return v;
 }
 
 static bool is_nccl_lib(const char *name)
@@ -693,12 +713,16 @@ int rd_system_load_parts(struct rd_source *src, const struct rd_host *h, const c
 		s->mft.unloaded = true;
 	if (!(s->unloaded & RD_LOAD_STACK))
 		rd_stack_derive(h, s, &s->stack);
+	if (rd_load_wants(flags, RD_LOAD_NCCL))
+		rd_nccl_conf_load(src, getenv("NCCL_CONF_FILE"), getenv("HOME"), &s->nccl_conf);
+	nccl_files = &s->nccl_conf;
 	rd_nccl_env_read(&s->nccl_env, nccl_getenv); /* roce.gid: what NCCL would see (model/gid.h) */
 	if (rd_load_wants(flags, RD_LOAD_GIDS))
 		load_nccl_libs(src, &s->nccl_env);
 	rd_link_load(src, h, flags, &s->link); /* link health facts (model/link.c) */
 	if (rd_load_wants(flags, RD_LOAD_TOPO))
 		rd_pcitopo_load(src, h, s->pci, s->npci, s->pci_err, nccl_getenv, &s->topo);
+	nccl_files = NULL;
 	return 0;
 }
 
@@ -710,6 +734,7 @@ static void free_limits(struct rd_proc_limits *l)
 
 void rd_system_free(struct rd_system *s)
 {
+	rd_nccl_conf_free(&s->nccl_conf);
 	rd_link_free(&s->link);
 	rd_pcitopo_free(&s->topo);
 	for (size_t i = 0; i < s->nmodload; i++) {

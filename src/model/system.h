@@ -17,6 +17,7 @@
 #include "model/rpmdb.h"
 #include "model/stack.h"
 #include "model/mft.h"
+#include "model/ncclconf.h"
 
 /* A modules-load.d file.  Directories in systemd's order of precedence (the first wins for a
  * given file name); files are applied in file-name order whatever their directory. */
@@ -149,8 +150,12 @@ struct rd_system {
 	/* derived from all of the above and the host model, once (model/stack.h), when its parts
 	 * (RD_LOAD_STACK) were read; read it through rd_system_stack */
 	struct rd_stack stack;
-	/* roce.gid: the NCCL_IB_* variables of this process's environment (model/gid.h) */
+	/* roce.gid: the NCCL_IB_* variables NCCL would see (model/gid.h): this process's environment,
+	 * then NCCL's conf files */
 	struct rd_nccl_env nccl_env;
+	/* NCCL's conf files in the root (model/ncclconf.h; with RD_LOAD_NCCL): NCCL_CONF_FILE or
+	 * $HOME/.nccl.conf of this process's environment, then /etc/nccl.conf */
+	struct rd_nccl_conf nccl_conf;
 	/* link health: boot_id, default route, port netdevs, PCIe paths, counters, state (model/link.h) */
 	struct rd_link link;
 	/* gdr.path, topo: the GPUs' and RDMA NICs' PCIe paths (model/pcitopo.h; with RD_LOAD_TOPO) */
@@ -196,5 +201,8 @@ const struct rd_package *rd_system_package(const struct rd_system *sys, const ch
 const char *rd_boot_loader(const struct rd_system *sys, const char *module, const char **when);
 /* The derived stack facts; aborts when their parts were not loaded (RD_LOAD_STACK, rd_need). */
 const struct rd_stack *rd_system_stack(const struct rd_system *sys);
+/* An NCCL parameter as NCCL would read it: this process's environment, else NCCL's conf files
+ * (aborts when RD_LOAD_NCCL was not loaded).  *from (optional): "the environment" or the file. */
+const char *rd_nccl_param(const struct rd_system *sys, const char *name, const char **from);
 
 #endif

@@ -90,6 +90,9 @@ seed fuzz_acs "$top/tests/topo/lspci-vvv" "$roots"/topo/h100-acs-redirect/sys/bu
 { printf '\0'; cat "$top/tests/pairs/results-8.json"; } > "$roots/pairs-results"
 { printf '\1'; printf 'SwitchName=leaf1 Nodes=h[01-10]\nSwitchName=leaf2 Nodes=h[11-20],n[1-9]\nSwitchName=spine Switches=leaf[1-2]\n'; } > "$roots/pairs-topology"
 seed fuzz_pairs "$roots/pairs-results" "$roots/pairs-topology"
+# NCCL conf files: the scenario roots' /etc/nccl.conf, and lines as setEnvFile reads them
+printf '# c\nNCCL_IB_HCA=^=mlx5_1:1,mlx5_10\r\n=x\nNCCL_IB_DISABLE=0x1\n' > "$roots/nccl.conf"
+seed fuzz_ncclconf "$roots/nccl.conf" "$roots"/nccl-*/etc/nccl.conf
 for t in "$out"/fuzz_*; do
 	[ -x "$t" ] || continue
 	n=$(basename "$t")

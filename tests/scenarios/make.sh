@@ -469,6 +469,18 @@ build() {
 		sed -i '/^        CNP_DSCP_P1 /a\        ESWITCH_HAIRPIN_DESCRIPTORS                 Array[0..7]         Array[0..7]         Array[0..7]' \
 			"$R/$CMD/mlxconfig-mlx5_2"
 		attr etc/rdma-doctor.conf "$(printf '[mlxconfig]\nCNP_DSCP_P1 = 48\nESWITCH_HAIRPIN_DESCRIPTORS = 128\n')" ;;
+	nccl-ib-disable-conf)
+		# a node's /etc/nccl.conf turns InfiniBand off (left from a TCP test): every job runs on sockets
+		base; attr etc/nccl.conf "$(printf '# debugging a hang\nNCCL_IB_DISABLE=1\nNCCL_DEBUG=INFO\n')" ;;
+	nccl-hca-matches-none)
+		# the fleet's nccl.conf, written for its ConnectX-3 nodes, names mlx4 devices: NCCL finds none here
+		base; attr etc/nccl.conf "$(printf 'NCCL_IB_HCA=mlx4_0,mlx4_1\n')" ;;
+	nccl-hca-port-down)
+		# NCCL_IB_HCA names both IB rails; mlx5_1's cable is out (Polling): NCCL runs on one
+		build port-polling; attr etc/nccl.conf "$(printf 'NCCL_IB_HCA==mlx5_0,mlx5_1\n')" ;;
+	nccl-hca-pinned-ok)
+		# the compute rails named exactly, the RoCE storage NIC left out: quiet
+		base; attr etc/nccl.conf "$(printf 'NCCL_IB_HCA==mlx5_0:1,mlx5_1:1\n')" ;;
 	*) link_build "$1" ;; # tests/scenarios/link.sh
 	esac
 }
@@ -488,7 +500,7 @@ ALL=(healthy-inbox healthy-mlnx-ofed healthy-doca-ofed ib-umad-missing rdma-ucm-
 	roce-gid-nccl-policy-version
 	healthy-mft link-phy-ber-high link-phy-ber-high-mft-4.30 link-phy-cable-unplugged link-phy-opcode link-phy-state-differs mlxconfig-policy-differs
 	mlxconfig-policy-not-applied mft-tools-failed firmware-from-flint firmware-image-pending roce-qos-differs roce-qos-dcb-differs roce-qos-seen-no-policy
-	mlxconfig-array-not-judged)
+	mlxconfig-array-not-judged nccl-ib-disable-conf nccl-hca-matches-none nccl-hca-port-down nccl-hca-pinned-ok)
 . "$here/link.sh"
 ALL+=("${LINK_ALL[@]}")
 [ $# -gt 0 ] || set -- "${ALL[@]}"

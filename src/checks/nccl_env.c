@@ -1,0 +1,308 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/* nccl.env: the RDMA ports NCCL's parameters leave it (model/ncclconf.h has NCCL's rules).  NCCL
+ * opens every RDMA device, takes its ports that are ACTIVE and of InfiniBand or Ethernet link
+ * layer, and keeps those NCCL_IB_HCA selects (src/transport/net_ib/init.cc); NCCL_IB_DISABLE, a
+ * number read by strtoll (any non-zero value), turns InfiniBand and RoCE off and NCCL runs over
+ * TCP sockets.  The ports of one NIC are fused into one device, which fails for ports of both link
+ * layers ("Attempted to merge incompatible devices ... Try selecting NICs of only one link type
+ * using NCCL_IB_HCA"). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checks/catalogue.h"
+#include "model/ncclconf.h"
+#include "model/parse.h"
+#include "model/system.h"
+#include "util/util.h"
+
+static bool plain(const char *s, const char *extra)
+{
+	size_t n = strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+	while (s[n] && strchr(extra, s[n]))
+		n += 1 + strspn(s + n + 1, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+	return *s && !s[n];
+}
+
+static bool is_file(const char *from)
+{
+	return from && from[0] == '/';
+}
+
+static void evidence_param(struct rd_finding *f, const char *name, const char *value, const char *from)
+{
+	rd_evidence_add(f, is_file(from) ? from : "environment", "%s=%s", name, value);
+}
+
+/* Sets name=value where it came from (a file: by sed; the environment: by export). */
+static void fix_param(struct rd_finding *f, const char *name, const char *value, const char *from)
+{
+	if (is_file(from)) {
+		if (plain(from, "/.-"))
+			rd_fix_add(f, "sed -i 's/^%s=.*/%s=%s/' %s", name, name, value, from);
+	} else {
+		rd_fix_add(f, "export %s=%s    # in the job's environment (or its launcher's)", name, value);
+	}
+}
+
+struct port_ref {
+	const struct rd_device *d;
+	const struct rd_port *p;
+};
+
+static bool usable_device(const struct rd_device *d)
+{
+	return d->node_type_v != 2 && d->node_type_v != 3; /* a switch's or router's own port is not NCCL's */
+}
+
+static bool link_ok(const struct rd_port *p)
+{
+	const char *ll = rd_attr_ok(&p->link_layer) ? p->link_layer.value : "InfiniBand";
+	return strcmp(ll, "InfiniBand") == 0 || strcmp(ll, "Ethernet") == 0;
+}
+
+static const char *layer(const struct rd_port *p)
+{
+	return p->is_ib ? "InfiniBand" : "Ethernet";
+}
+
+/* "=dev,dev" of the devices of act's ports of their most common link layer (InfiniBand on a tie),
+ * each name once; "" when none has a plain name. */
+static void suggest(const struct port_ref *act, size_t nact, char *buf, size_t len)
+{
+	size_t ib = 0;
+	for (size_t i = 0; i < nact; i++)
+		ib += act[i].p->is_ib;
+	bool want_ib = ib * 2 >= nact;
+	size_t o = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < nact; i++) {
+		if (act[i].p->is_ib != want_ib || !plain(act[i].d->name, ""))
+			continue;
+		bool seen = false;
+		for (size_t k = 0; k < i; k++)
+			seen |= act[k].d == act[i].d && act[k].p->is_ib == want_ib;
+		if (seen)
+			continue;
+		int n = snprintf(buf + o, len - o, "%s%s", o ? "," : "=", act[i].d->name);
+		if (n < 0 || (size_t)n >= len - o) {
+			buf[o] = '\0';
+			break;
+		}
+		o += (size_t)n;
+	}
+}
+
+static void list_ports(char *buf, size_t len, const struct port_ref *r, size_t n)
+{
+	size_t o = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && o + 1 < len; i++) {
+		int w = snprintf(buf + o, len - o, "%s%s port %u", i ? ", " : "", r[i].d->name, r[i].p->num);
+		if (w < 0 || (size_t)w >= len - o)
+			break;
+		o += (size_t)w;
+	}
+}
+
+static void judge_disable(struct rd_check_ctx *ctx)
+{
+	const char *from = NULL, *v = rd_nccl_param(ctx->sys, "NCCL_IB_DISABLE", &from);
+	if (!v || !*v)
+		return;
+	errno = 0;
+	long long n = strtoll(v, NULL, 0);
+	if (errno || n == 0)
+		return;
+	struct rd_finding *f = rd_finding_add(ctx, RD_WARN, "host",
+					      "NCCL_IB_DISABLE=%s (%s): NCCL will not use InfiniBand or RoCE and runs "
+					      "over TCP sockets", v, is_file(from) ? from : "the environment");
+	evidence_param(f, "NCCL_IB_DISABLE", v, from);
+	if (is_file(from)) {
+		if (plain(from, "/.-"))
+			rd_fix_add(f, "sed -i '/^NCCL_IB_DISABLE=/d' %s", from);
+	} else {
+		rd_fix_add(f, "unset NCCL_IB_DISABLE    # in the job's environment (or its launcher's)");
+	}
+}
+
+/* An entry without '=' that is a device's whole name and the prefix of others: NCCL takes them
+ * all ("mlx5_1" selects mlx5_10 and mlx5_11 too). */
+static void judge_prefixes(struct rd_check_ctx *ctx, const struct rd_nccl_list *l, const char *v, const char *from)
+{
+	const struct rd_host *h = ctx->host;
+	if (l->exact || l->exclude)
+		return;
+	for (int i = 0; i < l->n; i++) {
+		const char *ref = l->e[i].prefix;
+		bool whole = false;
+		char more[256] = "";
+		size_t o = 0, nmore = 0;
+		for (size_t k = 0; k < h->ndevices; k++) {
+			const char *name = h->devices[k].name;
+			if (!usable_device(&h->devices[k]))
+				continue;
+			if (strcmp(name, ref) == 0)
+				whole = true;
+			else if (strncmp(name, ref, strlen(ref)) == 0) {
+				int w = snprintf(more + o, sizeof more - o, "%s%s", nmore ? ", " : "", name);
+				if (w > 0 && (size_t)w < sizeof more - o)
+					o += (size_t)w;
+				nmore++;
+			}
+		}
+		if (!whole || !nmore)
+			continue;
+		struct rd_finding *f = rd_finding_add(ctx, RD_WARN, "host",
+						      "NCCL_IB_HCA entry %s also selects %s: without a leading '=' NCCL "
+						      "matches names by prefix", ref, more);
+		evidence_param(f, "NCCL_IB_HCA", v, from);
+		char want[512];
+		snprintf(want, sizeof want, "=%s", v);
+		if (plain(v, ",:"))
+			fix_param(f, "NCCL_IB_HCA", want, from);
+	}
+}
+
+/* One physical NIC: the same device, or PCI functions of one bus:device ("0000:17:00.0" and
+ * "0000:17:00.1"). */
+static bool same_nic(const struct rd_device *a, const struct rd_device *b)
+{
+	if (a == b)
+		return true;
+	if (!a->pci_addr || !b->pci_addr)
+		return false;
+	const char *da = strrchr(a->pci_addr, '.'), *db = strrchr(b->pci_addr, '.');
+	return da && db && da - a->pci_addr == db - b->pci_addr &&
+	       strncmp(a->pci_addr, b->pci_addr, (size_t)(da - a->pci_addr)) == 0;
+}
+
+/* NCCL fuses the ports of one NIC into one virtual device (NCCL_NET_MERGE_LEVEL, default PORT:
+ * src/graph/topo.cc), and refuses ports of both link layers there. */
+static void judge_fusion(struct rd_check_ctx *ctx, const struct port_ref *sel, size_t nsel, const char *v,
+			 const char *from)
+{
+	const char *lfrom = NULL, *level = rd_nccl_param(ctx->sys, "NCCL_NET_MERGE_LEVEL", &lfrom);
+	if (level && strcmp(level, "LOC") == 0)
+		return;
+	for (size_t i = 0; i < nsel; i++)
+		for (size_t k = i + 1; k < nsel; k++) {
+			if (sel[i].p->is_ib == sel[k].p->is_ib || !same_nic(sel[i].d, sel[k].d))
+				continue;
+			const struct port_ref *ib = sel[i].p->is_ib ? &sel[i] : &sel[k], *eth = ib == &sel[i] ? &sel[k] : &sel[i];
+			struct rd_finding *f = rd_finding_add(
+				ctx, RD_WARN, "host",
+				"NCCL will fuse %s port %u (InfiniBand) and %s port %u (Ethernet), ports of one NIC, into "
+				"one device and fail (\"Attempted to merge incompatible devices\"): select one link layer "
+				"with NCCL_IB_HCA, or set NCCL_NET_MERGE_LEVEL=LOC",
+				ib->d->name, ib->p->num, eth->d->name, eth->p->num);
+			const struct port_ref *two[2] = {ib, eth};
+			for (int t = 0; t < 2; t++) {
+				char *path = rd_xasprintf("%s/link_layer", two[t]->p->dir);
+				rd_evidence_add(f, path, "%s", layer(two[t]->p));
+				free(path);
+			}
+			if (v)
+				evidence_param(f, "NCCL_IB_HCA", v, from);
+			if (plain(ib->d->name, "")) {
+				char want[256];
+				snprintf(want, sizeof want, "=%s:%u", ib->d->name, ib->p->num);
+				if (v)
+					fix_param(f, "NCCL_IB_HCA", want, from);
+				else
+					rd_fix_add(f, "echo 'NCCL_NET_MERGE_LEVEL=LOC' >> /etc/nccl.conf    # or name the ports NCCL "
+						      "should use: NCCL_IB_HCA=%s,...", want);
+			}
+			return;
+		}
+}
+
+void rd_check_nccl_env(struct rd_check_ctx *ctx)
+{
+	const struct rd_host *h = ctx->host;
+	judge_disable(ctx);
+	const char *from = NULL, *v = rd_nccl_param(ctx->sys, "NCCL_IB_HCA", &from);
+	struct rd_nccl_list l;
+	rd_nccl_list_parse(v, &l);
+
+	size_t nports = 0;
+	for (size_t i = 0; i < h->ndevices; i++)
+		nports += h->devices[i].nports;
+	struct port_ref *act = rd_xcalloc(nports + 1, sizeof *act), *sel = rd_xcalloc(nports + 1, sizeof *sel);
+	size_t nact = 0, nsel = 0, nnamed = 0;
+	for (size_t i = 0; i < h->ndevices; i++) {
+		const struct rd_device *d = &h->devices[i];
+		if (!usable_device(d))
+			continue;
+		for (size_t k = 0; k < d->nports; k++) {
+			const struct rd_port *p = &d->ports[k];
+			if (!link_ok(p))
+				continue;
+			bool active = p->state_v == RD_PORT_ACTIVE;
+			if (active)
+				act[nact++] = (struct port_ref){d, p};
+			if (!l.set || !rd_nccl_list_selects(&l, d->name, (int)p->num))
+				continue;
+			nnamed++;
+			if (active) {
+				sel[nsel++] = (struct port_ref){d, p};
+				continue;
+			}
+			char subj[160];
+			snprintf(subj, sizeof subj, "%s port %u", d->name, p->num);
+			struct rd_finding *f = rd_finding_add(ctx, RD_WARN, subj,
+							      "NCCL_IB_HCA selects %s, which is %s: NCCL leaves it out and "
+							      "runs on fewer NICs", subj,
+							      p->state_v >= 0 ? rd_port_state_name((unsigned)p->state_v) : "in an unknown state");
+			evidence_param(f, "NCCL_IB_HCA", v, from);
+			rd_evidence_attr(f, &p->state);
+		}
+	}
+	if (!l.set) {
+		for (size_t i = 0; i < nact; i++)
+			sel[i] = act[i];
+		nsel = nact;
+	}
+
+	char ports[1024];
+	if (l.set && nnamed == 0) {
+		char devs[512] = "";
+		size_t o = 0;
+		for (size_t i = 0; i < h->ndevices && o + 1 < sizeof devs; i++) {
+			int w = snprintf(devs + o, sizeof devs - o, "%s%s", o ? ", " : "", h->devices[i].name);
+			if (w < 0 || (size_t)w >= sizeof devs - o)
+				break;
+			o += (size_t)w;
+		}
+		struct rd_finding *f = rd_finding_add(ctx, RD_WARN, "host",
+						      "NCCL_IB_HCA=%s (%s) selects no RDMA port of this host (%s%s): NCCL "
+						      "will find no InfiniBand or RoCE device and run over TCP sockets", v,
+						      is_file(from) ? from : "the environment", h->ndevices ? "its devices: " : "it has no RDMA device",
+						      devs);
+		evidence_param(f, "NCCL_IB_HCA", v, from);
+		char want[512];
+		suggest(act, nact, want, sizeof want);
+		if (*want)
+			fix_param(f, "NCCL_IB_HCA", want, from);
+	} else if (l.set) {
+		judge_prefixes(ctx, &l, v, from);
+	}
+
+	judge_fusion(ctx, sel, nsel, v, from);
+
+	if (rd_check_quiet(ctx)) {
+		if (!nsel && !l.set) {
+			rd_finding_add(ctx, RD_SKIP, "host", "no ACTIVE RDMA port for NCCL to use (ports.state says why)");
+		} else if (nsel) {
+			list_ports(ports, sizeof ports, sel, nsel);
+			struct rd_finding *f = rd_finding_add(ctx, RD_OK, "host", "NCCL will use %zu RDMA port%s: %s%s%s%s", nsel,
+							      nsel == 1 ? "" : "s", ports, l.set ? " (NCCL_IB_HCA=" : "",
+							      l.set ? v : "", l.set ? ")" : "");
+			if (l.set)
+				evidence_param(f, "NCCL_IB_HCA", v, from);
+		}
+	}
+	free(act);
+	free(sel);
+}

@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/* NCCL's conf files and its device lists (model/ncclconf.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/ncclconf.h"
+#include "source/source.h"
+#include "util/util.h"
+
+enum { NCCL_FIELD_MAX = 1023, NCCL_LINE_MAX = 4095 };
+
+static bool conf_has(const struct rd_nccl_conf *c, const char *name)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (strcmp(c->vars[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+static void conf_line(struct rd_nccl_conf *c, const char *file, const char *line, size_t len)
+{
+	if (len > 0 && line[len - 1] == '\n')
+		len--;
+	if (len > 0 && line[len - 1] == '\r')
+		len--;
+	if (len == 0 || line[0] == '#')
+		return;
+	const char *eq = memchr(line, '=', len);
+	if (!eq)
+		return;
+	size_t nlen = (size_t)(eq - line), vlen = len - nlen - 1;
+	char *name = rd_xasprintf("%.*s", (int)(nlen < NCCL_FIELD_MAX ? nlen : NCCL_FIELD_MAX), line);
+	if (!*name || conf_has(c, name)) { /* setenv(3) refuses an empty name; no overwrite */
+		free(name);
+		return;
+	}
+	c->vars = rd_xrealloc(c->vars, (c->n + 1) * sizeof *c->vars);
+	c->vars[c->n++] = (struct rd_nccl_confvar){
+		name, rd_xasprintf("%.*s", (int)(vlen < NCCL_FIELD_MAX ? vlen : NCCL_FIELD_MAX), eq + 1), file};
+}
+
+void rd_nccl_conf_parse(struct rd_nccl_conf *c, const char *file, const char *data, size_t len)
+{
+	size_t i = 0;
+	while (i < len) {
+		/* fgets with a 4096-byte buffer: a longer line is read as several */
+		size_t start = i, n = 0;
+		while (i < len && n < NCCL_LINE_MAX) {
+			n++;
+			if (data[i++] == '\n')
+				break;
+		}
+		const char *nul = memchr(data + start, '\0', n); /* strlen() of what fgets read */
+		conf_line(c, file, data + start, nul ? (size_t)(nul - (data + start)) : n);
+	}
+}
+
+static void conf_file(struct rd_source *src, struct rd_nccl_conf *c, char *path)
+{
+	size_t k = c->nfiles++;
+	c->files[k] = path;
+	if (path[0] != '/') { /* NCCL would open it from the job's working directory: unknown here */
+		c->errs[k] = EINVAL;
+		return;
+	}
+	struct rd_text t = {0};
+	const char *rel = path;
+	while (*rel == '/')
+		rel++;
+	if (!*rel || rd_read_file(src, rel, RD_CAP_FILE, &t) < 0)
+		c->errs[k] = *rel ? (t.err ? t.err : EIO) : EISDIR;
+	else
+		rd_nccl_conf_parse(c, path, t.data, t.len);
+	rd_text_free(&t);
+}
+
+void rd_nccl_conf_load(struct rd_source *src, const char *conf_file_path, const char *home, struct rd_nccl_conf *c)
+{
+	memset(c, 0, sizeof *c);
+	if (conf_file_path && *conf_file_path)
+		conf_file(src, c, rd_xasprintf("%.1023s", conf_file_path));
+	else if (home)
+		conf_file(src, c, rd_xasprintf("%.1011s/.nccl.conf", home));
+	conf_file(src, c, rd_xstrdup("/etc/nccl.conf"));
+}
+
+const char *rd_nccl_conf_get(const struct rd_nccl_conf *c, const char *name, const char **file)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (strcmp(c->vars[i].name, name) == 0) {
+			if (file)
+				*file = c->vars[i].file;
+			return c->vars[i].value;
+		}
+	return NULL;
+}
+
+void rd_nccl_conf_free(struct rd_nccl_conf *c)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		free(c->vars[i].name);
+		free(c->vars[i].value);
+	}
+	free(c->vars);
+	for (size_t k = 0; k < c->nfiles; k++)
+		free(c->files[k]);
+	memset(c, 0, sizeof *c);
+}
+
+void rd_nccl_list_parse(const char *value, struct rd_nccl_list *l)
+{
+	memset(l, 0, sizeof *l);
+	if (!value || !*value)
+		return;
+	l->set = true;
+	const char *s = value;
+	if (*s == '^') {
+		l->exclude = true;
+		s++;
+	}
+	if (*s == '=') {
+		l->exact = true;
+		s++;
+	}
+	/* strtok_r on ',': empty entries vanish; strsep on ':' within an entry */
+	while (*s && l->n < RD_NCCL_LIST_MAX) {
+		size_t len = strcspn(s, ",");
+		if (len) {
+			const char *colon = memchr(s, ':', len);
+			size_t plen = colon ? (size_t)(colon - s) : len;
+			if (plen) {
+				snprintf(l->e[l->n].prefix, sizeof l->e[l->n].prefix, "%.*s", (int)plen, s);
+				l->e[l->n].port = -1;
+				if (colon) {
+					const char *p = colon + 1;
+					size_t tlen = strcspn(p, ":,");
+					if (tlen) {
+						char num[32];
+						snprintf(num, sizeof num, "%.*s", (int)(tlen < 31 ? tlen : 31), p);
+						l->e[l->n].port = atoi(num);
+					}
+				}
+				l->n++;
+			}
+		}
+		s += len;
+		while (*s == ',')
+			s++;
+	}
+}
+
+bool rd_nccl_list_entry_matches(const struct rd_nccl_list *l, int i, const char *name, int port)
+{
+	const char *ref = l->e[i].prefix;
+	bool name_ok = l->exact ? strcmp(name, ref) == 0 : strncmp(name, ref, strlen(ref)) == 0;
+	return name_ok && (port == -1 || l->e[i].port == -1 || port == l->e[i].port);
+}
+
+bool rd_nccl_list_selects(const struct rd_nccl_list *l, const char *name, int port)
+{
+	bool match = l->n == 0;
+	for (int i = 0; i < l->n && !match; i++)
+		match = rd_nccl_list_entry_matches(l, i, name, port);
+	return match != l->exclude;
+}

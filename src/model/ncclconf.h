@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/* NCCL's parameters where NCCL finds them, and its device and interface lists, by its own rules
+ * (NVIDIA/nccl src/misc/param.cc, src/misc/utils.cc, src/transport/net_ib/init.cc):
+ *
+ * * A parameter comes from the environment; else from the first of NCCL_CONF_FILE (when set
+ *   and not empty) or $HOME/.nccl.conf that sets it; else from /etc/nccl.conf.  NCCL setenv()s
+ *   each file's lines without overwriting, so the first line naming a variable wins.  A line is
+ *   NAME=VALUE: a trailing "\n" and then "\r" are dropped, a line starting with '#' is skipped,
+ *   a line without '=' is skipped, NAME is every byte before the first '=' (spaces included)
+ *   and VALUE every byte after it (1023 bytes of each at most).
+ * * NCCL_IB_HCA and NCCL_SOCKET_IFNAME are lists: a leading '^' excludes what they name, then a
+ *   leading '=' makes the names exact; entries are split on ',' into "name:port" (the port, by
+ *   atoi, absent or empty: any port).  Without '=', an entry is a prefix ("mlx5_1" also selects
+ *   mlx5_10).  At most 32 entries (MAX_IB_DEVS); an empty list selects everything.
+ *
+ * Ownership: struct rd_nccl_conf owns its strings (rd_nccl_conf_free); the list is plain values. */
+#ifndef RD_NCCLCONF_H
+#define RD_NCCLCONF_H
+#include <stdbool.h>
+#include <stddef.h>
+
+struct rd_source;
+
+struct rd_nccl_confvar {
+	char *name, *value;
+	const char *file; /* the file that set it (one of rd_nccl_conf.files) */
+};
+
+struct rd_nccl_conf {
+	struct rd_nccl_confvar *vars; /* in NCCL's order: the first of a name is the one NCCL keeps */
+	size_t n;
+	char *files[2];               /* the files read, in order, as absolute paths ("/etc/nccl.conf") */
+	int errs[2];                  /* each file's read error: 0, ENOENT (absent), ... */
+	size_t nfiles;
+};
+
+/* Adds the variables of one file's bytes, as NCCL's setEnvFile reads them, to c (file: its name,
+ * kept by c).  Bytes after a NUL on a line are not seen, as with fgets. */
+void rd_nccl_conf_parse(struct rd_nccl_conf *c, const char *file, const char *data, size_t len);
+/* Reads NCCL's files through src (relative to its root): conf_file is NCCL_CONF_FILE and home is
+ * HOME of the environment NCCL runs in, either NULL. */
+void rd_nccl_conf_load(struct rd_source *src, const char *conf_file, const char *home, struct rd_nccl_conf *c);
+/* The value a file gives name, or NULL; *file (optional) is the file. */
+const char *rd_nccl_conf_get(const struct rd_nccl_conf *c, const char *name, const char **file);
+void rd_nccl_conf_free(struct rd_nccl_conf *c);
+
+enum { RD_NCCL_LIST_MAX = 32, RD_NCCL_PREFIX_MAX = 64 };
+struct rd_nccl_list {
+	bool set;     /* the variable is set and not empty */
+	bool exclude; /* '^' */
+	bool exact;   /* '=' */
+	int n;
+	struct {
+		char prefix[RD_NCCL_PREFIX_MAX];
+		int port; /* -1: any */
+	} e[RD_NCCL_LIST_MAX];
+};
+void rd_nccl_list_parse(const char *value, struct rd_nccl_list *l);
+/* NCCL takes port (-1 for an interface) of name. */
+bool rd_nccl_list_selects(const struct rd_nccl_list *l, const char *name, int port);
+/* Entry i names name:port (without the '^' applied). */
+bool rd_nccl_list_entry_matches(const struct rd_nccl_list *l, int i, const char *name, int port);
+
+#endif
