@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "checks/catalogue.h"
+#include "model/system.h"
 #include "model/gid.h"
 
 static void describe(const struct rd_port *p, int idx, char *buf, size_t len)
@@ -108,7 +109,15 @@ void rd_check_roce_gid(struct rd_check_ctx *ctx)
 								   sel.gid_index_from, sel.gid_index, sel.gid_index, subj, why, cd,
 								   sel.roce_version, fam_name(sel.family));
 					gid_evidence(f, p);
-					if (sel.gid_index_from[0] == 'N') {
+					const char *file = NULL, *raw = sel.gid_index_from[0] == 'N' ?
+						rd_nccl_param(ctx->sys, "NCCL_IB_GID_INDEX", &file) : NULL;
+					if (raw && file && file[0] == '/') { /* set in one of NCCL's conf files */
+						rd_evidence_add(f, file, "NCCL_IB_GID_INDEX=%s", raw);
+						if (strspn(file, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./-") ==
+						    strlen(file))
+							rd_fix_add(f, "sed -i '/^NCCL_IB_GID_INDEX=/d' %s    # NCCL then chooses index %d "
+								      "here itself", file, chosen);
+					} else if (sel.gid_index_from[0] == 'N') {
 						rd_fix_add(f, "unset NCCL_IB_GID_INDEX    # in the job's environment: NCCL then chooses "
 							      "index %d here itself", chosen);
 						if (good >= 0)

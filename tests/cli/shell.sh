@@ -91,6 +91,28 @@ else
 	bad "the no-hardware label tests need root and unshare (a private mount namespace)"
 fi
 
+# ---- nccl.env: where NCCL's values come from, in NCCL's order: the environment over
+# NCCL_CONF_FILE (which replaces $HOME/.nccl.conf) over /etc/nccl.conf, the files in the root ----
+cp -a examples/rxe-qemu "$work/nccl-root"
+mkdir -p "$work/nccl-root/home/u" "$work/nccl-root/etc"
+printf 'NCCL_IB_DISABLE=1\nNCCL_IB_HCA=mlx5\n' > "$work/nccl-root/etc/nccl.conf"
+printf 'NCCL_IB_HCA==rxe0:1\n' > "$work/nccl-root/home/u/.nccl.conf"
+printf 'NCCL_IB_DISABLE=0\n' > "$work/nccl-root/job.conf"
+nccl() { env -u NCCL_IB_DISABLE -u NCCL_IB_HCA -u NCCL_CONF_FILE "$@" "$bin" --root "$work/nccl-root" check --only nccl.env --format json > "$work/nccl.json" 2> /dev/null; }
+njq() { jq -e "$1" "$work/nccl.json" > /dev/null; }
+nccl HOME=/home/u
+expect "nccl-home-conf-over-etc" njq '[.findings[] | .status] == ["WARN"] and (.findings[0].message | startswith("NCCL_IB_DISABLE=1 (/etc/nccl.conf)")) and
+	.findings[0].fix == ["sed -i '"'"'/^NCCL_IB_DISABLE=/d'"'"' /etc/nccl.conf"]'
+nccl HOME=/home/u NCCL_CONF_FILE=/job.conf
+expect "nccl-conf-file-replaces-home" njq '[.findings[] | .status] == ["WARN"] and (.findings[0].message | test("NCCL_IB_HCA=mlx5 \\(/etc/nccl.conf\\) selects no RDMA port")) and
+	.findings[0].fix == ["sed -i '"'"'s/^NCCL_IB_HCA=.*/NCCL_IB_HCA==rxe0/'"'"' /etc/nccl.conf"]'
+nccl HOME=/home/u NCCL_IB_DISABLE=0x0 NCCL_IB_HCA=rxe
+expect "nccl-environment-wins" njq '[.findings[] | .status] == ["OK"] and .findings[0].message == "NCCL will use 1 RDMA port: rxe0 port 1 (NCCL_IB_HCA=rxe)" and
+	.findings[0].evidence == [{"path": "environment", "value": "NCCL_IB_HCA=rxe"}]'
+nccl HOME=/nowhere NCCL_IB_DISABLE=yes NCCL_IB_HCA=^rxe0
+expect "nccl-strtoll-and-exclude" njq '[.findings[] | .status] == ["WARN"] and (.findings[0].message | test("selects no RDMA port")) and
+	(.findings[0].fix[0] | startswith("export NCCL_IB_HCA==rxe0"))'
+
 # ---- stack: a managed switch's own device (node_type 2) is not a compute port; a host with no
 # RDMA stack module loaded says so in words ----
 cp -a examples/rxe-qemu "$work/switch-root"

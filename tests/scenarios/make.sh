@@ -478,6 +478,18 @@ build() {
 	nccl-hca-port-down)
 		# NCCL_IB_HCA names both IB rails; mlx5_1's cable is out (Polling): NCCL runs on one
 		build port-polling; attr etc/nccl.conf "$(printf 'NCCL_IB_HCA==mlx5_0,mlx5_1\n')" ;;
+	nccl-hca-prefix)
+		# a fourth HCA came up as mlx5_10: "mlx5_1" in NCCL_IB_HCA now takes it too (NVIDIA/nccl #236)
+		base
+		pcidev 0000:ca:00.0 0x15b3 0x1021 1 mlx5_core
+		ibdev mlx5_10 0000:ca:00.0 MT4129 28.41.1000 MT_0000000838 a088:c203:00c8:e1f6
+		port 1 "4: ACTIVE" "5: LinkUp" "400 Gb/sec (4X NDR)" InfiniBand 0x2b 0x1 0xa651e848 fe80:0000:0000:0000:a088:c203:00c8:e1f6
+		uverbs 3 mlx5_10 0000:ca:00.0; umad 3 mlx5_10 1 0000:ca:00.0; issm 3 mlx5_10 1 0000:ca:00.0
+		netdev ibp202s0 0000:ca:00.0 2044
+		attr etc/nccl.conf "$(printf 'NCCL_IB_HCA=mlx5_0,mlx5_1\n')" ;;
+	roce-gid-index-nccl-conf)
+		# /etc/nccl.conf forces NCCL_IB_GID_INDEX=1, the fe80:: RoCE v2 GID: the file is what NCCL reads
+		base; attr etc/nccl.conf "$(printf 'NCCL_IB_GID_INDEX=1\n')" ;;
 	nccl-hca-pinned-ok)
 		# the compute rails named exactly, the RoCE storage NIC left out: quiet
 		base; attr etc/nccl.conf "$(printf 'NCCL_IB_HCA==mlx5_0:1,mlx5_1:1\n')" ;;
@@ -500,7 +512,7 @@ ALL=(healthy-inbox healthy-mlnx-ofed healthy-doca-ofed ib-umad-missing rdma-ucm-
 	roce-gid-nccl-policy-version
 	healthy-mft link-phy-ber-high link-phy-ber-high-mft-4.30 link-phy-cable-unplugged link-phy-opcode link-phy-state-differs mlxconfig-policy-differs
 	mlxconfig-policy-not-applied mft-tools-failed firmware-from-flint firmware-image-pending roce-qos-differs roce-qos-dcb-differs roce-qos-seen-no-policy
-	mlxconfig-array-not-judged nccl-ib-disable-conf nccl-hca-matches-none nccl-hca-port-down nccl-hca-pinned-ok)
+	mlxconfig-array-not-judged nccl-ib-disable-conf nccl-hca-matches-none nccl-hca-port-down nccl-hca-pinned-ok nccl-hca-prefix roce-gid-index-nccl-conf)
 . "$here/link.sh"
 ALL+=("${LINK_ALL[@]}")
 [ $# -gt 0 ] || set -- "${ALL[@]}"
