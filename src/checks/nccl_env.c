@@ -218,10 +218,92 @@ static void judge_fusion(struct rd_check_ctx *ctx, const struct port_ref *sel, s
 		}
 }
 
+/* NCCL_SOCKET_IFNAME: NCCL's bootstrap takes the selected interfaces that are running and have an
+ * address, and cannot start without one. */
+static void judge_socket(struct rd_check_ctx *ctx)
+{
+	const struct rd_nccl_ifs *ifs = &ctx->sys->nccl_ifs;
+	const char *from = NULL, *v = rd_nccl_param(ctx->sys, "NCCL_SOCKET_IFNAME", &from);
+	if (!ifs->loaded || !v)
+		return;
+	if (ifs->err) {
+		struct rd_finding *f = rd_finding_add(ctx, RD_UNKNOWN, "host",
+						      "cannot list the network interfaces NCCL_SOCKET_IFNAME=%s chooses from", v);
+		rd_evidence_add(f, "/sys/class/net", "<%s>", rd_strerror(ifs->err));
+		return;
+	}
+	size_t running = 0, unknown = 0;
+	for (size_t i = 0; i < ifs->n; i++) {
+		const struct rd_nccl_if *nif = &ifs->v[i];
+		const char *op = rd_attr_ok(&nif->operstate) ? nif->operstate.value : NULL;
+		if (nif->flags_ok)
+			running += (nif->flags_v & RD_IFF_RUNNING) != 0;
+		else if (op) /* no flags (an older capture): "up", or "unknown" as virtual interfaces say */
+			running += strcmp(op, "up") == 0 || strcmp(op, "unknown") == 0;
+		else
+			unknown++;
+	}
+	if (running)
+		return;
+	if (unknown) {
+		struct rd_finding *f = rd_finding_add(ctx, RD_UNKNOWN, "host",
+						      "cannot tell whether the interfaces NCCL_SOCKET_IFNAME=%s selects are "
+						      "running", v);
+		for (size_t i = 0; i < ifs->n && i < 4; i++) {
+			rd_evidence_attr(f, &ifs->v[i].flags);
+			rd_evidence_attr(f, &ifs->v[i].operstate);
+		}
+		return;
+	}
+	/* what NCCL would take by itself: ib* first, then any but docker*, lo and virbr* (socket.cc) */
+	const char *best = NULL;
+	for (int pass = 0; pass < 2 && !best; pass++)
+		for (size_t i = 0; i < ifs->all.n && !best; i++) {
+			const char *n = ifs->all.v[i];
+			bool ok = pass == 0 ? strncmp(n, "ib", 2) == 0 :
+					      strncmp(n, "docker", 6) != 0 && strncmp(n, "lo", 2) != 0 && strncmp(n, "virbr", 5) != 0;
+			if (ok && plain(n, "-."))
+				best = n;
+		}
+	char names[512] = "";
+	size_t o = 0;
+	const struct rd_strv *list = &ifs->all;
+	for (size_t i = 0; i < list->n && o + 1 < sizeof names; i++) {
+		int w = snprintf(names + o, sizeof names - o, "%s%s", i ? ", " : "", list->v[i]);
+		if (w < 0 || (size_t)w >= sizeof names - o)
+			break;
+		o += (size_t)w;
+	}
+	struct rd_finding *f;
+	if (!ifs->n)
+		f = rd_finding_add(ctx, RD_WARN, "host",
+				   "NCCL_SOCKET_IFNAME=%s (%s) selects no network interface of this host (%s%s): NCCL "
+				   "cannot bootstrap its communicators", v, is_file(from) ? from : "the environment",
+				   list->n ? "its interfaces: " : "it has none", names);
+	else
+		f = rd_finding_add(ctx, RD_WARN, "host",
+				   "NCCL_SOCKET_IFNAME=%s (%s) selects only interfaces that are not running (%s): NCCL "
+				   "cannot bootstrap its communicators", v, is_file(from) ? from : "the environment",
+				   ifs->v[0].name);
+	evidence_param(f, "NCCL_SOCKET_IFNAME", v, from);
+	for (size_t i = 0; i < ifs->n && i < 4; i++) {
+		rd_evidence_attr(f, &ifs->v[i].flags);
+		rd_evidence_attr(f, &ifs->v[i].operstate);
+	}
+	if (ifs->n && plain(ifs->v[0].name, "-."))
+		rd_fix_add(f, "ip link set dev %s up    # and check its cable or its switch port", ifs->v[0].name);
+	else if (best) {
+		char want[128];
+		snprintf(want, sizeof want, "=%s", best);
+		fix_param(f, "NCCL_SOCKET_IFNAME", want, from);
+	}
+}
+
 void rd_check_nccl_env(struct rd_check_ctx *ctx)
 {
 	const struct rd_host *h = ctx->host;
 	judge_disable(ctx);
+	judge_socket(ctx);
 	const char *from = NULL, *v = rd_nccl_param(ctx->sys, "NCCL_IB_HCA", &from);
 	struct rd_nccl_list l;
 	rd_nccl_list_parse(v, &l);

@@ -165,3 +165,51 @@ bool rd_nccl_list_selects(const struct rd_nccl_list *l, const char *name, int po
 		match = rd_nccl_list_entry_matches(l, i, name, port);
 	return match != l->exclude;
 }
+
+void rd_nccl_ifs_load(struct rd_source *src, const char *value, struct rd_nccl_ifs *ifs)
+{
+	memset(ifs, 0, sizeof *ifs);
+	if (!value || strlen(value) <= 1)
+		return;
+	ifs->loaded = true;
+	struct rd_nccl_list l;
+	rd_nccl_list_parse(value, &l);
+	int r = rd_list_dir(src, "sys/class/net", &ifs->all);
+	if (r < 0) {
+		ifs->err = -r;
+		return;
+	}
+	for (size_t i = 0; i < ifs->all.n; i++) {
+		const char *name = ifs->all.v[i];
+		if (!rd_nccl_list_selects(&l, name, -1))
+			continue;
+		ifs->v = rd_xrealloc(ifs->v, (ifs->n + 1) * sizeof *ifs->v);
+		struct rd_nccl_if *f = &ifs->v[ifs->n++];
+		memset(f, 0, sizeof *f);
+		f->name = rd_xstrdup(name);
+		char *path = rd_xasprintf("sys/class/net/%s/flags", name);
+		rd_attr_read(src, path, &f->flags);
+		free(path);
+		path = rd_xasprintf("sys/class/net/%s/operstate", name);
+		rd_attr_read(src, path, &f->operstate);
+		free(path);
+		if (rd_attr_ok(&f->flags)) {
+			char *end;
+			errno = 0;
+			f->flags_v = strtoul(f->flags.value, &end, 16);
+			f->flags_ok = !errno && end != f->flags.value && !*end;
+		}
+	}
+}
+
+void rd_nccl_ifs_free(struct rd_nccl_ifs *ifs)
+{
+	for (size_t i = 0; i < ifs->n; i++) {
+		free(ifs->v[i].name);
+		rd_attr_free(&ifs->v[i].flags);
+		rd_attr_free(&ifs->v[i].operstate);
+	}
+	free(ifs->v);
+	rd_strv_free(&ifs->all);
+	memset(ifs, 0, sizeof *ifs);
+}

@@ -13,11 +13,18 @@
  *   atoi, absent or empty: any port).  Without '=', an entry is a prefix ("mlx5_1" also selects
  *   mlx5_10).  At most 32 entries (MAX_IB_DEVS); an empty list selects everything.
  *
- * Ownership: struct rd_nccl_conf owns its strings (rd_nccl_conf_free); the list is plain values. */
+ * * NCCL_SOCKET_IFNAME of more than one byte names the interfaces of NCCL's bootstrap (shorter, NCCL
+ *   picks them itself); NCCL takes only those that are running (IFF_RUNNING) and have an address
+ *   (src/misc/socket.cc ncclFindInterfaces, src/os/linux.cc).
+ *
+ * Ownership: struct rd_nccl_conf and struct rd_nccl_ifs own their strings (rd_nccl_conf_free,
+ * rd_nccl_ifs_free); the list is plain values. */
 #ifndef RD_NCCLCONF_H
 #define RD_NCCLCONF_H
 #include <stdbool.h>
 #include <stddef.h>
+
+#include "model/host.h"
 
 struct rd_source;
 
@@ -60,5 +67,24 @@ void rd_nccl_list_parse(const char *value, struct rd_nccl_list *l);
 bool rd_nccl_list_selects(const struct rd_nccl_list *l, const char *name, int port);
 /* Entry i names name:port (without the '^' applied). */
 bool rd_nccl_list_entry_matches(const struct rd_nccl_list *l, int i, const char *name, int port);
+
+/* The network interfaces NCCL_SOCKET_IFNAME selects, with their flags (sys/class/net/IF/flags). */
+struct rd_nccl_if {
+	char *name;
+	struct rd_attr flags, operstate;
+	unsigned long flags_v;
+	bool flags_ok;
+};
+struct rd_nccl_ifs {
+	bool loaded;          /* NCCL_SOCKET_IFNAME was set (more than one byte) */
+	int err;              /* listing sys/class/net failed */
+	struct rd_strv all;   /* every interface of the host */
+	struct rd_nccl_if *v; /* those selected */
+	size_t n;
+};
+enum { RD_IFF_UP = 0x1, RD_IFF_RUNNING = 0x40 };
+/* Reads what NCCL's bootstrap would look at for the value of NCCL_SOCKET_IFNAME (NULL: unset). */
+void rd_nccl_ifs_load(struct rd_source *src, const char *value, struct rd_nccl_ifs *ifs);
+void rd_nccl_ifs_free(struct rd_nccl_ifs *ifs);
 
 #endif

@@ -156,6 +156,8 @@ struct rd_system {
 	/* NCCL's conf files in the root (model/ncclconf.h; with RD_LOAD_NCCL): NCCL_CONF_FILE or
 	 * $HOME/.nccl.conf of this process's environment, then /etc/nccl.conf */
 	struct rd_nccl_conf nccl_conf;
+	/* the interfaces NCCL_SOCKET_IFNAME selects (model/ncclconf.h; with RD_LOAD_NCCL) */
+	struct rd_nccl_ifs nccl_ifs;
 	/* link health: boot_id, default route, port netdevs, PCIe paths, counters, state (model/link.h) */
 	struct rd_link link;
 	/* gdr.path, topo: the GPUs' and RDMA NICs' PCIe paths (model/pcitopo.h; with RD_LOAD_TOPO) */

@@ -113,6 +113,21 @@ nccl HOME=/nowhere NCCL_IB_DISABLE=yes NCCL_IB_HCA=^rxe0
 expect "nccl-strtoll-and-exclude" njq '[.findings[] | .status] == ["WARN"] and (.findings[0].message | test("selects no RDMA port")) and
 	(.findings[0].fix[0] | startswith("export NCCL_IB_HCA==rxe0"))'
 
+# NCCL_SOCKET_IFNAME: the bootstrap needs a running interface (IFF_RUNNING, 0x40, in its flags);
+# a value of one byte is ignored by NCCL
+echo 0x1003 > "$work/nccl-root/sys/class/net/eth0/flags"
+nccl HOME=/nowhere NCCL_IB_DISABLE=0 NCCL_IB_HCA=rxe NCCL_SOCKET_IFNAME==eth0
+expect "nccl-socket-not-running" njq '[.findings[] | .status] == ["WARN"] and (.findings[0].message | test("selects only interfaces that are not running \\(eth0\\)")) and
+	.findings[0].fix == ["ip link set dev eth0 up    # and check its cable or its switch port"]'
+nccl HOME=/nowhere NCCL_IB_DISABLE=0 NCCL_IB_HCA=rxe NCCL_SOCKET_IFNAME=ib
+expect "nccl-socket-no-match" njq '[.findings[] | .status] == ["WARN"] and (.findings[0].message | test("NCCL_SOCKET_IFNAME=ib \\(the environment\\) selects no network interface of this host \\(its interfaces: eth0\\)")) and
+	(.findings[0].fix[0] | startswith("export NCCL_SOCKET_IFNAME==eth0"))'
+nccl HOME=/nowhere NCCL_IB_DISABLE=0 NCCL_IB_HCA=rxe NCCL_SOCKET_IFNAME=x
+expect "nccl-socket-one-byte-ignored" njq '[.findings[] | .status] == ["OK"]'
+echo 0x11043 > "$work/nccl-root/sys/class/net/eth0/flags"
+nccl HOME=/nowhere NCCL_IB_DISABLE=0 NCCL_IB_HCA=rxe NCCL_SOCKET_IFNAME=^docker,lo
+expect "nccl-socket-running" njq '[.findings[] | .status] == ["OK"]'
+
 # ---- stack: a managed switch's own device (node_type 2) is not a compute port; a host with no
 # RDMA stack module loaded says so in words ----
 cp -a examples/rxe-qemu "$work/switch-root"
