@@ -312,7 +312,8 @@ void rd_check_nccl_env(struct rd_check_ctx *ctx)
 	for (size_t i = 0; i < h->ndevices; i++)
 		nports += h->devices[i].nports;
 	struct port_ref *act = rd_xcalloc(nports + 1, sizeof *act), *sel = rd_xcalloc(nports + 1, sizeof *sel);
-	size_t nact = 0, nsel = 0, nnamed = 0;
+	size_t nact = 0, nsel = 0, nnamed = 0, ndown = 0;
+	struct port_ref down[8]; /* selected, not ACTIVE: ports.state reports each; NCCL leaves them out */
 	for (size_t i = 0; i < h->ndevices; i++) {
 		const struct rd_device *d = &h->devices[i];
 		if (!usable_device(d))
@@ -331,14 +332,9 @@ void rd_check_nccl_env(struct rd_check_ctx *ctx)
 				sel[nsel++] = (struct port_ref){d, p};
 				continue;
 			}
-			char subj[160];
-			snprintf(subj, sizeof subj, "%s port %u", d->name, p->num);
-			struct rd_finding *f = rd_finding_add(ctx, RD_WARN, subj,
-							      "NCCL_IB_HCA selects %s, which is %s: NCCL leaves it out and "
-							      "runs on fewer NICs", subj,
-							      p->state_v >= 0 ? rd_port_state_name((unsigned)p->state_v) : "in an unknown state");
-			evidence_param(f, "NCCL_IB_HCA", v, from);
-			rd_evidence_attr(f, &p->state);
+			if (ndown < 8)
+				down[ndown] = (struct port_ref){d, p};
+			ndown++;
 		}
 	}
 	if (!l.set) {
@@ -367,6 +363,16 @@ void rd_check_nccl_env(struct rd_check_ctx *ctx)
 		suggest(act, nact, want, sizeof want);
 		if (*want)
 			fix_param(f, "NCCL_IB_HCA", want, from);
+	} else if (l.set && nsel == 0) {
+		list_ports(ports, sizeof ports, down, ndown < 8 ? ndown : 8);
+		struct rd_finding *f = rd_finding_add(ctx, RD_WARN, "host",
+						      "NCCL_IB_HCA=%s (%s) selects only ports that are not ACTIVE (%s%s): NCCL "
+						      "will find no InfiniBand or RoCE device and run over TCP sockets", v,
+						      is_file(from) ? from : "the environment", ports, ndown > 8 ? ", ..." : "");
+		evidence_param(f, "NCCL_IB_HCA", v, from);
+		for (size_t i = 0; i < ndown && i < 8; i++)
+			rd_evidence_attr(f, &down[i].p->state);
+		judge_prefixes(ctx, &l, v, from);
 	} else if (l.set) {
 		judge_prefixes(ctx, &l, v, from);
 	}
@@ -378,9 +384,15 @@ void rd_check_nccl_env(struct rd_check_ctx *ctx)
 			rd_finding_add(ctx, RD_SKIP, "host", "no ACTIVE RDMA port for NCCL to use (ports.state says why)");
 		} else if (nsel) {
 			list_ports(ports, sizeof ports, sel, nsel);
-			struct rd_finding *f = rd_finding_add(ctx, RD_OK, "host", "NCCL will use %zu RDMA port%s: %s%s%s%s", nsel,
-							      nsel == 1 ? "" : "s", ports, l.set ? " (NCCL_IB_HCA=" : "",
-							      l.set ? v : "", l.set ? ")" : "");
+			char left[400] = "";
+			if (ndown) {
+				char dl[300];
+				list_ports(dl, sizeof dl, down, ndown < 8 ? ndown : 8);
+				snprintf(left, sizeof left, "; it also names %s, not ACTIVE (ports.state), which NCCL leaves out", dl);
+			}
+			struct rd_finding *f = rd_finding_add(ctx, RD_OK, "host", "NCCL will use %zu RDMA port%s: %s%s%s%s%s",
+							      nsel, nsel == 1 ? "" : "s", ports, l.set ? " (NCCL_IB_HCA=" : "",
+							      l.set ? v : "", l.set ? ")" : "", left);
 			if (l.set)
 				evidence_param(f, "NCCL_IB_HCA", v, from);
 		}

@@ -476,8 +476,12 @@ build() {
 		# the fleet's nccl.conf, written for its ConnectX-3 nodes, names mlx4 devices: NCCL finds none here
 		base; attr etc/nccl.conf "$(printf 'NCCL_IB_HCA=mlx4_0,mlx4_1\n')" ;;
 	nccl-hca-port-down)
-		# NCCL_IB_HCA names both IB rails; mlx5_1's cable is out (Polling): NCCL runs on one
+		# NCCL_IB_HCA names both IB rails; mlx5_1's cable is out (Polling): NCCL runs on one (ports.state
+		# reports the port; nccl.env's OK line says NCCL leaves it out)
 		build port-polling; attr etc/nccl.conf "$(printf 'NCCL_IB_HCA==mlx5_0,mlx5_1\n')" ;;
+	nccl-hca-only-port-down)
+		# NCCL_IB_HCA names only mlx5_1, whose cable is out: NCCL falls back to TCP sockets
+		build port-polling; attr etc/nccl.conf "$(printf 'NCCL_IB_HCA==mlx5_1\n')" ;;
 	nccl-hca-prefix)
 		# a fourth HCA came up as mlx5_10: "mlx5_1" in NCCL_IB_HCA now takes it too (NVIDIA/nccl #236)
 		base
@@ -512,7 +516,7 @@ ALL=(healthy-inbox healthy-mlnx-ofed healthy-doca-ofed ib-umad-missing rdma-ucm-
 	roce-gid-nccl-policy-version
 	healthy-mft link-phy-ber-high link-phy-ber-high-mft-4.30 link-phy-cable-unplugged link-phy-opcode link-phy-state-differs mlxconfig-policy-differs
 	mlxconfig-policy-not-applied mft-tools-failed firmware-from-flint firmware-image-pending roce-qos-differs roce-qos-dcb-differs roce-qos-seen-no-policy
-	mlxconfig-array-not-judged nccl-ib-disable-conf nccl-hca-matches-none nccl-hca-port-down nccl-hca-pinned-ok nccl-hca-prefix roce-gid-index-nccl-conf)
+	mlxconfig-array-not-judged nccl-ib-disable-conf nccl-hca-matches-none nccl-hca-port-down nccl-hca-only-port-down nccl-hca-pinned-ok nccl-hca-prefix roce-gid-index-nccl-conf)
 . "$here/link.sh"
 ALL+=("${LINK_ALL[@]}")
 [ $# -gt 0 ] || set -- "${ALL[@]}"
