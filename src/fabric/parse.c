@@ -162,6 +162,8 @@ static const char *rfind(const char *b, const char *e, const char *s)
 /* A copy of [b, e) without leading and trailing blanks and with control bytes as '?'. */
 static char *trimdup(const char *b, const char *e)
 {
+	if (e < b)
+		e = b;
 	while (b < e && isspace((unsigned char)*b))
 		b++;
 	while (e > b && isspace((unsigned char)e[-1]))
@@ -409,8 +411,8 @@ static bool netdiscover_line(struct rd_fabric *f, const char *b, const char *e, 
 			return false;
 		p = skip_sp(p, e);
 		const char *sep = find(p, e, "' - '");
-		if (!lit(&p, e, "( '") || !sep || e - p < 3 || memcmp(e - 3, "' )", 3) != 0 || sep < p)
-			return false;
+		if (!lit(&p, e, "( '") || !sep || e - p < 3 || memcmp(e - 3, "' )", 3) != 0 || sep < p || sep + 5 > e - 3)
+			return false; /* the "' - '" must end before the closing "' )" */
 		l.a.desc = trimdup(p, sep);
 		l.b.desc = trimdup(sep + 5, e - 3);
 		l.has_peer = true;

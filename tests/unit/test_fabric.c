@@ -125,6 +125,17 @@ RD_TEST(iblinkinfo_not_lines)
 	}
 }
 
+/* The " - " of the two descriptions overlapping the closing "' )" (found by fuzz_fabric): the line
+ * is skipped, not read from before its start. */
+RD_TEST(ibnetdiscover_overlapping_descriptions)
+{
+	struct rd_fabric f = {0};
+	const char *t = "CA     9  1 0x0000000000100009 4x SDR - SW     3  2 0x0000000000200001 ( '' - ' )\n";
+	CHECK_INT(rd_fab_parse_ibnetdiscover(&f, t, strlen(t)), 0);
+	CHECK_INT(f.skipped, 1);
+	rd_fabric_free(&f);
+}
+
 RD_TEST(ibnetdiscover_lines)
 {
 	struct rd_fabric f = {0};
