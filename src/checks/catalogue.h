@@ -120,8 +120,8 @@
 	  "NCCL_IB_DISABLE set; NCCL_IB_HCA selecting no port, a port that is not ACTIVE, or more devices " \
 	  "than it names (prefix matching); ports of both link layers on one NIC, which NCCL fuses; "   \
 	  "NCCL_SOCKET_IFNAME selecting no running interface; NCCL_IB_PKEY (an index) with no P_Key " \
-	  "there",  \
-	  "NCCL_IB_HCA, NCCL_IB_DISABLE, NCCL_SOCKET_IFNAME, NCCL_IB_PKEY of the environment, " \
+	  "there; NCCL_TOPO_FILE unreadable",  \
+	  "NCCL_IB_HCA, NCCL_IB_DISABLE, NCCL_SOCKET_IFNAME, NCCL_IB_PKEY, NCCL_TOPO_FILE of the environment, " \
 	  "NCCL_CONF_FILE or ~/.nccl.conf, /etc/nccl.conf, ports/N/{state,link_layer,pkeys/*}, "         \
 	  "/sys/class/net/<if>/{flags,operstate}") \
 	X(roce_qos, "roce.qos", RD_SUBJ_PORT, RD_NEEDS_ROLE | RD_LOAD_MFT, "RoCE QoS as the policy sets",                       \

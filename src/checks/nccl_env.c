@@ -349,11 +349,28 @@ static void judge_pkey(struct rd_check_ctx *ctx, const struct port_ref *sel, siz
 	}
 }
 
+/* NCCL_TOPO_FILE that cannot be read: NCCL goes on with the topology it detects, which in a VM is
+ * the hypervisor's made-up PCI tree, and says so only at NCCL_DEBUG=INFO. */
+static void judge_topo_file(struct rd_check_ctx *ctx)
+{
+	int err = ctx->sys->nccl_topo_err;
+	const char *from = NULL, *v = rd_nccl_param(ctx->sys, "NCCL_TOPO_FILE", &from);
+	if (err <= 0 || err == EINVAL || !v) /* EINVAL: a relative path, read from the job's directory */
+		return;
+	struct rd_finding *f = rd_finding_add(ctx, RD_WARN, "host",
+					      "NCCL_TOPO_FILE=%s (%s) cannot be read (%s): NCCL ignores it, says so only "
+					      "at NCCL_DEBUG=INFO, and uses the topology it detects",
+					      v, is_file(from) ? from : "the environment", rd_strerror(err));
+	evidence_param(f, "NCCL_TOPO_FILE", v, from);
+	rd_evidence_add(f, v, "<%s>", rd_strerror(err));
+}
+
 void rd_check_nccl_env(struct rd_check_ctx *ctx)
 {
 	const struct rd_host *h = ctx->host;
 	judge_disable(ctx);
 	judge_socket(ctx);
+	judge_topo_file(ctx);
 	const char *from = NULL, *v = rd_nccl_param(ctx->sys, "NCCL_IB_HCA", &from);
 	struct rd_nccl_list l;
 	rd_nccl_list_parse(v, &l);

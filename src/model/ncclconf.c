@@ -279,3 +279,21 @@ void rd_nccl_pkeys_free(struct rd_nccl_pkeys *pk)
 	free(pk->v);
 	memset(pk, 0, sizeof *pk);
 }
+
+int rd_nccl_topo_file_err(struct rd_source *src, const char *value)
+{
+	if (!value)
+		return -1;
+	if (value[0] != '/')
+		return EINVAL; /* opened from the job's working directory: unknown here */
+	const char *rel = value;
+	while (*rel == '/')
+		rel++;
+	if (!*rel)
+		return EISDIR;
+	struct rd_text t = {0};
+	int r = rd_read_prefix(src, rel, 64, &t);
+	int err = r < 0 ? (t.err ? t.err : -r) : 0;
+	rd_text_free(&t);
+	return err;
+}

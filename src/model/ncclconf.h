@@ -102,6 +102,11 @@ struct rd_nccl_pkeys {
 void rd_nccl_pkeys_load(struct rd_source *src, const struct rd_host *h, const char *value, struct rd_nccl_pkeys *pk);
 void rd_nccl_pkeys_free(struct rd_nccl_pkeys *pk);
 
+/* NCCL_TOPO_FILE: NCCL fopen()s it and, when that fails, says so only at NCCL_DEBUG=INFO and goes
+ * on with the topology it detects (src/graph/xml.cc ncclTopoGetXmlFromFile).  0 when it can be
+ * read (its first bytes are read through src), else the errno; -1 when unset. */
+int rd_nccl_topo_file_err(struct rd_source *src, const char *value);
+
 /* Reads what NCCL's bootstrap would look at for the value of NCCL_SOCKET_IFNAME (NULL: unset). */
 void rd_nccl_ifs_load(struct rd_source *src, const char *value, struct rd_nccl_ifs *ifs);
 void rd_nccl_ifs_free(struct rd_nccl_ifs *ifs);

@@ -720,6 +720,7 @@ int rd_system_load_parts(struct rd_source *src, const struct rd_host *h, const c
 		rd_nccl_ifs_load(src, nccl_getenv("NCCL_SOCKET_IFNAME"), &s->nccl_ifs);
 	if (rd_load_wants(flags, RD_LOAD_NCCL))
 		rd_nccl_pkeys_load(src, h, nccl_getenv("NCCL_IB_PKEY"), &s->nccl_pkeys);
+	s->nccl_topo_err = rd_load_wants(flags, RD_LOAD_NCCL) ? rd_nccl_topo_file_err(src, nccl_getenv("NCCL_TOPO_FILE")) : -1;
 	rd_nccl_env_read(&s->nccl_env, nccl_getenv); /* roce.gid: what NCCL would see (model/gid.h) */
 	if (rd_load_wants(flags, RD_LOAD_GIDS))
 		load_nccl_libs(src, &s->nccl_env);
