@@ -119,9 +119,11 @@
 	X(nccl_env, "nccl.env", RD_SUBJ_PORT, RD_LOAD_PORTS | RD_LOAD_DEVLINK | RD_LOAD_NCCL, "NCCL's settings select usable RDMA ports", \
 	  "NCCL_IB_DISABLE set; NCCL_IB_HCA selecting no port, a port that is not ACTIVE, or more devices " \
 	  "than it names (prefix matching); ports of both link layers on one NIC, which NCCL fuses; "   \
-	  "NCCL_SOCKET_IFNAME selecting no running interface",  \
-	  "NCCL_IB_HCA, NCCL_IB_DISABLE, NCCL_SOCKET_IFNAME of the environment, NCCL_CONF_FILE or " \
-	  "~/.nccl.conf, /etc/nccl.conf, ports/N/{state,link_layer}, /sys/class/net/<if>/{flags,operstate}") \
+	  "NCCL_SOCKET_IFNAME selecting no running interface; NCCL_IB_PKEY (an index) with no P_Key " \
+	  "there; NCCL_TOPO_FILE unreadable",  \
+	  "NCCL_IB_HCA, NCCL_IB_DISABLE, NCCL_SOCKET_IFNAME, NCCL_IB_PKEY, NCCL_TOPO_FILE of the environment, " \
+	  "NCCL_CONF_FILE or ~/.nccl.conf, /etc/nccl.conf, ports/N/{state,link_layer,pkeys/*}, "         \
+	  "/sys/class/net/<if>/{flags,operstate}") \
 	X(roce_qos, "roce.qos", RD_SUBJ_PORT, RD_NEEDS_ROLE | RD_LOAD_MFT, "RoCE QoS as the policy sets",                       \
 	  "a RoCE port's trust mode or PFC priorities differing from [roce] trust / pfc; without them, " \
 	  "what is set (trust, PFC, ECN, rdma_cm default ToS)",                                       \

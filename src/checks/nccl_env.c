@@ -299,11 +299,78 @@ static void judge_socket(struct rd_check_ctx *ctx)
 	}
 }
 
+/* NCCL_IB_PKEY: every port NCCL uses needs a P_Key at that index, or QP setup fails. */
+static void judge_pkey(struct rd_check_ctx *ctx, const struct port_ref *sel, size_t nsel)
+{
+	const struct rd_nccl_pkeys *pk = &ctx->sys->nccl_pkeys;
+	const char *from = NULL, *v = rd_nccl_param(ctx->sys, "NCCL_IB_PKEY", &from);
+	if (!pk->loaded || !v)
+		return;
+	const struct rd_nccl_pkey_port *bad[8];
+	size_t nbad = 0, all_bad = 0;
+	int found = -2; /* the one index holding the value on every bad port, -1 none */
+	for (size_t i = 0; i < nsel; i++)
+		for (size_t k = 0; k < pk->n; k++) {
+			const struct rd_nccl_pkey_port *pp = &pk->v[k];
+			if (&ctx->host->devices[pp->dev] != sel[i].d || &sel[i].d->ports[pp->port] != sel[i].p || pp->valid)
+				continue;
+			if (nbad < 8)
+				bad[nbad++] = pp;
+			all_bad++;
+			found = found == -2 || found == pp->found ? pp->found : -1;
+		}
+	if (!nbad)
+		return;
+	char ports[600] = "";
+	size_t o = 0;
+	for (size_t i = 0; i < nbad; i++) {
+		const struct rd_device *d = &ctx->host->devices[bad[i]->dev];
+		int w = snprintf(ports + o, sizeof ports - o, "%s%s port %u", i ? ", " : "", d->name, d->ports[bad[i]->port].num);
+		if (w < 0 || (size_t)w >= sizeof ports - o)
+			break;
+		o += (size_t)w;
+	}
+	char where[96] = "";
+	if (found >= 0)
+		snprintf(where, sizeof where, "; P_Key %s is at index %d there", v, found);
+	struct rd_finding *f = rd_finding_add(
+		ctx, RD_WARN, "host",
+		"NCCL_IB_PKEY=%s (%s) is a P_Key index (NCCL sets each QP's pkey_index to it), and %zu port%s NCCL "
+		"uses ha%s no P_Key at index %u (%s%s): QP setup fails%s", v, is_file(from) ? from : "the environment",
+		all_bad, all_bad == 1 ? "" : "s", all_bad == 1 ? "s" : "ve", pk->index, ports, all_bad > nbad ? ", ..." : "",
+		where);
+	evidence_param(f, "NCCL_IB_PKEY", v, from);
+	for (size_t i = 0; i < nbad && i < 4; i++)
+		rd_evidence_attr(f, &bad[i]->entry);
+	if (found >= 0) {
+		char want[16];
+		snprintf(want, sizeof want, "%d", found);
+		fix_param(f, "NCCL_IB_PKEY", want, from);
+	}
+}
+
+/* NCCL_TOPO_FILE that cannot be read: NCCL goes on with the topology it detects, which in a VM is
+ * the hypervisor's made-up PCI tree, and says so only at NCCL_DEBUG=INFO. */
+static void judge_topo_file(struct rd_check_ctx *ctx)
+{
+	int err = ctx->sys->nccl_topo_err;
+	const char *from = NULL, *v = rd_nccl_param(ctx->sys, "NCCL_TOPO_FILE", &from);
+	if (err <= 0 || err == EINVAL || !v) /* EINVAL: a relative path, read from the job's directory */
+		return;
+	struct rd_finding *f = rd_finding_add(ctx, RD_WARN, "host",
+					      "NCCL_TOPO_FILE=%s (%s) cannot be read (%s): NCCL ignores it, says so only "
+					      "at NCCL_DEBUG=INFO, and uses the topology it detects",
+					      v, is_file(from) ? from : "the environment", rd_strerror(err));
+	evidence_param(f, "NCCL_TOPO_FILE", v, from);
+	rd_evidence_add(f, v, "<%s>", rd_strerror(err));
+}
+
 void rd_check_nccl_env(struct rd_check_ctx *ctx)
 {
 	const struct rd_host *h = ctx->host;
 	judge_disable(ctx);
 	judge_socket(ctx);
+	judge_topo_file(ctx);
 	const char *from = NULL, *v = rd_nccl_param(ctx->sys, "NCCL_IB_HCA", &from);
 	struct rd_nccl_list l;
 	rd_nccl_list_parse(v, &l);
@@ -378,6 +445,7 @@ void rd_check_nccl_env(struct rd_check_ctx *ctx)
 	}
 
 	judge_fusion(ctx, sel, nsel, v, from);
+	judge_pkey(ctx, sel, nsel);
 
 	if (rd_check_quiet(ctx)) {
 		if (!nsel && !l.set) {

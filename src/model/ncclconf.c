@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* NCCL's conf files and its device lists (model/ncclconf.h). */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -212,4 +213,87 @@ void rd_nccl_ifs_free(struct rd_nccl_ifs *ifs)
 	free(ifs->v);
 	rd_strv_free(&ifs->all);
 	memset(ifs, 0, sizeof *ifs);
+}
+
+static bool pkey_value(const char *text, unsigned long *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(text, &end, 16);
+	if (errno || end == text || *end)
+		return false;
+	*out = v;
+	return true;
+}
+
+void rd_nccl_pkeys_load(struct rd_source *src, const struct rd_host *h, const char *value, struct rd_nccl_pkeys *pk)
+{
+	memset(pk, 0, sizeof *pk);
+	if (!value || !*value)
+		return;
+	pk->loaded = true;
+	errno = 0;
+	long long n = strtoll(value, NULL, 0);
+	bool parsed = !errno;
+	if (!parsed)
+		n = 0; /* NCCL's default */
+	pk->index = (unsigned)(uint16_t)n;
+	for (size_t i = 0; i < h->ndevices; i++) {
+		const struct rd_device *d = &h->devices[i];
+		if (d->node_type_v == 2 || d->node_type_v == 3)
+			continue;
+		for (size_t k = 0; k < d->nports; k++) {
+			pk->v = rd_xrealloc(pk->v, (pk->n + 1) * sizeof *pk->v);
+			struct rd_nccl_pkey_port *pp = &pk->v[pk->n++];
+			memset(pp, 0, sizeof *pp);
+			pp->dev = i;
+			pp->port = k;
+			pp->found = -1;
+			char *path = rd_xasprintf("%s/pkeys/%u", d->ports[k].dir + 1, pk->index);
+			rd_attr_read(src, path, &pp->entry);
+			free(path);
+			unsigned long pv;
+			pp->valid = rd_attr_ok(&pp->entry) && pkey_value(pp->entry.value, &pv) && (pv & 0x7fff);
+			if (pp->valid || n <= 0 || n > 0xffff)
+				continue;
+			/* the value as a P_Key: look for it in the table (128 entries at most) */
+			for (int e = 0; e < 128 && pp->found < 0; e++) {
+				struct rd_text t = {0};
+				path = rd_xasprintf("%s/pkeys/%d", d->ports[k].dir + 1, e);
+				int r = rd_read_attr(src, path, &t);
+				free(path);
+				if (r == 0 && pkey_value(t.data, &pv) && (pv & 0x7fff) && (pv & 0x7fff) == ((unsigned long)n & 0x7fff))
+					pp->found = e;
+				rd_text_free(&t);
+				if (r < 0)
+					break;
+			}
+		}
+	}
+}
+
+void rd_nccl_pkeys_free(struct rd_nccl_pkeys *pk)
+{
+	for (size_t i = 0; i < pk->n; i++)
+		rd_attr_free(&pk->v[i].entry);
+	free(pk->v);
+	memset(pk, 0, sizeof *pk);
+}
+
+int rd_nccl_topo_file_err(struct rd_source *src, const char *value)
+{
+	if (!value)
+		return -1;
+	if (value[0] != '/')
+		return EINVAL; /* opened from the job's working directory: unknown here */
+	const char *rel = value;
+	while (*rel == '/')
+		rel++;
+	if (!*rel)
+		return EISDIR;
+	struct rd_text t = {0};
+	int r = rd_read_prefix(src, rel, 64, &t);
+	int err = r < 0 ? (t.err ? t.err : -r) : 0;
+	rd_text_free(&t);
+	return err;
 }

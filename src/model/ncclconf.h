@@ -17,8 +17,8 @@
  *   picks them itself); NCCL takes only those that are running (IFF_RUNNING) and have an address
  *   (src/misc/socket.cc ncclFindInterfaces, src/os/linux.cc).
  *
- * Ownership: struct rd_nccl_conf and struct rd_nccl_ifs own their strings (rd_nccl_conf_free,
- * rd_nccl_ifs_free); the list is plain values. */
+ * Ownership: struct rd_nccl_conf, rd_nccl_ifs and rd_nccl_pkeys own their strings (their _free);
+ * the list is plain values. */
 #ifndef RD_NCCLCONF_H
 #define RD_NCCLCONF_H
 #include <stdbool.h>
@@ -83,6 +83,30 @@ struct rd_nccl_ifs {
 	size_t n;
 };
 enum { RD_IFF_UP = 0x1, RD_IFF_RUNNING = 0x40 };
+/* NCCL_IB_PKEY is a P_Key *index* (connect.cc: the QP's pkey_index, a uint16_t, is set to it).
+ * Per InfiniBand or RoCE port of a CA: the entry at that index, and when it is missing or 0x0000,
+ * the index whose P_Key equals the value itself (membership bit aside), as an operator who wrote
+ * the P_Key meant. */
+struct rd_nccl_pkey_port {
+	size_t dev, port;      /* indexes into the host's devices[] and that device's ports[] */
+	struct rd_attr entry;  /* ports/N/pkeys/INDEX */
+	bool valid;            /* readable and not 0x0000 (an empty entry) */
+	int found;             /* the index holding the value as a P_Key, -1 */
+};
+struct rd_nccl_pkeys {
+	bool loaded;           /* NCCL_IB_PKEY was set (not empty) */
+	unsigned index;        /* as NCCL uses it: strtoll, then cast to 16 bits */
+	struct rd_nccl_pkey_port *v;
+	size_t n;
+};
+void rd_nccl_pkeys_load(struct rd_source *src, const struct rd_host *h, const char *value, struct rd_nccl_pkeys *pk);
+void rd_nccl_pkeys_free(struct rd_nccl_pkeys *pk);
+
+/* NCCL_TOPO_FILE: NCCL fopen()s it and, when that fails, says so only at NCCL_DEBUG=INFO and goes
+ * on with the topology it detects (src/graph/xml.cc ncclTopoGetXmlFromFile).  0 when it can be
+ * read (its first bytes are read through src), else the errno; -1 when unset. */
+int rd_nccl_topo_file_err(struct rd_source *src, const char *value);
+
 /* Reads what NCCL's bootstrap would look at for the value of NCCL_SOCKET_IFNAME (NULL: unset). */
 void rd_nccl_ifs_load(struct rd_source *src, const char *value, struct rd_nccl_ifs *ifs);
 void rd_nccl_ifs_free(struct rd_nccl_ifs *ifs);

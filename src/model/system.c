@@ -718,6 +718,9 @@ int rd_system_load_parts(struct rd_source *src, const struct rd_host *h, const c
 	nccl_files = &s->nccl_conf;
 	if (rd_load_wants(flags, RD_LOAD_NCCL))
 		rd_nccl_ifs_load(src, nccl_getenv("NCCL_SOCKET_IFNAME"), &s->nccl_ifs);
+	if (rd_load_wants(flags, RD_LOAD_NCCL))
+		rd_nccl_pkeys_load(src, h, nccl_getenv("NCCL_IB_PKEY"), &s->nccl_pkeys);
+	s->nccl_topo_err = rd_load_wants(flags, RD_LOAD_NCCL) ? rd_nccl_topo_file_err(src, nccl_getenv("NCCL_TOPO_FILE")) : -1;
 	rd_nccl_env_read(&s->nccl_env, nccl_getenv); /* roce.gid: what NCCL would see (model/gid.h) */
 	if (rd_load_wants(flags, RD_LOAD_GIDS))
 		load_nccl_libs(src, &s->nccl_env);
@@ -738,6 +741,7 @@ void rd_system_free(struct rd_system *s)
 {
 	rd_nccl_conf_free(&s->nccl_conf);
 	rd_nccl_ifs_free(&s->nccl_ifs);
+	rd_nccl_pkeys_free(&s->nccl_pkeys);
 	rd_link_free(&s->link);
 	rd_pcitopo_free(&s->topo);
 	for (size_t i = 0; i < s->nmodload; i++) {

@@ -158,6 +158,9 @@ struct rd_system {
 	struct rd_nccl_conf nccl_conf;
 	/* the interfaces NCCL_SOCKET_IFNAME selects (model/ncclconf.h; with RD_LOAD_NCCL) */
 	struct rd_nccl_ifs nccl_ifs;
+	/* the P_Key index NCCL_IB_PKEY names, per port (model/ncclconf.h; with RD_LOAD_NCCL) */
+	struct rd_nccl_pkeys nccl_pkeys;
+	int nccl_topo_err; /* NCCL_TOPO_FILE: rd_nccl_topo_file_err (-1 unset or not loaded) */
 	/* link health: boot_id, default route, port netdevs, PCIe paths, counters, state (model/link.h) */
 	struct rd_link link;
 	/* gdr.path, topo: the GPUs' and RDMA NICs' PCIe paths (model/pcitopo.h; with RD_LOAD_TOPO) */

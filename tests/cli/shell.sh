@@ -128,6 +128,13 @@ echo 0x11043 > "$work/nccl-root/sys/class/net/eth0/flags"
 nccl HOME=/nowhere NCCL_IB_DISABLE=0 NCCL_IB_HCA=rxe NCCL_SOCKET_IFNAME=^docker,lo
 expect "nccl-socket-running" njq '[.findings[] | .status] == ["OK"]'
 
+# NCCL_TOPO_FILE: a file NCCL cannot open is ignored (an INFO line only); it is read in the root
+nccl HOME=/nowhere NCCL_IB_DISABLE=0 NCCL_IB_HCA=rxe NCCL_TOPO_FILE=/opt/topo/ndv5-topo.xml
+expect "nccl-topo-file-missing" njq '[.findings[] | .status] == ["WARN"] and (.findings[0].message | startswith("NCCL_TOPO_FILE=/opt/topo/ndv5-topo.xml (the environment) cannot be read (No such file or directory)"))'
+mkdir -p "$work/nccl-root/opt/topo" && echo '<system version="1"></system>' > "$work/nccl-root/opt/topo/ndv5-topo.xml"
+nccl HOME=/nowhere NCCL_IB_DISABLE=0 NCCL_IB_HCA=rxe NCCL_TOPO_FILE=/opt/topo/ndv5-topo.xml
+expect "nccl-topo-file-read-in-root" njq '[.findings[] | .status] == ["OK"]'
+
 # ---- stack: a managed switch's own device (node_type 2) is not a compute port; a host with no
 # RDMA stack module loaded says so in words ----
 cp -a examples/rxe-qemu "$work/switch-root"

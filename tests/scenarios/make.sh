@@ -494,6 +494,13 @@ build() {
 	roce-gid-index-nccl-conf)
 		# /etc/nccl.conf forces NCCL_IB_GID_INDEX=1, the fe80:: RoCE v2 GID: the file is what NCCL reads
 		base; attr etc/nccl.conf "$(printf 'NCCL_IB_GID_INDEX=1\n')" ;;
+	nccl-ib-pkey-value)
+		# the jobs run in partition 0x8001 (index 2 on both IB rails), but nccl.conf gives NCCL the P_Key
+		# itself: NCCL_IB_PKEY is an index, so every QP setup fails
+		base
+		attr "$PCIROOT/0000:1b:00.0/infiniband/mlx5_0/ports/1/pkeys/2" 0x8001
+		attr "$PCIROOT/0000:9a:00.0/infiniband/mlx5_1/ports/1/pkeys/2" 0x8001
+		attr etc/nccl.conf "$(printf 'NCCL_IB_HCA==mlx5_0,mlx5_1\nNCCL_IB_PKEY=0x8001\n')" ;;
 	nccl-hca-pinned-ok)
 		# the compute rails named exactly, the RoCE storage NIC left out: quiet
 		base; attr etc/nccl.conf "$(printf 'NCCL_IB_HCA==mlx5_0:1,mlx5_1:1\n')" ;;
@@ -516,7 +523,7 @@ ALL=(healthy-inbox healthy-mlnx-ofed healthy-doca-ofed ib-umad-missing rdma-ucm-
 	roce-gid-nccl-policy-version
 	healthy-mft link-phy-ber-high link-phy-ber-high-mft-4.30 link-phy-cable-unplugged link-phy-opcode link-phy-state-differs mlxconfig-policy-differs
 	mlxconfig-policy-not-applied mft-tools-failed firmware-from-flint firmware-image-pending roce-qos-differs roce-qos-dcb-differs roce-qos-seen-no-policy
-	mlxconfig-array-not-judged nccl-ib-disable-conf nccl-hca-matches-none nccl-hca-port-down nccl-hca-only-port-down nccl-hca-pinned-ok nccl-hca-prefix roce-gid-index-nccl-conf)
+	mlxconfig-array-not-judged nccl-ib-disable-conf nccl-hca-matches-none nccl-hca-port-down nccl-hca-only-port-down nccl-hca-pinned-ok nccl-hca-prefix roce-gid-index-nccl-conf nccl-ib-pkey-value)
 . "$here/link.sh"
 ALL+=("${LINK_ALL[@]}")
 [ $# -gt 0 ] || set -- "${ALL[@]}"
