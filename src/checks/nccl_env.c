@@ -7,6 +7,7 @@
  * layers ("Attempted to merge incompatible devices ... Try selecting NICs of only one link type
  * using NCCL_IB_HCA"). */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,16 +95,29 @@ static void suggest(const struct port_ref *act, size_t nact, char *buf, size_t l
 	}
 }
 
+/* Appends ", " (unless buf is empty) and the formatted item to buf when the whole of it fits;
+ * false when it does not (buf unchanged). */
+static bool __attribute__((format(printf, 3, 4))) append(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t o = strlen(buf);
+	char item[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(item, sizeof item, fmt, ap);
+	va_end(ap);
+	int w = snprintf(buf + o, len - o, "%s%s", o ? ", " : "", item);
+	if (w < 0 || (size_t)w >= len - o) {
+		buf[o] = '\0';
+		return false;
+	}
+	return true;
+}
+
 static void list_ports(char *buf, size_t len, const struct port_ref *r, size_t n)
 {
-	size_t o = 0;
 	buf[0] = '\0';
-	for (size_t i = 0; i < n && o + 1 < len; i++) {
-		int w = snprintf(buf + o, len - o, "%s%s port %u", i ? ", " : "", r[i].d->name, r[i].p->num);
-		if (w < 0 || (size_t)w >= len - o)
-			break;
-		o += (size_t)w;
-	}
+	for (size_t i = 0; i < n && append(buf, len, "%s port %u", r[i].d->name, r[i].p->num); i++)
+		;
 }
 
 static void judge_disable(struct rd_check_ctx *ctx)
@@ -138,7 +152,7 @@ static void judge_prefixes(struct rd_check_ctx *ctx, const struct rd_nccl_list *
 		const char *ref = l->e[i].prefix;
 		bool whole = false;
 		char more[256] = "";
-		size_t o = 0, nmore = 0;
+		size_t nmore = 0;
 		for (size_t k = 0; k < h->ndevices; k++) {
 			const char *name = h->devices[k].name;
 			if (!usable_device(&h->devices[k]))
@@ -146,9 +160,7 @@ static void judge_prefixes(struct rd_check_ctx *ctx, const struct rd_nccl_list *
 			if (strcmp(name, ref) == 0)
 				whole = true;
 			else if (strncmp(name, ref, strlen(ref)) == 0) {
-				int w = snprintf(more + o, sizeof more - o, "%s%s", nmore ? ", " : "", name);
-				if (w > 0 && (size_t)w < sizeof more - o)
-					o += (size_t)w;
+				append(more, sizeof more, "%s", name);
 				nmore++;
 			}
 		}
@@ -266,14 +278,9 @@ static void judge_socket(struct rd_check_ctx *ctx)
 				best = n;
 		}
 	char names[512] = "";
-	size_t o = 0;
 	const struct rd_strv *list = &ifs->all;
-	for (size_t i = 0; i < list->n && o + 1 < sizeof names; i++) {
-		int w = snprintf(names + o, sizeof names - o, "%s%s", i ? ", " : "", list->v[i]);
-		if (w < 0 || (size_t)w >= sizeof names - o)
-			break;
-		o += (size_t)w;
-	}
+	for (size_t i = 0; i < list->n && append(names, sizeof names, "%s", list->v[i]); i++)
+		;
 	struct rd_finding *f;
 	if (!ifs->n)
 		f = rd_finding_add(ctx, RD_WARN, "host",
@@ -322,13 +329,10 @@ static void judge_pkey(struct rd_check_ctx *ctx, const struct port_ref *sel, siz
 	if (!nbad)
 		return;
 	char ports[600] = "";
-	size_t o = 0;
 	for (size_t i = 0; i < nbad; i++) {
 		const struct rd_device *d = &ctx->host->devices[bad[i]->dev];
-		int w = snprintf(ports + o, sizeof ports - o, "%s%s port %u", i ? ", " : "", d->name, d->ports[bad[i]->port].num);
-		if (w < 0 || (size_t)w >= sizeof ports - o)
+		if (!append(ports, sizeof ports, "%s port %u", d->name, d->ports[bad[i]->port].num))
 			break;
-		o += (size_t)w;
 	}
 	char where[96] = "";
 	if (found >= 0)
@@ -413,13 +417,8 @@ void rd_check_nccl_env(struct rd_check_ctx *ctx)
 	char ports[1024];
 	if (l.set && nnamed == 0) {
 		char devs[512] = "";
-		size_t o = 0;
-		for (size_t i = 0; i < h->ndevices && o + 1 < sizeof devs; i++) {
-			int w = snprintf(devs + o, sizeof devs - o, "%s%s", o ? ", " : "", h->devices[i].name);
-			if (w < 0 || (size_t)w >= sizeof devs - o)
-				break;
-			o += (size_t)w;
-		}
+		for (size_t i = 0; i < h->ndevices && append(devs, sizeof devs, "%s", h->devices[i].name); i++)
+			;
 		struct rd_finding *f = rd_finding_add(ctx, RD_WARN, "host",
 						      "NCCL_IB_HCA=%s (%s) selects no RDMA port of this host (%s%s): NCCL "
 						      "will find no InfiniBand or RoCE device and run over TCP sockets", v,
