@@ -559,25 +559,24 @@ static void load_dmesg(struct rd_source *src, struct rd_system *s)
  * take a getenv-like function). */
 static _Thread_local const struct rd_nccl_conf *nccl_files;
 
-static const char *nccl_getenv(const char *name)
+/* NCCL's order: the environment, else the conf files c (NULL: none). */
+static const char *nccl_lookup(const struct rd_nccl_conf *c, const char *name, const char **from)
 {
 	const char *v = getenv(name);
-	return v || !nccl_files ? v : rd_nccl_conf_get(nccl_files, name, NULL);
+	if (from)
+		*from = v ? "the environment" : NULL;
+	return v || !c ? v : rd_nccl_conf_get(c, name, from);
+}
+
+static const char *nccl_getenv(const char *name)
+{
+	return nccl_lookup(nccl_files, name, NULL);
 }
 
 const char *rd_nccl_param(const struct rd_system *sys, const char *name, const char **from)
 {
 	rd_need(sys->unloaded, RD_LOAD_NCCL, "NCCL's conf files");
-	const char *v = getenv(name), *file = NULL;
-	if (v) {
-		if (from)
-			*from = "the environment";
-		return v;
-	}
-	v = rd_nccl_conf_get(&sys->nccl_conf, name, &file);
-	if (from)
-		*from = file;
-	return v;
+	return nccl_lookup(&sys->nccl_conf, name, from);
 }
 
 static bool is_nccl_lib(const char *name)
@@ -713,14 +712,14 @@ int rd_system_load_parts(struct rd_source *src, const struct rd_host *h, const c
 		s->mft.unloaded = true;
 	if (!(s->unloaded & RD_LOAD_STACK))
 		rd_stack_derive(h, s, &s->stack);
-	if (rd_load_wants(flags, RD_LOAD_NCCL))
-		rd_nccl_conf_load(src, getenv("NCCL_CONF_FILE"), getenv("HOME"), &s->nccl_conf);
 	nccl_files = &s->nccl_conf;
-	if (rd_load_wants(flags, RD_LOAD_NCCL))
+	s->nccl_topo_err = -1;
+	if (rd_load_wants(flags, RD_LOAD_NCCL)) { /* NCCL's files, then what its parameters name */
+		rd_nccl_conf_load(src, getenv("NCCL_CONF_FILE"), getenv("HOME"), &s->nccl_conf);
 		rd_nccl_ifs_load(src, nccl_getenv("NCCL_SOCKET_IFNAME"), &s->nccl_ifs);
-	if (rd_load_wants(flags, RD_LOAD_NCCL))
 		rd_nccl_pkeys_load(src, h, nccl_getenv("NCCL_IB_PKEY"), &s->nccl_pkeys);
-	s->nccl_topo_err = rd_load_wants(flags, RD_LOAD_NCCL) ? rd_nccl_topo_file_err(src, nccl_getenv("NCCL_TOPO_FILE")) : -1;
+		s->nccl_topo_err = rd_nccl_topo_file_err(src, nccl_getenv("NCCL_TOPO_FILE"));
+	}
 	rd_nccl_env_read(&s->nccl_env, nccl_getenv); /* roce.gid: what NCCL would see (model/gid.h) */
 	if (rd_load_wants(flags, RD_LOAD_GIDS))
 		load_nccl_libs(src, &s->nccl_env);
