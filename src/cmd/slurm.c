@@ -233,10 +233,13 @@ static char *first_line(const char *text)
 	return clean;
 }
 
-/* Runs scontrol; prints one line and returns false when it is missing, fails or hangs. */
-static bool scontrol(struct rd_ctx *ctx, char *const argv[], char **text)
+/* Runs scontrol; prints one line and returns false when it is missing, fails or hangs past
+ * timeout_ms (0: SCONTROL_TIMEOUT_MS). */
+static bool scontrol(struct rd_ctx *ctx, char *const argv[], int timeout_ms, char **text)
 {
-	int r = run(argv, SCONTROL_TIMEOUT_MS, text);
+	if (timeout_ms <= 0)
+		timeout_ms = SCONTROL_TIMEOUT_MS;
+	int r = run(argv, timeout_ms, text);
 	if (r == 0)
 		return true;
 	char *line = shell_line(argv);
@@ -244,7 +247,7 @@ static bool scontrol(struct rd_ctx *ctx, char *const argv[], char **text)
 		rd_text_printf(ctx->err, ctx->ascii, "%s: slurm: scontrol not found in PATH (install slurm-client, or set PATH)\n", ctx->prog);
 	else if (r == -ETIMEDOUT)
 		rd_text_printf(ctx->err, ctx->ascii, "%s: slurm: `%s` did not finish within %d s (killed)\n", ctx->prog, line,
-			SCONTROL_TIMEOUT_MS / 1000);
+			timeout_ms / 1000);
 	else if (r < 0)
 		rd_text_printf(ctx->err, ctx->ascii, "%s: slurm: cannot run scontrol: %s\n", ctx->prog, strerror(-r));
 	else {
@@ -292,22 +295,54 @@ static bool valid_node(const char *s)
 	       s[strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")] == '\0';
 }
 
+int rd_slurm_node_name(struct rd_ctx *ctx, const char *cmd, const char *opt, char *buf, size_t len)
+{
+	/* Slurm's name for this machine: --node, $SLURMD_NODENAME (set by slurmd), the short host name
+	 * of the running machine (never the root's: scontrol acts on the cluster this runs in) */
+	char host[256] = "";
+	const char *env = getenv("SLURMD_NODENAME");
+	const char *node = opt;
+	if (!node && env && *env)
+		node = env;
+	if (!node) {
+		if (gethostname(host, sizeof host - 1) < 0)
+			host[0] = '\0';
+		host[strcspn(host, ".")] = '\0';
+		node = host;
+	}
+	if (!valid_node(node) || strlen(node) >= len) {
+		rd_text_printf(ctx->err, ctx->ascii, "%s: %s: '%s' is not a Slurm node name (use --node NAME)\n", ctx->prog, cmd, node);
+		return -1;
+	}
+	snprintf(buf, len, "%s", node);
+	return 0;
+}
+
 /* What the checks say, for Slurm: the verdict, and the finding that explains it (or NULL). */
 struct verdict {
 	enum rd_slurm_verdict v;
 	const struct rd_finding *why;
 	size_t more;       /* other findings at the drain level */
 	bool warn_only;    /* healthy, but with a WARN that does not drain */
+	const struct rd_finding *held; /* the first finding a rule holds (rd_slurm_run.held), or NULL */
+	const char *held_rule;
 };
 
-static struct verdict judge(const struct rd_report *rep, enum rd_status level, bool no_hardware)
+static struct verdict judge(const struct rd_report *rep, const struct rd_slurm_run *run, bool no_hardware)
 {
 	struct verdict r = {.v = RD_SLURM_HEALTHY};
 	const struct rd_finding *worst = NULL, *unknown = NULL, *warn = NULL;
 	size_t at_level = 0;
+	enum rd_status level = run->level;
 	for (size_t i = 0; i < rep->n; i++) {
 		const struct rd_finding *f = &rep->findings[i];
-		if (f->no_drain && f->status != RD_FAIL) {
+		const char *rule = run->held && (f->status == RD_FAIL || f->status == RD_WARN) ? run->held(f, run->arg) : NULL;
+		if (rule) {
+			if (!r.held) {
+				r.held = f;
+				r.held_rule = rule;
+			}
+		} else if (f->no_drain && f->status != RD_FAIL) {
 			if (f->status == RD_WARN && !warn)
 				warn = f;
 		} else if (f->status == RD_FAIL || (f->status == RD_WARN && level == RD_WARN)) {
@@ -421,22 +456,10 @@ int rd_cmd_slurm(struct rd_ctx *ctx, int argc, char **argv)
 	if (st >= 0)
 		return st;
 
-	/* Slurm's name for this machine: --node, $SLURMD_NODENAME (set by slurmd), the short host name
-	 * of the running machine (never the root's: scontrol acts on the cluster this runs in) */
-	char host[256] = "";
-	const char *env = getenv("SLURMD_NODENAME");
-	if (!node && env && *env)
-		node = env;
-	if (!node) {
-		if (gethostname(host, sizeof host - 1) < 0)
-			host[0] = '\0';
-		host[strcspn(host, ".")] = '\0';
-		node = host;
-	}
-	if (!valid_node(node)) {
-		rd_text_printf(ctx->err, ctx->ascii, "%s: slurm: '%s' is not a Slurm node name (use --node NAME)\n", ctx->prog, node);
+	char name[256];
+	if (rd_slurm_node_name(ctx, "slurm", node, name, sizeof name) < 0)
 		return 3;
-	}
+	node = name;
 
 	ctx->link.keep = true; /* the periodic caller: counters read, a sample kept (cmd/linkstate.c) */
 	ctx->link.dry_run = dry; /* it judges as the real run would, and leaves the samples to it */
@@ -446,16 +469,27 @@ int rd_cmd_slurm(struct rd_ctx *ctx, int argc, char **argv)
 	int r = rd_check_collect(ctx, "slurm", &sel, &l, &rep, &no_hw);
 	if (r < 0)
 		return 3;
-	struct verdict v = judge(&rep, level, no_hw);
+	const struct rd_slurm_run run = {.node = node, .level = level, .dry = dry, .pre = dry ? "# " : ""};
+	int rc = rd_slurm_sync(ctx, &run, &rep, no_hw) < 0 ? 1 : 0;
+	rd_report_free(&rep);
+	rd_loaded_free(&l);
+	return rc;
+}
+
+int rd_slurm_sync(struct rd_ctx *ctx, const struct rd_slurm_run *run, const struct rd_report *rep, bool no_hw)
+{
+	const char *node = run->node, *pre = run->pre ? run->pre : "";
+	bool dry = run->dry;
+	struct verdict v = judge(rep, run, no_hw);
 	char *reason = v.v == RD_SLURM_UNHEALTHY ? make_reason(&v) : NULL;
 
-	int rc = 1;
+	int rc = -1;
 	char *out = NULL;
 	char name[256];
 	snprintf(name, sizeof name, "%s", node);
 	char *show[] = {"scontrol", "show", "node", "-o", name, NULL};
 	struct rd_slurm_node n = {0};
-	if (!scontrol(ctx, show, &out))
+	if (!scontrol(ctx, show, run->timeout_ms, &out))
 		goto done;
 	if (rd_slurm_parse_node(out, &n) < 0) {
 		char *line = shell_line(show), *why = first_line(out);
@@ -466,16 +500,26 @@ int rd_cmd_slurm(struct rd_ctx *ctx, int argc, char **argv)
 		goto done;
 	}
 	enum rd_slurm_action act = rd_slurm_decide(v.v, &n, reason);
+	/* a rule's hold: what it holds neither drains nor lets a drained node resume */
+	const char *hold = v.v != RD_SLURM_UNHEALTHY && v.held ? v.held_rule : NULL;
+	if (!hold && v.v == RD_SLURM_HEALTHY && run->hold && act == RD_SLURM_RESUME)
+		hold = run->hold;
+	if (hold && (act == RD_SLURM_RESUME || (act == RD_SLURM_NOTHING && !n.out_of_service)))
+		act = RD_SLURM_HOLD;
 
 	/* what the checks say */
-	const char *pre = dry ? "# " : "";
-	rd_text_printf(ctx->out, ctx->ascii, "%s%s: %s", pre, node,
-		v.v == RD_SLURM_UNHEALTHY ? rd_status_name(v.why->status)
-		: v.v == RD_SLURM_UNKNOWN ? "UNKNOWN"
-		: v.warn_only             ? "WARN"
-					  : "OK");
-	if (v.why) {
-		char *text = rd_xasprintf("%s %s: %s", v.why->check, v.why->subject, v.why->message);
+	const struct rd_finding *why = v.why;
+	const char *word = v.v == RD_SLURM_UNHEALTHY ? rd_status_name(v.why->status)
+			   : v.v == RD_SLURM_UNKNOWN ? "UNKNOWN"
+			   : v.warn_only             ? "WARN"
+						     : "OK";
+	if (act == RD_SLURM_HOLD && v.held) {
+		why = v.held;
+		word = rd_status_name(v.held->status);
+	}
+	rd_text_printf(ctx->out, ctx->ascii, "%s%s: %s", pre, node, word);
+	if (why) {
+		char *text = rd_xasprintf("%s %s: %s", why->check, why->subject, why->message);
 		char *clean = rd_slurm_reason_clean(text, 200);
 		rd_text_printf(ctx->out, ctx->ascii, " %s", clean);
 		free(text);
@@ -485,7 +529,9 @@ int rd_cmd_slurm(struct rd_ctx *ctx, int argc, char **argv)
 	}
 	if (v.more)
 		rd_text_printf(ctx->out, ctx->ascii, " (+%zu more)", v.more);
-	if (v.warn_only && v.why->no_drain)
+	if (act == RD_SLURM_HOLD)
+		rd_text_printf(ctx->out, ctx->ascii, " (held: %s)", hold);
+	else if (v.warn_only && v.why->no_drain)
 		rd_text_printf(ctx->out, ctx->ascii, " (rdma-doctor's own bookkeeping, not the host's health: never drains)");
 	else if (v.warn_only)
 		rd_text_printf(ctx->out, ctx->ascii, " (a WARN does not drain; --drain-on warn)");
@@ -500,6 +546,9 @@ int rd_cmd_slurm(struct rd_ctx *ctx, int argc, char **argv)
 	switch (act) {
 	case RD_SLURM_NOTHING:
 		rd_text_printf(ctx->out, ctx->ascii, "nothing to do\n");
+		break;
+	case RD_SLURM_HOLD:
+		rd_text_printf(ctx->out, ctx->ascii, "%s\n", n.out_of_service ? "not resumed yet" : "not drained yet");
 		break;
 	case RD_SLURM_KEEP_FOREIGN:
 		rd_text_printf(ctx->out, ctx->ascii, "kept (out of service for a reason that is not rdma-doctor's)\n");
@@ -519,18 +568,18 @@ int rd_cmd_slurm(struct rd_ctx *ctx, int argc, char **argv)
 		} else {
 			fflush(ctx->out);
 			char *uout = NULL;
-			if (!scontrol(ctx, update, &uout)) {
+			if (!scontrol(ctx, update, run->timeout_ms, &uout)) {
 				free(line);
 				goto free_update;
 			}
 			free(uout);
-			rd_text_printf(ctx->out, ctx->ascii, "ran: %s\n", line);
+			rd_text_printf(ctx->out, ctx->ascii, "%sran: %s\n", pre, line);
 		}
 		free(line);
 		break;
 	}
 	}
-	rc = 0;
+	rc = (int)act;
 free_update:
 	free(update[2]);
 	free(update[4]);
@@ -539,7 +588,5 @@ done:
 	rd_slurm_node_free(&n);
 	free(out);
 	free(reason);
-	rd_report_free(&rep);
-	rd_loaded_free(&l);
 	return rc;
 }

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* `rdma-doctor slurm`: the pure parts (reason text, `scontrol show node -o` parsing, the decision),
- * apart from the command so that unit tests reach them.  Nothing here prints or runs anything.
+ * apart from the command so that unit tests reach them, and rd_slurm_sync, the command's run of
+ * scontrol, which `watch --slurm` shares.  Only rd_slurm_sync prints or runs anything.
  * Ownership: strings returned are owned by the caller; rd_slurm_node_free releases a parsed node. */
 #ifndef RD_CMD_SLURM_H
 #define RD_CMD_SLURM_H
 #include <stdbool.h>
 #include <stddef.h>
+
+#include "checks/check.h"
 
 /* Every reason we set starts with this; only such reasons are ours to replace or resume. */
 #define RD_SLURM_REASON_PREFIX "rdma-doctor:"
@@ -45,8 +48,31 @@ enum rd_slurm_action {
 	RD_SLURM_RESUME,        /* healthy, drained with our reason */
 	RD_SLURM_KEEP_FOREIGN,  /* unhealthy, but out of service for a reason that is not ours: keep it */
 	RD_SLURM_KEEP_UNKNOWN,  /* UNKNOWN: neither drain nor resume */
+	RD_SLURM_HOLD,          /* a rule holds it (watch's flap damping): neither drain nor resume yet */
 };
 /* What to do with node n for verdict v; reason is the reason we would set (unhealthy only). */
 enum rd_slurm_action rd_slurm_decide(enum rd_slurm_verdict v, const struct rd_slurm_node *n, const char *reason);
+
+struct rd_ctx;
+/* One run's settings.  held (optional): the rule, in words, that holds finding f back from
+ * draining now, or NULL (the string lives until the run ends); hold (optional): the rule that
+ * holds a resume back now, or NULL. */
+struct rd_slurm_run {
+	const char *node;     /* Slurm's name for this machine (checked by the caller) */
+	enum rd_status level; /* RD_FAIL, or RD_WARN (--drain-on warn) */
+	bool dry;             /* print the update instead of running it */
+	const char *pre;      /* before each line printed, or NULL */
+	const char *(*held)(const struct rd_finding *f, void *arg);
+	void *arg;
+	const char *hold;
+	int timeout_ms;       /* each scontrol's, 0 = 20 s */
+};
+/* Slurm's name for this machine into buf: opt (--node), else $SLURMD_NODENAME, else the short host
+ * name.  Returns 0, or -1 with one line on ctx->err (named after cmd) when it is not a node name. */
+int rd_slurm_node_name(struct rd_ctx *ctx, const char *cmd, const char *opt, char *buf, size_t len);
+/* Judges rep for Slurm, runs `scontrol show node -o`, then the update the verdict calls for, and
+ * prints on ctx->out what the checks say and what was done (errors on ctx->err, one line).
+ * Returns the action (enum rd_slurm_action), or -1 when scontrol is missing, failed or hung. */
+int rd_slurm_sync(struct rd_ctx *ctx, const struct rd_slurm_run *run, const struct rd_report *rep, bool no_hw);
 
 #endif

@@ -142,14 +142,19 @@ const struct rd_cmd rd_cmds[] = {
 	 "0 no finding and nothing left to measure; 1 a slow link, a run below line rate, or nodes still\n"
 	 "suspect (the next round settles them); 2 a node is bad; 3 a usage error or results that cannot\n"
 	 "be read"},
-	{"watch", rd_cmd_watch, "[--policy FILE] [--output FILE] [--interval SECONDS] [--state-dir DIR]",
+	{"watch", rd_cmd_watch, "[--policy FILE] [--output FILE] [--interval SECONDS] [--state-dir DIR] [--slurm [--node NAME] [--drain-on fail|warn]]",
 	 "keep checking: listen to the kernel log, netdev link changes and device events, re-run the\n"
 	 "            checks each concerns, rewrite the Prometheus textfile; one line per change of a finding",
 	 "      --policy FILE       as for check (re-read on SIGHUP)\n"
 	 "  -o, --output FILE       write the Prometheus textfile there after each judgement (atomically, as\n"
 	 "                          check --format prometheus --output does)\n"
 	 "      --interval SECONDS  run every check this often (default 300), for what sends no event\n"
-	 "      --state-dir DIR     as for check\n" HELP_OPT
+	 "      --state-dir DIR     as for check\n"
+	 "      --slurm             drain or resume this Slurm node as slurm does, after each judgement that\n"
+	 "                          changes what Slurm should be told; a port that is not ACTIVE drains by\n"
+	 "                          the policy's [watch] rules (drain_down_after, drain_flaps, resume_stable)\n"
+	 "      --node NAME         Slurm's node name (default: $SLURMD_NODENAME, else the short host name)\n"
+	 "      --drain-on fail|warn  as for slurm\n" HELP_OPT
 	 "  A netdev's link change re-runs ports.state, link.flaps and roce.*; kernel log lines (/dev/kmsg,\n"
 	 "  read from the end) re-run kernel.log on those lines, 200 a second at most; a device added,\n"
 	 "  removed or renamed, SIGHUP and the interval re-run every check.  SIGTERM or SIGINT end it.\n"

@@ -10,7 +10,11 @@
  * then writes the Prometheus textfile (check --format prometheus --output's renderer, atomically)
  * and prints one line per judgement and one per finding whose status changed.  Events are
  * coalesced: a judgement runs at once, then at most one per RD_WATCH_DEBOUNCE_MS; kernel lines are
- * judged at most once a second, RD_WATCH_LINES_PER_S a second, the rest counted. */
+ * judged at most once a second, RD_WATCH_LINES_PER_S a second, the rest counted.
+ * With --slurm, each judgement that changes what Slurm should be told (and every full one) drains
+ * or resumes the node as `rdma-doctor slurm` does (cmd/slurm.h), except that a port that is not
+ * ACTIVE follows the policy's flap damping rules (run/damp.h): a timer wakes the loop when a held
+ * port's time is up or a resume may happen. */
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -26,10 +30,12 @@
 
 #include "checks/check.h"
 #include "cmd/cmd.h"
+#include "cmd/slurm.h"
 #include "model/state.h"
 #include "render/out.h"
 #include "render/prometheus.h"
 #include "render/report.h"
+#include "run/damp.h"
 #include "run/watchnotify.h"
 #include "run/watchreport.h"
 #include "source/kmsg.h"
@@ -43,9 +49,25 @@
 #define RD_WATCH_LINES_PER_S 200         /* kernel lines judged a second */
 #define RD_WATCH_LINES_MAX (256 * 1024)  /* bytes of kernel lines waiting for their judgement */
 #define RD_WATCH_NETDEV_CHECKS "ports.state,link.flaps,roce"
+#define RD_WATCH_SLURM_RETRY_MS 30000    /* after scontrol failed */
+#define RD_WATCH_SCONTROL_MS 10000       /* each scontrol: two of them stay below the unit's WatchdogSec=30 */
 
 enum { EV_KMSG = 1, EV_NETDEV = 2, EV_FULL = 4 }; /* by how much a judgement re-runs */
-enum { SRC_SIGNAL, SRC_KMSG, SRC_RTNL, SRC_UEVENT, SRC_INTERVAL, SRC_DEBOUNCE, SRC_WATCHDOG };
+enum { SRC_SIGNAL, SRC_KMSG, SRC_RTNL, SRC_UEVENT, SRC_INTERVAL, SRC_DEBOUNCE, SRC_WATCHDOG, SRC_RULE };
+
+/* watch --slurm: the node, the damping, and what Slurm was last told */
+struct watch_slurm {
+	bool on;
+	char node[256];
+	enum rd_status level;
+	int timer;                /* a damping rule's time is up */
+	struct rd_damp damp;
+	char *told;               /* the key of the last decision Slurm was given (NULL: none yet) */
+	long long retry_at;       /* scontrol failed: when to try again, whatever the key (0: none) */
+	struct rd_strv rules;     /* the rules' words of the decision being made */
+	const char *action;       /* of the last decision: for the textfile */
+	char rule[512];
+};
 
 struct watch {
 	struct rd_ctx *ctx;
@@ -68,6 +90,8 @@ struct watch {
 	struct rd_report report;
 	const char *notify;
 	bool stop;
+	struct watch_slurm slurm;
+	bool slurm_force; /* the next decision tells Slurm even what it was told last */
 };
 
 static void stamp(char *buf, size_t len)
@@ -163,6 +187,7 @@ static bool judge_loaded(struct watch *w, const char *ran)
 		rd_loaded_free(&w->model);
 	w->model = l;
 	w->have_model = true;
+	rd_damp_rules_from_policy(&w->slurm.damp.rules, &l.pol); /* SIGHUP's policy too */
 	return true;
 }
 
@@ -198,6 +223,28 @@ static void textfile_fill(FILE *f, void *arg)
 {
 	const struct textfile *t = arg;
 	rd_report_prometheus(f, &t->w->report, &t->w->model.h, &t->w->model.sys, &t->meta, rd_run_time());
+	const struct watch_slurm *s = &t->w->slurm;
+	if (!s->on)
+		return;
+	if (s->action) {
+		fputs("# HELP rdma_doctor_watch_slurm_decision What watch --slurm last did with the node (action), and the "
+		      "damping rule that made it (rule, empty when none did).\n"
+		      "# TYPE rdma_doctor_watch_slurm_decision gauge\n"
+		      "rdma_doctor_watch_slurm_decision{node=\"", f);
+		rd_prom_label_value(f, s->node);
+		fprintf(f, "\",action=\"%s\",rule=\"", s->action);
+		rd_prom_label_value(f, s->rule);
+		fputs("\"} 1\n", f);
+	}
+	if (s->damp.n) {
+		fputs("# HELP rdma_doctor_watch_port_downs_total Times watch saw the port go down (a ports.state FAIL) since "
+		      "it started.\n# TYPE rdma_doctor_watch_port_downs_total counter\n", f);
+		for (size_t i = 0; i < s->damp.n; i++) {
+			fputs("rdma_doctor_watch_port_downs_total{subject=\"", f);
+			rd_prom_label_value(f, s->damp.ports[i].subject);
+			fprintf(f, "\"} %llu\n", s->damp.ports[i].total_downs);
+		}
+	}
 }
 
 /* The textfile as check --format prometheus --output writes it: the same renderer, the same
@@ -213,6 +260,125 @@ static void write_textfile(struct watch *w)
 	struct textfile t = {w, {.root = live ? NULL : rd_source_root(l->src), .time = when, .ascii = w->ctx->ascii,
 				 .no_hardware = !rd_host_has_rdma_hardware(&l->h, &l->sys)}};
 	(void)rd_output_atomic(w->ctx, "watch", w->output, textfile_fill, &t);
+}
+
+/* ---- --slurm ------------------------------------------------------------------------------- */
+
+static bool port_down(const struct rd_finding *f)
+{
+	return f->kind == RD_SUBJ_PORT && f->status == RD_FAIL && strcmp(f->check, "ports.state") == 0;
+}
+
+struct held_ctx {
+	struct watch *w;
+	long long now;
+};
+
+/* rd_slurm_run.held: a port down that the damping rules hold back from draining */
+static const char *held_rule(const struct rd_finding *f, void *arg)
+{
+	struct held_ctx *h = arg;
+	char rule[512];
+	long long wake = 0;
+	if (!port_down(f) || rd_damp_may_drain(&h->w->slurm.damp, f->subject, h->now, rule, sizeof rule, &wake))
+		return NULL;
+	rd_strv_push(&h->w->slurm.rules, rule);
+	return h->w->slurm.rules.v[h->w->slurm.rules.n - 1];
+}
+
+static const char *action_name(int act)
+{
+	switch (act) {
+	case RD_SLURM_NOTHING:
+		return "nothing";
+	case RD_SLURM_DRAIN:
+		return "drain";
+	case RD_SLURM_RESUME:
+		return "resume";
+	case RD_SLURM_KEEP_FOREIGN:
+		return "kept";
+	case RD_SLURM_KEEP_UNKNOWN:
+		return "unknown";
+	case RD_SLURM_HOLD:
+		return "held";
+	}
+	return "error";
+}
+
+static void write_textfile(struct watch *w);
+static void notify(struct watch *w, const char *state);
+
+/* Tells Slurm what the report says, when that differs from what it was last told (or force: the
+ * start, SIGHUP, the interval, and after scontrol failed), and arms the rule timer for the next
+ * time a damping rule's answer changes. */
+static void slurm_decide(struct watch *w, const char *cause, bool force)
+{
+	struct watch_slurm *s = &w->slurm;
+	if (!s->on || !w->have_model)
+		return;
+	long long now = rd_mono_ms(), wake = 0;
+	struct rd_buf key = {0};
+	char drain_rule[512] = "", rule[512];
+	rd_buf_puts(&key, "");
+	for (size_t i = 0; i < w->report.n; i++) {
+		const struct rd_finding *f = &w->report.findings[i];
+		if (!(f->status == RD_FAIL || (f->status == RD_WARN && s->level == RD_WARN)) ||
+		    (f->no_drain && f->status != RD_FAIL))
+			continue;
+		long long at = 0;
+		bool held = port_down(f) && !rd_damp_may_drain(&s->damp, f->subject, now, rule, sizeof rule, &at);
+		if (held && (!wake || at < wake))
+			wake = at;
+		if (port_down(f) && !held && !drain_rule[0])
+			snprintf(drain_rule, sizeof drain_rule, "%s", rule);
+		rd_buf_printf(&key, "%c %s %s\n", held ? 'h' : 'd', f->check, f->subject);
+	}
+	char hold[512];
+	long long at = 0;
+	bool may_resume = rd_damp_may_resume(&s->damp, now, hold, sizeof hold, &at);
+	if (!may_resume) {
+		rd_buf_puts(&key, "r\n");
+		if (!wake || at < wake)
+			wake = at;
+	}
+	if (s->retry_at && now >= s->retry_at)
+		force = true;
+	if (!force && s->told && strcmp(s->told, key.data) == 0) {
+		rd_buf_free(&key);
+		if (s->retry_at && (!wake || s->retry_at < wake))
+			wake = s->retry_at;
+		arm(s->timer, wake > now ? wake - now : 0, 0); /* 0: none due, disarmed */
+		return;
+	}
+	char when[32], pre[64];
+	stamp(when, sizeof when);
+	snprintf(pre, sizeof pre, "%s slurm ", when);
+	struct held_ctx hc = {w, now};
+	const struct rd_slurm_run run = {.node = s->node, .level = s->level, .pre = pre, .held = held_rule, .arg = &hc,
+					 .hold = may_resume ? NULL : hold, .timeout_ms = RD_WATCH_SCONTROL_MS};
+	say(w, "slurm: deciding (%s)", cause);
+	if (w->wdog >= 0)
+		notify(w, "WATCHDOG=1"); /* the loop is alive: scontrol may now take its time */
+	int act = rd_slurm_sync(w->ctx, &run, &w->report, !rd_host_has_rdma_hardware(&w->model.h, &w->model.sys));
+	s->action = action_name(act);
+	s->rule[0] = '\0';
+	if (act == RD_SLURM_DRAIN && drain_rule[0])
+		snprintf(s->rule, sizeof s->rule, "%s", drain_rule);
+	else if (act == RD_SLURM_HOLD)
+		snprintf(s->rule, sizeof s->rule, "%s", s->rules.n ? s->rules.v[0] : hold);
+	if (s->rule[0])
+		say(w, "slurm rule: %s", s->rule);
+	rd_strv_free(&s->rules);
+	free(s->told);
+	s->told = rd_buf_steal(&key);
+	/* scontrol missing, failing or hung: not again at every judgement (each may take its timeout)
+	 * but after RD_WATCH_SLURM_RETRY_MS, or at once when what Slurm should be told changes */
+	s->retry_at = act < 0 ? now + RD_WATCH_SLURM_RETRY_MS : 0;
+	if (s->retry_at && (!wake || s->retry_at < wake))
+		wake = s->retry_at;
+	arm(s->timer, wake > now ? wake - now : 0, 0);
+	write_textfile(w);
+	fflush(w->ctx->out);
 }
 
 /* Runs the pending judgement: what the events concern, the textfile, the lines. */
@@ -254,6 +420,11 @@ static void judge(struct watch *w, bool first)
 		write_textfile(w);
 	say(w, "judged %s (%s): %zu change%s%s", what, cause, n, n == 1 ? "" : "s",
 	    ok ? "" : "; the host could not be read: the last verdict stands");
+	if (w->slurm.on && ok) {
+		rd_damp_update(&w->slurm.damp, &w->report, rd_mono_ms());
+		slurm_decide(w, cause, w->slurm_force);
+		w->slurm_force = false;
+	}
 	if (w->limit.over || w->lines_over) {
 		say(w, "kernel log: %llu line%s not judged (over %u a second)", w->limit.over + w->lines_over,
 		    w->limit.over + w->lines_over == 1 ? "" : "s", RD_WATCH_LINES_PER_S);
@@ -331,8 +502,10 @@ static void read_signals(struct watch *w)
 {
 	struct signalfd_siginfo si;
 	while (read(w->sig, &si, sizeof si) == (ssize_t)sizeof si) {
-		if (si.ssi_signo == SIGHUP)
+		if (si.ssi_signo == SIGHUP) {
 			note(w, EV_FULL, "SIGHUP: the policy re-read");
+			w->slurm_force = true;
+		}
 		else
 			w->stop = true;
 	}
@@ -375,6 +548,13 @@ static int open_sources(struct watch *w)
 		warn_source(w, "rtnetlink", r);
 	if ((r = w->uevent = rd_uevent_open()) < 0 || (r = add_fd(w, w->uevent, SRC_UEVENT)) < 0)
 		warn_source(w, "kernel uevents", r);
+	if (w->slurm.on) {
+		w->slurm.timer = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+		if (w->slurm.timer < 0 || add_fd(w, w->slurm.timer, SRC_RULE) < 0) {
+			fprintf(w->ctx->err, "%s: watch: the damping timer: %s\n", w->ctx->prog, strerror(errno));
+			return -1;
+		}
+	}
 	long long wd = rd_sd_watchdog_ms(getenv("WATCHDOG_USEC"), getenv("WATCHDOG_PID"), (long)getpid());
 	if (wd > 0) {
 		w->wdog = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
@@ -386,7 +566,7 @@ static int open_sources(struct watch *w)
 
 static void close_sources(struct watch *w)
 {
-	int fds[] = {w->ep, w->sig, w->interval, w->debounce, w->wdog, w->uevent};
+	int fds[] = {w->ep, w->sig, w->interval, w->debounce, w->wdog, w->uevent, w->slurm.timer};
 	for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
@@ -407,6 +587,7 @@ static void notify(struct watch *w, const char *state)
 static int loop(struct watch *w)
 {
 	note(w, EV_FULL, "start");
+	w->slurm_force = true;
 	judge(w, true);
 	if (!w->have_model)
 		return RD_EXIT_UNKNOWN; /* the host or the policy cannot be read: systemd says so */
@@ -440,6 +621,7 @@ static int loop(struct watch *w)
 			case SRC_INTERVAL:
 				drain_timer(w->interval);
 				note(w, EV_FULL, "every %d s", w->interval_s);
+				w->slurm_force = true;
 				break;
 			case SRC_DEBOUNCE:
 				drain_timer(w->debounce);
@@ -448,6 +630,10 @@ static int loop(struct watch *w)
 			case SRC_WATCHDOG:
 				drain_timer(w->wdog);
 				notify(w, "WATCHDOG=1");
+				break;
+			case SRC_RULE:
+				drain_timer(w->slurm.timer);
+				slurm_decide(w, "a damping rule's time", false);
 				break;
 			}
 		}
@@ -460,18 +646,24 @@ static int loop(struct watch *w)
 
 int rd_cmd_watch(struct rd_ctx *ctx, int argc, char **argv)
 {
-	enum { OPT_POLICY = 256, OPT_INTERVAL, OPT_STATE_DIR };
+	enum { OPT_POLICY = 256, OPT_INTERVAL, OPT_STATE_DIR, OPT_SLURM, OPT_NODE, OPT_DRAIN_ON };
 	static const struct option longopts[] = {
 		RD_LONGOPT_HELP,
 		{"policy", required_argument, NULL, OPT_POLICY},
 		{"output", required_argument, NULL, 'o'},
 		{"interval", required_argument, NULL, OPT_INTERVAL},
 		{"state-dir", required_argument, NULL, OPT_STATE_DIR},
+		{"slurm", no_argument, NULL, OPT_SLURM},
+		{"node", required_argument, NULL, OPT_NODE},
+		{"drain-on", required_argument, NULL, OPT_DRAIN_ON},
 		{NULL, 0, NULL, 0},
 	};
 	struct watch w = {.ctx = ctx, .policy = ctx->policy, .interval_s = 300, .ep = -1, .sig = -1, .interval = -1,
 			  .debounce = -1, .wdog = -1, .uevent = -1, .kmsg = {.fd = -1},
-			  .limit = {.per_s = RD_WATCH_LINES_PER_S}, .notify = getenv("NOTIFY_SOCKET")};
+			  .limit = {.per_s = RD_WATCH_LINES_PER_S}, .notify = getenv("NOTIFY_SOCKET"),
+			  .slurm = {.level = RD_FAIL, .timer = -1}};
+	const char *node = NULL;
+	bool node_given = false, drain_on_given = false;
 	struct rd_getopt g = {.argc = argc, .argv = argv, .shortopts = "o:", .longopts = longopts};
 	int st = -1;
 	for (int c; (c = rd_opts_next(ctx, &g, &st)) != RD_OPT_END;) {
@@ -500,8 +692,28 @@ int rd_cmd_watch(struct rd_ctx *ctx, int argc, char **argv)
 				st = rd_usage_error(ctx, "watch", "--state-dir needs a directory");
 			rd_link_opt(ctx, "--state-dir", optarg);
 			break;
+		case OPT_SLURM:
+			w.slurm.on = true;
+			break;
+		case OPT_NODE:
+			node = optarg;
+			node_given = true;
+			break;
+		case OPT_DRAIN_ON:
+			drain_on_given = true;
+			if (strcmp(optarg, "fail") == 0)
+				w.slurm.level = RD_FAIL;
+			else if (strcmp(optarg, "warn") == 0)
+				w.slurm.level = RD_WARN;
+			else
+				st = rd_usage_error(ctx, "watch", "--drain-on takes fail or warn, not '%s'", optarg);
+			break;
 		}
 	}
+	if (st < 0 && (node_given || drain_on_given) && !w.slurm.on)
+		st = rd_usage_error(ctx, "watch", "%s is for --slurm", node_given ? "--node" : "--drain-on");
+	if (st < 0 && w.slurm.on && rd_slurm_node_name(ctx, "watch", node, w.slurm.node, sizeof w.slurm.node) < 0)
+		st = RD_EXIT_UNKNOWN;
 	if (st >= 0)
 		return st;
 	/* the signals come through signalfd: blocked before any loader thread starts (threads inherit it) */
@@ -518,6 +730,8 @@ int rd_cmd_watch(struct rd_ctx *ctx, int argc, char **argv)
 	close_sources(&w);
 	rd_buf_free(&w.lines);
 	rd_report_free(&w.report);
+	rd_damp_free(&w.slurm.damp);
+	free(w.slurm.told);
 	if (w.have_model)
 		rd_loaded_free(&w.model);
 	return rc;

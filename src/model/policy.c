@@ -27,6 +27,10 @@ void rd_policy_defaults(struct rd_policy *p)
 	p->memlock_min = UINT64_MAX;
 	p->expect_active_ports = -1;
 	p->counters_window_s = 3600;
+	p->watch_down_s = 10;
+	p->watch_flaps = 2;
+	p->watch_window_s = 300;
+	p->watch_stable_s = 300;
 }
 
 void rd_policy_free(struct rd_policy *p)
@@ -158,6 +162,45 @@ static void strip_comment(const char *v, char *out, size_t len)
 /* ---- link health: [counters], [pcie], [ports] data_ports / management (link.* and pcie.link) ---- */
 const char *const rd_rate_counters[4] = {"symbol_error", "port_rcv_errors", "port_xmit_discards", "link_error_recovery"};
 
+/* A time N[s|m|h|d] (no unit: seconds) from min to max seconds into *out; false when it is not one. */
+static bool duration(const char *value, long long min, long long max, long long *out)
+{
+	char *end;
+	double v = strtod(value, &end);
+	double unit = 1;
+	if (end != value && *end && !end[1])
+		unit = *end == 's' ? 1 : *end == 'm' ? 60 : *end == 'h' ? 3600 : *end == 'd' ? 86400 : 0, end++;
+	if (end == value || *end || unit == 0 || !(v * unit >= (double)min && v * unit <= (double)max))
+		return false;
+	*out = (long long)(v * unit);
+	return true;
+}
+
+/* [watch]: 1 taken, -1 refused (st->why), 0 not this block's. */
+static int watch_key(struct parse_state *st, struct rd_policy *p, const char *section, const char *key, const char *value)
+{
+	if (strcmp(section, "watch") != 0)
+		return 0;
+	if (strcmp(key, "drain_down_after") == 0 || strcmp(key, "resume_stable") == 0) {
+		long long *to = key[0] == 'd' ? &p->watch_down_s : &p->watch_stable_s;
+		if (!duration(value, 0, 86400, to))
+			return fail(st, "%s: '%s' is not a time from 0 to 1d (e.g. 10s, 5m)", key, value), -1;
+		return 1;
+	}
+	if (strcmp(key, "drain_flaps") == 0) {
+		/* N in TIME */
+		char n[32], t[64], extra;
+		uint64_t u;
+		if (sscanf(value, "%31s in %63s %c", n, t, &extra) != 2 || rd_parse_u64(n, 10, RD_POLICY_FLAPS_MAX, &u) < 0 ||
+		    u == 0 || !duration(t, 1, 86400, &p->watch_window_s))
+			return fail(st, "%s: '%s' is not N in TIME (N from 1 to 64, TIME from 1s to 1d: e.g. 2 in 5m)", key, value),
+			       -1;
+		p->watch_flaps = (unsigned)u;
+		return 1;
+	}
+	return fail(st, "unknown setting '%s' in section [%s]", key, section), -1;
+}
+
 /* 1: the setting was this block's and is taken; -1: it was and is refused (st->why); 0: not this block's. */
 static int link_key(struct parse_state *st, struct rd_policy *p, const char *section, const char *key,
 		    const char *value, double *d)
@@ -169,14 +212,8 @@ static int link_key(struct parse_state *st, struct rd_policy *p, const char *sec
 	}
 	if (strcmp(section, "counters") == 0 && strcmp(key, "window") == 0) {
 		/* N[s|m|h|d]: from a minute to 30 days */
-		char *end;
-		double v = strtod(value, &end);
-		double unit = 1;
-		if (end != value && *end && !end[1])
-			unit = *end == 's' ? 1 : *end == 'm' ? 60 : *end == 'h' ? 3600 : *end == 'd' ? 86400 : 0, end++;
-		if (end == value || *end || unit == 0 || !(v * unit >= 60 && v * unit <= 30 * 86400))
+		if (!duration(value, 60, 30 * 86400, &p->counters_window_s))
 			return fail(st, "%s: '%s' is not a time from 1m to 30d (e.g. 1h, 90m, 3600)", key, value), -1;
-		p->counters_window_s = (long long)(v * unit);
 		return 1;
 	}
 	if (strcmp(section, "counters") == 0) {
@@ -260,11 +297,11 @@ bool rd_policy_data_port(const struct rd_policy *p, const char *dev, unsigned po
 }
 
 /* The sections the handler reads (a setting in another one is a misspelt section, not a setting) */
-#define SECTIONS "[modules], [ports], [roce], [firmware], [memlock], [nccl], [mlxconfig], [counters], [pcie]"
+#define SECTIONS "[modules], [ports], [roce], [firmware], [memlock], [nccl], [mlxconfig], [counters], [pcie], [watch]"
 static bool known_section(const char *section)
 {
 	static const char *const known[] = {"modules", "ports", "roce", "firmware", "memlock", "nccl", "mlxconfig",
-					    "counters", "pcie"};
+					    "counters", "pcie", "watch"};
 	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
 		if (strcmp(known[i], section) == 0)
 			return true;
@@ -373,7 +410,7 @@ static int handler(void *user, const char *section, const char *key, const char 
 		memcpy(p->mlxconfig[p->nmlxconfig].name, key, strlen(key) + 1);
 		memcpy(p->mlxconfig[p->nmlxconfig].value, value, strlen(value) + 1);
 		p->nmlxconfig++;
-	} else if (link_key(st, p, section, key, value, &d) != 0) {
+	} else if (link_key(st, p, section, key, value, &d) != 0 || watch_key(st, p, section, key, value) != 0) {
 		return st->why[0] ? 0 : 1;
 	} else if (!*section) {
 		return fail(st, "setting '%s' is outside any [section]%s", key, "");

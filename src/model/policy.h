@@ -74,7 +74,16 @@ struct rd_policy {
 	double pcie_min_speed;            /* GT/s, 0 = none */
 	struct rd_strv data_ports;        /* "mlx5_0:3,6,9,12" */
 	bool management_is_compute;
+	/* [watch] when a port that is not ACTIVE drains the node (watch --slurm, run/damp.h):
+	 *   drain_down_after = 10s    a port down this long drains
+	 *   drain_flaps = 2 in 5m     a port that went down this many times within the window drains at once
+	 *   resume_stable = 5m        every port that went down is back this long before a resume */
+	long long watch_down_s;           /* 0 .. 1 day */
+	unsigned watch_flaps;             /* 1 .. RD_POLICY_FLAPS_MAX */
+	long long watch_window_s;         /* 1 s .. 1 day */
+	long long watch_stable_s;         /* 0 .. 1 day */
 };
+#define RD_POLICY_FLAPS_MAX 64
 /* The counters whose rate link.counters judges, in rd_policy.counters_fail_per_hour's order. */
 extern const char *const rd_rate_counters[4];
 /* True when the policy lists port of dev in data_ports; *listed tells whether dev is named at all. */

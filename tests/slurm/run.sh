@@ -13,7 +13,11 @@
 #      not overwritten by a failing one;
 #   4. slurmd's own HealthCheckInterval run drains the node (and resumes it when healthy again);
 #   5. a missing scontrol and a failing scontrol are one-line errors with a non-zero exit;
-#   6. `srun --output=%N` into a directory read by `rdma-doctor fleet` (a failed command: missing).
+#   6. `srun --output=%N` into a directory read by `rdma-doctor fleet` (a failed command: missing);
+#   7. `watch --slurm` on a root whose port goes down and up (the port events a stand-in: SIGHUP):
+#      a port down is held, a flap never drains, the second down in the window drains at once, the
+#      resume waits for resume_stable, a port down past drain_down_after drains, an admin's drain
+#      is kept, and each decision's rule is in the log and in the textfile (promtool checks it).
 # Every process it starts is stopped by its PID at the end.  Needs root (slurmd, munged's key).
 # Usage: tests/slurm/run.sh [BUILD_DIR]        Ends with "N passed, N failed".
 set -uo pipefail
@@ -272,6 +276,107 @@ if [ $rc = 3 ] && grep -q '^  1 node missing (no report): localhost$' "$work/sru
 else bad "srun failing command: rc $rc: $(cat "$work/srun-bad.out")"; fi
 # the jobs' step daemons end before slurmd is stopped (else they linger, retrying it)
 wait_for 30 eval '[ -z "$(squeue -h 2> /dev/null)" ] && ! pgrep -x slurmstepd > /dev/null' || bad "srun's jobs did not end: $(squeue -h)"
+
+# ---- 7. watch --slurm: drains and resumes as slurm does, a port down by the damping rules -------
+# The port events are a stand-in (this host has no RDMA port to take down): the root's port state
+# is written, then SIGHUP makes watch judge every check again, as a port event would make it judge
+# ports.state.  slurmd's own runs are stopped first, so that only watch acts on the node.
+sed -i 's/^HealthCheckInterval=5$/HealthCheckInterval=0/' "$SLURM_CONF"
+scontrol reconfigure || bad "scontrol reconfigure failed"
+drained && scontrol update NodeName=localhost State=RESUME
+wait_for 20 eval '! drained' || bad "the resume before watch did not take: $(state)"
+W=$work/wroot
+cp -a "$healthy" "$W"
+pstate=$(readlink -f "$(find "$W/sys/class/infiniband/mlx5_0/ports/1/" -maxdepth 1 -name state)")
+pstate0=$(cat "$pstate")
+wpol=$work/watch.conf
+printf '[watch]\ndrain_down_after = 3s\ndrain_flaps = 2 in 10m\nresume_stable = 3s\n' > "$wpol"
+SLURMD_NODENAME=localhost "$bin" --root "$W" watch --slurm --policy "$wpol" --output "$work/watch.prom" \
+	> "$work/watch.out" 2> "$work/watch.err" &
+wpid=$!
+pids+=($wpid)
+lines() { grep -c -- "$1" "$work/watch.out"; }
+port() { # DOWN|UP: the stand-in port event
+	if [ "$1" = DOWN ]; then echo "1: DOWN" > "$pstate"; else echo "$pstate0" > "$pstate"; fi
+	local n; n=$(lines ' judged ')
+	kill -HUP "$wpid"
+	wait_for 10 eval '[ "$(lines " judged ")" -gt '"$n"' ]' || bad "watch did not judge after SIGHUP: $(tail -3 "$work/watch.out")"
+	wait_for 10 eval '[ "$(lines " slurm: deciding ")" -ge 1 ]'
+}
+prom_decision() { grep '^rdma_doctor_watch_slurm_decision{' "$work/watch.prom"; }
+if wait_for 20 grep -q 'judged every check (start)' "$work/watch.out" && wait_for 10 grep -q ' slurm localhost: Slurm State=' "$work/watch.out"; then
+	ok "watch --slurm (port events: SIGHUP stand-in) started and asked Slurm: $(grep ' slurm localhost: Slurm' "$work/watch.out" | tail -1 | cut -d' ' -f3-)"
+else bad "watch --slurm did not start: $(cat "$work/watch.out" "$work/watch.err" | tail -5)"; fi
+
+# 7a. a port down is held, not drained; back within drain_down_after, it never drains (a flap)
+port DOWN
+if wait_for 5 grep -q 'slurm localhost: FAIL ports.state mlx5_0 port 1: .*(held: mlx5_0 port 1 down for 0 s, drains at 3 s unless it comes back' "$work/watch.out" &&
+	grep -q 'slurm localhost: Slurm State=[^ ]*: not drained yet$' "$work/watch.out" && ! drained; then
+	ok "a port down is held, not drained, naming the rule: $(grep 'slurm rule:' "$work/watch.out" | tail -1 | cut -d' ' -f4-)"
+else bad "port down: state $(state): $(tail -4 "$work/watch.out")"; fi
+prom_decision | grep -q 'action="held",rule="mlx5_0 port 1 down for 0 s, drains' && ok "the textfile has the held decision and its rule" ||
+	bad "textfile decision: $(prom_decision)"
+port UP
+sleep 4 # past drain_down_after: the port came back in time
+! drained && ok "a port back within drain_down_after (a flap) does not drain ($(state))" || bad "a flap drained: $(reason)"
+
+# 7b. the second down within the window drains at once, with the rule in the log and the textfile
+t0=$(date +%s%N)
+port DOWN
+if wait_for 5 eval 'drained && reason | grep -q "^rdma-doctor: ports.state mlx5_0 port 1: "'; then
+	ok "the second down within 10 min drains at once ($((($(date +%s%N) - t0) / 1000000)) ms): $(reason)"
+else bad "second down: state $(state), reason '$(reason)': $(tail -4 "$work/watch.out")"; fi
+grep -q 'slurm rule: mlx5_0 port 1 went down 2 times within 10 min (drain_flaps = 2 in 10 min)$' "$work/watch.out" &&
+	prom_decision | grep -q 'action="drain",rule="mlx5_0 port 1 went down 2 times within 10 min' &&
+	ok "the drain names its rule in the log and the textfile" || bad "drain rule: $(grep 'slurm rule' "$work/watch.out" | tail -2) $(prom_decision)"
+grep -q '^rdma_doctor_watch_port_downs_total{subject="mlx5_0 port 1"} 2$' "$work/watch.prom" && ok "the textfile counts 2 downs" ||
+	bad "downs: $(grep port_downs "$work/watch.prom")"
+
+# 7c. back up: the resume waits until the port has been back resume_stable
+port UP
+if wait_for 3 grep -q 'held: mlx5_0 port 1 back for 0 s: no resume until it has been back 3 s' "$work/watch.out" && drained; then
+	ok "back up, the node stays drained for resume_stable"
+else bad "back up: state $(state): $(tail -3 "$work/watch.out")"; fi
+t0=$(date +%s)
+if wait_for 10 eval '! drained'; then ok "resumed once the port was back 3 s (after $(($(date +%s) - t0)) s): $(state)"
+else bad "not resumed after resume_stable: $(state), $(tail -3 "$work/watch.out")"; fi
+grep -A2 " slurm: deciding (a damping rule's time)" "$work/watch.out" |
+	grep -q ' slurm localhost: Slurm State=[^ ]* Reason=rdma-doctor: ports.state mlx5_0 port 1: .*: resume$' &&
+	ok "the resume came from the rule's timer" ||
+	bad "resume line: $(grep -E 'resume|deciding' "$work/watch.out" | tail -3)"
+
+# 7d. a policy re-read on SIGHUP: with drain_flaps = 5, the third down drains by time, not by count
+printf '[watch]\ndrain_down_after = 2s\ndrain_flaps = 5 in 10m\nresume_stable = 1s\n' > "$wpol"
+port DOWN
+if wait_for 8 eval 'drained' && grep -q 'slurm rule: mlx5_0 port 1 down for 2 s (drain_down_after = 2 s)$' "$work/watch.out"; then
+	ok "after SIGHUP's policy, a port down 2 s drains by drain_down_after"
+else bad "drain by time: state $(state): $(grep 'slurm' "$work/watch.out" | tail -3)"; fi
+
+# 7e. an admin's drain is kept: not resumed when the port is back, not overwritten when it goes down
+scontrol update NodeName=localhost State=DRAIN Reason="maintenance: swap PSU"
+wait_for 10 eval '[ "$(reason)" = "maintenance: swap PSU" ]' || bad "the admin's drain did not take"
+port UP
+sleep 2
+port DOWN
+sleep 3
+[ "$(reason)" = "maintenance: swap PSU" ] && drained && grep -q ': kept (out of service for a reason that is not rdma-doctor.s)$' "$work/watch.out" &&
+	ok "watch keeps an admin's drain (up, then down)" || bad "admin's drain: $(state) '$(reason)': $(tail -3 "$work/watch.out")"
+port UP
+scontrol update NodeName=localhost State=RESUME
+
+# 7f. the textfile is valid exposition format; SIGTERM ends watch with 0
+if command -v promtool > /dev/null; then
+	promtool check metrics < "$work/watch.prom" > "$work/promtool.out" 2>&1 && ok "promtool accepts watch's textfile" ||
+		bad "promtool: $(head -5 "$work/promtool.out")"
+else bad "promtool missing (apt-get install prometheus)"; fi
+kill -TERM "$wpid"
+wait "$wpid"
+rc=$?
+[ $rc = 0 ] && ok "SIGTERM: watch exits 0" || bad "watch exit $rc: $(tail -3 "$work/watch.err")"
+grep -v 'scontrol' "$work/watch.err" | grep -q . && bad "watch's stderr: $(head -3 "$work/watch.err")"
+"$bin" watch --slurm --node 'bad name' > /dev/null 2> "$work/wbad.err"
+[ $? = 3 ] && grep -q "'bad name' is not a Slurm node name" "$work/wbad.err" && ok "watch --slurm --node 'bad name': exit 3, one line" ||
+	bad "bad node: $(cat "$work/wbad.err")"
 
 echo "    slurmd ran the wrapper $(runs) times"
 ts_finalize
