@@ -1,13 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* The verbs loopback probe (see probe.h).
- *
- * libibverbs is opened with dlopen and every function comes from dlsym by its exported name.
- * verbs.h is included for its types only: several ibv_* names there are macros or static inline
- * wrappers that would put a link-time reference into the binary, so no ibv_* function is called
- * by name here except ibv_post_send and ibv_poll_cq, which are static inlines going through the
- * context's ops table and need no symbol. */
+/* The verbs loopback probe (see probe.h); libibverbs through probe/verbs.h. */
 #include <arpa/inet.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <infiniband/verbs.h>
 #include <stdarg.h>
@@ -22,34 +15,7 @@
 #include "model/parse.h"
 #include "model/system.h"
 #include "probe/probe.h"
-
-/* The functions used, by exported name ("ibv_" + name), with the exported symbol's prototype. */
-#define RD_VERBS_SYMS(X)                                                                              \
-	X(get_device_list, struct ibv_device **, (int *))                                             \
-	X(free_device_list, void, (struct ibv_device **))                                             \
-	X(get_device_name, const char *, (struct ibv_device *))                                       \
-	X(open_device, struct ibv_context *, (struct ibv_device *))                                   \
-	X(close_device, int, (struct ibv_context *))                                                  \
-	X(query_device, int, (struct ibv_context *, struct ibv_device_attr *))                        \
-	X(query_port, int, (struct ibv_context *, uint8_t, struct _compat_ibv_port_attr *))           \
-	X(query_gid, int, (struct ibv_context *, uint8_t, int, union ibv_gid *))                      \
-	X(alloc_pd, struct ibv_pd *, (struct ibv_context *))                                          \
-	X(dealloc_pd, int, (struct ibv_pd *))                                                         \
-	X(reg_mr, struct ibv_mr *, (struct ibv_pd *, void *, size_t, int))                            \
-	X(dereg_mr, int, (struct ibv_mr *))                                                           \
-	X(create_cq, struct ibv_cq *, (struct ibv_context *, int, void *, struct ibv_comp_channel *, int)) \
-	X(destroy_cq, int, (struct ibv_cq *))                                                         \
-	X(create_qp, struct ibv_qp *, (struct ibv_pd *, struct ibv_qp_init_attr *))                   \
-	X(modify_qp, int, (struct ibv_qp *, struct ibv_qp_attr *, int))                               \
-	X(destroy_qp, int, (struct ibv_qp *))                                                         \
-	X(wc_status_str, const char *, (enum ibv_wc_status))
-
-struct verbs {
-	void *handle;
-#define RD_VERBS_MEMBER(name, ret, args) ret(*name) args;
-	RD_VERBS_SYMS(RD_VERBS_MEMBER)
-#undef RD_VERBS_MEMBER
-};
+#include "probe/verbs.h"
 
 /* ---- small helpers ------------------------------------------------------------------------- */
 
@@ -132,16 +98,6 @@ static void step_time(struct rd_probe_step *s, uint64_t t0)
 	s->usec = now_us() - t0;
 }
 
-/* An errno for a failed call: the returned code when positive (verbs return errno values),
- * else errno, else EIO. */
-static int call_err(int ret)
-{
-	if (ret > 0)
-		return ret;
-	if (ret < -1)
-		return -ret;
-	return errno > 0 ? errno : EIO;
-}
 
 const struct rd_probe_step *rd_probe_failed_step(const struct rd_probe_step *steps, size_t n)
 {
@@ -176,52 +132,25 @@ static const char *load_fix_provider =
 	"a provider for the NIC is needed too: libmlx5 (ConnectX), librxe (Soft-RoCE) ... are in "
 	"ibverbs-providers (MLNX_OFED and DOCA-OFED bring their own)";
 
-static bool verbs_load(struct verbs *v, const struct rd_probe_opts *o, struct rd_probe_result *r)
+static bool verbs_load(struct rd_verbs *v, const struct rd_probe_opts *o, struct rd_probe_result *r)
 {
 	at(o, r, NULL, 0, "load", "dlopen(\"libibverbs.so.1\")");
 	uint64_t t0 = now_us();
 	struct rd_probe_step *s = step_add(&r->steps, &r->nsteps, "load");
-	memset(v, 0, sizeof *v);
-	dlerror();
-	v->handle = dlopen("libibverbs.so.1", RTLD_NOW | RTLD_LOCAL);
-	if (!v->handle) {
-		const char *e = dlerror();
-		step_fail(s, 0, "libibverbs is not installed or cannot be loaded: %s", e ? e : "dlopen failed");
-		step_set_detail(s, "dlopen(\"libibverbs.so.1\") failed");
+	char why[512];
+	bool missing;
+	if (rd_verbs_load(v, why, sizeof why, &missing) < 0) {
+		step_fail(s, 0, "libibverbs is not installed or cannot be loaded: %s", why);
+		step_set_detail(s, missing ? "libibverbs.so.1 was found but lacks a function the probe needs"
+					   : "dlopen(\"libibverbs.so.1\") failed");
 		step_fix(s, "apt-get install -y libibverbs1 ibverbs-providers");
 		step_fix(s, "%s", load_fix_provider);
 		step_time(s, t0);
 		return false;
 	}
-	void *first = NULL;
-	size_t nsyms = 0;
-#define RD_VERBS_LOAD(name, ret, args)                                                                \
-	if (s->ok) {                                                                                  \
-		void *sym = dlsym(v->handle, "ibv_" #name);                                           \
-		if (!sym) {                                                                           \
-			const char *e = dlerror();                                                    \
-			step_fail(s, 0, "libibverbs is not installed or cannot be loaded: %s",       \
-				  e ? e : "ibv_" #name " is missing");                                \
-		} else {                                                                              \
-			v->name = (ret(*) args)sym;                                                   \
-			first = first ? first : sym;                                                  \
-			nsyms++;                                                                      \
-		}                                                                                     \
-	}
-	RD_VERBS_SYMS(RD_VERBS_LOAD)
-#undef RD_VERBS_LOAD
-	if (!s->ok) {
-		step_set_detail(s, "libibverbs.so.1 was found but lacks a function the probe needs");
-		step_fix(s, "apt-get install -y libibverbs1 ibverbs-providers");
-		step_fix(s, "%s", load_fix_provider);
-		step_time(s, t0);
-		dlclose(v->handle);
-		v->handle = NULL;
-		return false;
-	}
-	Dl_info info;
-	if (first && dladdr(first, &info) && info.dli_fname)
-		r->library = rd_xstrdup(info.dli_fname);
+	if (v->library[0])
+		r->library = rd_xstrdup(v->library);
+	size_t nsyms = v->nsyms;
 	step_set_detail(s, "%s (%zu functions)", r->library ? r->library : "libibverbs.so.1", nsyms);
 	step_time(s, t0);
 	return true;
@@ -374,7 +303,7 @@ static char *gid_text(const union ibv_gid *g)
 }
 
 struct port_run {
-	const struct verbs *v;
+	const struct rd_verbs *v;
 	const struct rd_probe_opts *o;
 	const struct rd_probe_result *r;
 	struct rd_source *src;
@@ -389,7 +318,7 @@ struct port_run {
 static bool choose_gid(struct port_run *pr)
 {
 	struct rd_probe_port *p = pr->p;
-	const struct verbs *v = pr->v;
+	const struct rd_verbs *v = pr->v;
 	at(pr->o, pr->r, p->device, p->port, "gid", "ibv_query_gid");
 	uint64_t t0 = now_us();
 	struct rd_probe_step *s = port_step(p, "gid");
@@ -420,7 +349,7 @@ static bool choose_gid(struct port_run *pr)
 		errno = 0;
 		int qr = v->query_gid(pr->ctx, (uint8_t)p->port, i, &g);
 		if (qr) {
-			query_err = call_err(qr);
+			query_err = rd_verbs_err(qr);
 			continue;
 		}
 		if (gid_zero(&g))
@@ -452,7 +381,7 @@ static bool choose_gid(struct port_run *pr)
 			errno = 0;
 			int qr = v->query_gid(pr->ctx, (uint8_t)p->port, i, &g);
 			if (qr) {
-				query_err = call_err(qr);
+				query_err = rd_verbs_err(qr);
 				continue;
 			}
 			if (!gid_zero(&g)) {
@@ -528,7 +457,7 @@ static bool write_and_verify(struct port_run *pr, struct ibv_qp *qp, struct ibv_
 			     unsigned char *buf)
 {
 	struct rd_probe_port *p = pr->p;
-	const struct verbs *v = pr->v;
+	const struct rd_verbs *v = pr->v;
 	uint64_t half = pr->size / 2, n = half < RD_PROBE_MAX_WRITE ? half : RD_PROBE_MAX_WRITE;
 	at(pr->o, pr->r, p->device, p->port, "write", "ibv_post_send and ibv_poll_cq");
 	struct rd_probe_step *s = port_step(p, "write");
@@ -554,7 +483,7 @@ static bool write_and_verify(struct port_run *pr, struct ibv_qp *qp, struct ibv_
 	uint64_t t0 = now_us();
 	int r = ibv_post_send(qp, &wr, &bad);
 	if (r) {
-		int e = call_err(r);
+		int e = rd_verbs_err(r);
 		step_fail_errno(s, e, "ibv_post_send of the RDMA WRITE failed");
 		step_time(s, t0);
 		return false;
@@ -631,7 +560,7 @@ static int modify(struct port_run *pr, struct ibv_qp *qp, struct ibv_qp_attr *a,
 	errno = 0;
 	int r = pr->v->modify_qp(qp, a, mask);
 	if (r) {
-		int e = call_err(r);
+		int e = rd_verbs_err(r);
 		step_fail_errno(s, e, "ibv_modify_qp to %s failed", to);
 	}
 	step_time(s, t0);
@@ -642,7 +571,7 @@ static int modify(struct port_run *pr, struct ibv_qp *qp, struct ibv_qp_attr *a,
 static void probe_port(struct port_run *pr)
 {
 	struct rd_probe_port *p = pr->p;
-	const struct verbs *v = pr->v;
+	const struct rd_verbs *v = pr->v;
 	struct ibv_pd *pd = NULL;
 	struct ibv_mr *mr = NULL;
 	struct ibv_cq *cq = NULL;
@@ -655,11 +584,9 @@ static void probe_port(struct port_run *pr)
 	at(pr->o, pr->r, p->device, p->port, "query_port", "ibv_query_port");
 	uint64_t t0 = now_us();
 	s = port_step(p, "query_port");
-	memset(&pr->pa, 0, sizeof pr->pa);
-	errno = 0;
-	int r = v->query_port(pr->ctx, (uint8_t)p->port, (struct _compat_ibv_port_attr *)(void *)&pr->pa);
+	int r = rd_verbs_query_port(v, pr->ctx, p->port, &pr->pa);
 	if (r) {
-		int e = call_err(r);
+		int e = rd_verbs_err(r);
 		step_fail_errno(s, e, "ibv_query_port(%s, %u) failed", p->device, p->port);
 		step_time(s, t0);
 		return;
@@ -688,7 +615,7 @@ static void probe_port(struct port_run *pr)
 	errno = 0;
 	pd = v->alloc_pd(pr->ctx);
 	if (!pd) {
-		int e = call_err(-1);
+		int e = rd_verbs_err(-1);
 		step_fail_errno(s, e, "ibv_alloc_pd failed");
 		step_time(s, t0);
 		goto out;
@@ -711,7 +638,7 @@ static void probe_port(struct port_run *pr)
 	errno = 0;
 	mr = v->reg_mr(pd, buf, (size_t)pr->size, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
 	if (!mr) {
-		int e = call_err(-1);
+		int e = rd_verbs_err(-1);
 		step_fail_errno(s, e, "ibv_reg_mr of %s failed", words);
 		if (e == ENOMEM || e == EPERM || e == EAGAIN)
 			memlock_detail(pr, s);
@@ -728,7 +655,7 @@ static void probe_port(struct port_run *pr)
 	errno = 0;
 	cq = v->create_cq(pr->ctx, 16, NULL, NULL, 0);
 	if (!cq) {
-		int e = call_err(-1);
+		int e = rd_verbs_err(-1);
 		step_fail_errno(s, e, "ibv_create_cq(16) failed");
 		step_time(s, t0);
 		goto out;
@@ -752,7 +679,7 @@ static void probe_port(struct port_run *pr)
 	errno = 0;
 	qp = v->create_qp(pd, &ia);
 	if (!qp) {
-		int e = call_err(-1);
+		int e = rd_verbs_err(-1);
 		step_fail_errno(s, e, "ibv_create_qp (RC) failed");
 		step_time(s, t0);
 		goto out;
@@ -830,20 +757,20 @@ out:
 	struct rd_buf failed = {0};
 	int first_err = 0;
 	if (qp && (r = v->destroy_qp(qp)) != 0) {
-		first_err = first_err ? first_err : call_err(r);
-		rd_buf_printf(&failed, "%sibv_destroy_qp: %s", failed.len ? "; " : "", strerror(call_err(r)));
+		first_err = first_err ? first_err : rd_verbs_err(r);
+		rd_buf_printf(&failed, "%sibv_destroy_qp: %s", failed.len ? "; " : "", strerror(rd_verbs_err(r)));
 	}
 	if (cq && (r = v->destroy_cq(cq)) != 0) {
-		first_err = first_err ? first_err : call_err(r);
-		rd_buf_printf(&failed, "%sibv_destroy_cq: %s", failed.len ? "; " : "", strerror(call_err(r)));
+		first_err = first_err ? first_err : rd_verbs_err(r);
+		rd_buf_printf(&failed, "%sibv_destroy_cq: %s", failed.len ? "; " : "", strerror(rd_verbs_err(r)));
 	}
 	if (mr && (r = v->dereg_mr(mr)) != 0) {
-		first_err = first_err ? first_err : call_err(r);
-		rd_buf_printf(&failed, "%sibv_dereg_mr: %s", failed.len ? "; " : "", strerror(call_err(r)));
+		first_err = first_err ? first_err : rd_verbs_err(r);
+		rd_buf_printf(&failed, "%sibv_dereg_mr: %s", failed.len ? "; " : "", strerror(rd_verbs_err(r)));
 	}
 	if (pd && (r = v->dealloc_pd(pd)) != 0) {
-		first_err = first_err ? first_err : call_err(r);
-		rd_buf_printf(&failed, "%sibv_dealloc_pd: %s", failed.len ? "; " : "", strerror(call_err(r)));
+		first_err = first_err ? first_err : rd_verbs_err(r);
+		rd_buf_printf(&failed, "%sibv_dealloc_pd: %s", failed.len ? "; " : "", strerror(rd_verbs_err(r)));
 	}
 	free(buf);
 	if (failed.len) {
@@ -892,7 +819,7 @@ static void free_steps(struct rd_probe_step *steps, size_t n)
 }
 
 /* One device: open it, then every selected port. */
-static void probe_device(const struct verbs *v, struct rd_source *src, struct ibv_device *dev, const char *name,
+static void probe_device(const struct rd_verbs *v, struct rd_source *src, struct ibv_device *dev, const char *name,
 			 const struct rd_probe_opts *o, uint64_t size, struct rd_probe_result *r)
 {
 	struct rd_probe_step open = {.name = "open", .ok = true};
@@ -903,14 +830,14 @@ static void probe_device(const struct verbs *v, struct rd_source *src, struct ib
 	struct ibv_device_attr da;
 	memset(&da, 0, sizeof da);
 	if (!ctx) {
-		int e = call_err(-1);
+		int e = rd_verbs_err(-1);
 		step_fail_errno(&open, e, "ibv_open_device(%s) failed", name);
 		explain_open_failure(src, name, &open);
 	} else {
 		errno = 0;
 		int q = v->query_device(ctx, &da);
 		if (q) {
-			int e = call_err(q);
+			int e = rd_verbs_err(q);
 			step_fail_errno(&open, e, "ibv_query_device(%s) failed", name);
 		} else {
 			da.fw_ver[sizeof da.fw_ver - 1] = 0;
@@ -996,7 +923,7 @@ int rd_probe_run(struct rd_source *src, const struct rd_probe_opts *opts, struct
 					rd_size_words(RD_PROBE_MAX_SIZE, b, sizeof b));
 		return -EINVAL;
 	}
-	struct verbs v;
+	struct rd_verbs v;
 	if (!verbs_load(&v, opts, r)) {
 		conclude(opts, r);
 		return -EIO;
@@ -1008,7 +935,7 @@ int rd_probe_run(struct rd_source *src, const struct rd_probe_opts *opts, struct
 	int num = 0;
 	errno = 0;
 	struct ibv_device **list = v.get_device_list(&num);
-	int list_err = list ? 0 : call_err(-1);
+	int list_err = list ? 0 : rd_verbs_err(-1);
 	struct rd_strv names = {0};
 	for (int i = 0; list && i < num && list[i]; i++) {
 		const char *n = v.get_device_name(list[i]);
@@ -1047,7 +974,7 @@ int rd_probe_run(struct rd_source *src, const struct rd_probe_opts *opts, struct
 	if (list)
 		v.free_device_list(list);
 	rd_strv_free(&names);
-	dlclose(v.handle);
+	rd_verbs_unload(&v);
 	conclude(opts, r);
 	return r->pass ? 0 : -EIO;
 }
