@@ -23,6 +23,7 @@ need_cmds+=(mandoc man systemd-analyze dpkg-buildpackage dh lintian bash-complet
 need_cmds+=(rpm rpmbuild librpm-dev db5.3_load sqlite3) # tests/rpm (real rpm databases; librpm for the build)
 need_cmds+=(yajl pdsh clush chromium srun) # fleet: its JSON library; tests/fleet, tests/slurm
 need_cmds+=(ibsim ibsim-run iblinkinfo ibnetdiscover sminfo opensm) # tests/fabric: a simulated subnet
+need_cmds+=(ib_write_bw ib_write_lat tc) # tests/vm/pair.sh: perftest beside pair, a slowed link
 pkg_for() { case "$1" in ibstat|ibstatus) echo infiniband-diags ;; unshare|setpriv) echo util-linux ;;
 	base64|md5sum) echo coreutils ;; gcc|make) echo build-essential ;; fuzzer-runtime) echo libclang-rt-14-dev ;;
 	inih) echo libinih-dev ;; verbs) echo libibverbs-dev ;; larchive) echo libarchive-dev ;;
@@ -34,7 +35,8 @@ pkg_for() { case "$1" in ibstat|ibstatus) echo infiniband-diags ;; unshare|setpr
 	dpkg-buildpackage) echo dpkg-dev ;; dh) echo debhelper ;;
 	rpmbuild) echo rpm ;; db5.3_load) echo db5.3-util ;;
 	ibsim|ibsim-run) echo ibsim-utils ;; iblinkinfo|ibnetdiscover|sminfo) echo infiniband-diags ;;
-	yajl) echo libyajl-dev ;; clush) echo clustershell ;; srun) echo slurm-client ;; *) echo "$1" ;; esac; }
+	yajl) echo libyajl-dev ;; clush) echo clustershell ;; srun) echo slurm-client ;;
+	ib_write_bw|ib_write_lat) echo perftest ;; tc) echo iproute2 ;; *) echo "$1" ;; esac; }
 have() { # a command, or the libraries that are not commands
 	case "$1" in
 	fuzzer-runtime) ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a > /dev/null 2>&1 ;;
@@ -231,6 +233,7 @@ sec "$fuzz" cpu - - build fuzz-bin
 sec "build: clang -Werror" cpu - - build clang
 # the daemons, the VM and the sleeps first: they wait more than they work, beside the lanes
 sec "real kernel in qemu: rxe0, modules, fix, probe, snapshot" wait - "$G,$asan" tests/vm/run.sh build
+sec "two real kernels in qemu: pair between Soft-RoCE guests, perftest beside it" wait - "$G" tests/vm/pair.sh build
 sec "Slurm: drain and resume by a real slurmctld/slurmd (tests/slurm)" wait - "$G" tests/slurm/run.sh build
 sec "fleet: 24-node scenario fleet, pdsh, clush, scontrol hostlists, bad input, Chromium" wait - "$G" tests/fleet/run.sh build
 sec "fleet (ASan+UBSan)" wait - "$A" tests/fleet/run.sh build-asan

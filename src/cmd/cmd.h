@@ -103,6 +103,7 @@ int rd_cmd_explain(struct rd_ctx *ctx, int argc, char **argv);
 int rd_cmd_probe(struct rd_ctx *ctx, int argc, char **argv);
 int rd_cmd_slurm(struct rd_ctx *ctx, int argc, char **argv);
 int rd_cmd_fleet(struct rd_ctx *ctx, int argc, char **argv);
+int rd_cmd_pair(struct rd_ctx *ctx, int argc, char **argv);
 int rd_cmd_pairs(struct rd_ctx *ctx, int argc, char **argv);
 int rd_cmd_watch(struct rd_ctx *ctx, int argc, char **argv);
 int rd_cmd_version(struct rd_ctx *ctx, int argc, char **argv);

@@ -124,6 +124,24 @@ const struct rd_cmd rd_cmds[] = {
 	 "host's, dated in the future, several for one host), an UNKNOWN node, a usage error, output that\n"
 	 "cannot be written; 1 drift (firmware or stack differing within a board_id, MTU differing across\n"
 	 "RoCE ports) or a WARN; 0 uniform and healthy"},
+	{"pair", rd_cmd_pair, "serve [--port N] [--once] [--idle SECONDS] | HOST[:PORT] [--size SIZE,...] [--duration MS] [--iters N] [--round N]",
+	 "one end of an RDMA test between two hosts: per rail (each ACTIVE port, the i-th with the i-th),\n"
+	 "            RDMA WRITE bandwidth to the server at each size and a ping-pong latency",
+	 "      --port N            the TCP port of the control connection (default 18516)\n"
+	 "      --once              serve: end after one client\n"
+	 "      --idle SECONDS      serve: end when no client came for this long\n"
+	 "      --device DEV        only this device's ports\n"
+	 "      --size SIZE,...     message sizes (bytes, or with K, M; up to 4, at most 4M; default 64K,1M)\n"
+	 "      --duration MS       each size's run (default 1000)\n"
+	 "      --iters N           ping-pong round trips (default 1000)\n"
+	 "      --round N           the round of `pairs` this measurement is part of (in the JSON)\n" FORMAT_OPT HELP_OPT
+	 "  The hosts trade each rail's queue pair over TCP, as NCCL does over its bootstrap socket; on\n"
+	 "  RoCE the GID is the one NCCL picks (roce.gid).  Each measurement runs in a child process under\n"
+	 "  a deadline (--timeout, else 10 s plus each rail's runs; serve: the client's, 1 h at most): a\n"
+	 "  peer that stops answering or a provider that crashes is the result.  The JSON is\n"
+	 "  rdma-doctor/pair/v1, which pairs --results reads.\n",
+	 "0 every rail measured; 1 some rail not; 2 none (no connection, no rail, the peer gone); 3 a usage\n"
+	 "error, --root, a port that cannot be served"},
 	{"pairs", rd_cmd_pairs, "--nodes HOSTLIST --plan [--rounds N] [--order ring|random|rack] [--topology FILE] | --results FILE...",
 	 "pairwise RDMA tests between hosts: plan rounds of disjoint pairs, or judge measured rounds (the\n"
 	 "            node slow against every partner, the pair slow only together) and plan the next",

@@ -93,6 +93,10 @@ seed fuzz_pairs "$roots/pairs-results" "$roots/pairs-topology"
 # NCCL conf files: the scenario roots' /etc/nccl.conf, and lines as setEnvFile reads them
 printf '# c\nNCCL_IB_HCA=^=mlx5_1:1,mlx5_10\r\n=x\nNCCL_IB_DISABLE=0x1\n' > "$roots/nccl.conf"
 seed fuzz_ncclconf "$roots/nccl.conf" "$roots"/nccl-*/etc/nccl.conf
+# pair: a peer's control lines as the two ends send them
+printf 'RDPAIR/1 node01 8 17000\nQP rxe0 1 0 17 1234 3 00000000000000000000ffff0a090001 1 7f00aa001000 1a2b 2.5\nRTS\nLAT 1000\nEND\nERR x\n' > "$roots/pair-lines"
+printf 'QP mlx5_0 1 12 99 5 5 - -1 1000 1 400.0\n' > "$roots/pair-ib"
+seed fuzz_pairline "$roots/pair-lines" "$roots/pair-ib"
 for t in "$out"/fuzz_*; do
 	[ -x "$t" ] || continue
 	n=$(basename "$t")

@@ -45,6 +45,65 @@ link_state() { step "$1" sh -c 'cat /out/state/*.link-state 2> /dev/null; true';
 
 ip link set lo up
 ip link set eth0 up
+
+# ---- the two-guest phases (tests/vm/pair.sh): Soft-RoCE on each end of a private Ethernet link
+# (a qemu socket netdev on the host's loopback); the server is 10.9.0.1, the client 10.9.0.2.
+# Each server step serves one client and ends; each client step retries its connection until the
+# server's step listens, so that the two guests keep step.
+if [ "${1:-}" = pairserver ] || [ "${1:-}" = pairclient ]; then
+	if [ "$1" = pairserver ]; then me=10.9.0.1 peer=10.9.0.2 name=pairsrv; else me=10.9.0.2 peer=10.9.0.1 name=paircli; fi
+	hostname $name
+	ip addr add $me/24 dev eth0
+	modprobe crc32_generic
+	modprobe rdma_rxe
+	modprobe ib_uverbs
+	rdma link add rxe0 type rxe netdev eth0
+	wait_state rxe0 ACTIVE
+	# the RoCE v2 GID of the IPv4 address, for perftest's -x (rdma-doctor picks it as NCCL does)
+	idx=""
+	for t in /sys/class/infiniband/rxe0/ports/1/gid_attrs/types/*; do
+		i=${t##*/}
+		[ "$(cat "$t" 2> /dev/null)" = "RoCE v2" ] || continue
+		case "$(cat /sys/class/infiniband/rxe0/ports/1/gids/$i)" in 0000:0000:0000:0000:0000:ffff:*) idx=$i; break ;; esac
+	done
+	echo "${idx:-none}" > $S/gid-index.out
+	# retry NAME COMMAND...: a client step, again while its peer's step is not listening (60 s)
+	retry() {
+		n=$1; shift
+		k=0
+		while :; do
+			step "$n" "$@"
+			grep -qiE 'cannot connect|Couldn.t connect|Connection refused' $S/$n.out $S/$n.err 2> /dev/null || break
+			k=$((k + 1)); [ $k -lt 120 ] || break
+			sleep 0.5
+		done
+	}
+	if [ "$1" = pairserver ]; then
+		step pair-serve $RD pair serve --once --idle 120
+		step perf-bw-serve ib_write_bw -d rxe0 -x "$idx" -F -D 2
+		step perf-lat-serve ib_write_lat -d rxe0 -x "$idx" -F -n 1000
+		step pair-serve-text $RD pair serve --once --idle 120
+		# the client dies in the middle of its run: this end ends with an error, nothing left behind
+		step pair-serve-peer-dies $RD pair serve --once --idle 120
+		step pair-after-death sh -c 'ps | grep "[r]dma-doctor" ; true'
+		step pair-serve-slow $RD pair serve --once --idle 120
+	else
+		retry pair-json $RD pair --timeout 60 $peer --json --round 3
+		retry perf-bw ib_write_bw -d rxe0 -x "$idx" -F -D 2 $peer
+		retry perf-lat ib_write_lat -d rxe0 -x "$idx" -F -n 1000 $peer
+		retry pair-text $RD pair $peer --size 64K --duration 500
+		sleep 2
+		step pair-killed timeout -s KILL 6 $RD pair $peer --size 64K,1M --duration 4000
+		sleep 3
+		# a slowed link: the client's writes leave through a 10 Mbit/s queue
+		step tc-slow /usr/sbin/tc qdisc add dev eth0 root tbf rate 10mbit burst 16kbit latency 100ms
+		retry pair-slow $RD pair --timeout 60 $peer --json
+		step pair-refused $RD pair 10.9.0.1:18999 --json
+	fi
+	sync
+	exit 0
+fi
+
 ip addr add 10.0.2.15/24 dev eth0
 
 # ---- the second boot: the same VM and results directory, so the state file the first boot left

@@ -45,6 +45,8 @@ copy /bin/kmod
 for t in modprobe rmmod insmod lsmod depmod modinfo; do ln -sf /bin/kmod "$r/sbin/$t"; done
 copy /usr/sbin/ibstat /usr/sbin/ibstatus /usr/sbin/perfquery /usr/sbin/sminfo /usr/bin/ibv_devinfo /usr/bin/rdma /usr/bin/setpriv /lib/systemd/systemd-modules-load
 copy /usr/lib/x86_64-linux-gnu/libibverbs.so.1
+# tests/vm/pair.sh: perftest beside `pair`, and tc to slow a link
+copy /usr/bin/ib_write_bw /usr/bin/ib_write_lat /usr/sbin/tc
 # libarchive: snapshot writes (and archive roots are read) through it, loaded with dlopen
 copy /usr/lib/x86_64-linux-gnu/libarchive.so.13
 provider=$(ls /usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav*.so)
@@ -63,7 +65,7 @@ chmod 755 "$r/init" "$r/guest.sh"
 
 # the kernel modules: the nine of the guide, rxe (crc32_generic first), virtio net and 9p
 mods="ib_core ib_uverbs ib_umad rdma_ucm rdma_cm ib_cm iw_cm ib_ipoib mlx5_core mlx5_ib rdma_rxe
-      crc32_generic virtio_pci virtio_net 9p 9pnet_virtio"
+      crc32_generic virtio_pci virtio_net 9p 9pnet_virtio sch_tbf"
 for m in $mods; do
 	modprobe --show-depends -S "$kver" "$m" | awk '$1 == "insmod" {print $2}'
 done | sort -u | while read -r ko; do
