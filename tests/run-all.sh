@@ -235,6 +235,7 @@ sec "build: clang -Werror" cpu - - build clang
 sec "real kernel in qemu: rxe0, modules, fix, probe, snapshot" wait - "$G,$asan" tests/vm/run.sh build
 sec "two real kernels in qemu: pair between Soft-RoCE guests, perftest beside it" wait - "$G" tests/vm/pair.sh build
 sec "Slurm: drain and resume by a real slurmctld/slurmd (tests/slurm)" wait - "$G" tests/slurm/run.sh build
+sec "Slurm: pairs --run as job steps on eight slurmd (tests/slurm/pairs.sh)" wait - "$G" tests/slurm/pairs.sh build
 sec "fleet: 24-node scenario fleet, pdsh, clush, scontrol hostlists, bad input, Chromium" wait - "$G" tests/fleet/run.sh build
 sec "fleet (ASan+UBSan)" wait - "$A" tests/fleet/run.sh build-asan
 sec "hostile roots (ASan+UBSan)" cpu - "$A" env RD_TESTS_SUBSET=1 tests/hostile/run.sh build-asan

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "checks/check.h"
@@ -30,6 +31,7 @@
 
 struct pair_cfg {
 	bool server, json, once;
+	bool step;               /* --step: the server's result to standard error, stdout is the client's */
 	const char *host;        /* the server, as given */
 	char port[8];
 	int idle_s;              /* 0: none */
@@ -141,7 +143,7 @@ static int measure(struct rd_ctx *ctx, const struct pair_cfg *cfg, int fd, long 
 	int rc;
 	if (r == 0 && WIFEXITED(status) && WEXITSTATUS(status) >= CHILD_DONE && WEXITSTATUS(status) <= CHILD_DONE + 2 &&
 	    b.len) {
-		fwrite(b.data, 1, b.len, ctx->out);
+		fwrite(b.data, 1, b.len, cfg->step && cfg->server ? ctx->err : ctx->out);
 		rc = WEXITSTATUS(status) - CHILD_DONE;
 	} else {
 		struct rd_pair_result e = {0};
@@ -153,11 +155,12 @@ static int measure(struct rd_ctx *ctx, const struct pair_cfg *cfg, int fd, long 
 			e.error = rd_xasprintf("the measurement died of signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
 		else
 			e.error = rd_xasprintf("the measurement exited with status %d", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-		render(ctx->out, cfg, &e);
+		render(cfg->step && cfg->server ? ctx->err : ctx->out, cfg, &e);
 		rd_pair_result_free(&e);
 		rc = 2;
 	}
 	fflush(ctx->out);
+	fflush(ctx->err);
 	rd_buf_free(&b);
 	return rc;
 }
@@ -266,6 +269,48 @@ static int serve(struct rd_ctx *ctx, struct pair_cfg *cfg)
 	return rc;
 }
 
+/* --step SPEC: "SERVER+CLIENT,..." of one round; this task's part in it.  The task is the node
+ * $SLURMD_NODENAME (else the short host name); a node named k times in SPEC runs k tasks, the
+ * one of $SLURM_LOCALID (0 first) taking the k-th naming (so that one machine can stand for two
+ * nodes in a test).  Returns 1 (a part: *server, *peer set), 0 (none: the node idles this round)
+ * or RD_EXIT_USAGE after a message. */
+static int step_role(struct rd_ctx *ctx, const char *spec, bool *server, char *peer, size_t plen, char *me, size_t mlen)
+{
+	const char *env = getenv("SLURMD_NODENAME");
+	if (env && *env && strlen(env) < mlen && strlen(env) < 64 &&
+	    !env[strspn(env, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")])
+		snprintf(me, mlen, "%s", env);
+	else
+		my_name(me, mlen);
+	const char *lid = getenv("SLURM_LOCALID");
+	long want = lid && *lid ? strtol(lid, NULL, 10) : 0, seen = 0;
+	int found = 0;
+	char *copy = rd_xstrdup(spec);
+	for (char *save = NULL, *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		char *plus = strchr(t, '+');
+		const char *ok = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-";
+		if (!plus || plus == t || !plus[1] || strchr(plus + 1, '+') || strlen(t) > 300) {
+			free(copy);
+			return rd_usage_error(ctx, "pair", "--step takes SERVER+CLIENT,..., not '%s'", t);
+		}
+		*plus = '\0';
+		const char *a = t, *b = plus + 1;
+		if (a[strspn(a, ok)] || b[strspn(b, ok)]) {
+			free(copy);
+			return rd_usage_error(ctx, "pair", "--step: '%s+%s' is not two node names", a, b);
+		}
+		for (int side = 0; side < 2 && !found; side++) {
+			if (strcmp(side ? b : a, me) != 0 || seen++ != want)
+				continue;
+			*server = side == 0;
+			snprintf(peer, plen, "%s", side ? a : b);
+			found = 1;
+		}
+	}
+	free(copy);
+	return found;
+}
+
 static int parse_sizes(struct rd_ctx *ctx, const char *v, struct rd_pair_opts *o)
 {
 	char *copy = rd_xstrdup(v);
@@ -299,7 +344,7 @@ static int num_opt(struct rd_ctx *ctx, const char *name, const char *v, long lo,
 
 int rd_cmd_pair(struct rd_ctx *ctx, int argc, char **argv)
 {
-	enum { OPT_PORT = 256, OPT_ONCE, OPT_IDLE, OPT_DEVICE, OPT_SIZE, OPT_DURATION, OPT_ITERS, OPT_ROUND };
+	enum { OPT_PORT = 256, OPT_ONCE, OPT_IDLE, OPT_DEVICE, OPT_SIZE, OPT_DURATION, OPT_ITERS, OPT_ROUND, OPT_STEP };
 	static const struct option longopts[] = {
 		RD_LONGOPT_FORMAT,
 		RD_LONGOPT_HELP,
@@ -311,12 +356,13 @@ int rd_cmd_pair(struct rd_ctx *ctx, int argc, char **argv)
 		{"duration", required_argument, NULL, OPT_DURATION},
 		{"iters", required_argument, NULL, OPT_ITERS},
 		{"round", required_argument, NULL, OPT_ROUND},
+		{"step", required_argument, NULL, OPT_STEP},
 		{NULL, 0, NULL, 0},
 	};
 	struct pair_cfg cfg = {.o = {.sizes = {64u << 10, 1u << 20}, .nsizes = 2, .duration_ms = 1000, .lat_iters = 1000}};
 	snprintf(cfg.port, sizeof cfg.port, "%d", RD_PAIR_PORT);
 	struct rd_getopt g = {.argc = argc, .argv = argv, .shortopts = "f:j", .longopts = longopts, .operands = true};
-	const char *target = NULL;
+	const char *target = NULL, *step = NULL;
 	long v;
 	int st = -1;
 	for (int c; (c = rd_opts_next(ctx, &g, &st)) != RD_OPT_END;) {
@@ -360,6 +406,9 @@ int rd_cmd_pair(struct rd_ctx *ctx, int argc, char **argv)
 			st = num_opt(ctx, "--round", optarg, 1, 100000, &v) ? RD_EXIT_USAGE : st;
 			cfg.round = (int)v;
 			break;
+		case OPT_STEP:
+			step = optarg;
+			break;
 		case RD_OPT_OPERAND:
 			if (target)
 				st = rd_usage_error(ctx, "pair", "unexpected argument '%s'", optarg);
@@ -369,13 +418,25 @@ int rd_cmd_pair(struct rd_ctx *ctx, int argc, char **argv)
 	}
 	if (st >= 0)
 		return st;
+	char hostbuf[256];
+	if (step) { /* a task of a job step that `pairs --run` started: its part of the round */
+		if (target || cfg.once || cfg.idle_s)
+			return rd_usage_error(ctx, "pair", "--step takes no HOST, serve, --once or --idle");
+		int r = step_role(ctx, step, &cfg.server, hostbuf, sizeof hostbuf, cfg.me, sizeof cfg.me);
+		if (r != 1)
+			return r == 0 ? RD_EXIT_OK : r;
+		cfg.step = true;
+		cfg.json = true;
+		cfg.once = cfg.server;
+		cfg.idle_s = cfg.server ? 60 : 0; /* the client dials for 30 s at most */
+		target = cfg.server ? "serve" : hostbuf;
+	}
 	if (!target)
 		return rd_usage_error(ctx, "pair", "give 'serve' or the server's HOST[:PORT]");
 	cfg.server = strcmp(target, "serve") == 0;
 	if (!cfg.server && (cfg.once || cfg.idle_s))
 		return rd_usage_error(ctx, "pair", "%s is for 'pair serve'", cfg.once ? "--once" : "--idle");
-	char hostbuf[256];
-	if (!cfg.server) {
+	if (!cfg.server && !cfg.step) {
 		/* HOST, HOST:PORT, [V6]:PORT, or a bare IPv6 address */
 		const char *colon = strrchr(target, ':');
 		if (target[0] == '[' && strchr(target, ']')) {
@@ -397,6 +458,8 @@ int rd_cmd_pair(struct rd_ctx *ctx, int argc, char **argv)
 			return rd_usage_error(ctx, "pair", "no host in '%s'", target);
 		cfg.host = hostbuf;
 	}
+	if (cfg.step && !cfg.server)
+		cfg.host = hostbuf;
 	if (rd_ctx_is_root(ctx)) {
 		fprintf(ctx->err, "%s: pair measures the running host's devices; it cannot run on --root\n", ctx->prog);
 		return RD_EXIT_USAGE;
@@ -410,7 +473,8 @@ int rd_cmd_pair(struct rd_ctx *ctx, int argc, char **argv)
 	cfg.o.rails = rails;
 	cfg.o.nrails = rails_of(&l, cfg.device, rails, RD_PAIR_RAILS_MAX);
 	rd_loaded_free(&l);
-	my_name(cfg.me, sizeof cfg.me);
+	if (!cfg.step) /* a step's name is its Slurm node's (step_role) */
+		my_name(cfg.me, sizeof cfg.me);
 	cfg.o.host = cfg.me;
 	if (!cfg.o.nrails)
 		rd_text_printf(ctx->err, ctx->ascii, "%s: pair: no ACTIVE RDMA port%s%s on this host (rdma-doctor check --only ports.state)\n",
@@ -421,6 +485,12 @@ int rd_cmd_pair(struct rd_ctx *ctx, int argc, char **argv)
 	long long start = rd_mono_ms();
 	char why[512];
 	int fd = dial(&cfg, start + (b < 10000 ? b : 10000), why, sizeof why);
+	/* a job step's client may start before its server listens: it dials again for 30 s */
+	while (fd < 0 && cfg.step && rd_mono_ms() - start < 30000 && strstr(why, "refused")) {
+		struct timespec nap = {0, 200 * 1000000L};
+		nanosleep(&nap, NULL);
+		fd = dial(&cfg, rd_mono_ms() + 5000, why, sizeof why);
+	}
 	if (fd < 0) { /* a result too: pairs counts it as a failed sample */
 		rd_text_printf(ctx->err, ctx->ascii, "%s: pair: %s\n", ctx->prog, why);
 		struct rd_pair_result e = {.error = why};

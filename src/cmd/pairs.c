@@ -11,11 +11,14 @@
 
 #include "cmd/cmd.h"
 #include "pairs/pairs.h"
+#include "source/spawn.h"
 #include "pairs/results_in.h"
 #include "render/out.h"
 #include "render/pairs.h"
 
 #define RD_PAIRS_INPUT_MAX (64u << 20) /* bytes of one results or topology file */
+#define RD_PAIRS_STEP_NODES 110        /* nodes of one job step: above ~300 a single job lost results */
+#define RD_PAIRS_STEP_MS (10 * 60 * 1000) /* one job step's time, at most */
 
 /* A named input file (or - for standard input): a regular file or a pipe, never a device, at
  * most RD_PAIRS_INPUT_MAX bytes.  0 or -errno (-EFBIG: too large, -RD_ENOTREG: not a file). */
@@ -72,9 +75,115 @@ static const char *input_error(int r)
 	return r == -EFBIG ? "larger than 64 MiB" : rd_strerror(-r);
 }
 
+/* ---- --run: each round as Slurm job steps -------------------------------------------------- */
+
+/* A failed sample for a pair whose client printed nothing (its step failed or was killed), as a
+ * document the reader takes like any other. */
+static void missing_doc(struct rd_buf *b, const char *a, const char *bn, int round, const char *why)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	if (!f)
+		return;
+	fprintf(f, "{\"schema\":\"%s\",\"round\":%d,\"server\":", RD_PAIRS_SCHEMA_PAIR, round);
+	rd_json_write_string(f, a);
+	fputs(",\"client\":", f);
+	rd_json_write_string(f, bn);
+	fputs(",\"rails\":[],\"error\":", f);
+	rd_json_write_string(f, why);
+	fputs("}\n", f);
+	fclose(f);
+	rd_buf_add(b, text, len);
+	free(text);
+}
+
+/* Whether the documents in docs hold a sample of a with b in this round (the reader's view). */
+static bool measured(const struct rd_pairs *p, size_t before, size_t a, size_t b, int round)
+{
+	for (size_t i = before; i < p->nsamples; i++) {
+		const struct rd_pairs_sample *s = &p->samples[i];
+		if (s->round == round && ((s->a == a && s->b == b) || (s->a == b && s->b == a)))
+			return true;
+	}
+	return false;
+}
+
+/* Runs round r's pairs as job steps of at most RD_PAIRS_STEP_NODES nodes, one task per node:
+ * `srun ... EXEC pair --step A+B,... --round R`; the clients' documents (their standard output)
+ * become samples, and a pair whose client printed none is a failed sample naming why.  A step
+ * that fails is said, and the next one runs. */
+static void run_round(struct rd_ctx *ctx, struct rd_pairs *p, const struct rd_pairs_round *rnd, int r, const char *exec,
+		      bool json)
+{
+	for (size_t first = 0; first < rnd->n;) {
+		size_t n = rnd->n - first;
+		if (n > RD_PAIRS_STEP_NODES / 2)
+			n = RD_PAIRS_STEP_NODES / 2;
+		struct rd_buf spec = {0}, list = {0};
+		for (size_t k = first; k < first + n; k++) {
+			const char *a = p->nodes.v[rnd->v[k].a], *b = p->nodes.v[rnd->v[k].b];
+			rd_buf_printf(&spec, "%s%s+%s", k > first ? "," : "", a, b);
+			rd_buf_printf(&list, "%s%s,%s", k > first ? "," : "", a, b);
+		}
+		char *nodes = rd_xasprintf("--nodes=%zu", 2 * n), *nodelist = rd_xasprintf("--nodelist=%s", list.data);
+		char round[16];
+		snprintf(round, sizeof round, "%d", r);
+		const char *argv[] = {"srun", nodes, "--ntasks-per-node=1", nodelist, "--kill-on-bad-exit=0",
+				      "--job-name=rdma-doctor-pairs", "--quiet", exec, "pair", "--step", spec.data, "--round",
+				      round, NULL};
+		const struct rd_spawn sp = {.argv = argv, .timeout_ms = RD_PAIRS_STEP_MS, .cap = RD_PAIRS_INPUT_MAX,
+					    .cap_keeps_reading = true};
+		struct rd_buf out = {0};
+		int status = 0;
+		long long t0 = rd_mono_ms();
+		int rc = rd_spawn_run(&sp, &out, &status);
+		char why[160];
+		if (rc == -ENOENT)
+			snprintf(why, sizeof why, "srun not found in PATH (install slurm-client)");
+		else if (rc == -ETIMEDOUT)
+			snprintf(why, sizeof why, "its job step did not end within %d min (killed)", RD_PAIRS_STEP_MS / 60000);
+		else if (rc < 0)
+			snprintf(why, sizeof why, "its job step could not start: %s", strerror(-rc));
+		else if (WIFSIGNALED(status))
+			snprintf(why, sizeof why, "its job step was killed by signal %d", WTERMSIG(status));
+		else
+			snprintf(why, sizeof why, "no result from its job step (srun exit %d)", WEXITSTATUS(status));
+		size_t before = p->nsamples;
+		char err[400] = "";
+		int docs = out.len ? rd_pairs_read_results(p, out.data, out.len, false, err, sizeof err) : 0;
+		if (docs < 0)
+			rd_text_printf(ctx->err, ctx->ascii, "%s: pairs: round %d: the step's output: %s\n", ctx->prog, r, err);
+		struct rd_buf miss = {0};
+		size_t missing = 0;
+		for (size_t k = first; k < first + n; k++)
+			if (!measured(p, before, rnd->v[k].a, rnd->v[k].b, r)) {
+				missing_doc(&miss, p->nodes.v[rnd->v[k].a], p->nodes.v[rnd->v[k].b], r, why);
+				missing++;
+			}
+		if (miss.len)
+			(void)rd_pairs_read_results(p, miss.data, miss.len, false, err, sizeof err);
+		bool ran = rc == 0 && WIFEXITED(status);
+		if (!ran || missing)
+			rd_text_printf(ctx->err, ctx->ascii, "%s: pairs: round %d: %zu pair%s on %zu nodes in %lld s: %s; %zu without a result\n",
+				       ctx->prog, r, n, n == 1 ? "" : "s", 2 * n, (rd_mono_ms() - t0 + 500) / 1000, why, missing);
+		else if (!json)
+			rd_text_printf(ctx->err, ctx->ascii, "%s: pairs: round %d: %zu pair%s on %zu nodes in %lld s%s\n", ctx->prog, r, n,
+				       n == 1 ? "" : "s", 2 * n, (rd_mono_ms() - t0 + 500) / 1000,
+				       WEXITSTATUS(status) ? " (some measured nothing: their results say why)" : "");
+		rd_buf_free(&miss);
+		rd_buf_free(&out);
+		rd_buf_free(&spec);
+		rd_buf_free(&list);
+		free(nodes);
+		free(nodelist);
+		first += n;
+	}
+}
+
 int rd_cmd_pairs(struct rd_ctx *ctx, int argc, char **argv)
 {
-	enum { OPT_NODES = 256, OPT_PLAN, OPT_ROUNDS, OPT_ORDER, OPT_SEED, OPT_TOPOLOGY, OPT_RESULTS };
+	enum { OPT_NODES = 256, OPT_PLAN, OPT_ROUNDS, OPT_ORDER, OPT_SEED, OPT_TOPOLOGY, OPT_RESULTS, OPT_RUN, OPT_EXEC };
 	static const struct option longopts[] = {
 		RD_LONGOPT_FORMAT,
 		RD_LONGOPT_HELP,
@@ -85,10 +194,12 @@ int rd_cmd_pairs(struct rd_ctx *ctx, int argc, char **argv)
 		{"seed", required_argument, NULL, OPT_SEED},
 		{"topology", required_argument, NULL, OPT_TOPOLOGY},
 		{"results", required_argument, NULL, OPT_RESULTS},
+		{"run", no_argument, NULL, OPT_RUN},
+		{"exec", required_argument, NULL, OPT_EXEC},
 		{NULL, 0, NULL, 0},
 	};
-	bool json = false, plan = false, order_given = false;
-	const char *nodes = NULL, *topology = NULL;
+	bool json = false, plan = false, order_given = false, run = false;
+	const char *nodes = NULL, *topology = NULL, *exec = NULL;
 	long rounds = 1;
 	unsigned long long seed = 1;
 	enum rd_pairs_order order = RD_PAIRS_RING;
@@ -140,12 +251,25 @@ int rd_cmd_pairs(struct rd_ctx *ctx, int argc, char **argv)
 		case OPT_RESULTS:
 			rd_strv_push(&results, optarg);
 			break;
+		case OPT_RUN:
+			run = true;
+			break;
+		case OPT_EXEC:
+			if (optarg[0] != '/')
+				st = rd_usage_error(ctx, "pairs", "--exec needs an absolute path (the nodes run it), not '%s'", optarg);
+			exec = optarg;
+			break;
 		}
 	}
+	if (st < 0 && run && (!nodes || plan || results.n))
+		st = rd_usage_error(ctx, "pairs", "--run needs --nodes, and takes no --plan or --results");
+	if (st < 0 && exec && !run)
+		st = rd_usage_error(ctx, "pairs", "--exec is for --run");
 	if (st < 0 && !nodes && !results.n)
 		st = rd_usage_error(ctx, "pairs", "--nodes HOSTLIST or --results FILE is needed");
-	if (st < 0 && !plan && !results.n)
-		st = rd_usage_error(ctx, "pairs", "nothing to do: --plan prints the rounds, --results judges measured ones");
+	if (st < 0 && !plan && !results.n && !run)
+		st = rd_usage_error(ctx, "pairs",
+				    "nothing to do: --plan prints the rounds, --run measures them, --results judges measured ones");
 	if (st < 0 && order == RD_PAIRS_RACK && !topology)
 		st = rd_usage_error(ctx, "pairs", "--order rack needs --topology FILE (Slurm's topology.conf)");
 	if (st >= 0) {
@@ -192,6 +316,37 @@ int rd_cmd_pairs(struct rd_ctx *ctx, int argc, char **argv)
 		docs += (size_t)r;
 	}
 	rd_strv_free(&results);
+	char self[4096];
+	if (run && !exec) { /* the nodes run this very program, at the same path */
+		ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+		if (n <= 0) {
+			fprintf(ctx->err, "%s: pairs: --run: where this program is cannot be told: use --exec PATH\n", ctx->prog);
+			rd_pairs_free(&p);
+			return RD_EXIT_USAGE;
+		}
+		self[n] = '\0';
+		exec = self;
+	}
+	if (run && p.nodes.n >= 2) {
+		/* round 1 covers every node; each later one is what the judgement asks for, until it asks
+		 * for nothing or --rounds are done */
+		for (int r = 1; r <= (int)rounds; r++) {
+			struct rd_pairs_round rnd = {0};
+			if (r == 1) {
+				(void)rd_pairs_plan(&p, order, seed, 1, &rnd);
+			} else {
+				rd_pairs_judge(&p);
+				rd_pairs_plan_next(&p, &rnd);
+			}
+			if (rnd.n)
+				run_round(ctx, &p, &rnd, r, exec, json);
+			size_t npairs = rnd.n;
+			rd_pairs_round_free(&rnd);
+			if (!npairs)
+				break;
+		}
+		docs = p.nsamples ? 1 : 0;
+	}
 	if (p.nodes.n < 2) {
 		fprintf(ctx->err, "%s: pairs: no pair to judge (%zu node%s in the results)\n", ctx->prog, p.nodes.n,
 			p.nodes.n == 1 ? "" : "s");

@@ -134,7 +134,10 @@ const struct rd_cmd rd_cmds[] = {
 	 "      --size SIZE,...     message sizes (bytes, or with K, M; up to 4, at most 4M; default 64K,1M)\n"
 	 "      --duration MS       each size's run (default 1000)\n"
 	 "      --iters N           ping-pong round trips (default 1000)\n"
-	 "      --round N           the round of `pairs` this measurement is part of (in the JSON)\n" FORMAT_OPT HELP_OPT
+	 "      --round N           the round of `pairs` this measurement is part of (in the JSON)\n"
+	 "      --step SRV+CLI,...  a task of pairs --run's job step: this node ($SLURMD_NODENAME) serves or\n"
+	 "                          measures its part of the round (JSON on standard output; the server's\n"
+	 "                          result on standard error), or idles\n" FORMAT_OPT HELP_OPT
 	 "  The hosts trade each rail's queue pair over TCP, as NCCL does over its bootstrap socket; on\n"
 	 "  RoCE the GID is the one NCCL picks (roce.gid).  Each measurement runs in a child process under\n"
 	 "  a deadline (--timeout, else 10 s plus each rail's runs; serve: the client's, 1 h at most): a\n"
@@ -142,12 +145,16 @@ const struct rd_cmd rd_cmds[] = {
 	 "  rdma-doctor/pair/v1, which pairs --results reads.\n",
 	 "0 every rail measured; 1 some rail not; 2 none (no connection, no rail, the peer gone); 3 a usage\n"
 	 "error, --root, a port that cannot be served"},
-	{"pairs", rd_cmd_pairs, "--nodes HOSTLIST --plan [--rounds N] [--order ring|random|rack] [--topology FILE] | --results FILE...",
+	{"pairs", rd_cmd_pairs, "--nodes HOSTLIST --plan|--run [--rounds N] [--order ring|random|rack] [--topology FILE] [--exec PATH] | --results FILE...",
 	 "pairwise RDMA tests between hosts: plan rounds of disjoint pairs, or judge measured rounds (the\n"
 	 "            node slow against every partner, the pair slow only together) and plan the next",
 	 "      --nodes HOSTLIST    the nodes (Slurm syntax: node[001-128]); with --results, default: theirs\n"
 	 "      --plan              print the rounds (with --results: the next round) instead of a judgement\n"
-	 "      --rounds N          rounds to plan (default 1; at most one fewer than the nodes): no pair twice\n"
+	 "      --run               measure: each round a Slurm job step (srun, one task a node, at most\n"
+	 "                          110 nodes a step), each task `pair --step`; round 1 covers every node,\n"
+	 "                          each later one is the judgement's next round; then the judgement\n"
+	 "      --exec PATH         with --run: the rdma-doctor the nodes run (default: this program's path)\n"
+	 "      --rounds N          rounds to plan or run (default 1; at most one fewer than the nodes)\n"
 	 "      --order ring|random|rack  round 1 pairs neighbours in the given order (ring, the default),\n"
 	 "                          a shuffled order (random, with --seed N, default 1), or nodes of\n"
 	 "                          different racks (rack: the default with --topology)\n"

@@ -13,10 +13,14 @@
  *                                the host raced with a ".." of the lookup (each retry too).
  *   RD_FAULT_NO_MOUNT_API=1      syscall(SYS_open_tree or SYS_mount_setattr, ...) fails with EPERM
  *                                (no CAP_SYS_ADMIN: a container, or a kernel before 5.12).
+ *   RD_FAULT_HOSTS=N1,N2,...     getaddrinfo() of one of these names answers for 127.0.0.1: a
+ *                                stand-in for a cluster's name service, when one machine plays
+ *                                several Slurm nodes (tests/slurm/pairs.sh).
  * The path of a descriptor is what /proc/self/fd says, whatever opened it (open, openat, openat2
  * through syscall(), a reopen through /proc/self/fd). */
 #include <dlfcn.h>
 #include <errno.h>
+#include <netdb.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -27,6 +31,7 @@
 #include <unistd.h>
 
 ssize_t read(int fd, void *buf, size_t n);
+int getaddrinfo(const char *node, const char *service, const struct addrinfo *hints, struct addrinfo **res);
 ssize_t pread(int fd, void *buf, size_t n, off_t off);
 ssize_t pread64(int fd, void *buf, size_t n, off_t off);
 long syscall(long number, ...);
@@ -113,4 +118,23 @@ long syscall(long number, ...)
 	}
 #endif
 	return real(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+}
+
+int getaddrinfo(const char *node, const char *service, const struct addrinfo *hints, struct addrinfo **res)
+{
+	static int (*real)(const char *, const char *, const struct addrinfo *, struct addrinfo **);
+	if (!real)
+		*(void **)&real = dlsym(RTLD_NEXT, "getaddrinfo");
+	const char *hosts = getenv("RD_FAULT_HOSTS");
+	size_t nl = node ? strlen(node) : 0;
+	for (const char *h = hosts; h && *h && nl;) {
+		size_t k = strcspn(h, ",");
+		if (k == nl && strncmp(h, node, nl) == 0) {
+			struct addrinfo v4 = hints ? *hints : (struct addrinfo){0};
+			v4.ai_family = AF_INET;
+			return real("127.0.0.1", service, &v4, res);
+		}
+		h += k + (h[k] == ',');
+	}
+	return real(node, service, hints, res);
 }

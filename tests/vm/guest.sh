@@ -81,7 +81,7 @@ if [ "${1:-}" = pairserver ] || [ "${1:-}" = pairclient ]; then
 	if [ "$1" = pairserver ]; then
 		step pair-serve $RD pair serve --once --idle 120
 		step perf-bw-serve ib_write_bw -d rxe0 -x "$idx" -F -D 2
-		step perf-lat-serve ib_write_lat -d rxe0 -x "$idx" -F -n 1000
+		step perf-lat-serve ib_write_lat -d rxe0 -x "$idx" -F -n 100
 		step pair-serve-text $RD pair serve --once --idle 120
 		# the client dies in the middle of its run: this end ends with an error, nothing left behind
 		step pair-serve-peer-dies $RD pair serve --once --idle 120
@@ -90,7 +90,7 @@ if [ "${1:-}" = pairserver ] || [ "${1:-}" = pairclient ]; then
 	else
 		retry pair-json $RD pair --timeout 60 $peer --json --round 3
 		retry perf-bw ib_write_bw -d rxe0 -x "$idx" -F -D 2 $peer
-		retry perf-lat ib_write_lat -d rxe0 -x "$idx" -F -n 1000 $peer
+		retry perf-lat ib_write_lat -d rxe0 -x "$idx" -F -n 100 $peer
 		retry pair-text $RD pair $peer --size 64K --duration 500
 		sleep 2
 		step pair-killed timeout -s KILL 6 $RD pair $peer --size 64K,1M --duration 4000
