@@ -17,6 +17,7 @@ export RD_REAL_FIXTURES=${RD_REAL_FIXTURES:-$top/../shared/fixtures/real}
 # ---- dependencies ------------------------------------------------------------------------
 need_cmds=(gcc clang make jq valgrind ibstat ibstatus unshare setpriv base64 md5sum fuzzer-runtime inih verbs larchive
 	qemu-system-x86_64 busybox-static kernel cpio depmod rxe-provider ibv_devinfo rdma perfquery systemd-modules-load strace script iconv
+	lspci setpci
 	slurmctld slurmd scontrol munged)
 need_cmds+=(promtool prometheus-node-exporter curl timeout) # tests/prometheus, tests/npd
 need_cmds+=(mandoc man systemd-analyze dpkg-buildpackage dh lintian bash-completion) # tests/install
@@ -33,6 +34,7 @@ pkg_for() { case "$1" in ibstat|ibstatus) echo infiniband-diags ;; unshare|setpr
 	promtool) echo prometheus ;; timeout) echo coreutils ;; man) echo man-db ;; systemd-analyze) echo systemd ;;
 	dpkg-buildpackage) echo dpkg-dev ;; dh) echo debhelper ;;
 	rpmbuild) echo rpm ;; db5.3_load) echo db5.3-util ;;
+	lspci|setpci) echo pciutils ;;
 	ibsim|ibsim-run) echo ibsim-utils ;; iblinkinfo|ibnetdiscover|sminfo) echo infiniband-diags ;;
 	yajl) echo libyajl-dev ;; clush) echo clustershell ;; srun) echo slurm-client ;; *) echo "$1" ;; esac; }
 have() { # a command, or the libraries that are not commands
