@@ -233,6 +233,7 @@ sec "$fuzz" cpu - - build fuzz-bin
 sec "build: clang -Werror" cpu - - build clang
 # the daemons, the VM and the sleeps first: they wait more than they work, beside the lanes
 sec "real kernel in qemu: rxe0, modules, fix, probe, snapshot" wait - "$G,$asan" tests/vm/run.sh build
+sec "real kernel's PCI tree in qemu (q35, IOMMU, a PCIe switch): ACS, IOMMU groups, gdr.* and pcie.link" wait - "$G" tests/vm/q35.sh build
 sec "Slurm: drain and resume by a real slurmctld/slurmd (tests/slurm)" wait - "$G" tests/slurm/run.sh build
 sec "fleet: 24-node scenario fleet, pdsh, clush, scontrol hostlists, bad input, Chromium" wait - "$G" tests/fleet/run.sh build
 sec "fleet (ASan+UBSan)" wait - "$A" tests/fleet/run.sh build-asan
@@ -261,6 +262,8 @@ sec "pairs: rounds, judgement and the next round on a stand-in network, bad inpu
 sec "pairs (ASan+UBSan)" cpu - "$A" tests/pairs/run.sh build-asan
 sec "GPU <-> NIC topology: topo and the gdr.* checks on real GPU servers' trees" cpu - "$G" tests/topo/run.sh build
 sec "GPU <-> NIC topology (ASan+UBSan)" cpu - "$A" tests/topo/run.sh build-asan
+sec "the q35 guest's PCI tree, replayed: gdr.* and pcie.link on its capture" cpu - "$G" tests/vm/q35.sh build --replay
+sec "the q35 guest's PCI tree, replayed (ASan+UBSan)" cpu - "$A" tests/vm/q35.sh build-asan --replay
 sec "fabric: real infiniband-diags and opensm on ibsim's simulated subnets with faults" cpu - "$G" tests/fabric/run.sh build
 sec "fabric (ASan+UBSan)" cpu - "$A" tests/fabric/run.sh build-asan
 # (no ASan pass of the audit: its rules judge the JSON report, the same from both builds, and the
