@@ -158,12 +158,16 @@ jqt no-switch-nic gdr.path "no NIC below the switch: WARN, mlx5_1 is PHB" \
 chk no-switch-nic gdr.acs
 jqt no-switch-nic gdr.acs "no NIC below the switch: SKIP (the path crosses the root complex)" '[.findings[] | .status] == ["SKIP"]'
 # pcie.link: rp2 can do 16 GT/s x16 and its link runs at 2.5 GT/s x1 (WARN); rp3 can do only
-# 2.5 GT/s x1 (not degraded)
+# 2.5 GT/s x1 (not degraded); the switch's downstream ports report no capability (Unknown, 0): the
+# link below one cannot be judged against "both ends"
 chk real pcie.link
 jqt real pcie.link "WARN mlx5_1: its link to root port 0000:00:04.0 at 2.5 GT/s x1 of 16 GT/s x16" \
 	'[.findings[] | select(.subject == "mlx5_1") | [.status, .message]] ==
 	 [["WARN", "mlx5_1 (0000:05:00.0): its own link (0000:05:00.0 to 0000:00:04.0) runs at 2.5 GT/s x1 while both ends can do 16 GT/s x16"]]'
 jqt real pcie.link "mlx5_2 below the 2.5 GT/s x1 root port: no finding" '[.findings[] | select(.subject == "mlx5_2")] == []'
+jqt real pcie.link "mlx5_0 below the switch port of unknown capability: UNKNOWN, never \"both ends can do\"" \
+	'[.findings[] | select(.subject == "mlx5_0") | .status] == ["UNKNOWN"] and
+	 ([.findings[] | select(.subject == "mlx5_0") | .message] | .[0] | contains("0000:02:01.0 reports no link speed or width of its own (max_link_speed Unknown, max_link_width 0)"))'
 root q35 endpoint-caps endpoint-caps
 chk endpoint-caps pcie.link
 jqt endpoint-caps pcie.link "with the endpoints' own 2.5 GT/s x1: OK, nothing degraded" \
