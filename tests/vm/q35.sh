@@ -215,6 +215,7 @@ if [ $update = 1 ] && [ $replay = 0 ]; then
 	cp "$S/lspci-after.out" "$fx/lspci-vvv-q35-after-setpci.txt"
 	cp "$out/q35/tree/sys/bus/pci/devices/0000:00:03.0/config" "$fx/root-port-00-03.0-config"
 	cp "$out/q35/after/0000:00:03.0.config" "$fx/root-port-00-03.0-config-after-setpci"
+	cp "$out/q35/tree/sys/bus/pci/devices/0000:02:00.0/config" "$fx/switch-port-02-00.0-config"
 	echo "# fixtures updated in $fx"
 fi
 ts_finalize
