@@ -72,6 +72,38 @@ capture() {
 		cat "$f" > "$1$f"
 	done
 }
+# standin_root DIR: the live sysfs and /proc under DIR (bind mounts), with tests/vm/q35root.sh's
+# stand-ins put over them: a GPU's ids over 0000:03:00.0's, ConnectX-7 ids and link capability
+# over the e1000e functions', and sys/class replaced by one with the InfiniBand devices mlx5_0..2
+# on those functions (and dmi); every other file is the kernel's own, read live
+standin_root() {
+	mkdir -p "$1/sys" "$1/proc" /tmp/standin
+	mount --rbind /sys "$1/sys" && mount --bind /proc "$1/proc" || return 1
+	k=0
+	over() { # FILE VALUE: VALUE over the live FILE
+		k=$((k + 1))
+		printf '%s\n' "$2" > /tmp/standin/$k
+		mount --bind /tmp/standin/$k "$root$1" || echo "@@note cannot put a stand-in over $1" > /dev/console
+	}
+	root=$1
+	g=$(readlink -f /sys/bus/pci/devices/0000:03:00.0)
+	over "$g/vendor" 0x10de; over "$g/device" 0x2330; over "$g/subsystem_vendor" 0x10de
+	over "$g/subsystem_device" 0x16c1; over "$g/class" 0x030200
+	mount -t tmpfs standin "$1/sys/class"
+	mkdir -p "$1/sys/class/dmi" "$1/sys/class/infiniband"
+	ln -s ../../devices/virtual/dmi/id "$1/sys/class/dmi/id"
+	n=0
+	for b in 0000:04:00.0 0000:05:00.0 0000:06:00.0; do
+		f=$(readlink -f /sys/bus/pci/devices/$b)
+		over "$f/vendor" 0x15b3; over "$f/device" 0x1021; over "$f/subsystem_vendor" 0x15b3
+		over "$f/subsystem_device" 0x0041; over "$f/class" 0x020700
+		over "$f/max_link_speed" "32.0 GT/s PCIe"; over "$f/max_link_width" 16
+		mkdir -p "$1/sys/class/infiniband/mlx5_$n"
+		ln -s "../../..${f#/sys}" "$1/sys/class/infiniband/mlx5_$n/device"
+		echo "1: CA" > "$1/sys/class/infiniband/mlx5_$n/node_type"
+		n=$((n + 1))
+	done
+}
 # acs_ports: the functions whose lspci -vvv section has an Access Control Services capability
 acs_ports() { lspci -D -vvv | awk '/^[0-9a-f]/ { b = $1 } /Access Control Services/ { print b }'; }
 case "${1:-}" in
@@ -85,6 +117,10 @@ q35 | q35pt | q35off)
 	step capture capture /out/$1/tree
 	# no GPU, no RDMA NIC here: the gdr.* checks and pcie.link SKIP by design
 	step check $RD check --only gdr.path,gdr.acs,gdr.iommu,gdr.mode,pcie.link --format json
+	# the live tree with the stand-ins: the model reads the kernel's sysfs and config space itself
+	step standin standin_root /tmp/live
+	step live-check $RD --root /tmp/live check --only gdr.path,gdr.acs,gdr.iommu,pcie.link --format json
+	step live-topo $RD --root /tmp/live topo --format json
 	if [ "$1" = q35 ]; then
 		step lspci-tree lspci -D -tv
 		step topo $RD topo --format json

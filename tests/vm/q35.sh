@@ -6,7 +6,8 @@
 # lspci -vvv, the IOMMU groups, a copy of the PCI part of sysfs, the checks (they SKIP: no GPU, no
 # RDMA NIC), the setpci line gdr.acs prints run on each port that has ACS.  Here: what the guest
 # showed, then roots built from its copy with a stand-in GPU and HCAs at the real endpoints' BDFs
-# (tests/vm/q35root.sh) and the checks' verdicts on them.  The iommu=pt that gdr.iommu prints as
+# (tests/vm/q35root.sh) and the checks' verdicts on them, which must equal those of a run inside
+# on the live sysfs with the same stand-ins mounted over it.  The iommu=pt that gdr.iommu prints as
 # its fix is taken from its output and booted (phase q35pt): the groups become identity and
 # gdr.iommu OK.
 # Usage: tests/vm/q35.sh [BUILD_DIR] [--replay] [--all] [--keep DIR] [--update-fixtures]
@@ -201,6 +202,21 @@ if [ -d "$out/q35off/tree" ]; then
 	[ "$ctl" = "3 $none" ] && ok "q35off: the root ports' ACSCtl all - (the kernel requests ACS only with an IOMMU)" ||
 		bad "q35off: ACSCtl lines: $ctl"
 fi
+# the same stand-ins over the guest's live sysfs (guest.sh standin_root): the model reading the
+# kernel's own files and config space gives what it gives on the copy, finding for finding
+findings() { jq -c '.findings[] | [.check, .status, .subject, .message, .evidence, .fix]' "$1"; }
+for p in q35:real q35pt:pt q35off:off; do
+	ph=${p%:*} r=${p#*:}
+	[ -d "$out/$ph/tree" ] || continue
+	"$bin" --root "$work/$r" check --only gdr.path,gdr.acs,gdr.iommu,pcie.link --format json > "$work/$r.live.json" 2> "$work/$r.err"
+	n=$(findings "$work/$r.live.json" | wc -l)
+	diff <(findings "$out/$ph/s/live-check.out") <(findings "$work/$r.live.json") > "$work/d" && [ "$n" -ge 4 ] &&
+		ok "$ph: the check of the live tree inside = the check of its copy here ($n findings)" ||
+		{ bad "$ph: the live tree's check differs from the copy's (< live, > copy)"; head -10 "$work/d"; }
+done
+"$bin" --root "$work/real" topo --format json | jq -c 'del(.host)' > "$work/topo.copy"
+jq -c 'del(.host)' "$out/q35/s/live-topo.out" 2> /dev/null | diff - "$work/topo.copy" > "$work/d" &&
+	ok "q35: topo of the live tree inside = topo of its copy here" || { bad "q35: topo of the live tree differs"; head -5 "$work/d"; }
 for f in "$work"/*.err; do [ -s "$f" ] && bad "$(basename "$f" .err): stderr: $(head -2 "$f")"; done
 
 if [ $update = 1 ] && [ $replay = 0 ]; then
