@@ -131,6 +131,7 @@ q35 | q35pt | q35off)
 		step acs-before sh -c 'for b in $(cat '$S'/ports.out); do echo "$b $(setpci -s $b ECAP_ACS+0x6.w)"; done'
 		mkdir -p /out/$1/after
 		for b in $(cat $S/ports.out); do
+			echo "setpci -s $b ECAP_ACS+0x6.w=0000" > "$S/setpci-$b.cmd"
 			step "setpci-$b" setpci -s "$b" ECAP_ACS+0x6.w=0000
 			cat /sys/bus/pci/devices/$b/config > /out/$1/after/$b.config
 		done

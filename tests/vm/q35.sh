@@ -149,6 +149,26 @@ chk unpriv-lspci gdr.acs
 jqt unpriv-lspci gdr.acs "OK from the guest's lspci -vvv: the switch's ports list no ACS" \
 	'[.findings[] | .status] == ["OK"] and ([.findings[0].evidence[] | select(.path | startswith("lspci")) | .value] ==
 	  ["0000:02:00.0: no ACS capability", "0000:01:00.0: no ACS capability", "0000:02:01.0: no ACS capability"])'
+# the root ports' real ACS capability linked into the switch's downstream ports: on bare metal a WARN
+# whose setpci lines are the command the guest ran on the root ports (there it cleared the register)
+root q35 acs-switch acs-switch
+chk acs-switch gdr.acs
+jqt acs-switch gdr.acs "a switch whose ports redirect, bare metal: WARN with a setpci line per port" \
+	'[.findings[] | .status] == ["WARN"] and (.findings[0].message | contains("on 2 of the 3 bridges")) and
+	 ([.findings[0].fix[] | select(startswith("setpci"))] ==
+	  ["setpci -s 0000:02:00.0 ECAP_ACS+0x6.w=0000   # as root; until the next boot",
+	   "setpci -s 0000:02:01.0 ECAP_ACS+0x6.w=0000   # as root; until the next boot"]) and
+	 (.findings[0].fix | any(contains("this kernel (6.1.0-57-amd64) predates pci=config_acs=")))'
+printed=$(jq -r '[.findings[0].fix[] | select(startswith("setpci -s 0000:02:00.0 "))][0] | sub(" *#.*"; "")' "$work/acs-switch.gdr.acs.json" 2> /dev/null)
+for b in 0000:00:03.0 0000:00:04.0 0000:00:05.0; do
+	[ -n "$printed" ] && [ "${printed/0000:02:00.0/$b}" = "$(cat "$S/setpci-$b.cmd" 2> /dev/null)" ] &&
+		ok "the printed fix, for $b, is the command the guest ran there (then the register read 0000)" ||
+		bad "the printed fix (${printed:-none}) is not the guest's command on $b ($(cat "$S/setpci-$b.cmd" 2> /dev/null))"
+done
+root q35 acs-switch-vm acs-switch-vm
+chk acs-switch-vm gdr.acs
+jqt acs-switch-vm gdr.acs "the same in the guest as it is (its real cpuinfo): OK, a virtual machine" \
+	'[.findings[] | .status] == ["OK"] and (.findings[0].message | contains("this host is a virtual machine (the hypervisor flag of /proc/cpuinfo)"))'
 root q35 no-switch-nic no-switch-nic
 chk no-switch-nic gdr.path
 jqt no-switch-nic gdr.path "no NIC below the switch: WARN, mlx5_1 is PHB" \

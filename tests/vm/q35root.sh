@@ -18,7 +18,10 @@
 #   capability, 2.5 GT/s x1); no-switch-nic (no mlx5_0: the GPU's nearest NIC is on another root
 #   port); unpriv (every config file cut to its first 64 bytes, as an unprivileged read returns
 #   it, no lspci capture); unpriv-lspci (the same, with LSPCI, the guest's lspci -vvv, as the
-#   root's rdma-doctor/commands/lspci-vvv)
+#   root's rdma-doctor/commands/lspci-vvv); acs-switch-vm (a switch whose downstream ports redirect:
+#   the real root port 0000:00:03.0's ACS capability, its 8 bytes at 0x148 as the kernel set them,
+#   0x001d, linked after the AER capability of each XIO3130 downstream port's real config);
+#   acs-switch (the same on bare metal: no hypervisor flag in proc/cpuinfo, no sys_vendor)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 [ $# -ge 2 ] || { echo "Usage: tests/vm/q35root.sh TREE OUTDIR [VARIANT] [LSPCI]" >&2; exit 2; }
@@ -55,7 +58,27 @@ for bdf in 0000:04:00.0 0000:05:00.0 0000:06:00.0; do
 	attr "$p/infiniband/$name/node_type" "1: CA"
 	lnk "$p/driver" "$(printf '../%.0s' $(seq $(($(tr -cd / <<< "$p" | wc -c) - 1))))bus/pci/drivers/mlx5_core"
 done
+# put FILE OFFSET BYTES VALUE: VALUE little-endian at OFFSET
+put() {
+	local esc='' i
+	for ((i = 0; i < $3; i++)); do esc+=$(printf '\\x%02x' $((($4 >> (8 * i)) & 255))); done
+	printf "$esc" | dd of="$1" bs=1 seek=$(($2)) conv=notrunc status=none
+}
 case "$variant" in
+acs-switch | acs-switch-vm)
+	rp=$R/$(dev 0000:00:03.0)/config
+	for b in 0000:02:00.0 0000:02:01.0; do
+		f=$R/$(dev $b)/config
+		h=$(od -An -tu4 -j 256 -N4 "$f" | tr -d ' ')
+		[ $((h & 0xffff)) = 1 ] && [ $((h >> 20)) = 0 ] || { echo "q35root.sh: $b: not one AER capability at 0x100" >&2; exit 1; }
+		put "$f" 0x100 4 $((h | 0x148 << 20))
+		dd if="$rp" of="$f" bs=1 skip=$((0x148)) seek=$((0x148)) count=8 conv=notrunc status=none
+	done
+	if [ "$variant" = acs-switch ]; then
+		sed -i 's/ hypervisor / /' "$R/proc/cpuinfo"
+		rm -f "$R/sys/class/dmi/id/sys_vendor"
+	fi
+	;;
 unpriv | unpriv-lspci)
 	for f in "$R"/sys/devices/pci0000:00/*/config "$R"/sys/devices/pci0000:00/*/*/config "$R"/sys/devices/pci0000:00/*/*/*/config \
 		"$R"/sys/devices/pci0000:00/*/*/*/*/config; do
