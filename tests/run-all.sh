@@ -17,6 +17,7 @@ export RD_REAL_FIXTURES=${RD_REAL_FIXTURES:-$top/../shared/fixtures/real}
 # ---- dependencies ------------------------------------------------------------------------
 need_cmds=(gcc clang make jq valgrind ibstat ibstatus unshare setpriv base64 md5sum fuzzer-runtime inih verbs larchive
 	qemu-system-x86_64 busybox-static kernel cpio depmod rxe-provider ibv_devinfo rdma perfquery systemd-modules-load strace script iconv
+	lspci setpci
 	slurmctld slurmd scontrol munged)
 need_cmds+=(promtool prometheus-node-exporter curl timeout) # tests/prometheus, tests/npd
 need_cmds+=(mandoc man systemd-analyze dpkg-buildpackage dh lintian bash-completion) # tests/install
@@ -34,6 +35,7 @@ pkg_for() { case "$1" in ibstat|ibstatus) echo infiniband-diags ;; unshare|setpr
 	promtool) echo prometheus ;; timeout) echo coreutils ;; man) echo man-db ;; systemd-analyze) echo systemd ;;
 	dpkg-buildpackage) echo dpkg-dev ;; dh) echo debhelper ;;
 	rpmbuild) echo rpm ;; db5.3_load) echo db5.3-util ;;
+	lspci|setpci) echo pciutils ;;
 	ibsim|ibsim-run) echo ibsim-utils ;; iblinkinfo|ibnetdiscover|sminfo) echo infiniband-diags ;;
 	yajl) echo libyajl-dev ;; clush) echo clustershell ;; srun) echo slurm-client ;;
 	ib_write_bw|ib_write_lat) echo perftest ;; tc) echo iproute2 ;; *) echo "$1" ;; esac; }
@@ -139,7 +141,8 @@ centis() { # FILE: sets cs to the user+sys seconds of this shell's children (`ti
 start() { # I: runs section I in the background
 	state[$1]=run
 	local lock=()
-	case "${cmds[$1]}" in *tests/slurm/* | *tests/fleet/* | *tests/vm/* | *tests/prometheus/* | *tests/npd/* | *tests/install/*)
+	case "${cmds[$1]}" in *tests/vm/q35.sh*--replay) ;; # no VM: the kept capture only
+	*tests/slurm/* | *tests/fleet/* | *tests/vm/* | *tests/prometheus/* | *tests/npd/* | *tests/install/*)
 		[ -z "${RD_TEST_LOCK:-}" ] || lock=(flock "$(printf %q "$RD_TEST_LOCK")") ;; esac
 	set -m
 	(
@@ -234,6 +237,7 @@ sec "build: clang -Werror" cpu - - build clang
 # the daemons, the VM and the sleeps first: they wait more than they work, beside the lanes
 sec "real kernel in qemu: rxe0, modules, fix, probe, snapshot" wait - "$G,$asan" tests/vm/run.sh build
 sec "two real kernels in qemu: pair between Soft-RoCE guests, perftest beside it" wait - "$G" tests/vm/pair.sh build
+sec "real kernel's PCI tree in qemu (q35, IOMMU, a PCIe switch): ACS, IOMMU groups, gdr.* and pcie.link" wait - "$G" tests/vm/q35.sh build
 sec "Slurm: drain and resume by a real slurmctld/slurmd (tests/slurm)" wait - "$G" tests/slurm/run.sh build
 sec "Slurm: pairs --run as job steps on eight slurmd (tests/slurm/pairs.sh)" wait - "$G" tests/slurm/pairs.sh build
 sec "fleet: 24-node scenario fleet, pdsh, clush, scontrol hostlists, bad input, Chromium" wait - "$G" tests/fleet/run.sh build
@@ -263,6 +267,8 @@ sec "pairs: rounds, judgement and the next round on a stand-in network, bad inpu
 sec "pairs (ASan+UBSan)" cpu - "$A" tests/pairs/run.sh build-asan
 sec "GPU <-> NIC topology: topo and the gdr.* checks on real GPU servers' trees" cpu - "$G" tests/topo/run.sh build
 sec "GPU <-> NIC topology (ASan+UBSan)" cpu - "$A" tests/topo/run.sh build-asan
+sec "the q35 guest's PCI tree, replayed: gdr.* and pcie.link on its capture" cpu - "$G" tests/vm/q35.sh build --replay
+sec "the q35 guest's PCI tree, replayed (ASan+UBSan)" cpu - "$A" tests/vm/q35.sh build-asan --replay
 sec "fabric: real infiniband-diags and opensm on ibsim's simulated subnets with faults" cpu - "$G" tests/fabric/run.sh build
 sec "fabric (ASan+UBSan)" cpu - "$A" tests/fabric/run.sh build-asan
 # (no ASan pass of the audit: its rules judge the JSON report, the same from both builds, and the

@@ -11,7 +11,10 @@
  * The path from the function up is [function, its port, (switch upstream port, switch downstream
  * port)..., root port]: a link is a child (the function, or a switch's upstream port) below a
  * downstream or root port, i.e. the pairs (0,1), (2,3), ...; the hops inside a switch are not
- * links.  A path of an odd length is not that shape: only the function's own link is judged. */
+ * links.  A path of an odd length is not that shape: only the function's own link is judged.
+ * A port that reports no link capability (max_link_speed "Unknown", max_link_width 0, as QEMU's
+ * emulated switch downstream ports do) does not make the child's capability "both ends'": a link
+ * below the child's own capability there is UNKNOWN, saying which port does not tell. */
 #include <stdio.h>
 #include <string.h>
 
@@ -101,22 +104,49 @@ void rd_check_pcie_link(struct rd_check_ctx *ctx)
 			const struct rd_pcie_hop *c = &ld->path[2 * k], *up = 2 * k + 1 < ld->npath ? &ld->path[2 * k + 1] : NULL;
 			if (!c->cur_gts || !c->cur_w)
 				continue;
+			/* what both ends can do; a port that reports no capability of its own (sysfs
+			 * "Unknown" speed, width 0: QEMU's xio3130 downstream ports) leaves it untold in
+			 * that dimension, never the child's alone */
 			double cap_s = c->max_gts;
 			unsigned cap_w = c->max_w;
 			if (up && up->max_gts > 0 && (!cap_s || up->max_gts < cap_s))
 				cap_s = up->max_gts;
 			if (up && up->max_w > 0 && (!cap_w || up->max_w < cap_w))
 				cap_w = up->max_w;
+			bool blind_s = up && !(up->max_gts > 0), blind_w = up && !up->max_w;
+			if (blind_s)
+				cap_s = 0;
+			if (blind_w)
+				cap_w = 0;
 			bool pin = (pol->pcie_min_width && c->cur_w < pol->pcie_min_width) ||
 				   (pol->pcie_min_speed > 0 && c->cur_gts + 1e-9 < pol->pcie_min_speed);
 			bool slow = (cap_s > 0 && c->cur_gts + 1e-9 < cap_s) || (cap_w && c->cur_w < cap_w);
-			if (!pin && !slow)
-				continue;
+			/* below the child's own capability where the port's cannot be read */
+			bool untold = (blind_s && c->max_gts > 0 && c->cur_gts + 1e-9 < c->max_gts) ||
+				      (blind_w && c->max_w && c->cur_w < c->max_w);
 			char where[128];
 			if (k == 0)
 				snprintf(where, sizeof where, "its own link (%s to %s)", c->addr, up ? up->addr : "the root complex");
 			else
 				snprintf(where, sizeof where, "the link %s to %s on its path to the root port", c->addr, up->addr);
+			if (!pin && !slow && untold) {
+				struct rd_finding *f = rd_finding_add(
+					ctx, RD_UNKNOWN, d->name,
+					"%s (%s): %s runs at %g GT/s x%u, below the %g GT/s x%u of %s, and the port %s "
+					"reports no link %s of its own (max_link_speed %s, max_link_width %s): whether the "
+					"link trained below what both ends can do cannot be told",
+					d->name, d->pci_addr, where, c->cur_gts, c->cur_w, c->max_gts, c->max_w, c->addr, up->addr,
+					blind_s && blind_w ? "speed or width" : blind_s ? "speed" : "width",
+					rd_attr_ok(&up->max_speed) ? up->max_speed.value : "unreadable",
+					rd_attr_ok(&up->max_width) ? up->max_width.value : "unreadable");
+				hop_evidence(f, c);
+				rd_evidence_attr(f, &up->max_speed);
+				rd_evidence_attr(f, &up->max_width);
+				rd_fix_add(f, "lspci -s %s -vv | grep -E 'LnkCap|LnkSta'   # the port's LnkCap", up->addr);
+				continue;
+			}
+			if (!pin && !slow)
+				continue;
 			char need[96] = "";
 			if (pin) {
 				int n = snprintf(need, sizeof need, ", below the policy's minimum");
@@ -125,9 +155,18 @@ void rd_check_pcie_link(struct rd_check_ctx *ctx)
 				if (pol->pcie_min_width)
 					snprintf(need + n, sizeof need - (size_t)n, " x%u", pol->pcie_min_width);
 			}
+			char can[96];
+			if (cap_s > 0 && cap_w)
+				snprintf(can, sizeof can, "%g GT/s x%u", cap_s, cap_w);
+			else if (cap_s > 0)
+				snprintf(can, sizeof can, "%g GT/s (the width cannot be told)", cap_s);
+			else if (cap_w)
+				snprintf(can, sizeof can, "x%u (the speed cannot be told)", cap_w);
+			else
+				snprintf(can, sizeof can, "what cannot be told");
 			struct rd_finding *f = rd_finding_add(ctx, pin ? RD_FAIL : RD_WARN, d->name,
-							      "%s (%s): %s runs at %g GT/s x%u while both ends can do %g GT/s x%u%s",
-							      d->name, d->pci_addr, where, c->cur_gts, c->cur_w, cap_s, cap_w, need);
+							      "%s (%s): %s runs at %g GT/s x%u while both ends can do %s%s",
+							      d->name, d->pci_addr, where, c->cur_gts, c->cur_w, can, need);
 			hop_evidence(f, c);
 			if (up) {
 				rd_evidence_attr(f, &up->max_speed);

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* PCIe ACS (model/pciacs.h): the control register from config-space bytes (the extended
  * capability list, short reads, loops) and from lspci -vvv's real lines (leptonai/gpud's capture
- * of an 8x H100 host, pkg/pci/testdata/lspci-vvv), the virtual-machine test, and the kernel
- * config values gdr.mode reads (model/pcitopo.h). */
+ * of an 8x H100 host, pkg/pci/testdata/lspci-vvv), the virtual-machine test, the kernel
+ * config values gdr.mode reads (model/pcitopo.h), and both readers on a real kernel's ports (the q35
+ * machine of tests/vm/q35.sh). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -156,4 +158,63 @@ RD_TEST(kconfig_value_reads_set_unset_and_absent)
 	CHECK_STR(v, "");
 	rd_kconfig_value(c, strlen(c) - 1, "CONFIG_DMABUF_HEAPS", v); /* "=" at the end of the text */
 	CHECK_STR(v, "");
+}
+
+static char *slurp_fixture(const char *name, size_t *len)
+{
+	char *path = rd_xasprintf("%s/vm/fixtures/q35/%s", rd_test_dir(), name);
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		rd_test_fail(__FILE__, __LINE__, "cannot read %s", path);
+	struct rd_buf b = {0};
+	char chunk[4096];
+	size_t n;
+	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+		rd_buf_add(&b, chunk, n);
+	fclose(f);
+	free(path);
+	*len = b.len;
+	return b.data ? rd_buf_steal(&b) : rd_xstrdup("");
+}
+
+/* A real kernel's config space and pciutils' lspci -vvv of the same ports (the q35 machine of
+ * tests/vm/q35.sh; tests/vm/fixtures/q35/SOURCES): both readers give the bits the kernel set on a
+ * QEMU root port (0x001d at 0x148), 0 after setpci -s BDF ECAP_ACS+0x6.w=0000, and no ACS on the
+ * XIO3130 switch's downstream port. */
+RD_TEST(acs_real_q35_config_and_lspci_agree)
+{
+	size_t n, ln;
+	struct rd_acs a, l;
+	char *cfg = slurp_fixture("root-port-00-03.0-config", &n);
+	char *text = slurp_fixture("lspci-vvv-q35.txt", &ln);
+	CHECK_INT(n, 4096);
+	rd_acs_from_config((const unsigned char *)cfg, n, &a);
+	CHECK_INT(a.state, RD_ACS_READ);
+	CHECK_INT(a.pos, 0x148);
+	CHECK_INT(a.ctl, RD_ACS_SV | RD_ACS_RR | RD_ACS_CR | RD_ACS_UF);
+	rd_acs_from_lspci(text, ln, "0000:00:03.0", &l);
+	CHECK_INT(l.state, RD_ACS_READ);
+	CHECK_INT(l.ctl, a.ctl);
+	rd_acs_from_lspci(text, ln, "0000:02:00.0", &l);
+	CHECK_INT(l.state, RD_ACS_ABSENT);
+	rd_acs_from_lspci(text, ln, "0000:01:00.0", &l);
+	CHECK_INT(l.state, RD_ACS_ABSENT);
+	free(cfg);
+	cfg = slurp_fixture("switch-port-02-00.0-config", &n);
+	CHECK_INT(n, 4096);
+	rd_acs_from_config((const unsigned char *)cfg, n, &a);
+	CHECK_INT(a.state, RD_ACS_ABSENT);
+	free(cfg);
+	free(text);
+	cfg = slurp_fixture("root-port-00-03.0-config-after-setpci", &n);
+	text = slurp_fixture("lspci-vvv-q35-after-setpci.txt", &ln);
+	rd_acs_from_config((const unsigned char *)cfg, n, &a);
+	CHECK_INT(a.state, RD_ACS_READ);
+	CHECK_INT(a.pos, 0x148);
+	CHECK_INT(a.ctl, 0);
+	rd_acs_from_lspci(text, ln, "0000:00:03.0", &l);
+	CHECK_INT(l.state, RD_ACS_READ);
+	CHECK_INT(l.ctl, 0);
+	free(cfg);
+	free(text);
 }

@@ -3,7 +3,8 @@
 # The scenarios of the real-kernel tier, run in sequence inside the VM on a real Linux RDMA stack
 # (Soft-RoCE rxe0 on eth0).  Each step's stdout, stderr and exit status go to /out/s/NAME.{out,err,rc}
 # on the 9p share; the host (tests/vm/run.sh) asserts on them.  Nothing is judged here.
-# Usage: guest.sh [reboot]   reboot: the second boot of the VM, the link steps only (see below)
+# Usage: guest.sh [reboot|q35|q35pt|q35off]   reboot: the second boot of the VM, the link steps only
+#   (see below); q35*: the q35 machine's PCIe tree (tests/vm/q35.sh)
 set -u
 S=/out/s
 mkdir -p $S
@@ -42,6 +43,105 @@ link_run() {
 }
 link_hw() { step "$1" sh -c 'grep -H . /sys/class/infiniband/rxe0/ports/1/hw_counters/*'; }
 link_state() { step "$1" sh -c 'cat /out/state/*.link-state 2> /dev/null; true'; }
+
+# ---- the q35 machine (tests/vm/q35.sh; boot.sh's q35, q35pt, q35off): the kernel's PCIe tree,
+# ACS and IOMMU groups as the kernel set them, a copy of the PCI part of sysfs for the host to
+# build a root from, and the setpci line gdr.acs prints, run on the ports that have ACS
+# capture DIR: each PCI function's directory with the attributes the model reads (config whole:
+# this is root), its sys/bus/pci/devices and iommu_group links, the IOMMU groups, and the host
+# files a root needs; links are copied as links, files by reading them (sysfs sizes are not real)
+capture() {
+	for d in /sys/bus/pci/devices/*; do
+		b=${d##*/} real=$(readlink -f "$d")
+		mkdir -p "$1$real" "$1/sys/bus/pci/devices"
+		ln -s "$(readlink "$d")" "$1/sys/bus/pci/devices/$b"
+		for a in vendor device subsystem_vendor subsystem_device class revision numa_node local_cpulist \
+			current_link_speed current_link_width max_link_speed max_link_width config; do
+			[ -r "$real/$a" ] && cat "$real/$a" > "$1$real/$a" 2> /dev/null
+		done
+		[ -L "$real/iommu_group" ] && ln -s "$(readlink "$real/iommu_group")" "$1$real/iommu_group"
+	done
+	mkdir -p "$1/sys/kernel/iommu_groups" "$1/proc/sys/kernel" "$1/sys/class/dmi/id"
+	for g in /sys/kernel/iommu_groups/*; do
+		[ -d "$g" ] || continue
+		mkdir -p "$1$g/devices"
+		cat "$g/type" > "$1$g/type"
+		for v in "$g"/devices/*; do ln -s "$(readlink "$v")" "$1$g/devices/${v##*/}"; done
+	done
+	for f in /proc/cmdline /proc/cpuinfo /proc/sys/kernel/osrelease /proc/sys/kernel/hostname /sys/class/dmi/id/sys_vendor; do
+		cat "$f" > "$1$f"
+	done
+}
+# standin_root DIR: the live sysfs and /proc under DIR (bind mounts), with tests/vm/q35root.sh's
+# stand-ins put over them: a GPU's ids over 0000:03:00.0's, ConnectX-7 ids and link capability
+# over the e1000e functions', and sys/class replaced by one with the InfiniBand devices mlx5_0..2
+# on those functions (and dmi); every other file is the kernel's own, read live
+standin_root() {
+	mkdir -p "$1/sys" "$1/proc" /tmp/standin
+	mount --rbind /sys "$1/sys" && mount --bind /proc "$1/proc" || return 1
+	k=0
+	over() { # FILE VALUE: VALUE over the live FILE
+		k=$((k + 1))
+		printf '%s\n' "$2" > /tmp/standin/$k
+		mount --bind /tmp/standin/$k "$root$1" || echo "@@note cannot put a stand-in over $1" > /dev/console
+	}
+	root=$1
+	g=$(readlink -f /sys/bus/pci/devices/0000:03:00.0)
+	over "$g/vendor" 0x10de; over "$g/device" 0x2330; over "$g/subsystem_vendor" 0x10de
+	over "$g/subsystem_device" 0x16c1; over "$g/class" 0x030200
+	mount -t tmpfs standin "$1/sys/class"
+	mkdir -p "$1/sys/class/dmi" "$1/sys/class/infiniband"
+	ln -s ../../devices/virtual/dmi/id "$1/sys/class/dmi/id"
+	n=0
+	for b in 0000:04:00.0 0000:05:00.0 0000:06:00.0; do
+		f=$(readlink -f /sys/bus/pci/devices/$b)
+		over "$f/vendor" 0x15b3; over "$f/device" 0x1021; over "$f/subsystem_vendor" 0x15b3
+		over "$f/subsystem_device" 0x0041; over "$f/class" 0x020700
+		over "$f/max_link_speed" "32.0 GT/s PCIe"; over "$f/max_link_width" 16
+		mkdir -p "$1/sys/class/infiniband/mlx5_$n"
+		ln -s "../../..${f#/sys}" "$1/sys/class/infiniband/mlx5_$n/device"
+		echo "1: CA" > "$1/sys/class/infiniband/mlx5_$n/node_type"
+		n=$((n + 1))
+	done
+}
+# acs_ports: the functions whose lspci -vvv section has an Access Control Services capability
+acs_ports() { lspci -D -vvv | awk '/^[0-9a-f]/ { b = $1 } /Access Control Services/ { print b }'; }
+case "${1:-}" in
+q35 | q35pt | q35off)
+	S=/out/$1/s
+	mkdir -p $S
+	step cmdline cat /proc/cmdline
+	step lspci lspci -D -vvv
+	step groups sh -c 'for d in /sys/bus/pci/devices/*; do g=$(readlink $d/iommu_group) || g=none; echo "${d##*/} ${g##*/} $(cat $d/iommu_group/type 2> /dev/null)"; done'
+	acs_ports > $S/ports.out
+	step capture capture /out/$1/tree
+	# no GPU, no RDMA NIC here: the gdr.* checks and pcie.link SKIP by design
+	step check $RD check --only gdr.path,gdr.acs,gdr.iommu,gdr.mode,pcie.link --format json
+	# the live tree with the stand-ins: the model reads the kernel's sysfs and config space itself
+	step standin standin_root /tmp/live
+	step live-check $RD --root /tmp/live check --only gdr.path,gdr.acs,gdr.iommu,pcie.link --format json
+	step live-topo $RD --root /tmp/live topo --format json
+	if [ "$1" = q35 ]; then
+		step lspci-tree lspci -D -tv
+		step topo $RD topo --format json
+		# what an unprivileged read of a port's config returns
+		step unpriv-config sh -c 'for b in $(cat '$S'/ports.out); do echo "$b $(/usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups cat /sys/bus/pci/devices/$b/config | wc -c)"; done'
+		# the fix gdr.acs prints for a port whose ACS redirects, run on each port that has ACS;
+		# then the register and the whole lspci -vvv read again
+		step acs-before sh -c 'for b in $(cat '$S'/ports.out); do echo "$b $(setpci -s $b ECAP_ACS+0x6.w)"; done'
+		mkdir -p /out/$1/after
+		for b in $(cat $S/ports.out); do
+			echo "setpci -s $b ECAP_ACS+0x6.w=0000" > "$S/setpci-$b.cmd"
+			step "setpci-$b" setpci -s "$b" ECAP_ACS+0x6.w=0000
+			cat /sys/bus/pci/devices/$b/config > /out/$1/after/$b.config
+		done
+		step acs-after sh -c 'for b in $(cat '$S'/ports.out); do echo "$b $(setpci -s $b ECAP_ACS+0x6.w)"; done'
+		step lspci-after lspci -D -vvv
+	fi
+	echo "@@guest-done" > /dev/console
+	exit 0
+	;;
+esac
 
 ip link set lo up
 ip link set eth0 up
