@@ -21,6 +21,7 @@
 #define WINDOW 32      /* RDMA WRITEs in flight in the bandwidth run */
 #define LAT_SIGNAL 16  /* the ping-pong signals one write in this many */
 #define SLOT 64        /* the ping-pong's bytes at the end of the buffer: the peer's slot, our source */
+#define RD_PAIR_HELLO_MS 30000 /* a server's wait for the client's hello */
 
 /* ---- the control connection ------------------------------------------------------------------ */
 
@@ -621,10 +622,15 @@ int rd_pair_run(int fd, bool server, const struct rd_pair_opts *o, struct rd_pai
 	long long left = o->deadline_ms - rd_mono_ms();
 	if (left < 1)
 		left = 1;
+	/* a server waits for the hello RD_PAIR_HELLO_MS at most, whatever its own deadline: a client
+	 * that connects and says nothing does not hold it */
+	if (server && c.deadline > rd_mono_ms() + RD_PAIR_HELLO_MS)
+		c.deadline = rd_mono_ms() + RD_PAIR_HELLO_MS;
 	if (!send_line(&c, "RDPAIR/1 %s %zu %lld", o->host, o->nrails,
 		       left < RD_PAIR_BUDGET_MAX_MS ? left : (long long)RD_PAIR_BUDGET_MAX_MS) ||
 	    !read_line(&c, line, sizeof line))
 		goto fail;
+	c.deadline = o->deadline_ms;
 	if (rd_pair_parse_hello(line, &h) < 0) {
 		conn_fail(&c, "the peer is not rdma-doctor pair (its first line: '%.60s')", line);
 		goto fail;
