@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/slurm.h"
 #include "pairs/pairs.h"
 #include "source/spawn.h"
 #include "pairs/results_in.h"
@@ -113,9 +114,34 @@ static bool measured(const struct rd_pairs *p, size_t before, size_t a, size_t b
  * `srun ... EXEC pair --step A+B,... --round R`; the clients' documents (their standard output)
  * become samples, and a pair whose client printed none is a failed sample naming why.  A step
  * that fails is said, and the next one runs. */
-static void run_round(struct rd_ctx *ctx, struct rd_pairs *p, const struct rd_pairs_round *rnd, int r, const char *exec,
+static void run_round(struct rd_ctx *ctx, struct rd_pairs *p, const struct rd_pairs_round *all, int r, const char *exec,
 		      bool json)
 {
+	/* a node Slurm has out of service runs no job step: its pairs are not run (no sample, no
+	 * blame), and said */
+	struct rd_strv away = {0};
+	struct rd_pairs_round kept = {.v = rd_xcalloc(all->n ? all->n : 1, sizeof *kept.v)};
+	if (rd_slurm_unavailable(ctx, &away) < 0)
+		rd_text_printf(ctx->err, ctx->ascii, "%s: pairs: round %d: the nodes' states are not known: every pair is tried\n",
+			       ctx->prog, r);
+	for (size_t k = 0; k < all->n; k++) {
+		const char *why = NULL;
+		for (size_t i = 0; i < away.n && !why; i++)
+			for (int side = 0; side < 2 && !why; side++) {
+				const char *name = p->nodes.v[side ? all->v[k].b : all->v[k].a];
+				size_t nl = strlen(name);
+				if (strncmp(away.v[i], name, nl) == 0 && away.v[i][nl] == '\t')
+					why = away.v[i];
+			}
+		if (why)
+			rd_text_printf(ctx->err, ctx->ascii, "%s: pairs: round %d: %s+%s not run: %.*s is %s\n", ctx->prog, r,
+				       p->nodes.v[all->v[k].a], p->nodes.v[all->v[k].b], (int)strcspn(why, "\t"), why,
+				       why + strcspn(why, "\t") + 1);
+		else
+			kept.v[kept.n++] = all->v[k];
+	}
+	rd_strv_free(&away);
+	const struct rd_pairs_round *rnd = &kept;
 	for (size_t first = 0; first < rnd->n;) {
 		size_t n = rnd->n - first;
 		if (n > RD_PAIRS_STEP_NODES / 2)
@@ -179,11 +205,42 @@ static void run_round(struct rd_ctx *ctx, struct rd_pairs *p, const struct rd_pa
 		free(nodelist);
 		first += n;
 	}
+	free(kept.v);
+}
+
+/* --drain: each bad node drained with its finding as the reason ("rdma-doctor: pairs.bandwidth
+ * NODE rail RAIL: G Gb/s, peers median M"), each node the run cleared resumed when pairs drained
+ * it; suspect and untested nodes are left as they are (no verdict rests on one sample).  The
+ * lines go to standard error under --json (standard output is the one document).  0, or -1 when
+ * scontrol failed for a node. */
+static int drain_nodes(struct rd_ctx *ctx, const struct rd_pairs *p, bool json, bool dry)
+{
+	struct rd_ctx c = *ctx;
+	if (json)
+		c.out = ctx->err;
+	int rc = 0;
+	for (size_t i = 0; i < p->nodes.n; i++) {
+		char *why = NULL;
+		if (p->state[i] == RD_PAIRS_BAD) {
+			for (size_t k = 0; k < p->nfindings && !why; k++)
+				if (p->findings[k].kind == RD_PAIRS_NODE && p->findings[k].node == i)
+					why = rd_pairs_finding_text(p, &p->findings[k]);
+		} else if (p->state[i] != RD_PAIRS_CLEARED) {
+			continue;
+		}
+		if (p->state[i] == RD_PAIRS_BAD && !why)
+			continue;
+		if (rd_slurm_pairs_set(&c, p->nodes.v[i], why, dry) < 0)
+			rc = -1;
+		free(why);
+	}
+	return rc;
 }
 
 int rd_cmd_pairs(struct rd_ctx *ctx, int argc, char **argv)
 {
-	enum { OPT_NODES = 256, OPT_PLAN, OPT_ROUNDS, OPT_ORDER, OPT_SEED, OPT_TOPOLOGY, OPT_RESULTS, OPT_RUN, OPT_EXEC };
+	enum { OPT_NODES = 256, OPT_PLAN, OPT_ROUNDS, OPT_ORDER, OPT_SEED, OPT_TOPOLOGY, OPT_RESULTS, OPT_RUN, OPT_EXEC,
+	       OPT_DRAIN };
 	static const struct option longopts[] = {
 		RD_LONGOPT_FORMAT,
 		RD_LONGOPT_HELP,
@@ -196,19 +253,27 @@ int rd_cmd_pairs(struct rd_ctx *ctx, int argc, char **argv)
 		{"results", required_argument, NULL, OPT_RESULTS},
 		{"run", no_argument, NULL, OPT_RUN},
 		{"exec", required_argument, NULL, OPT_EXEC},
+		{"drain", no_argument, NULL, OPT_DRAIN},
+		{"dry-run", no_argument, NULL, 'n'},
 		{NULL, 0, NULL, 0},
 	};
-	bool json = false, plan = false, order_given = false, run = false;
+	bool json = false, plan = false, order_given = false, run = false, drain = false, dry = false;
 	const char *nodes = NULL, *topology = NULL, *exec = NULL;
 	long rounds = 1;
 	unsigned long long seed = 1;
 	enum rd_pairs_order order = RD_PAIRS_RING;
 	struct rd_strv results = {0};
-	struct rd_getopt g = {.argc = argc, .argv = argv, .shortopts = "f:j", .longopts = longopts};
+	struct rd_getopt g = {.argc = argc, .argv = argv, .shortopts = "f:jn", .longopts = longopts};
 	int st = -1;
 	for (int c; (c = rd_opts_next(ctx, &g, &st)) != RD_OPT_END;) {
 		char *end;
 		switch (c) {
+		case OPT_DRAIN:
+			drain = true;
+			break;
+		case 'n':
+			dry = true;
+			break;
 		case 'f':
 			if (rd_opt_format(ctx, "pairs", optarg, &json) < 0)
 				st = RD_EXIT_USAGE;
@@ -265,6 +330,11 @@ int rd_cmd_pairs(struct rd_ctx *ctx, int argc, char **argv)
 		st = rd_usage_error(ctx, "pairs", "--run needs --nodes, and takes no --plan or --results");
 	if (st < 0 && exec && !run)
 		st = rd_usage_error(ctx, "pairs", "--exec is for --run");
+	if (st < 0 && (drain || dry) && (plan || (!run && !results.n)))
+		st = rd_usage_error(ctx, "pairs", "%s needs a judgement: --run or --results, without --plan",
+				    drain ? "--drain" : "--dry-run");
+	if (st < 0 && dry && !drain)
+		st = rd_usage_error(ctx, "pairs", "--dry-run is for --drain");
 	if (st < 0 && !nodes && !results.n)
 		st = rd_usage_error(ctx, "pairs", "--nodes HOSTLIST or --results FILE is needed");
 	if (st < 0 && !plan && !results.n && !run)
@@ -395,6 +465,8 @@ int rd_cmd_pairs(struct rd_ctx *ctx, int argc, char **argv)
 		if (status == RD_EXIT_OK || (verdict == RD_EXIT_FAIL))
 			status = verdict;
 		rd_pairs_round_free(&next);
+		if (drain && !plan && drain_nodes(ctx, &p, json, dry) < 0 && status < RD_EXIT_UNKNOWN)
+			status = RD_EXIT_UNKNOWN;
 	}
 	if (printed)
 		rd_out_finish(&o);

@@ -64,7 +64,12 @@ char *rd_slurm_reason_clean(const char *text, size_t max)
 
 bool rd_slurm_reason_ours(const char *reason)
 {
-	return reason && rd_str_has_prefix(reason, RD_SLURM_REASON_PREFIX);
+	return reason && rd_str_has_prefix(reason, RD_SLURM_REASON_PREFIX) && !rd_slurm_reason_pairs(reason);
+}
+
+bool rd_slurm_reason_pairs(const char *reason)
+{
+	return reason && rd_str_has_prefix(reason, RD_SLURM_PAIRS_PREFIX);
 }
 
 /* The value of " KEY=" in line (the first occurrence), up to the next space, or NULL. */
@@ -545,13 +550,16 @@ int rd_slurm_sync(struct rd_ctx *ctx, const struct rd_slurm_run *run, const stru
 			  act == RD_SLURM_DRAIN ? rd_xasprintf("Reason=%s", reason) : NULL, NULL};
 	switch (act) {
 	case RD_SLURM_NOTHING:
-		rd_text_printf(ctx->out, ctx->ascii, "nothing to do\n");
+		rd_text_printf(ctx->out, ctx->ascii, "%s\n", n.drained && rd_slurm_reason_pairs(n.reason)
+			? "kept (drained by pairs: only a pairs run that clears the node resumes it)" : "nothing to do");
 		break;
 	case RD_SLURM_HOLD:
 		rd_text_printf(ctx->out, ctx->ascii, "%s\n", n.out_of_service ? "not resumed yet" : "not drained yet");
 		break;
 	case RD_SLURM_KEEP_FOREIGN:
-		rd_text_printf(ctx->out, ctx->ascii, "kept (out of service for a reason that is not rdma-doctor's)\n");
+		rd_text_printf(ctx->out, ctx->ascii, "%s\n", rd_slurm_reason_pairs(n.reason)
+			? "kept (drained by pairs: only a pairs run that clears the node resumes it)"
+			: "kept (out of service for a reason that is not rdma-doctor's)");
 		break;
 	case RD_SLURM_KEEP_UNKNOWN:
 		rd_text_printf(ctx->out, ctx->ascii, "no change (UNKNOWN neither drains nor resumes)\n");
@@ -589,4 +597,83 @@ done:
 	free(out);
 	free(reason);
 	return rc;
+}
+
+int rd_slurm_pairs_set(struct rd_ctx *ctx, const char *node, const char *why, bool dry)
+{
+	char name[256];
+	snprintf(name, sizeof name, "%s", node);
+	char *show[] = {"scontrol", "show", "node", "-o", name, NULL};
+	char *out = NULL;
+	struct rd_slurm_node n = {0};
+	int rc = -1;
+	if (!scontrol(ctx, show, 0, &out))
+		goto done;
+	if (rd_slurm_parse_node(out, &n) < 0) {
+		rd_text_printf(ctx->err, ctx->ascii, "%s: pairs: no NodeName=... State=... line from `scontrol show node -o %s`\n",
+			       ctx->prog, name);
+		goto done;
+	}
+	char *reason = NULL;
+	if (why) {
+		char *text = rd_slurm_reason_clean(why, RD_SLURM_REASON_MAX - strlen(RD_SLURM_REASON_PREFIX) - 1);
+		reason = rd_xasprintf(RD_SLURM_REASON_PREFIX " %s", text);
+		free(text);
+	}
+	const char *did;
+	bool act = false;
+	if (why && n.out_of_service && !rd_slurm_reason_pairs(n.reason))
+		did = "kept (out of service for another reason)";
+	else if (why && n.drained && n.reason && strcmp(n.reason, reason) == 0)
+		did = "nothing to do";
+	else if (why)
+		did = "drain", act = true;
+	else if (n.drained && rd_slurm_reason_pairs(n.reason))
+		did = "resume", act = true;
+	else
+		did = "nothing to do";
+	rd_text_printf(ctx->out, ctx->ascii, "%s%s: Slurm State=%s%s%s: %s%s\n", dry ? "# " : "", name, n.state,
+		       n.reason ? " Reason=" : "", n.reason ? n.reason : "", act && dry ? "would " : "", did);
+	rc = 0;
+	if (act) {
+		char *update[] = {"scontrol", "update", rd_xasprintf("NodeName=%s", name), why ? "State=DRAIN" : "State=RESUME",
+				  why ? rd_xasprintf("Reason=%s", reason) : NULL, NULL};
+		char *line = shell_line(update);
+		char *uout = NULL;
+		if (dry)
+			rd_text_printf(ctx->out, ctx->ascii, "%s\n", line);
+		else if (scontrol(ctx, update, 0, &uout))
+			rd_text_printf(ctx->out, ctx->ascii, "ran: %s\n", line);
+		else
+			rc = -1;
+		free(uout);
+		free(line);
+		free(update[2]);
+		free(update[4]);
+	}
+	free(reason);
+done:
+	fflush(ctx->out);
+	rd_slurm_node_free(&n);
+	free(out);
+	return rc;
+}
+
+int rd_slurm_unavailable(struct rd_ctx *ctx, struct rd_strv *out)
+{
+	char *argv[] = {"scontrol", "show", "node", "-o", NULL};
+	char *text = NULL;
+	if (!scontrol(ctx, argv, 0, &text))
+		return -1;
+	for (char *line = text, *nl; line && *line; line = nl) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl++ = '\0';
+		struct rd_slurm_node n;
+		if (rd_slurm_parse_node(line, &n) == 0 && n.name && n.out_of_service)
+			rd_strv_push_owned(out, rd_xasprintf("%s\t%s %s", n.name, n.state, n.reason ? n.reason : ""));
+		rd_slurm_node_free(&n);
+	}
+	free(text);
+	return 0;
 }

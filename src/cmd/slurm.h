@@ -21,8 +21,15 @@
  * (>= 4) bytes, it is cut to max - 3 and "..." is appended. */
 char *rd_slurm_reason_clean(const char *text, size_t max);
 
-/* True when reason is one rdma-doctor set. */
+/* A drain by `pairs --drain` (a node slow against every partner) starts with this: neither
+ * `slurm` nor `watch --slurm` lifts it (the node's own checks cannot clear it), and they keep it
+ * as they keep an admin's; only a pairs run that clears the node resumes it. */
+#define RD_SLURM_PAIRS_PREFIX RD_SLURM_REASON_PREFIX " pairs."
+
+/* True when reason is one this host's checks set (rdma-doctor's, not pairs'). */
 bool rd_slurm_reason_ours(const char *reason);
+/* True when reason is one `pairs --drain` set. */
+bool rd_slurm_reason_pairs(const char *reason);
 
 /* One node as `scontrol show node -o NAME` prints it. */
 struct rd_slurm_node {
@@ -74,5 +81,12 @@ int rd_slurm_node_name(struct rd_ctx *ctx, const char *cmd, const char *opt, cha
  * prints on ctx->out what the checks say and what was done (errors on ctx->err, one line).
  * Returns the action (enum rd_slurm_action), or -1 when scontrol is missing, failed or hung. */
 int rd_slurm_sync(struct rd_ctx *ctx, const struct rd_slurm_run *run, const struct rd_report *rep, bool no_hw);
+/* The nodes Slurm has out of service (drained, down, failed ...): "NAME\tSTATE REASON" each, added
+ * to out.  0, or -1 after scontrol failed (said on ctx->err). */
+int rd_slurm_unavailable(struct rd_ctx *ctx, struct rd_strv *out);
+/* pairs --drain: drains node with reason "rdma-doctor: WHY" (why: a pairs finding's text), or, with
+ * why NULL, resumes it when pairs drained it; a node out of service for another reason is kept.
+ * Prints what Slurm says and what is done (dry: the command instead).  0, or -1 after scontrol failed. */
+int rd_slurm_pairs_set(struct rd_ctx *ctx, const char *node, const char *why, bool dry);
 
 #endif

@@ -135,7 +135,7 @@ const struct rd_cmd rd_cmds[] = {
 	 "      --duration MS       each size's run (default 1000)\n"
 	 "      --iters N           ping-pong round trips (default 1000)\n"
 	 "      --round N           the round of `pairs` this measurement is part of (in the JSON)\n"
-	 "      --step SRV+CLI,...  a task of pairs --run's job step: this node ($SLURMD_NODENAME) serves or\n"
+	 "      --step SRV+CLI,...  a task of the job step a pairs run starts: this node ($SLURMD_NODENAME) serves or\n"
 	 "                          measures its part of the round (JSON on standard output; the server's\n"
 	 "                          result on standard error), or idles\n" FORMAT_OPT HELP_OPT
 	 "  The hosts trade each rail's queue pair over TCP, as NCCL does over its bootstrap socket; on\n"
@@ -145,7 +145,7 @@ const struct rd_cmd rd_cmds[] = {
 	 "  rdma-doctor/pair/v1, which pairs --results reads.\n",
 	 "0 every rail measured; 1 some rail not; 2 none (no connection, no rail, the peer gone); 3 a usage\n"
 	 "error, --root, a port that cannot be served"},
-	{"pairs", rd_cmd_pairs, "--nodes HOSTLIST --plan|--run [--rounds N] [--order ring|random|rack] [--topology FILE] [--exec PATH] | --results FILE...",
+	{"pairs", rd_cmd_pairs, "--nodes HOSTLIST --plan|--run [--rounds N] [--order ring|random|rack] [--topology FILE] [--exec PATH] | --results FILE... [--drain [--dry-run]]",
 	 "pairwise RDMA tests between hosts: plan rounds of disjoint pairs, or judge measured rounds (the\n"
 	 "            node slow against every partner, the pair slow only together) and plan the next",
 	 "      --nodes HOSTLIST    the nodes (Slurm syntax: node[001-128]); with --results, default: theirs\n"
@@ -154,6 +154,9 @@ const struct rd_cmd rd_cmds[] = {
 	 "                          110 nodes a step), each task `pair --step`; round 1 covers every node,\n"
 	 "                          each later one is the judgement's next round; then the judgement\n"
 	 "      --exec PATH         with --run: the rdma-doctor the nodes run (default: this program's path)\n"
+	 "      --drain             with --run or --results: drain each bad node with scontrol (its finding\n"
+	 "                          as the reason) and resume each node the run cleared that pairs drained\n"
+	 "  -n, --dry-run           with --drain: print the scontrol updates instead of running them\n"
 	 "      --rounds N          rounds to plan or run (default 1; at most one fewer than the nodes)\n"
 	 "      --order ring|random|rack  round 1 pairs neighbours in the given order (ring, the default),\n"
 	 "                          a shuffled order (random, with --seed N, default 1), or nodes of\n"

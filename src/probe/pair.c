@@ -18,7 +18,9 @@
 #include "probe/verbs.h"
 #include "util/util.h"
 
-#define WINDOW 32      /* RDMA WRITEs in flight in the bandwidth run */
+#define WINDOW 32      /* RDMA WRITEs in flight in the bandwidth run, at most ... */
+#define WINDOW_BYTES (8u << 20) /* ... and at most this many bytes of them (one write at least): a
+				 * slow link drains what is in flight after the time is up */
 #define LAT_SIGNAL 16  /* the ping-pong signals one write in this many */
 #define SLOT 64        /* the ping-pong's bytes at the end of the buffer: the peer's slot, our source */
 #define RD_PAIR_HELLO_MS 30000 /* a server's wait for the client's hello */
@@ -401,9 +403,11 @@ static bool bandwidth(struct rail *r, const struct rd_pair_qp_line *peer, uint64
 {
 	struct ibv_wc wc[WINDOW];
 	uint64_t t0 = now_ns(), stop = t0 + (uint64_t)duration_ms * 1000000u, done = 0, posted = 0;
-	unsigned inflight = 0;
+	unsigned inflight = 0, window = size >= WINDOW_BYTES ? 1 : (unsigned)(WINDOW_BYTES / size);
+	if (window > WINDOW)
+		window = WINDOW;
 	for (;;) {
-		while (inflight < WINDOW && now_ns() < stop) {
+		while (inflight < window && now_ns() < stop) {
 			int e = post_write(r, r->buf, (uint32_t)size, peer->addr, peer->rkey, true);
 			if (e)
 				return snprintf(why, wlen, "ibv_post_send: %s", strerror(rd_verbs_err(e))), false;

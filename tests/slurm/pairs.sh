@@ -9,7 +9,11 @@
 #      with no RDMA port here the result is that error, not a connection's; no task is left;
 #   2. eight nodes with a stand-in measurement (tests/slurm/pair-standin: this machine has no
 #      HCA): n3 slow against every partner is found bad within three rounds, and nothing else;
-#   3. a job step whose program is missing: each pair a failed sample naming srun's exit.
+#   3. a job step whose program is missing: each pair a failed sample naming srun's exit;
+#   4. --drain: n3 drained with its finding as the reason (--dry-run first: nothing changes); the
+#      node's own HealthCheckProgram run (`slurm` on a healthy root) keeps that drain; a run leaves
+#      the drained node's pairs out (no job step starts there); results measured outside Slurm in
+#      which n3 is fast again resume it (--results --drain); an admin's drain is kept.
 # Every process it starts is stopped by its PID.  Needs root (slurmd, munged's key).
 # Usage: tests/slurm/pairs.sh [BUILD_DIR]        Ends with "N passed, N failed".
 set -uo pipefail
@@ -128,4 +132,42 @@ if [ $rc = 1 ] && grep -q 'round 1: 2 pairs on 4 nodes in [0-9]* s: no result fr
 else bad "missing program: exit $rc: $(cat "$work/missing.err") $(head -c 300 "$work/missing.json")"; fi
 "$bin" pairs --nodes 'n[1-2]' --run --exec relative/path > /dev/null 2> "$work/rel.err"
 [ $? = 3 ] && grep -q -- '--exec needs an absolute path' "$work/rel.err" && ok "--exec takes an absolute path only" || bad "relative --exec: $(cat "$work/rel.err")"
+# ---- 4. --drain -------------------------------------------------------------------------------------
+state() { scontrol show node -o "$1" 2> /dev/null | grep -o 'State=[^ ]*' | cut -d= -f2; }
+reason() { scontrol show node -o "$1" 2> /dev/null | sed -n 's/.* Reason=\(.*\) \[[^]]*@[^]]*\].*/\1/p'; }
+drained() { state "$1" | grep -qE '(^|\+)DRAIN(ED|ING)?(\+|$)'; }
+"$bin" pairs --nodes 'n[1-8]' --run --rounds 3 --exec "$work/pair-standin" --drain --dry-run > "$work/dry.out" 2> "$work/dry.err"
+if grep -q '^# n3: Slurm State=IDLE: would drain$' "$work/dry.out" &&
+	grep -q '^scontrol update NodeName=n3 State=DRAIN Reason="rdma-doctor: pairs.bandwidth n3 rail mlx5_0: 120 Gb/s, peers median 388"$' "$work/dry.out" &&
+	! drained n3; then ok "--drain --dry-run prints the scontrol update for n3 and changes nothing"
+else bad "dry run: $(cat "$work/dry.out" "$work/dry.err" | head -12)"; fi
+"$bin" pairs --nodes 'n[1-8]' --run --rounds 3 --exec "$work/pair-standin" --drain --json > "$work/drain.json" 2> "$work/drain.err"
+rc=$?
+others=$(for i in 1 2 4 5 6 7 8; do drained "n$i" && echo "n$i"; done)
+if [ $rc = 2 ] && wait_for 10 drained n3 && [ "$(reason n3)" = "rdma-doctor: pairs.bandwidth n3 rail mlx5_0: 120 Gb/s, peers median 388" ] && [ -z "$others" ] &&
+	jq -e '.hosts.bad == "n3"' "$work/drain.json" > /dev/null; then ok "--drain drains n3 alone: $(reason n3)"
+else bad "drain: exit $rc, n3 $(state n3) '$(reason n3)', others drained: $others; $(head -5 "$work/drain.err")"; fi
+"$top/tests/scenarios/make.sh" "$work/roots" healthy-inbox > /dev/null 2>&1 || bad "make.sh healthy-inbox"
+SLURMD_NODENAME=n3 "$bin" --root "$work/roots/healthy-inbox" slurm --no-counters > "$work/hc.out" 2>&1
+if grep -q '^n3: Slurm State=[^ ]* Reason=rdma-doctor: pairs.bandwidth .*: kept (drained by pairs: only a pairs run that clears the node resumes it)$' "$work/hc.out" &&
+	drained n3; then ok "the node's own healthy check keeps the drain of pairs"
+else bad "slurm on n3: $(cat "$work/hc.out"); $(state n3) '$(reason n3)'"; fi
+# drained, n3 runs no job step: a run leaves its pairs out and says so
+PAIR_STANDIN_GOOD=1 "$bin" pairs --nodes 'n[1-8]' --run --exec "$work/pair-standin" --drain > "$work/skip.out" 2> "$work/skip.err"
+grep -q '^rdma-doctor: pairs: round 1: n3+n4 not run: n3 is IDLE+DRAIN rdma-doctor: pairs.bandwidth' "$work/skip.err" && drained n3 &&
+	ok "a drained node's pairs are not run (no job step can start there), and said" || bad "skip: $(cat "$work/skip.err") $(state n3)"
+# measured outside Slurm (the stand-in run by hand, n3 mended), --results --drain clears and resumes it
+for c in n2 n4 n6 n8; do
+	PAIR_STANDIN_GOOD=1 SLURMD_NODENAME=$c "$work/pair-standin" pair --step n1+n2,n3+n4,n5+n6,n7+n8 --round 1
+done > "$work/mended.json"
+"$bin" pairs --nodes 'n[1-8]' --results "$work/mended.json" --drain > "$work/mend.out" 2> "$work/mend.err"
+rc=$?
+if [ $rc = 0 ] && wait_for 10 eval '! drained n3' && grep -q '^ran: scontrol update NodeName=n3 State=RESUME$' "$work/mend.out"; then
+	ok "n3 fast again: --results --drain clears it and resumes it ($(state n3))"
+else bad "mend: exit $rc, n3 $(state n3): $(tail -5 "$work/mend.out") $(head -3 "$work/mend.err")"; fi
+scontrol update NodeName=n3 State=DRAIN Reason="maintenance: swap PSU"
+wait_for 10 drained n3 || bad "the admin's drain did not take"
+"$bin" pairs --nodes 'n[1-8]' --results "$work/mended.json" --drain > "$work/admin.out" 2>&1
+[ "$(reason n3)" = "maintenance: swap PSU" ] && grep -q '^n3: Slurm State=[^ ]* Reason=maintenance: swap PSU: nothing to do$' "$work/admin.out" &&
+	ok "a pairs judgement that clears n3 leaves an admin's drain alone" || bad "admin: '$(reason n3)': $(grep n3 "$work/admin.out")"
 ts_finalize

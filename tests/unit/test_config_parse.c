@@ -229,10 +229,10 @@ RD_TEST(policy_file)
 		{"[ports]\nmin_rate_ib = fast\n", "test.conf:2: min_rate_ib: 'fast' is not a rate in Gb/s"},
 		{"\n\n[roce]\nmin_active_mtu = 3000\n", "test.conf:4: min_active_mtu: '3000' is not an IB MTU (256, 512, 1024, 2048 or 4096)"},
 		{"[nosuch]\nx = 1\n", "test.conf:2: unknown section [nosuch] (the sections are [modules], [ports], [roce], "
-					"[firmware], [memlock], [nccl], [mlxconfig], [counters], [pcie])"},
+					"[firmware], [memlock], [nccl], [mlxconfig], [counters], [pcie], [watch])"},
 		/* a misspelt section is named as such, not as an unknown setting of it */
 		{"[port]\nexpect_active = 8\n", "test.conf:2: unknown section [port] (the sections are [modules], [ports], "
-						 "[roce], [firmware], [memlock], [nccl], [mlxconfig], [counters], [pcie])"},
+						 "[roce], [firmware], [memlock], [nccl], [mlxconfig], [counters], [pcie], [watch])"},
 		{"[ports]\nexpect_activ = 8\n", "test.conf:2: unknown setting 'expect_activ' in section [ports]"},
 		{"this is not ini\n", "test.conf:1: syntax error (expected [section] or key = value)"},
 		{"x = 1\n", "test.conf:1: setting 'x' is outside any [section]"},

@@ -63,6 +63,11 @@ RD_TEST(reason_ours)
 	CHECK(!rd_slurm_reason_ours("NHC: rdma-doctor: x"));
 	CHECK(!rd_slurm_reason_ours("rdma-doctor")); /* the prefix includes the colon */
 	CHECK(!rd_slurm_reason_ours(NULL));
+	/* a drain by pairs is not this host's checks' to lift */
+	CHECK(!rd_slurm_reason_ours("rdma-doctor: pairs.bandwidth n3 rail mlx5_0: 120 Gb/s, peers median 388"));
+	CHECK(rd_slurm_reason_pairs("rdma-doctor: pairs.bandwidth n3 rail mlx5_0: 120 Gb/s, peers median 388"));
+	CHECK(!rd_slurm_reason_pairs("rdma-doctor: ports.state mlx5_0 port 1: Down"));
+	CHECK(!rd_slurm_reason_pairs("pairs.bandwidth n3"));
 }
 
 #define LINE_HEAD                                                                                      \
@@ -184,6 +189,12 @@ RD_TEST(decide)
 	CHECK_INT(rd_slurm_decide(RD_SLURM_HEALTHY, &by_us, NULL), RD_SLURM_RESUME);
 	CHECK_INT(rd_slurm_decide(RD_SLURM_HEALTHY, &admin, NULL), RD_SLURM_NOTHING); /* never resume theirs */
 	CHECK_INT(rd_slurm_decide(RD_SLURM_HEALTHY, &down, NULL), RD_SLURM_NOTHING);
+
+	struct rd_slurm_node by_pairs = {.state = (char[]){"IDLE+DRAIN"},
+					 .reason = (char[]){"rdma-doctor: pairs.bandwidth n3 rail mlx5_0: 120 Gb/s"},
+					 .drained = true, .out_of_service = true};
+	CHECK_INT(rd_slurm_decide(RD_SLURM_HEALTHY, &by_pairs, NULL), RD_SLURM_NOTHING); /* not resumed */
+	CHECK_INT(rd_slurm_decide(RD_SLURM_UNHEALTHY, &by_pairs, ours), RD_SLURM_KEEP_FOREIGN); /* nor replaced */
 
 	CHECK_INT(rd_slurm_decide(RD_SLURM_UNKNOWN, &idle, NULL), RD_SLURM_KEEP_UNKNOWN);
 	CHECK_INT(rd_slurm_decide(RD_SLURM_UNKNOWN, &by_us, NULL), RD_SLURM_KEEP_UNKNOWN);

@@ -197,7 +197,7 @@ if [ "${1:-}" = pairserver ] || [ "${1:-}" = pairclient ]; then
 		sleep 3
 		# a slowed link: the client's writes leave through a 10 Mbit/s queue
 		step tc-slow /usr/sbin/tc qdisc add dev eth0 root tbf rate 10mbit burst 16kbit latency 100ms
-		retry pair-slow $RD pair --timeout 60 $peer --json
+		retry pair-slow $RD pair --timeout 60 $peer --json --size 64K
 		step pair-refused $RD pair 10.9.0.1:18999 --json
 	fi
 	sync
