@@ -30,32 +30,12 @@ done
 [ -x "$bin" ] || bad "$bin is not built"
 [ $fail = 0 ] || ts_finalize
 
-work=$(mktemp -d /tmp/rd-slurm-pairs.XXXXXX)
-chmod 0755 "$work"
-pids=()
-cleanup() {
-	local p i
-	for p in "${pids[@]}"; do kill "$p" 2> /dev/null; done
-	for p in "${pids[@]}"; do
-		for i in $(seq 50); do kill -0 "$p" 2> /dev/null || break; sleep 0.1; done
-		kill -0 "$p" 2> /dev/null && kill -9 "$p" 2> /dev/null
-		wait "$p" 2> /dev/null
-	done
-	[ -n "${RD_SLURM_KEEP:-}" ] || rm -rf "$work"
-}
-trap cleanup EXIT
-wait_for() { local end=$((SECONDS + $1)); shift; until "$@"; do [ $SECONDS -ge $end ] && return 1; sleep 0.2; done; }
+. "$top/tests/slurm/lib.sh"
+slurm_scratch slurm-pairs
 
 shim=$work/faults.so
 cc -std=c11 -D_GNU_SOURCE -O1 -shared -fPIC -o "$shim" "$top/tests/shim/faults.c" -ldl || { bad "the shim"; ts_finalize; }
-mkdir -p "$work/munge" && chown munge:munge "$work/munge" && chmod 0755 "$work/munge"
-dd if=/dev/urandom bs=1 count=1024 of="$work/munge/munge.key" status=none
-chown munge:munge "$work/munge/munge.key" && chmod 0400 "$work/munge/munge.key"
-sock=$work/munge/munge.socket
-setpriv --reuid=munge --regid=munge --init-groups munged --foreground --socket="$sock" --key-file="$work/munge/munge.key" \
-	--log-file="$work/munge/log" --pid-file="$work/munge/pid" --seed-file="$work/munge/seed" > "$work/munge/out" 2>&1 &
-pids+=($!)
-wait_for 10 test -S "$sock" || { bad "munged did not start"; ts_finalize; }
+start_munged
 
 mkdir -p "$work/state"
 {

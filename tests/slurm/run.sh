@@ -36,25 +36,8 @@ getent passwd munge > /dev/null || bad "no munge user (apt-get install munge)"
 [ -x "$bin" ] || bad "$bin is not built"
 [ $fail = 0 ] || ts_finalize
 
-work=$(mktemp -d /tmp/rd-slurm.XXXXXX)
-chmod 0755 "$work" # munged (as user munge) must reach its socket directory
-pids=()
-cleanup() {
-	local p i
-	for p in "${pids[@]}"; do kill "$p" 2> /dev/null; done
-	for p in "${pids[@]}"; do
-		for i in $(seq 50); do kill -0 "$p" 2> /dev/null || break; sleep 0.1; done
-		kill -0 "$p" 2> /dev/null && kill -9 "$p" 2> /dev/null
-		wait "$p" 2> /dev/null
-	done
-	[ -n "${RD_SLURM_KEEP:-}" ] || rm -rf "$work" # RD_SLURM_KEEP=1 keeps the logs for a look
-}
-trap cleanup EXIT
-# wait_for SECONDS COMMAND...: polls COMMAND every 0.2 s until it succeeds; false on timeout.
-wait_for() {
-	local end=$((SECONDS + $1)); shift
-	until "$@"; do [ $SECONDS -ge $end ] && return 1; sleep 0.2; done
-}
+. "$top/tests/slurm/lib.sh"
+slurm_scratch slurm
 
 # ---- scenario roots: one failing, one healthy; the wrapper reads $work/root (a symlink) ----------
 "$top/tests/scenarios/make.sh" "$work/roots" healthy-inbox ib-umad-missing port-polling || { bad "make.sh"; ts_finalize; }
@@ -68,20 +51,7 @@ ln -s "../../devices/pci0000:00/0000:00:01.0/0000:9a:00.0/infiniband/$bname" "$b
 for f in infiniband_mad/umad1 infiniband_mad/issm1 infiniband_verbs/uverbs1; do echo "$bname" > "$bpci/$f/ibdev"; done
 ln -sfn "$healthy" "$work/root"
 
-# ---- munged ------------------------------------------------------------------------------------
-mkdir -p "$work/munge"
-chown munge:munge "$work/munge"
-chmod 0755 "$work/munge"
-dd if=/dev/urandom bs=1 count=1024 of="$work/munge/munge.key" status=none
-chown munge:munge "$work/munge/munge.key"
-chmod 0400 "$work/munge/munge.key"
-sock=$work/munge/munge.socket
-setpriv --reuid=munge --regid=munge --init-groups munged --foreground --socket="$sock" \
-	--key-file="$work/munge/munge.key" --log-file="$work/munge/munged.log" \
-	--pid-file="$work/munge/munged.pid" --seed-file="$work/munge/munged.seed" > "$work/munge/out" 2>&1 &
-pids+=($!)
-if wait_for 10 test -S "$sock"; then ok "munged is up (socket $sock)"; else
-	bad "munged did not start: $(tail -3 "$work/munge/out" "$work/munge/munged.log" 2> /dev/null)"; ts_finalize; fi
+start_munged
 
 # ---- slurm.conf, slurmctld, slurmd ---------------------------------------------------------------
 cpus=$(slurmd -C | sed -n 's/.*CPUs=\([0-9]*\).*/\1/p' | head -1)
