@@ -187,6 +187,7 @@ if [ "${1:-}" = pairserver ] || [ "${1:-}" = pairclient ]; then
 		step pair-serve-peer-dies $RD pair serve --once --idle 120
 		step pair-after-death sh -c 'ps | grep "[r]dma-doctor" ; true'
 		step pair-serve-slow $RD pair serve --once --idle 120
+		step pair-asan-serve rdma-doctor-asan pair serve --once --idle 120
 	else
 		retry pair-json $RD pair --timeout 60 $peer --json --round 3
 		retry perf-bw ib_write_bw -d rxe0 -x "$idx" -F -D 2 $peer
@@ -198,6 +199,7 @@ if [ "${1:-}" = pairserver ] || [ "${1:-}" = pairclient ]; then
 		# a slowed link: the client's writes leave through a 10 Mbit/s queue
 		step tc-slow /usr/sbin/tc qdisc add dev eth0 root tbf rate 10mbit burst 16kbit latency 100ms
 		retry pair-slow $RD pair --timeout 60 $peer --json --size 64K
+		retry pair-asan rdma-doctor-asan pair --timeout 90 $peer --json --size 64K --duration 300
 		step pair-refused $RD pair 10.9.0.1:18999 --json
 	fi
 	sync

@@ -10,7 +10,8 @@
 #   3. a client killed in the middle of its run: the server's run ends with an error naming it,
 #      and no rdma-doctor process is left in the server guest;
 #   4. the client's link slowed by tc tbf (10 Mbit/s): the next run measures it slower;
-#   5. a port nobody serves: one result with the error, exit 2, within the deadline.
+#   5. a port nobody serves: one result with the error, exit 2, within the deadline;
+#   and the measured path once more with the ASan+UBSan build at both ends.
 # Usage: tests/vm/pair.sh [BUILD_DIR]        Ends with "N passed, N failed".
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -28,7 +29,9 @@ done
 [ -x "$bin" ] || { bad "no $bin (build first)"; ts_finalize; }
 
 ts_scratch vmpair
-"$top/tests/vm/mkinitramfs.sh" "$kver" "$bin" "$work/initramfs.cpio.gz" > "$work/mk.log" 2>&1 ||
+asan_bin=$top/build-asan/rdma-doctor # made by `make asan` (tests/run-all.sh builds it first)
+[ -x "$asan_bin" ] || { bad "no $asan_bin (make asan): the RDMA path of pair runs under ASan+UBSan too"; ts_finalize; }
+"$top/tests/vm/mkinitramfs.sh" "$kver" "$bin" "$work/initramfs.cpio.gz" "$asan_bin" > "$work/mk.log" 2>&1 ||
 	{ cat "$work/mk.log"; bad "initramfs"; ts_finalize; }
 # a free port on the loopback for the guests' link
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
@@ -98,6 +101,13 @@ fast=$(jq -r '.rails[0].gbps' "$j" 2> /dev/null) slow=$(jq -r '.rails[0].gbps' "
 if [ "$(rc_of "$C/pair-slow")" = 0 ] && awk -v f="$fast" -v s="$slow" 'BEGIN { exit !(s > 0 && s < 0.5 * f && s <= 0.011) }'; then
 	ok "through a 10 Mbit/s queue the run measures ${slow} Gb/s (was ${fast})"
 else bad "slowed link: exit $(rc_of "$C/pair-slow"), ${slow} Gb/s against ${fast}"; show "$C/pair-slow.out" 20; fi
+
+# ---- 4b. the same RDMA path under ASan+UBSan, both ends ------------------------------------------
+for g in "$S/pair-asan-serve" "$C/pair-asan"; do
+	if [ "$(rc_of "$g")" = 0 ] && ! grep -qE 'ERROR: (Address|Leak)Sanitizer|runtime error:' "$g.err"; then ok "$(basename "$g"): the ASan+UBSan build measured, clean"
+	else bad "$(basename "$g"): exit $(rc_of "$g")"; show "$g.err" 12; fi
+done
+jq -e '.rails[0].gbps > 0 and .rails[0].lat_us > 0' "$C/pair-asan.out" > /dev/null 2>&1 && ok "the ASan run measured bandwidth and latency" || { bad "the ASan run's result"; show "$C/pair-asan.out" 20; }
 
 # ---- 5. nobody serving ---------------------------------------------------------------------------
 [ "$(rc_of "$C/pair-refused")" = 2 ] && jq -e '.error | test("cannot connect|refused")' "$C/pair-refused.out" > /dev/null 2>&1 &&
