@@ -1,12 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* `rdma-doctor watch`: a long-running check that listens instead of polling.  One epoll loop over
  * the kernel log (/dev/kmsg), the netdevs' link changes (rtnetlink), the RDMA devices' and netdevs'
- * arrivals, removals and renames (kernel uevents), the --interval timer, the debounce timer, the
- * systemd watchdog timer and the signals (signalfd).  An event re-runs the guarded load and the
- * checks it concerns:
- *   a netdev's link       ports.state, link.flaps, roce.*
+ * arrivals, removals and renames (kernel uevents), the verbs async events of the devices whose
+ * driver releases an open context at removal (source/verbsev.h: the others are followed by their
+ * netdev and uevents only, as a context of theirs would hold `rdma link delete` and rmmod), the
+ * --interval timer, the debounce timer, the systemd watchdog timer and the signals (signalfd).  An
+ * event re-runs the guarded load and the checks it concerns:
+ *   a netdev's link, a verbs port event (PORT_ERR ...)       ports.state, link.flaps, roce.*
  *   kernel log lines      kernel.log, on those lines alone (what they find is added to its findings)
- *   a device, the timer, SIGHUP (the policy re-read), an overrun of a netlink socket   every check
+ *   a device, a module, DEVICE_FATAL, the timer, SIGHUP (the policy re-read), an overrun of a netlink
+ *   socket                                                     every check
+ * After every full judgement the set of devices open for verbs events is made the model's
+ * (a device added, removed or renamed is opened or closed), and a line says which are followed and
+ * which are not, and why, when that changes.
  * then writes the Prometheus textfile (check --format prometheus --output's renderer, atomically)
  * and prints one line per judgement and one per finding whose status changed.  Events are
  * coalesced: a judgement runs at once, then at most one per RD_WATCH_DEBOUNCE_MS; kernel lines are
@@ -36,6 +42,7 @@
 #include "source/rtnl.h"
 #include "source/text.h"
 #include "source/uevent.h"
+#include "source/verbsev.h"
 #include "util/util.h"
 
 #define RD_WATCH_DEBOUNCE_MS 200
@@ -45,7 +52,7 @@
 #define RD_WATCH_NETDEV_CHECKS "ports.state,link.flaps,roce"
 
 enum { EV_KMSG = 1, EV_NETDEV = 2, EV_FULL = 4 }; /* by how much a judgement re-runs */
-enum { SRC_SIGNAL, SRC_KMSG, SRC_RTNL, SRC_UEVENT, SRC_INTERVAL, SRC_DEBOUNCE, SRC_WATCHDOG };
+enum { SRC_SIGNAL, SRC_KMSG, SRC_RTNL, SRC_UEVENT, SRC_INTERVAL, SRC_DEBOUNCE, SRC_WATCHDOG, SRC_VERBS };
 
 struct watch {
 	struct rd_ctx *ctx;
@@ -55,6 +62,9 @@ struct watch {
 	bool debounce_armed;
 	struct rd_kmsg kmsg;
 	struct rd_rtnl *rtnl;
+	struct rd_verbsev *verbs;
+	bool verbs_polled;              /* its descriptor is in ep */
+	char *verbs_said;               /* the last line about which devices it follows */
 	struct rd_kmsg_limit limit;
 	struct rd_buf lines;            /* kernel lines waiting, as dmesg prints them */
 	unsigned long long lines_over;  /* not kept: RD_WATCH_LINES_MAX reached */
@@ -68,6 +78,9 @@ struct watch {
 	struct rd_report report;
 	const char *notify;
 	bool stop;
+	/* what the run saw, said when it stops: judgements, and events by source (a netdev's change as
+	 * rtnetlink tells it, a verbs event, a device event, a kernel line taken) */
+	unsigned long long n_judged, n_netdev, n_verbs, n_device, n_lines;
 };
 
 static void stamp(char *buf, size_t len)
@@ -215,6 +228,79 @@ static void write_textfile(struct watch *w)
 	(void)rd_output_atomic(w->ctx, "watch", w->output, textfile_fill, &t);
 }
 
+static int add_fd(struct watch *w, int fd, int id);
+
+/* The devices open for verbs events made those of the model whose driver releases an open context
+ * at removal (source/verbsev.h); the line saying which are followed, when it changed.  A root that
+ * is not the live host opens none: its devices are not this kernel's. */
+static void sync_verbs(struct watch *w)
+{
+	const struct rd_host *h = &w->model.h;
+	bool live = rd_source_is_live(w->model.src);
+	const char **want = rd_xcalloc(h->ndevices + 1, sizeof *want);
+	int *res = rd_xcalloc(h->ndevices + 1, sizeof *res);
+	size_t nw = 0;
+	struct rd_buf not = {0}, yes = {0}, line = {0};
+	for (size_t i = 0; i < h->ndevices; i++) {
+		const struct rd_device *d = &h->devices[i];
+		const char *why = NULL;
+		if (!live)
+			continue;
+		if (rd_verbsev_driver_releases(d->driver, &why)) {
+			want[nw++] = d->name;
+			continue;
+		}
+		rd_buf_printf(&not, "%s%s (", not.len ? ", " : "", d->name);
+		if (d->driver)
+			rd_buf_printf(&not, "driver %s: %s)", d->driver, why);
+		else if (d->parent)
+			rd_buf_printf(&not, "on %s, %s)", d->parent, why);
+		else
+			rd_buf_printf(&not, "%s)", why);
+	}
+	int n = rd_verbsev_sync(w->verbs, want, nw, res);
+	for (size_t j = 0; j < nw; j++) {
+		if (res[j] == 0) {
+			rd_buf_printf(&yes, "%s%s", yes.len ? ", " : "", want[j]);
+			continue;
+		}
+		rd_buf_printf(&not, "%s%s (", not.len ? ", " : "", want[j]);
+		if (res[j] == -ENOSYS)
+			rd_buf_printf(&not, "libibverbs: %s)", w->verbs->load_err);
+		else if (res[j] == -ENOENT)
+			rd_buf_printf(&not, "libibverbs does not list it)");
+		else if (res[j] == -EMFILE)
+			rd_buf_printf(&not, "over %d devices)", RD_VERBSEV_MAX);
+		else
+			rd_buf_printf(&not, "ibv_open_device: %s)", strerror(-res[j]));
+	}
+	if (!live)
+		rd_buf_puts(&line, "verbs events: none followed (the root is not the live host)");
+	else
+		rd_buf_printf(&line, "verbs events: followed on %s%s%s%s", yes.len ? yes.data : "no device",
+			      not.len ? "; not on " : "", not.len ? not.data : "",
+			      not.len ? "; those are followed by their netdev and device events" : "");
+	if (n < 0)
+		rd_buf_printf(&line, " (epoll: %s)", strerror(-n));
+	int fd = rd_verbsev_fd(w->verbs);
+	if (fd >= 0 && !w->verbs_polled) {
+		int r = add_fd(w, fd, SRC_VERBS);
+		if (r < 0)
+			rd_buf_printf(&line, " (epoll: %s)", strerror(-r));
+		w->verbs_polled = r == 0;
+	}
+	if (!w->verbs_said || strcmp(w->verbs_said, line.data) != 0) {
+		say(w, "%s", line.data);
+		free(w->verbs_said);
+		w->verbs_said = rd_buf_steal(&line);
+	}
+	rd_buf_free(&line);
+	rd_buf_free(&yes);
+	rd_buf_free(&not);
+	free(res);
+	free(want);
+}
+
 /* Runs the pending judgement: what the events concern, the textfile, the lines. */
 static void judge(struct watch *w, bool first)
 {
@@ -227,6 +313,7 @@ static void judge(struct watch *w, bool first)
 	w->pending = 0;
 	w->ncause = 0;
 	w->last_judged_ms = rd_mono_ms();
+	w->n_judged++;
 
 	struct rd_watch_keys before, after;
 	rd_watch_keys_take(&before, &w->report);
@@ -252,6 +339,8 @@ static void judge(struct watch *w, bool first)
 	rd_watch_keys_free(&after);
 	if (ok)
 		write_textfile(w);
+	if (ok && ev & EV_FULL)
+		sync_verbs(w);
 	say(w, "judged %s (%s): %zu change%s%s", what, cause, n, n == 1 ? "" : "s",
 	    ok ? "" : "; the host could not be read: the last verdict stands");
 	if (w->limit.over || w->lines_over) {
@@ -301,6 +390,7 @@ static void read_kmsg(struct watch *w)
 			continue;
 		}
 		rd_kmsg_format(&r, &w->lines);
+		w->n_lines++;
 		note(w, EV_KMSG, "kernel: %.*s", (int)(r.msglen < 100 ? r.msglen : 100), r.msg);
 	}
 }
@@ -310,6 +400,7 @@ static void netdev_event(const struct rd_rtnl_event *e, void *arg)
 	struct watch *w = arg;
 	if (!e->changed)
 		return;
+	w->n_netdev++;
 	const char *state = e->removed ? "removed" : !(e->flags & IFF_UP) ? "down" : !(e->flags & IFF_RUNNING) ? "no carrier" : "up";
 	if (e->operstate >= 0 && !e->removed)
 		note(w, EV_NETDEV, "netdev %s: %s, operstate %s", e->name, state, rd_rtnl_operstate_name(e->operstate));
@@ -317,12 +408,24 @@ static void netdev_event(const struct rd_rtnl_event *e, void *arg)
 		note(w, EV_NETDEV, "netdev %s: %s", e->name, state);
 }
 
+static void verbs_event(const struct rd_verbsev_event *e, void *arg)
+{
+	struct watch *w = arg;
+	w->n_verbs++;
+	if (e->scope == RD_VERBSEV_PORT)
+		note(w, EV_NETDEV, "verbs %s port %d: %s", e->device, e->port, e->name);
+	else if (e->scope == RD_VERBSEV_DEVICE)
+		note(w, EV_FULL, "verbs %s: %s%s", e->device, e->name, e->closed ? ", closed" : "");
+}
+
 static void read_uevents(struct watch *w)
 {
 	struct rd_uevent e;
 	int r;
-	while ((r = rd_uevent_next(w->uevent, &e)) > 0)
-		note(w, EV_FULL, "%s %s: %s", strcmp(e.subsystem, "net") == 0 ? "netdev" : "device", e.name, e.action);
+	while ((r = rd_uevent_next(w->uevent, &e)) > 0 && ++w->n_device)
+		note(w, EV_FULL, "%s %s: %s",
+		     strcmp(e.subsystem, "net") == 0 ? "netdev" : strcmp(e.subsystem, "module") == 0 ? "module" : "device",
+		     e.name, e.action);
 	if (r == -ENOBUFS)
 		note(w, EV_FULL, "device events dropped by the kernel");
 }
@@ -373,6 +476,8 @@ static int open_sources(struct watch *w)
 	w->rtnl->fd = -1;
 	if ((r = rd_rtnl_open(w->rtnl)) < 0 || (r = add_fd(w, w->rtnl->fd, SRC_RTNL)) < 0)
 		warn_source(w, "rtnetlink", r);
+	w->verbs = rd_xcalloc(1, sizeof *w->verbs);
+	rd_verbsev_init(w->verbs);
 	if ((r = w->uevent = rd_uevent_open()) < 0 || (r = add_fd(w, w->uevent, SRC_UEVENT)) < 0)
 		warn_source(w, "kernel uevents", r);
 	long long wd = rd_sd_watchdog_ms(getenv("WATCHDOG_USEC"), getenv("WATCHDOG_PID"), (long)getpid());
@@ -394,6 +499,10 @@ static void close_sources(struct watch *w)
 	if (w->rtnl)
 		rd_rtnl_close(w->rtnl);
 	free(w->rtnl);
+	if (w->verbs)
+		rd_verbsev_close(w->verbs);
+	free(w->verbs);
+	free(w->verbs_said);
 }
 
 static void notify(struct watch *w, const char *state)
@@ -437,6 +546,9 @@ static int loop(struct watch *w)
 			case SRC_UEVENT:
 				read_uevents(w);
 				break;
+			case SRC_VERBS:
+				(void)rd_verbsev_read(w->verbs, verbs_event, w);
+				break;
 			case SRC_INTERVAL:
 				drain_timer(w->interval);
 				note(w, EV_FULL, "every %d s", w->interval_s);
@@ -455,6 +567,9 @@ static int loop(struct watch *w)
 			settle(w);
 	}
 	notify(w, "STOPPING=1");
+	say(w, "stopped: %llu judgement%s; events: %llu netdev, %llu verbs, %llu device, %llu kernel line%s", w->n_judged,
+	    w->n_judged == 1 ? "" : "s", w->n_netdev, w->n_verbs, w->n_device, w->n_lines, w->n_lines == 1 ? "" : "s");
+	fflush(w->ctx->out);
 	return RD_EXIT_OK;
 }
 
