@@ -7,6 +7,8 @@
  * --interval timer, the debounce timer, the systemd watchdog timer and the signals (signalfd).  An
  * event re-runs the guarded load and the checks it concerns:
  *   a netdev's link, a verbs port event (PORT_ERR ...)       ports.state, link.flaps, roce.*
+ *     (and once more RD_WATCH_SETTLE_MS after the last netdev event's judgement: rtnetlink tells
+ *     the change before the RDMA driver follows it, rxe's port state among others)
  *   kernel log lines      kernel.log, on those lines alone (what they find is added to its findings)
  *   a device, a module, DEVICE_FATAL, the timer, SIGHUP (the policy re-read), an overrun of a netlink
  *   socket                                                     every check
@@ -50,16 +52,18 @@
 #define RD_WATCH_LINES_PER_S 200         /* kernel lines judged a second */
 #define RD_WATCH_LINES_MAX (256 * 1024)  /* bytes of kernel lines waiting for their judgement */
 #define RD_WATCH_NETDEV_CHECKS "ports.state,link.flaps,roce"
+#define RD_WATCH_SETTLE_MS 1000          /* the ports read again after a netdev event's judgement */
 
 enum { EV_KMSG = 1, EV_NETDEV = 2, EV_FULL = 4 }; /* by how much a judgement re-runs */
-enum { SRC_SIGNAL, SRC_KMSG, SRC_RTNL, SRC_UEVENT, SRC_INTERVAL, SRC_DEBOUNCE, SRC_WATCHDOG, SRC_VERBS };
+enum { SRC_SIGNAL, SRC_KMSG, SRC_RTNL, SRC_UEVENT, SRC_INTERVAL, SRC_DEBOUNCE, SRC_WATCHDOG, SRC_VERBS, SRC_SETTLE };
 
 struct watch {
 	struct rd_ctx *ctx;
 	const char *policy, *output;
 	int interval_s;
-	int ep, sig, interval, debounce, wdog, uevent;
+	int ep, sig, interval, debounce, wdog, uevent, settle;
 	bool debounce_armed;
+	bool netdev_seen;               /* a netdev event since the last judgement: the settle timer is armed by it */
 	struct rd_kmsg kmsg;
 	struct rd_rtnl *rtnl;
 	struct rd_verbsev *verbs;
@@ -179,26 +183,25 @@ static bool judge_loaded(struct watch *w, const char *ran)
 	return true;
 }
 
-/* kernel.log on the waiting lines alone, with what its judgement reads loaded afresh (no counters:
- * on some HCAs a counter read logs a kernel line of its own). */
+/* kernel.log on the waiting lines alone, over the model of the last judgement: nothing is read for
+ * it, as a read can log a kernel line of its own (a counter on some HCAs; on rxe every port query,
+ * lid or sm_lid or rate, logs "NETDEV speed is unknown" when the netdev has no speed) and a
+ * judgement of lines that reads would then be followed by another, every second, for ever. */
 static void judge_lines(struct watch *w)
 {
-	struct rd_ctx *ctx = w->ctx;
-	if (!w->lines.len)
+	if (!w->lines.len || !w->have_model) {
+		rd_buf_free(&w->lines);
 		return;
-	ctx->load_flags = RD_LOAD_ONLY | (rd_check_needs("kernel.log") & ~(unsigned)RD_LOAD_DMESG);
-	ctx->link.keep = false;
-	ctx->link.show_counters = false;
-	struct rd_loaded l;
-	if (rd_ctx_load(ctx, w->policy, true, &l) == 0) {
-		rd_text_free(&l.sys.dmesg);
-		size_t len = w->lines.len;
-		l.sys.dmesg = (struct rd_text){.data = rd_buf_steal(&w->lines), .len = len};
-		struct rd_report next = {0};
-		rd_checks_run(&l.h, &l.sys, &l.pol, rd_source_is_live(l.src), "kernel.log", NULL, &next);
-		rd_watch_merge(&w->report, "kernel.log", &next);
-		rd_loaded_free(&l);
 	}
+	struct rd_loaded *l = &w->model;
+	struct rd_text kept = l->sys.dmesg;
+	size_t len = w->lines.len;
+	l->sys.dmesg = (struct rd_text){.data = rd_buf_steal(&w->lines), .len = len};
+	struct rd_report next = {0};
+	rd_checks_run(&l->h, &l->sys, &l->pol, rd_source_is_live(l->src), "kernel.log", NULL, &next);
+	rd_watch_merge(&w->report, "kernel.log", &next);
+	rd_text_free(&l->sys.dmesg);
+	l->sys.dmesg = kept;
 	rd_buf_free(&w->lines);
 }
 
@@ -341,6 +344,10 @@ static void judge(struct watch *w, bool first)
 		write_textfile(w);
 	if (ok && ev & EV_FULL)
 		sync_verbs(w);
+	if (w->netdev_seen) { /* re-armed by every such judgement: one more RD_WATCH_SETTLE_MS after the last */
+		arm(w->settle, RD_WATCH_SETTLE_MS, 0);
+		w->netdev_seen = false;
+	}
 	say(w, "judged %s (%s): %zu change%s%s", what, cause, n, n == 1 ? "" : "s",
 	    ok ? "" : "; the host could not be read: the last verdict stands");
 	if (w->limit.over || w->lines_over) {
@@ -401,6 +408,7 @@ static void netdev_event(const struct rd_rtnl_event *e, void *arg)
 	if (!e->changed)
 		return;
 	w->n_netdev++;
+	w->netdev_seen = true;
 	const char *state = e->removed ? "removed" : !(e->flags & IFF_UP) ? "down" : !(e->flags & IFF_RUNNING) ? "no carrier" : "up";
 	if (e->operstate >= 0 && !e->removed)
 		note(w, EV_NETDEV, "netdev %s: %s, operstate %s", e->name, state, rd_rtnl_operstate_name(e->operstate));
@@ -464,8 +472,10 @@ static int open_sources(struct watch *w)
 	w->ep = epoll_create1(EPOLL_CLOEXEC);
 	w->interval = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	w->debounce = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (w->ep < 0 || w->interval < 0 || w->debounce < 0 || add_fd(w, w->sig, SRC_SIGNAL) < 0 ||
-	    add_fd(w, w->interval, SRC_INTERVAL) < 0 || add_fd(w, w->debounce, SRC_DEBOUNCE) < 0) {
+	w->settle = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (w->ep < 0 || w->interval < 0 || w->debounce < 0 || w->settle < 0 || add_fd(w, w->sig, SRC_SIGNAL) < 0 ||
+	    add_fd(w, w->interval, SRC_INTERVAL) < 0 || add_fd(w, w->debounce, SRC_DEBOUNCE) < 0 ||
+	    add_fd(w, w->settle, SRC_SETTLE) < 0) {
 		fprintf(w->ctx->err, "%s: watch: %s\n", w->ctx->prog, strerror(errno));
 		return -1;
 	}
@@ -491,7 +501,7 @@ static int open_sources(struct watch *w)
 
 static void close_sources(struct watch *w)
 {
-	int fds[] = {w->ep, w->sig, w->interval, w->debounce, w->wdog, w->uevent};
+	int fds[] = {w->ep, w->sig, w->interval, w->debounce, w->wdog, w->uevent, w->settle};
 	for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
@@ -557,6 +567,10 @@ static int loop(struct watch *w)
 				drain_timer(w->debounce);
 				w->debounce_armed = false;
 				break;
+			case SRC_SETTLE:
+				drain_timer(w->settle);
+				note(w, EV_NETDEV, "the ports read again %d ms after a netdev event", RD_WATCH_SETTLE_MS);
+				break;
 			case SRC_WATCHDOG:
 				drain_timer(w->wdog);
 				notify(w, "WATCHDOG=1");
@@ -585,7 +599,7 @@ int rd_cmd_watch(struct rd_ctx *ctx, int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	struct watch w = {.ctx = ctx, .policy = ctx->policy, .interval_s = 300, .ep = -1, .sig = -1, .interval = -1,
-			  .debounce = -1, .wdog = -1, .uevent = -1, .kmsg = {.fd = -1},
+			  .debounce = -1, .wdog = -1, .uevent = -1, .settle = -1, .kmsg = {.fd = -1},
 			  .limit = {.per_s = RD_WATCH_LINES_PER_S}, .notify = getenv("NOTIFY_SOCKET")};
 	struct rd_getopt g = {.argc = argc, .argv = argv, .shortopts = "o:", .longopts = longopts};
 	int st = -1;
