@@ -7,8 +7,8 @@
  * --interval timer, the debounce timer, the systemd watchdog timer and the signals (signalfd).  An
  * event re-runs the guarded load and the checks it concerns:
  *   a netdev's link, a verbs port event (PORT_ERR ...)       ports.state, link.flaps, roce.*
- *     (and once more RD_WATCH_SETTLE_MS after the last netdev event's judgement: rtnetlink tells
- *     the change before the RDMA driver follows it, rxe's port state among others)
+ *     (and once more RD_WATCH_SETTLE_MS after a netdev event's judgement that read a port not
+ *     yet following its netdev: rtnetlink tells the change before the RDMA driver follows it)
  *   kernel log lines      kernel.log, on those lines alone (what they find is added to its findings)
  *   a device, a module, DEVICE_FATAL, the timer, SIGHUP (the policy re-read), an overrun of a netlink
  *   socket                                                     every check
@@ -53,6 +53,7 @@
 #define RD_WATCH_LINES_MAX (256 * 1024)  /* bytes of kernel lines waiting for their judgement */
 #define RD_WATCH_NETDEV_CHECKS "ports.state,link.flaps,roce"
 #define RD_WATCH_SETTLE_MS 1000          /* the ports read again after a netdev event's judgement */
+#define RD_WATCH_NETDEVS 64              /* netdevs whose last told state is kept */
 
 enum { EV_KMSG = 1, EV_NETDEV = 2, EV_FULL = 4 }; /* by how much a judgement re-runs */
 enum { SRC_SIGNAL, SRC_KMSG, SRC_RTNL, SRC_UEVENT, SRC_INTERVAL, SRC_DEBOUNCE, SRC_WATCHDOG, SRC_VERBS, SRC_SETTLE };
@@ -63,7 +64,11 @@ struct watch {
 	int interval_s;
 	int ep, sig, interval, debounce, wdog, uevent, settle;
 	bool debounce_armed;
-	bool netdev_seen;               /* a netdev event since the last judgement: the settle timer is armed by it */
+	bool netdev_seen;               /* a netdev event since the last judgement */
+	struct {
+		char name[16];
+		bool up;                /* IFF_UP and IFF_RUNNING in its last event */
+	} nd[RD_WATCH_NETDEVS];         /* the netdevs' states as rtnetlink last told them */
 	struct rd_kmsg kmsg;
 	struct rd_rtnl *rtnl;
 	struct rd_verbsev *verbs;
@@ -233,6 +238,31 @@ static void write_textfile(struct watch *w)
 
 static int add_fd(struct watch *w, int fd, int id);
 
+/* Whether a port just read disagrees with the state rtnetlink last told of its netdev (ACTIVE on a
+ * netdev down or without carrier, or not ACTIVE on one up and running): the RDMA driver had not
+ * followed the netdev yet when the port was read (rxe sets its port in a netdev notifier that runs
+ * after the RTM_NEWLINK is sent), so the ports are read again RD_WATCH_SETTLE_MS later. */
+static bool ports_lag(const struct watch *w)
+{
+	const struct rd_host *h = &w->model.h;
+	for (size_t i = 0; i < h->ndevices; i++) {
+		const struct rd_device *d = &h->devices[i];
+		for (size_t j = 0; j < d->nports; j++) {
+			const struct rd_port *p = &d->ports[j];
+			if (p->state_v < 0)
+				continue;
+			for (size_t k = 0; k < sizeof w->nd / sizeof w->nd[0] && w->nd[k].name[0]; k++) {
+				bool named = d->parent && strcmp(d->parent, w->nd[k].name) == 0;
+				for (size_t n = 0; n < p->nnetdevs && !named; n++)
+					named = p->netdevs[n].name && strcmp(p->netdevs[n].name, w->nd[k].name) == 0;
+				if (named && w->nd[k].up != (p->state_v == 4))
+					return true;
+			}
+		}
+	}
+	return false;
+}
+
 /* The devices open for verbs events made those of the model whose driver releases an open context
  * at removal (source/verbsev.h); the line saying which are followed, when it changed.  A root that
  * is not the live host opens none: its devices are not this kernel's. */
@@ -344,10 +374,9 @@ static void judge(struct watch *w, bool first)
 		write_textfile(w);
 	if (ok && ev & EV_FULL)
 		sync_verbs(w);
-	if (w->netdev_seen) { /* re-armed by every such judgement: one more RD_WATCH_SETTLE_MS after the last */
-		arm(w->settle, RD_WATCH_SETTLE_MS, 0);
-		w->netdev_seen = false;
-	}
+	if (w->netdev_seen && ok) /* the last netdev judgement decides: armed again, or disarmed */
+		arm(w->settle, ports_lag(w) ? RD_WATCH_SETTLE_MS : 0, 0);
+	w->netdev_seen = false;
 	say(w, "judged %s (%s): %zu change%s%s", what, cause, n, n == 1 ? "" : "s",
 	    ok ? "" : "; the host could not be read: the last verdict stands");
 	if (w->limit.over || w->lines_over) {
@@ -409,6 +438,13 @@ static void netdev_event(const struct rd_rtnl_event *e, void *arg)
 		return;
 	w->n_netdev++;
 	w->netdev_seen = true;
+	if (e->name[0]) { /* its state kept for ports_lag, in the first free slot or the last */
+		size_t k = 0, nslots = sizeof w->nd / sizeof w->nd[0];
+		while (k < nslots - 1 && w->nd[k].name[0] && strcmp(w->nd[k].name, e->name) != 0)
+			k++;
+		snprintf(w->nd[k].name, sizeof w->nd[k].name, "%s", e->name);
+		w->nd[k].up = !e->removed && (e->flags & IFF_UP) && (e->flags & IFF_RUNNING);
+	}
 	const char *state = e->removed ? "removed" : !(e->flags & IFF_UP) ? "down" : !(e->flags & IFF_RUNNING) ? "no carrier" : "up";
 	if (e->operstate >= 0 && !e->removed)
 		note(w, EV_NETDEV, "netdev %s: %s, operstate %s", e->name, state, rd_rtnl_operstate_name(e->operstate));
