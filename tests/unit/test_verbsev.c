@@ -5,6 +5,7 @@
  * (which lists no device here). */
 #include <errno.h>
 #include <infiniband/verbs.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "harness.h"
@@ -86,7 +87,7 @@ RD_TEST(verbsev_resync_plan)
 	const char *odd[] = {"mlx5_3", "mlx5_3", "", NULL, "x123456789x123456789x123456789x123456789x123456789x123456789x123"};
 	plan(NULL, 0, odd, 5, "", "10000");
 	/* never more than RD_VERBSEV_MAX open at once */
-	static char names[RD_VERBSEV_MAX + 5][16];
+	static char names[RD_VERBSEV_MAX + 5][24];
 	const char *many[RD_VERBSEV_MAX + 5];
 	char opens[RD_VERBSEV_MAX + 6];
 	for (int i = 0; i < RD_VERBSEV_MAX + 5; i++) {
