@@ -52,7 +52,8 @@ ms() { read -r u _ < /proc/uptime; c=${u%.*}${u#*.}; echo $((c * 10)); } # uptim
 # was still running after SECONDS ("running STATE" with its /proc state, or "done"), then how long
 # it took and its exit status once it ended; bg_release is run (if set) to let a blocked one finish
 bg_timed() {
-	name=$1 secs=$2; shift 2
+	local name=$1 secs=$2 t0 bp i
+	shift 2
 	t0=$(ms)
 	"$@" > $S/$name.cmd 2>&1 &
 	bp=$!
@@ -87,7 +88,7 @@ W=/out/watch
 P=$W/x.prom
 # until_prom SECONDS PATTERN [!]: until a line of the textfile matches (with !: until none does)
 until_prom() {
-	i=0
+	local i=0
 	while [ $i -lt $(($1 * 25)) ]; do
 		if grep -qE "$2" $P 2> /dev/null; then [ "${3:-}" != ! ] && return 0; else [ "${3:-}" = ! ] && return 0; fi
 		sleep 0.02; i=$((i + 1))
@@ -97,7 +98,8 @@ until_prom() {
 # timed NAME PATTERN [!] -- COMMAND...: the command, then until the textfile matches (10 s at most);
 # NAME.out: the ms from before the command to the match, or "timeout"; NAME.prom: the textfile then
 timed() {
-	name=$1 pat=$2 neg=; shift 2
+	local name=$1 pat=$2 neg= t0
+	shift 2
 	[ "$1" = ! ] && { neg=!; shift; }
 	shift # --
 	t0=$(ms)
@@ -108,7 +110,8 @@ timed() {
 }
 # quiet: until the textfile has not been rewritten for 1.5 s (20 s at most): the judgements are done
 quiet() {
-	last=$(stat -c %i $P 2> /dev/null) same=0 i=0
+	local last now same=0 i=0
+	last=$(stat -c %i $P 2> /dev/null)
 	while [ $same -lt 15 ] && [ $i -lt 200 ]; do
 		sleep 0.1; i=$((i + 1))
 		now=$(stat -c %i $P 2> /dev/null)
@@ -160,9 +163,9 @@ watch_steps() {
 	# flaps: eth0 down and up, as fast as ip runs; every transition must reach watch (its netdev
 	# event count, said when it stops); memory before and after
 	step watch-rss-before vm_rss
+	local t0 k=0
 	t0=$(ms)
-	i=0
-	while [ $i -lt $flaps ]; do ip link set eth0 down; ip link set eth0 up; i=$((i + 1)); done
+	while [ $k -lt $flaps ]; do ip link set eth0 down; ip link set eth0 up; k=$((k + 1)); done
 	step watch-flaps echo "$flaps $(($(ms) - t0))"
 	quiet
 	step watch-rss-after vm_rss
@@ -186,13 +189,13 @@ bench_steps() {
 	until_prom 60 "$port_active"
 	quiet
 	: > $S/bench.out
-	i=0
-	while [ $i -lt $1 ]; do
+	local k=0
+	while [ $k -lt $1 ]; do
 		sleep 0.3
-		if [ $((i % 2)) = 0 ]; then timed bench-flip "$port_fail" -- ip link set eth0 down
+		if [ $((k % 2)) = 0 ]; then timed bench-flip "$port_fail" -- ip link set eth0 down
 		else timed bench-flip "$port_fail" ! -- ip link set eth0 up; fi
 		cat $S/bench-flip.out >> $S/bench.out
-		i=$((i + 1))
+		k=$((k + 1))
 	done
 	kill -TERM $wp
 	wait $wp
