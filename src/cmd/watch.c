@@ -7,8 +7,8 @@
  * --interval timer, the debounce timer, the systemd watchdog timer and the signals (signalfd).  An
  * event re-runs the guarded load and the checks it concerns:
  *   a netdev's link, a verbs port event (PORT_ERR ...)       ports.state, link.flaps, roce.*
- *     (and once more RD_WATCH_SETTLE_MS after a netdev event's judgement that read a port not
- *     yet following its netdev: rtnetlink tells the change before the RDMA driver follows it)
+ *     (and again RD_WATCH_SETTLE_MS later, up to RD_WATCH_SETTLE_ROUNDS times, while a port read
+ *     does not follow its netdev yet: rtnetlink tells the change before the RDMA driver follows it)
  *   kernel log lines      kernel.log, on those lines alone (what they find is added to its findings)
  *   a device, a module, DEVICE_FATAL, the timer, SIGHUP (the policy re-read), an overrun of a netlink
  *   socket                                                     every check
@@ -52,7 +52,8 @@
 #define RD_WATCH_LINES_PER_S 200         /* kernel lines judged a second */
 #define RD_WATCH_LINES_MAX (256 * 1024)  /* bytes of kernel lines waiting for their judgement */
 #define RD_WATCH_NETDEV_CHECKS "ports.state,link.flaps,roce"
-#define RD_WATCH_SETTLE_MS 1000          /* the ports read again after a netdev event's judgement */
+#define RD_WATCH_SETTLE_MS 250           /* the ports read again after a judgement that saw one lag */
+#define RD_WATCH_SETTLE_ROUNDS 3         /* at most so many times after a netdev event */
 #define RD_WATCH_NETDEVS 64              /* netdevs whose last told state is kept */
 
 enum { EV_KMSG = 1, EV_NETDEV = 2, EV_FULL = 4 }; /* by how much a judgement re-runs */
@@ -65,6 +66,7 @@ struct watch {
 	int ep, sig, interval, debounce, wdog, uevent, settle;
 	bool debounce_armed;
 	bool netdev_seen;               /* a netdev event since the last judgement */
+	int settle_left;                /* readings again still allowed since the last netdev event */
 	struct {
 		char name[16];
 		bool up;                /* IFF_UP and IFF_RUNNING in its last event */
@@ -241,7 +243,8 @@ static int add_fd(struct watch *w, int fd, int id);
 /* Whether a port just read disagrees with the state rtnetlink last told of its netdev (ACTIVE on a
  * netdev down or without carrier, or not ACTIVE on one up and running): the RDMA driver had not
  * followed the netdev yet when the port was read (rxe sets its port in a netdev notifier that runs
- * after the RTM_NEWLINK is sent), so the ports are read again RD_WATCH_SETTLE_MS later. */
+ * after the RTM_NEWLINK is sent), so the ports are read again RD_WATCH_SETTLE_MS later (a port that
+ * never follows, down on a netdev that is up, is read again RD_WATCH_SETTLE_ROUNDS times only). */
 static bool ports_lag(const struct watch *w)
 {
 	const struct rd_host *h = &w->model.h;
@@ -374,9 +377,14 @@ static void judge(struct watch *w, bool first)
 		write_textfile(w);
 	if (ok && ev & EV_FULL)
 		sync_verbs(w);
-	if (w->netdev_seen && ok) /* the last netdev judgement decides: armed again, or disarmed */
-		arm(w->settle, ports_lag(w) ? RD_WATCH_SETTLE_MS : 0, 0);
+	if (w->netdev_seen)
+		w->settle_left = RD_WATCH_SETTLE_ROUNDS;
 	w->netdev_seen = false;
+	if (ok && ev & (EV_NETDEV | EV_FULL) && w->settle_left > 0) { /* the ports were read: armed, or disarmed */
+		bool lag = ports_lag(w);
+		w->settle_left = lag ? w->settle_left - 1 : 0;
+		arm(w->settle, lag ? RD_WATCH_SETTLE_MS : 0, 0);
+	}
 	say(w, "judged %s (%s): %zu change%s%s", what, cause, n, n == 1 ? "" : "s",
 	    ok ? "" : "; the host could not be read: the last verdict stands");
 	if (w->limit.over || w->lines_over) {
@@ -605,7 +613,7 @@ static int loop(struct watch *w)
 				break;
 			case SRC_SETTLE:
 				drain_timer(w->settle);
-				note(w, EV_NETDEV, "the ports read again %d ms after a netdev event", RD_WATCH_SETTLE_MS);
+				note(w, EV_NETDEV, "a port read did not follow its netdev yet: read again");
 				break;
 			case SRC_WATCHDOG:
 				drain_timer(w->wdog);
