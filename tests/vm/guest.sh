@@ -86,11 +86,12 @@ watch_experiment() {
 
 W=/out/watch
 P=$W/x.prom
-# until_prom SECONDS PATTERN [!]: until a line of the textfile matches (with !: until none does)
+# until_prom SECONDS PATTERN [!]: until a line of the textfile matches (with !: until it is there and
+# none does)
 until_prom() {
 	local i=0
 	while [ $i -lt $(($1 * 25)) ]; do
-		if grep -qE "$2" $P 2> /dev/null; then [ "${3:-}" != ! ] && return 0; else [ "${3:-}" = ! ] && return 0; fi
+		if grep -qE "$2" $P 2> /dev/null; then [ "${3:-}" != ! ] && return 0; elif [ -f $P ] && [ "${3:-}" = ! ]; then return 0; fi
 		sleep 0.02; i=$((i + 1))
 	done
 	return 1
@@ -119,6 +120,7 @@ quiet() {
 	done
 }
 vm_rss() { awk '/^VmRSS:/ {print $2}' /proc/$wp/status; }
+is_watch() { grep -qx rdma-doctor /proc/$wp/comm; } # it runs (watch's pid is rdma-doctor's)
 cpu_ticks() { awk '{print $14 + $15}' /proc/$wp/stat; }
 port_fail='^rdma_doctor_check_status\{check="ports.state",subject="rxe0 port 1"\} 2$'
 port_active='^rdma_doctor_port_state_id\{device="rxe0",port="1"\} 4$'
@@ -142,6 +144,7 @@ watch_steps() {
 	timed watch-kmsg '^rdma_doctor_check_status\{check="kernel.log",subject="[^"]*"\} 2$' -- \
 		sh -c 'echo "<3>mlx5_core 0000:9a:00.0: mlx5_health_try_recover: Fatal error 1 detected" > /dev/kmsg'
 	# the device goes and comes back: the delete must not wait for watch
+	step watch-alive-delete is_watch
 	bg_release="kill $wp"
 	bg_timed watch-delete 5 rdma link delete rxe0
 	timed watch-deleted "$rxe_there" ! -- true
@@ -155,11 +158,11 @@ watch_steps() {
 	step watch-rmmod-uverbs rmmod ib_uverbs
 	quiet
 	cp $P $S/watch-rmmod-uverbs.prom
-	step watch-alive-rmmod kill -0 $wp
+	step watch-alive-rmmod is_watch
 	timed watch-modprobe "$port_active" -- sh -c 'modprobe ib_uverbs && modprobe mlx5_ib && modprobe rdma_ucm &&
 		modprobe rdma_rxe && rdma link add rxe0 type rxe netdev eth0'
 	quiet
-	step watch-modprobe-ok sh -c "! grep -E 'check=\"modules.loaded\",subject=\"(ib_uverbs|rdma_ucm|mlx5_ib)\"' $P"
+	step watch-modprobe-ok sh -c "[ -f $P ] && ! grep -E 'check=\"modules.loaded\",subject=\"(ib_uverbs|rdma_ucm|mlx5_ib)\"' $P"
 	# flaps: eth0 down and up, as fast as ip runs; every transition must reach watch (its netdev
 	# event count, said when it stops); memory before and after
 	step watch-rss-before vm_rss
@@ -173,7 +176,7 @@ watch_steps() {
 	# idle: 10 s without an event
 	c0=$(cpu_ticks)
 	sleep 10
-	step watch-idle echo "$c0 $(cpu_ticks)" # clock ticks: USER_HZ, 100 on x86
+	step watch-idle echo "$c0 $(cpu_ticks) $(cat /proc/$wp/comm)" # clock ticks: USER_HZ, 100 on x86
 	kill -TERM $wp
 	wait $wp
 	echo $? > $S/watch-exit.rc
