@@ -1,12 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* `rdma-doctor watch`: a long-running check that listens instead of polling.  One epoll loop over
  * the kernel log (/dev/kmsg), the netdevs' link changes (rtnetlink), the RDMA devices' and netdevs'
- * arrivals, removals and renames (kernel uevents), the --interval timer, the debounce timer, the
- * systemd watchdog timer and the signals (signalfd).  An event re-runs the guarded load and the
- * checks it concerns:
- *   a netdev's link       ports.state, link.flaps, roce.*
+ * arrivals, removals and renames (kernel uevents), the verbs async events of the devices whose
+ * driver releases an open context at removal (source/verbsev.h: the others are followed by their
+ * netdev and uevents only, as a context of theirs would hold `rdma link delete` and rmmod), the
+ * --interval timer, the debounce timer, the systemd watchdog timer and the signals (signalfd).  An
+ * event re-runs the guarded load and the checks it concerns:
+ *   a netdev's link, a verbs port event (PORT_ERR ...)       ports.state, link.flaps, roce.*
+ *     (and again RD_WATCH_SETTLE_MS later, up to RD_WATCH_SETTLE_ROUNDS times, while a port read
+ *     does not follow its netdev yet: rtnetlink tells the change before the RDMA driver follows it)
  *   kernel log lines      kernel.log, on those lines alone (what they find is added to its findings)
- *   a device, the timer, SIGHUP (the policy re-read), an overrun of a netlink socket   every check
+ *   a device, a module, DEVICE_FATAL, the timer, SIGHUP (the policy re-read), an overrun of a netlink
+ *   socket                                                     every check
+ * After every full judgement the set of devices open for verbs events is made the model's
+ * (a device added, removed or renamed is opened or closed), and a line says which are followed and
+ * which are not, and why, when that changes.
  * then writes the Prometheus textfile (check --format prometheus --output's renderer, atomically)
  * and prints one line per judgement and one per finding whose status changed.  Events are
  * coalesced: a judgement runs at once, then at most one per RD_WATCH_DEBOUNCE_MS; kernel lines are
@@ -42,6 +50,7 @@
 #include "source/rtnl.h"
 #include "source/text.h"
 #include "source/uevent.h"
+#include "source/verbsev.h"
 #include "util/util.h"
 
 #define RD_WATCH_DEBOUNCE_MS 200
@@ -49,11 +58,15 @@
 #define RD_WATCH_LINES_PER_S 200         /* kernel lines judged a second */
 #define RD_WATCH_LINES_MAX (256 * 1024)  /* bytes of kernel lines waiting for their judgement */
 #define RD_WATCH_NETDEV_CHECKS "ports.state,link.flaps,roce"
+#define RD_WATCH_SETTLE_MS 250           /* the ports read again after a judgement that saw one lag */
+#define RD_WATCH_SETTLE_ROUNDS 3         /* at most so many times after a netdev event */
+#define RD_WATCH_NETDEVS 64              /* netdevs whose last told state is kept */
 #define RD_WATCH_SLURM_RETRY_MS 30000    /* after scontrol failed */
 #define RD_WATCH_SCONTROL_MS 10000       /* each scontrol: two of them stay below the unit's WatchdogSec=30 */
 
 enum { EV_KMSG = 1, EV_NETDEV = 2, EV_FULL = 4 }; /* by how much a judgement re-runs */
-enum { SRC_SIGNAL, SRC_KMSG, SRC_RTNL, SRC_UEVENT, SRC_INTERVAL, SRC_DEBOUNCE, SRC_WATCHDOG, SRC_RULE };
+enum { SRC_SIGNAL, SRC_KMSG, SRC_RTNL, SRC_UEVENT, SRC_INTERVAL, SRC_DEBOUNCE, SRC_WATCHDOG, SRC_VERBS, SRC_SETTLE,
+       SRC_RULE };
 
 /* watch --slurm: the node, the damping, and what Slurm was last told */
 struct watch_slurm {
@@ -73,10 +86,19 @@ struct watch {
 	struct rd_ctx *ctx;
 	const char *policy, *output;
 	int interval_s;
-	int ep, sig, interval, debounce, wdog, uevent;
+	int ep, sig, interval, debounce, wdog, uevent, settle;
 	bool debounce_armed;
+	bool netdev_seen;               /* a netdev event since the last judgement */
+	int settle_left;                /* readings again still allowed since the last netdev event */
+	struct {
+		char name[16];
+		bool up;                /* IFF_UP and IFF_RUNNING in its last event */
+	} nd[RD_WATCH_NETDEVS];         /* the netdevs' states as rtnetlink last told them */
 	struct rd_kmsg kmsg;
 	struct rd_rtnl *rtnl;
+	struct rd_verbsev *verbs;
+	bool verbs_polled;              /* its descriptor is in ep */
+	char *verbs_said;               /* the last line about which devices it follows */
 	struct rd_kmsg_limit limit;
 	struct rd_buf lines;            /* kernel lines waiting, as dmesg prints them */
 	unsigned long long lines_over;  /* not kept: RD_WATCH_LINES_MAX reached */
@@ -92,6 +114,9 @@ struct watch {
 	bool stop;
 	struct watch_slurm slurm;
 	bool slurm_force; /* the next decision tells Slurm even what it was told last */
+	/* what the run saw, said when it stops: judgements, and events by source (a netdev's change as
+	 * rtnetlink tells it, a verbs event, a device event, a kernel line taken) */
+	unsigned long long n_judged, n_netdev, n_verbs, n_device, n_lines;
 };
 
 static void stamp(char *buf, size_t len)
@@ -191,26 +216,25 @@ static bool judge_loaded(struct watch *w, const char *ran)
 	return true;
 }
 
-/* kernel.log on the waiting lines alone, with what its judgement reads loaded afresh (no counters:
- * on some HCAs a counter read logs a kernel line of its own). */
+/* kernel.log on the waiting lines alone, over the model of the last judgement: nothing is read for
+ * it, as a read can log a kernel line of its own (a counter on some HCAs; on rxe every port query,
+ * lid or sm_lid or rate, logs "NETDEV speed is unknown" when the netdev has no speed) and a
+ * judgement of lines that reads would then be followed by another, every second, for ever. */
 static void judge_lines(struct watch *w)
 {
-	struct rd_ctx *ctx = w->ctx;
-	if (!w->lines.len)
+	if (!w->lines.len || !w->have_model) {
+		rd_buf_free(&w->lines);
 		return;
-	ctx->load_flags = RD_LOAD_ONLY | (rd_check_needs("kernel.log") & ~(unsigned)RD_LOAD_DMESG);
-	ctx->link.keep = false;
-	ctx->link.show_counters = false;
-	struct rd_loaded l;
-	if (rd_ctx_load(ctx, w->policy, true, &l) == 0) {
-		rd_text_free(&l.sys.dmesg);
-		size_t len = w->lines.len;
-		l.sys.dmesg = (struct rd_text){.data = rd_buf_steal(&w->lines), .len = len};
-		struct rd_report next = {0};
-		rd_checks_run(&l.h, &l.sys, &l.pol, rd_source_is_live(l.src), "kernel.log", NULL, &next);
-		rd_watch_merge(&w->report, "kernel.log", &next);
-		rd_loaded_free(&l);
 	}
+	struct rd_loaded *l = &w->model;
+	struct rd_text kept = l->sys.dmesg;
+	size_t len = w->lines.len;
+	l->sys.dmesg = (struct rd_text){.data = rd_buf_steal(&w->lines), .len = len};
+	struct rd_report next = {0};
+	rd_checks_run(&l->h, &l->sys, &l->pol, rd_source_is_live(l->src), "kernel.log", NULL, &next);
+	rd_watch_merge(&w->report, "kernel.log", &next);
+	rd_text_free(&l->sys.dmesg);
+	l->sys.dmesg = kept;
 	rd_buf_free(&w->lines);
 }
 
@@ -381,6 +405,105 @@ static void slurm_decide(struct watch *w, const char *cause, bool force)
 	fflush(w->ctx->out);
 }
 
+static int add_fd(struct watch *w, int fd, int id);
+
+/* Whether a port just read disagrees with the state rtnetlink last told of its netdev (ACTIVE on a
+ * netdev down or without carrier, or not ACTIVE on one up and running): the RDMA driver had not
+ * followed the netdev yet when the port was read (rxe sets its port in a netdev notifier that runs
+ * after the RTM_NEWLINK is sent), so the ports are read again RD_WATCH_SETTLE_MS later (a port that
+ * never follows, down on a netdev that is up, is read again RD_WATCH_SETTLE_ROUNDS times only). */
+static bool ports_lag(const struct watch *w)
+{
+	const struct rd_host *h = &w->model.h;
+	for (size_t i = 0; i < h->ndevices; i++) {
+		const struct rd_device *d = &h->devices[i];
+		for (size_t j = 0; j < d->nports; j++) {
+			const struct rd_port *p = &d->ports[j];
+			if (p->state_v < 0)
+				continue;
+			for (size_t k = 0; k < sizeof w->nd / sizeof w->nd[0] && w->nd[k].name[0]; k++) {
+				bool named = d->parent && strcmp(d->parent, w->nd[k].name) == 0;
+				for (size_t n = 0; n < p->nnetdevs && !named; n++)
+					named = p->netdevs[n].name && strcmp(p->netdevs[n].name, w->nd[k].name) == 0;
+				if (named && w->nd[k].up != (p->state_v == 4))
+					return true;
+			}
+		}
+	}
+	return false;
+}
+
+/* The devices open for verbs events made those of the model whose driver releases an open context
+ * at removal (source/verbsev.h); the line saying which are followed, when it changed.  A root that
+ * is not the live host opens none: its devices are not this kernel's. */
+static void sync_verbs(struct watch *w)
+{
+	const struct rd_host *h = &w->model.h;
+	bool live = rd_source_is_live(w->model.src);
+	const char **want = rd_xcalloc(h->ndevices + 1, sizeof *want);
+	int *res = rd_xcalloc(h->ndevices + 1, sizeof *res);
+	size_t nw = 0;
+	struct rd_buf not = {0}, yes = {0}, line = {0};
+	for (size_t i = 0; i < h->ndevices; i++) {
+		const struct rd_device *d = &h->devices[i];
+		const char *why = NULL;
+		if (!live)
+			continue;
+		if (rd_verbsev_driver_releases(d->driver, &why)) {
+			want[nw++] = d->name;
+			continue;
+		}
+		rd_buf_printf(&not, "%s%s (", not.len ? ", " : "", d->name);
+		if (d->driver)
+			rd_buf_printf(&not, "driver %s: %s)", d->driver, why);
+		else if (d->parent)
+			rd_buf_printf(&not, "on %s, %s)", d->parent, why);
+		else
+			rd_buf_printf(&not, "%s)", why);
+	}
+	int n = rd_verbsev_sync(w->verbs, want, nw, res);
+	for (size_t j = 0; j < nw; j++) {
+		if (res[j] == 0) {
+			rd_buf_printf(&yes, "%s%s", yes.len ? ", " : "", want[j]);
+			continue;
+		}
+		rd_buf_printf(&not, "%s%s (", not.len ? ", " : "", want[j]);
+		if (res[j] == -ENOSYS)
+			rd_buf_printf(&not, "libibverbs: %s)", w->verbs->load_err);
+		else if (res[j] == -ENOENT)
+			rd_buf_printf(&not, "libibverbs does not list it)");
+		else if (res[j] == -EMFILE)
+			rd_buf_printf(&not, "over %d devices)", RD_VERBSEV_MAX);
+		else
+			rd_buf_printf(&not, "ibv_open_device: %s)", strerror(-res[j]));
+	}
+	if (!live)
+		rd_buf_puts(&line, "verbs events: none followed (the root is not the live host)");
+	else
+		rd_buf_printf(&line, "verbs events: followed on %s%s%s%s", yes.len ? yes.data : "no device",
+			      not.len ? "; not on " : "", not.len ? not.data : "",
+			      not.len ? "; those are followed by their netdev and device events" : "");
+	if (n < 0)
+		rd_buf_printf(&line, " (epoll: %s)", strerror(-n));
+	int fd = rd_verbsev_fd(w->verbs);
+	if (fd >= 0 && !w->verbs_polled) {
+		int r = add_fd(w, fd, SRC_VERBS);
+		if (r < 0)
+			rd_buf_printf(&line, " (epoll: %s)", strerror(-r));
+		w->verbs_polled = r == 0;
+	}
+	if (!w->verbs_said || strcmp(w->verbs_said, line.data) != 0) {
+		say(w, "%s", line.data);
+		free(w->verbs_said);
+		w->verbs_said = rd_buf_steal(&line);
+	}
+	rd_buf_free(&line);
+	rd_buf_free(&yes);
+	rd_buf_free(&not);
+	free(res);
+	free(want);
+}
+
 /* Runs the pending judgement: what the events concern, the textfile, the lines. */
 static void judge(struct watch *w, bool first)
 {
@@ -393,6 +516,7 @@ static void judge(struct watch *w, bool first)
 	w->pending = 0;
 	w->ncause = 0;
 	w->last_judged_ms = rd_mono_ms();
+	w->n_judged++;
 
 	struct rd_watch_keys before, after;
 	rd_watch_keys_take(&before, &w->report);
@@ -418,6 +542,16 @@ static void judge(struct watch *w, bool first)
 	rd_watch_keys_free(&after);
 	if (ok)
 		write_textfile(w);
+	if (ok && ev & EV_FULL)
+		sync_verbs(w);
+	if (w->netdev_seen)
+		w->settle_left = RD_WATCH_SETTLE_ROUNDS;
+	w->netdev_seen = false;
+	if (ok && ev & (EV_NETDEV | EV_FULL) && w->settle_left > 0) { /* the ports were read: armed, or disarmed */
+		bool lag = ports_lag(w);
+		w->settle_left = lag ? w->settle_left - 1 : 0;
+		arm(w->settle, lag ? RD_WATCH_SETTLE_MS : 0, 0);
+	}
 	say(w, "judged %s (%s): %zu change%s%s", what, cause, n, n == 1 ? "" : "s",
 	    ok ? "" : "; the host could not be read: the last verdict stands");
 	if (w->slurm.on && ok) {
@@ -472,6 +606,7 @@ static void read_kmsg(struct watch *w)
 			continue;
 		}
 		rd_kmsg_format(&r, &w->lines);
+		w->n_lines++;
 		note(w, EV_KMSG, "kernel: %.*s", (int)(r.msglen < 100 ? r.msglen : 100), r.msg);
 	}
 }
@@ -481,6 +616,15 @@ static void netdev_event(const struct rd_rtnl_event *e, void *arg)
 	struct watch *w = arg;
 	if (!e->changed)
 		return;
+	w->n_netdev++;
+	w->netdev_seen = true;
+	if (e->name[0]) { /* its state kept for ports_lag, in the first free slot or the last */
+		size_t k = 0, nslots = sizeof w->nd / sizeof w->nd[0];
+		while (k < nslots - 1 && w->nd[k].name[0] && strcmp(w->nd[k].name, e->name) != 0)
+			k++;
+		snprintf(w->nd[k].name, sizeof w->nd[k].name, "%s", e->name);
+		w->nd[k].up = !e->removed && (e->flags & IFF_UP) && (e->flags & IFF_RUNNING);
+	}
 	const char *state = e->removed ? "removed" : !(e->flags & IFF_UP) ? "down" : !(e->flags & IFF_RUNNING) ? "no carrier" : "up";
 	if (e->operstate >= 0 && !e->removed)
 		note(w, EV_NETDEV, "netdev %s: %s, operstate %s", e->name, state, rd_rtnl_operstate_name(e->operstate));
@@ -488,12 +632,24 @@ static void netdev_event(const struct rd_rtnl_event *e, void *arg)
 		note(w, EV_NETDEV, "netdev %s: %s", e->name, state);
 }
 
+static void verbs_event(const struct rd_verbsev_event *e, void *arg)
+{
+	struct watch *w = arg;
+	w->n_verbs++;
+	if (e->scope == RD_VERBSEV_PORT)
+		note(w, EV_NETDEV, "verbs %s port %d: %s", e->device, e->port, e->name);
+	else if (e->scope == RD_VERBSEV_DEVICE)
+		note(w, EV_FULL, "verbs %s: %s%s", e->device, e->name, e->closed ? ", closed" : "");
+}
+
 static void read_uevents(struct watch *w)
 {
 	struct rd_uevent e;
 	int r;
-	while ((r = rd_uevent_next(w->uevent, &e)) > 0)
-		note(w, EV_FULL, "%s %s: %s", strcmp(e.subsystem, "net") == 0 ? "netdev" : "device", e.name, e.action);
+	while ((r = rd_uevent_next(w->uevent, &e)) > 0 && ++w->n_device)
+		note(w, EV_FULL, "%s %s: %s",
+		     strcmp(e.subsystem, "net") == 0 ? "netdev" : strcmp(e.subsystem, "module") == 0 ? "module" : "device",
+		     e.name, e.action);
 	if (r == -ENOBUFS)
 		note(w, EV_FULL, "device events dropped by the kernel");
 }
@@ -534,8 +690,10 @@ static int open_sources(struct watch *w)
 	w->ep = epoll_create1(EPOLL_CLOEXEC);
 	w->interval = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	w->debounce = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (w->ep < 0 || w->interval < 0 || w->debounce < 0 || add_fd(w, w->sig, SRC_SIGNAL) < 0 ||
-	    add_fd(w, w->interval, SRC_INTERVAL) < 0 || add_fd(w, w->debounce, SRC_DEBOUNCE) < 0) {
+	w->settle = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (w->ep < 0 || w->interval < 0 || w->debounce < 0 || w->settle < 0 || add_fd(w, w->sig, SRC_SIGNAL) < 0 ||
+	    add_fd(w, w->interval, SRC_INTERVAL) < 0 || add_fd(w, w->debounce, SRC_DEBOUNCE) < 0 ||
+	    add_fd(w, w->settle, SRC_SETTLE) < 0) {
 		fprintf(w->ctx->err, "%s: watch: %s\n", w->ctx->prog, strerror(errno));
 		return -1;
 	}
@@ -546,6 +704,8 @@ static int open_sources(struct watch *w)
 	w->rtnl->fd = -1;
 	if ((r = rd_rtnl_open(w->rtnl)) < 0 || (r = add_fd(w, w->rtnl->fd, SRC_RTNL)) < 0)
 		warn_source(w, "rtnetlink", r);
+	w->verbs = rd_xcalloc(1, sizeof *w->verbs);
+	rd_verbsev_init(w->verbs);
 	if ((r = w->uevent = rd_uevent_open()) < 0 || (r = add_fd(w, w->uevent, SRC_UEVENT)) < 0)
 		warn_source(w, "kernel uevents", r);
 	if (w->slurm.on) {
@@ -566,7 +726,7 @@ static int open_sources(struct watch *w)
 
 static void close_sources(struct watch *w)
 {
-	int fds[] = {w->ep, w->sig, w->interval, w->debounce, w->wdog, w->uevent, w->slurm.timer};
+	int fds[] = {w->ep, w->sig, w->interval, w->debounce, w->wdog, w->uevent, w->settle, w->slurm.timer};
 	for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
@@ -574,6 +734,10 @@ static void close_sources(struct watch *w)
 	if (w->rtnl)
 		rd_rtnl_close(w->rtnl);
 	free(w->rtnl);
+	if (w->verbs)
+		rd_verbsev_close(w->verbs);
+	free(w->verbs);
+	free(w->verbs_said);
 }
 
 static void notify(struct watch *w, const char *state)
@@ -618,6 +782,9 @@ static int loop(struct watch *w)
 			case SRC_UEVENT:
 				read_uevents(w);
 				break;
+			case SRC_VERBS:
+				(void)rd_verbsev_read(w->verbs, verbs_event, w);
+				break;
 			case SRC_INTERVAL:
 				drain_timer(w->interval);
 				note(w, EV_FULL, "every %d s", w->interval_s);
@@ -626,6 +793,10 @@ static int loop(struct watch *w)
 			case SRC_DEBOUNCE:
 				drain_timer(w->debounce);
 				w->debounce_armed = false;
+				break;
+			case SRC_SETTLE:
+				drain_timer(w->settle);
+				note(w, EV_NETDEV, "a port read did not follow its netdev yet: read again");
 				break;
 			case SRC_WATCHDOG:
 				drain_timer(w->wdog);
@@ -641,6 +812,9 @@ static int loop(struct watch *w)
 			settle(w);
 	}
 	notify(w, "STOPPING=1");
+	say(w, "stopped: %llu judgement%s; events: %llu netdev, %llu verbs, %llu device, %llu kernel line%s", w->n_judged,
+	    w->n_judged == 1 ? "" : "s", w->n_netdev, w->n_verbs, w->n_device, w->n_lines, w->n_lines == 1 ? "" : "s");
+	fflush(w->ctx->out);
 	return RD_EXIT_OK;
 }
 
@@ -659,7 +833,7 @@ int rd_cmd_watch(struct rd_ctx *ctx, int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	struct watch w = {.ctx = ctx, .policy = ctx->policy, .interval_s = 300, .ep = -1, .sig = -1, .interval = -1,
-			  .debounce = -1, .wdog = -1, .uevent = -1, .kmsg = {.fd = -1},
+			  .debounce = -1, .wdog = -1, .uevent = -1, .settle = -1, .kmsg = {.fd = -1},
 			  .limit = {.per_s = RD_WATCH_LINES_PER_S}, .notify = getenv("NOTIFY_SOCKET"),
 			  .slurm = {.level = RD_FAIL, .timer = -1}};
 	const char *node = NULL;

@@ -66,7 +66,7 @@ int rd_uevent_parse(const char *buf, size_t len, struct rd_uevent *e)
 	if (!have_action || !e->subsystem[0])
 		return -EINVAL;
 	if (strcmp(e->subsystem, "infiniband") != 0 && strcmp(e->subsystem, "infiniband_verbs") != 0 &&
-	    strcmp(e->subsystem, "net") != 0)
+	    strcmp(e->subsystem, "net") != 0 && strcmp(e->subsystem, "module") != 0)
 		return 0;
 	if (strcmp(e->action, "add") != 0 && strcmp(e->action, "remove") != 0 && strcmp(e->action, "move") != 0)
 		return 0;

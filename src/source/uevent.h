@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The kernel's device events (NETLINK_KOBJECT_UEVENT, group 1: the kernel's, not udevd's), for
  * `watch`: an RDMA device (subsystems infiniband, infiniband_verbs) or a netdev (net) added,
- * removed or renamed ("move").  Only the kernel's datagrams are taken.
+ * removed or renamed ("move"), a kernel module (module) loaded or unloaded.  Only the kernel's
+ * datagrams are taken.
  *
  * Ownership: the caller owns the descriptor (close it); an event is a plain value. */
 #ifndef RD_SOURCE_UEVENT_H
@@ -10,7 +11,7 @@
 
 struct rd_uevent {
 	char action[16];    /* "add", "remove", "move", "change" ... */
-	char subsystem[32]; /* "infiniband", "infiniband_verbs", "net" */
+	char subsystem[32]; /* "infiniband", "infiniband_verbs", "net", "module" */
 	char name[64];      /* the device: INTERFACE= for a netdev, else the last part of DEVPATH */
 };
 

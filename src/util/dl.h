@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Shared libraries loaded on first use (dlopen), so that a run that does not need one never maps
  * it: libinih for a policy file (model/policy.c), libyajl for `fleet` (fleet/report_in.c),
- * libarchive for archive roots (source/larchive.c), libibverbs for `probe` (probe/).
+ * libarchive for archive roots (source/larchive.c), libibverbs for `probe` (probe/) and
+ * `watch`'s verbs async events (source/verbsev.c).
  *
  * Ownership: a loaded library stays loaded until exit (the handle is never closed), and the
  * function pointers it gives stay valid as long; err is the caller's buffer. */

@@ -206,6 +206,13 @@ RD_TEST(uevent_parse)
 				      "NAME=mlx5_0\0SEQNUM=9\0"), &e), 1);
 	CHECK_STR(e.name, "mlx5_0");
 	CHECK_STR(e.subsystem, "infiniband");
+	/* a module loaded or unloaded (modules.loaded, devnodes.present depend on it) */
+	CHECK_INT(rd_uevent_parse(UEV("remove@/module/ib_uverbs\0ACTION=remove\0DEVPATH=/module/ib_uverbs\0SUBSYSTEM=module\0"
+				      "SEQNUM=2291\0"), &e), 1);
+	CHECK_STR(e.subsystem, "module");
+	CHECK_STR(e.name, "ib_uverbs");
+	CHECK_STR(e.action, "remove");
+	CHECK_INT(rd_uevent_parse(UEV("change@/module/ib_uverbs\0ACTION=change\0DEVPATH=/module/ib_uverbs\0SUBSYSTEM=module\0"), &e), 0);
 	CHECK_INT(rd_uevent_parse(UEV("change@/devices/virtual/block/loop0\0ACTION=change\0DEVPATH=/devices/virtual/block/loop0\0"
 				      "SUBSYSTEM=block\0"), &e), 0);
 	CHECK_INT(rd_uevent_parse(UEV("change@/devices/virtual/net/dummy0\0ACTION=change\0SUBSYSTEM=net\0"), &e), 0);

@@ -3,8 +3,9 @@
 # The scenarios of the real-kernel tier, run in sequence inside the VM on a real Linux RDMA stack
 # (Soft-RoCE rxe0 on eth0).  Each step's stdout, stderr and exit status go to /out/s/NAME.{out,err,rc}
 # on the 9p share; the host (tests/vm/run.sh) asserts on them.  Nothing is judged here.
-# Usage: guest.sh [reboot|q35|q35pt|q35off]   reboot: the second boot of the VM, the link steps only
-#   (see below); q35*: the q35 machine's PCIe tree (tests/vm/q35.sh)
+# Usage: guest.sh [reboot|watch|bench|q35|q35pt|q35off]   reboot: the second boot of the VM, the link
+# steps only (see below); watch: watch's steps alone; bench: bench/watch-latency.sh's link flips;
+# q35*: the q35 machine's PCIe tree (tests/vm/q35.sh)
 set -u
 S=/out/s
 mkdir -p $S
@@ -143,6 +144,166 @@ q35 | q35pt | q35off)
 	;;
 esac
 
+# ---- watch's steps (section 6c, the watch phase) ------------------------------------------------------
+# first what decides which devices watch may open for verbs events: does an open rxe context hold
+# `rdma link delete`?  (ib_uverbs_remove_one() waits for it unless the driver disassociates)
+ms() { read -r u _ < /proc/uptime; c=${u%.*}${u#*.}; echo $((c * 10)); } # uptime in ms (10 ms steps)
+# bg_timed NAME SECONDS COMMAND...: runs the command in the background; NAME.out says whether it
+# was still running after SECONDS ("running STATE" with its /proc state, or "done"), then how long
+# it took and its exit status once it ended; bg_release is run (if set) to let a blocked one finish
+bg_timed() {
+	local name=$1 secs=$2 t0 bp i
+	shift 2
+	t0=$(ms)
+	"$@" > $S/$name.cmd 2>&1 &
+	bp=$!
+	i=0
+	while [ -e /proc/$bp ] && [ "$(awk '{print $3}' /proc/$bp/stat 2> /dev/null)" != Z ] && [ $i -lt $((secs * 20)) ]; do
+		sleep 0.05; i=$((i + 1))
+	done
+	if [ -e /proc/$bp ] && [ "$(awk '{print $3}' /proc/$bp/stat 2> /dev/null)" != Z ]; then
+		echo "running $(awk '{print $3}' /proc/$bp/stat)" > $S/$name.out
+		${bg_release:-true}
+	else
+		echo done > $S/$name.out
+	fi
+	wait $bp
+	echo "rc=$? ms=$(($(ms) - t0))" >> $S/$name.out
+	echo "@@step $name $(tr '\n' ' ' < $S/$name.out)" > /dev/console
+}
+watch_experiment() {
+	ibv_asyncwatch -d rxe0 > $S/rxe-asyncwatch.log 2>&1 &
+	ap=$!
+	sleep 1
+	step rxe-asyncwatch-alive sh -c "kill -0 $ap && ls -l /proc/$ap/fd | grep -c uverbs"
+	bg_release="kill $ap"
+	bg_timed rxe-delete-asyncwatch 3 rdma link delete rxe0
+	bg_release=
+	kill $ap 2> /dev/null; wait $ap 2> /dev/null
+	rdma link add rxe0 type rxe netdev eth0
+	wait_state rxe0 ACTIVE
+}
+
+W=/out/watch
+P=$W/x.prom
+# until_prom SECONDS PATTERN [!]: until a line of the textfile matches (with !: until it is there and
+# none does)
+until_prom() {
+	local i=0
+	while [ $i -lt $(($1 * 25)) ]; do
+		if grep -qE "$2" $P 2> /dev/null; then [ "${3:-}" != ! ] && return 0; elif [ -f $P ] && [ "${3:-}" = ! ]; then return 0; fi
+		sleep 0.02; i=$((i + 1))
+	done
+	return 1
+}
+# timed NAME PATTERN [!] -- COMMAND...: the command, then until the textfile matches (10 s at most);
+# NAME.out: the ms from before the command to the match, or "timeout"; NAME.prom: the textfile then
+timed() {
+	local name=$1 pat=$2 neg= t0
+	shift 2
+	[ "$1" = ! ] && { neg=!; shift; }
+	shift # --
+	t0=$(ms)
+	"$@" > $S/$name.cmd 2>&1
+	if until_prom 10 "$pat" $neg; then echo $(($(ms) - t0)) > $S/$name.out; else echo timeout > $S/$name.out; fi
+	cp $P $S/$name.prom 2> /dev/null
+	echo "@@step $name $(cat $S/$name.out)" > /dev/console
+}
+# quiet: until the textfile has not been rewritten for 1.5 s (20 s at most): the judgements are done
+quiet() {
+	local last now same=0 i=0
+	last=$(stat -c %i $P 2> /dev/null)
+	while [ $same -lt 15 ] && [ $i -lt 200 ]; do
+		sleep 0.1; i=$((i + 1))
+		now=$(stat -c %i $P 2> /dev/null)
+		if [ "$now" = "$last" ]; then same=$((same + 1)); else same=0 last=$now; fi
+	done
+}
+vm_rss() { awk '/^VmRSS:/ {print $2}' /proc/$wp/status; }
+is_watch() { grep -qx rdma-doctor /proc/$wp/comm; } # it runs (watch's pid is rdma-doctor's)
+cpu_ticks() { awk '{print $14 + $15}' /proc/$wp/stat; }
+port_fail='^rdma_doctor_check_status\{check="ports.state",subject="rxe0 port 1"\} 2$'
+port_active='^rdma_doctor_port_state_id\{device="rxe0",port="1"\} 4$'
+port_down='^rdma_doctor_port_state_id\{device="rxe0",port="1"\} 1$'
+rxe_there='^rdma_doctor_device_info\{device="rxe0",'
+flaps=50
+watch_steps() {
+	mkdir -p $W
+	rm -f $P
+	env -u SOURCE_DATE_EPOCH $RD watch --output $P --interval 300 > $S/watch.out 2> $S/watch.err &
+	wp=$!
+	timed watch-start "$port_active" -- true
+	step watch-pid echo $wp
+	quiet
+	timed watch-down "$port_fail" -- ip link set eth0 down
+	# rtnetlink tells the netdev's change before rxe's port follows: the port read again a second later
+	timed watch-down-settled "$port_down" -- true
+	timed watch-up "$port_fail" ! -- ip link set eth0 up
+	until_prom 10 "$port_active"
+	# a ConnectX firmware error as mlx5_core logs it (kernel.log's "Fatal error" signature)
+	timed watch-kmsg '^rdma_doctor_check_status\{check="kernel.log",subject="[^"]*"\} 2$' -- \
+		sh -c 'echo "<3>mlx5_core 0000:9a:00.0: mlx5_health_try_recover: Fatal error 1 detected" > /dev/kmsg'
+	# the device goes and comes back: the delete must not wait for watch
+	step watch-alive-delete is_watch
+	bg_release="kill $wp"
+	bg_timed watch-delete 5 rdma link delete rxe0
+	timed watch-deleted "$rxe_there" ! -- true
+	timed watch-added "$port_active" -- rdma link add rxe0 type rxe netdev eth0
+	# rdma_rxe unloaded with rxe0 in place (its devices unregistered by the module), then ib_uverbs
+	bg_timed watch-rmmod-rxe 5 rmmod rdma_rxe
+	bg_release=
+	timed watch-rmmod-rxe-prom "$rxe_there" ! -- true
+	rmmod mlx5_ib rdma_ucm
+	quiet
+	step watch-rmmod-uverbs rmmod ib_uverbs
+	quiet
+	cp $P $S/watch-rmmod-uverbs.prom
+	step watch-alive-rmmod is_watch
+	timed watch-modprobe "$port_active" -- sh -c 'modprobe ib_uverbs && modprobe mlx5_ib && modprobe rdma_ucm &&
+		modprobe rdma_rxe && rdma link add rxe0 type rxe netdev eth0'
+	quiet
+	step watch-modprobe-ok sh -c "[ -f $P ] && ! grep -E 'check=\"modules.loaded\",subject=\"(ib_uverbs|rdma_ucm|mlx5_ib)\"' $P"
+	# flaps: eth0 down and up, as fast as ip runs; every transition must reach watch (its netdev
+	# event count, said when it stops); memory before and after
+	step watch-rss-before vm_rss
+	local t0 k=0
+	t0=$(ms)
+	while [ $k -lt $flaps ]; do ip link set eth0 down; ip link set eth0 up; k=$((k + 1)); done
+	step watch-flaps echo "$flaps $(($(ms) - t0))"
+	quiet
+	step watch-rss-after vm_rss
+	cp $P $S/watch-flaps.prom
+	# idle: 10 s without an event
+	c0=$(cpu_ticks)
+	sleep 10
+	step watch-idle echo "$c0 $(cpu_ticks) $(cat /proc/$wp/comm)" # clock ticks: USER_HZ, 100 on x86
+	kill -TERM $wp
+	wait $wp
+	echo $? > $S/watch-exit.rc
+	echo "@@step watch-exit rc=$(cat $S/watch-exit.rc)" > /dev/console
+}
+# bench_steps N: N link flips of eth0 under watch, each from the command to the textfile showing it,
+# 0.3 s apart (an event after a quiet spell, not one the debounce holds); the ms in bench.out
+bench_steps() {
+	mkdir -p $W
+	rm -f $P
+	env -u SOURCE_DATE_EPOCH $RD watch --output $P --interval 300 > $S/bench-watch.out 2> $S/bench-watch.err &
+	wp=$!
+	until_prom 60 "$port_active"
+	quiet
+	: > $S/bench.out
+	local k=0
+	while [ $k -lt $1 ]; do
+		sleep 0.3
+		if [ $((k % 2)) = 0 ]; then timed bench-flip "$port_fail" -- ip link set eth0 down
+		else timed bench-flip "$port_fail" ! -- ip link set eth0 up; fi
+		cat $S/bench-flip.out >> $S/bench.out
+		k=$((k + 1))
+	done
+	kill -TERM $wp
+	wait $wp
+	echo $? > $S/bench-exit.rc
+}
 ip link set lo up
 ip link set eth0 up
 
@@ -207,6 +368,20 @@ if [ "${1:-}" = pairserver ] || [ "${1:-}" = pairclient ]; then
 fi
 
 ip addr add 10.0.2.15/24 dev eth0
+
+# ---- the watch phase (watch's steps alone) and the bench phase (bench/watch-latency.sh): rxe0 on
+# eth0 with the nine modules, then those steps only
+case "${1:-}" in
+watch|bench)
+	modprobe crc32_generic
+	modprobe rdma_rxe
+	for m in $nine; do modprobe $m; done
+	rdma link add rxe0 type rxe netdev eth0
+	wait_state rxe0 ACTIVE
+	if [ "$1" = watch ]; then watch_experiment; watch_steps; else bench_steps 120; fi
+	echo "@@guest-done" > /dev/console
+	exit 0 ;;
+esac
 
 # ---- the second boot: the same VM and results directory, so the state file the first boot left
 # on the share meets another boot_id and a new rxe0 whose counters start again from 0; only what
@@ -358,6 +533,10 @@ if [ -x /usr/local/bin/rdma-doctor-asan ]; then
 	step asan-fix rdma-doctor-asan fix modules
 	unset ASAN_OPTIONS UBSAN_OPTIONS
 fi
+
+# ---- 6c. watch on the real kernel (the steps are defined above) ----------------------------------
+watch_experiment
+watch_steps
 
 # ---- 7. probe failing cleanly: port down, no libibverbs, broken libibverbs, no device -----------
 ip link set eth0 down

@@ -3,7 +3,7 @@
 # Builds the initramfs of the real-kernel tier from this machine's Debian packages:
 #   busybox-static (the shell and small tools), kmod (modprobe/rmmod/depmod), the RDMA modules of
 #   the installed Debian kernel with their dependencies, rdma-core userspace (libibverbs + the rxe
-#   provider, ibstat, ibstatus, ibv_devinfo), iproute2's rdma, systemd-modules-load, and the freshly
+#   provider, ibstat, ibstatus, ibv_devinfo, ibv_asyncwatch), iproute2's rdma, systemd-modules-load, and the freshly
 #   built rdma-doctor; /init is tests/vm/init.sh, the scenarios are tests/vm/guest.sh.
 # Usage: mkinitramfs.sh [--pci] KVER RDMA_DOCTOR_BINARY OUT.cpio.gz [ASAN_BINARY]
 #   ASAN_BINARY (optional): the ASan+UBSan build, installed as rdma-doctor-asan
@@ -52,7 +52,7 @@ if [ $pci = 1 ]; then
 	copy /usr/bin/setpriv /usr/bin/lspci /usr/bin/setpci
 	mkdir -p "$r/usr/share/misc" && cp /usr/share/misc/pci.ids "$r/usr/share/misc/"
 else
-	copy /usr/sbin/ibstat /usr/sbin/ibstatus /usr/sbin/perfquery /usr/sbin/sminfo /usr/bin/ibv_devinfo /usr/bin/rdma /usr/bin/setpriv /lib/systemd/systemd-modules-load
+	copy /usr/sbin/ibstat /usr/sbin/ibstatus /usr/sbin/perfquery /usr/sbin/sminfo /usr/bin/ibv_devinfo /usr/bin/ibv_asyncwatch /usr/bin/rdma /usr/bin/setpriv /lib/systemd/systemd-modules-load
 	copy /usr/lib/x86_64-linux-gnu/libibverbs.so.1
 	# tests/vm/pair.sh: perftest beside `pair`, and tc to slow a link
 	copy /usr/bin/ib_write_bw /usr/bin/ib_write_lat /usr/sbin/tc

@@ -270,6 +270,73 @@ jqt ucm-check "modules.loaded names rdma_ucm" \
 jqt ucm-check "devnodes.present names the missing rdma_cm" \
 	'[.findings[] | select(.check == "devnodes.present" and .status == "FAIL") | .subject] | index("rdma_cm") != null'
 
+# ---- 6c. watch on the real kernel ---------------------------------------------------------------------------
+# what decides which devices watch opens: an open rxe context (ibv_asyncwatch's) holds `rdma link delete`
+has rxe-asyncwatch-alive "ibv_asyncwatch holds rxe0's uverbs node open" '^1$'
+has rxe-delete-asyncwatch "an open rxe context holds rdma link delete: still running (D state) after 3 s" '^running D$'
+has rxe-delete-asyncwatch "... and it completes once that context is closed" '^rc=0 '
+# ms_of STEP: the ms a timed step measured (nothing when it timed out or did not run)
+ms_of() { local v; v=$(cat "$S/$1.out" 2> /dev/null); [[ $v =~ ^[0-9]+$ ]] && echo "$v"; }
+within() { # STEP MS DESCRIPTION
+	local v; v=$(ms_of "$1")
+	[ -n "$v" ] && [ "$v" -le "$2" ] && ok "$1: $3 (in $v ms)" || bad "$1: $3 within $2 ms: $(cat "$S/$1.out" 2> /dev/null || echo 'no step')"
+}
+prom_has() { grep -qE -- "$3" "$S/$1.prom" 2> /dev/null && ok "$1: $2" || { bad "$1: $2 (no /$3/ in the textfile)"; grep -E 'ports.state|port_state|kernel.log' "$S/$1.prom" 2> /dev/null | head -5 | sed 's/^/    | /'; }; }
+prom_hasnt() { [ -f "$S/$1.prom" ] && ! grep -qE -- "$3" "$S/$1.prom" && ok "$1: $2" || bad "$1: $2 (/$3/ in the textfile, or no textfile)"; }
+port_fail='^rdma_doctor_check_status\{check="ports.state",subject="rxe0 port 1"\} 2$'
+port_active='^rdma_doctor_port_state_id\{device="rxe0",port="1"\} 4$'
+rxe_there='^rdma_doctor_device_info\{device="rxe0",'
+has watch "the first line says rxe0 is not followed by verbs events, and why" \
+	'^[^ ]+ verbs events: followed on no device; not on rxe0 \(on eth0, no PCI function: .*open context\)'
+awk '/ verbs events: / { sub(/^[^ ]+ /, ""); if ($0 == last) bad = 1; last = $0; n++ } / judged / { j++ }
+	END { exit !(n >= 1 && n < j && !bad) }' "$S/watch.out" 2> /dev/null &&
+	ok "watch.out: the verbs line is said when the set of devices changes, not at every judgement" ||
+	bad "watch.out: the verbs line repeats: $(grep -c ' verbs events: ' "$S/watch.out" 2> /dev/null) of $(grep -c ' judged ' "$S/watch.out" 2> /dev/null) judgements"
+within watch-start 30000 "the first textfile shows rxe0 port 1 ACTIVE"
+within watch-down 5000 "ip link set eth0 down: the textfile shows ports.state FAIL for rxe0 port 1"
+within watch-down-settled 3000 "... and rxe0 port 1 DOWN once it followed its netdev (read again if it lagged)"
+prom_has watch-down-settled "... still ports.state FAIL" "$port_fail"
+has watch "... a change line names the netdev event" '^[^ ]+ change ports.state rxe0 port 1: none -> FAIL \(netdev eth0: down'
+within watch-up 5000 "ip link set eth0 up: ports.state FAIL gone"
+prom_has watch-up "... rxe0 port 1 ACTIVE again" "$port_active"
+within watch-kmsg 5000 "a mlx5_core 'Fatal error' line written to /dev/kmsg: kernel.log FAIL in the textfile"
+prom_has watch-kmsg "... its finding is the Fatal error signature's" '^rdma_doctor_check_status\{check="kernel.log",subject="Fatal error"\} 2$'
+expect_rc watch-alive-delete 0
+has watch-delete "rdma link delete rxe0 while watch runs: it does not wait for watch" '^done$'
+has watch-delete "... exits 0 within 3 s" '^rc=0 ms=([0-9]{1,3}|[0-2][0-9]{3})$'
+within watch-deleted 5000 "... rxe0 gone from the textfile"
+prom_has watch-deleted "... no RDMA hardware left" '^rdma_doctor_rdma_hardware 0$'
+within watch-added 5000 "rdma link add rxe0: back in the textfile, port 1 ACTIVE"
+has watch-rmmod-rxe "rmmod rdma_rxe with rxe0 in place, while watch runs: it does not wait for watch" '^done$'
+has watch-rmmod-rxe "... and succeeds" '^rc=0 '
+within watch-rmmod-rxe-prom 5000 "... rxe0 gone from the textfile"
+expect_rc watch-rmmod-uverbs 0
+has watch "rmmod ib_uverbs is an event: every check re-run" '^[^ ]+ judged every check \(module ib_uverbs: remove\)'
+prom_has watch-rmmod-uverbs "... the textfile says there is no RDMA hardware" '^rdma_doctor_rdma_hardware 0$'
+expect_rc watch-alive-rmmod 0
+within watch-modprobe 15000 "the modules loaded again and rxe0 added: port 1 ACTIVE in the textfile"
+expect_rc watch-modprobe-ok 0
+flaps=$(awk '{print $1}' "$S/watch-flaps.out" 2> /dev/null) flap_ms=$(awk '{print $2}' "$S/watch-flaps.out" 2> /dev/null)
+netdev=$(sed -nE 's/.* stopped: [0-9]+ judgements?; events: ([0-9]+) netdev, .*/\1/p' "$S/watch.out" 2> /dev/null)
+# every eth0 transition is one rtnetlink change (IFF_UP flips): the timed down and up, then 2 per flap
+[ -n "$flaps" ] && [ -n "$netdev" ] && [ "$netdev" -ge $((2 + 2 * flaps)) ] &&
+	ok "$flaps flaps ($((2 * flaps)) transitions in $flap_ms ms): every transition reached watch ($netdev netdev changes counted, $((2 + 2 * flaps)) made)" ||
+	bad "flaps: ${netdev:-no} netdev changes counted by watch, $((2 + 2 * ${flaps:-0})) made"
+prom_has watch-flaps "after the flaps, the textfile shows the last state: rxe0 port 1 ACTIVE" "$port_active"
+prom_hasnt watch-flaps "... and no ports.state FAIL" "$port_fail"
+rss0=$(cat "$S/watch-rss-before.out" 2> /dev/null) rss1=$(cat "$S/watch-rss-after.out" 2> /dev/null)
+[ -n "$rss0" ] && [ -n "$rss1" ] && [ "$rss0" -ge 1024 ] && [ $((rss1 - rss0)) -lt 2048 ] && ok "watch's RSS: $rss0 KiB before the flaps, $rss1 KiB after" ||
+	bad "watch's RSS: ${rss0:-?} KiB before the flaps, ${rss1:-?} KiB after (2 MiB more, under 1 MiB, or unknown)"
+read -r c0 c1 comm < "$S/watch-idle.out" 2> /dev/null
+[ "${comm:-}" = rdma-doctor ] && [ $((c1 - c0)) -le 5 ] && ok "idle 10 s: $((c1 - c0)) clock ticks of CPU (at most 5: 0.05 s)" ||
+	bad "idle 10 s: $((${c1:-0} - ${c0:-0})) clock ticks of CPU of ${comm:-nothing} (over 0.05 s, or not watch's)"
+[ "$(cat "$S/watch-exit.rc" 2> /dev/null)" = 0 ] && ok "SIGTERM: watch exits 0" || bad "SIGTERM: watch exits $(cat "$S/watch-exit.rc" 2> /dev/null || echo '(not run)')"
+has watch "... saying what it saw" '^[^ ]+ stopped: [0-9]+ judgements; events: '
+[ -f "$S/watch.err" ] && [ ! -s "$S/watch.err" ] && ok "watch: nothing on standard error" || bad "watch's standard error: $(head -3 "$S/watch.err" 2> /dev/null)"
+echo "# watch in the guest (TCG; from the command to the textfile, /proc/uptime in 10 ms steps, polled every 20 ms):" \
+	"start $(ms_of watch-start) ms, eth0 down $(ms_of watch-down) ms, up $(ms_of watch-up) ms, kernel line $(ms_of watch-kmsg) ms," \
+	"rxe0 deleted $(ms_of watch-deleted) ms, added $(ms_of watch-added) ms; RSS $rss0 -> $rss1 KiB; idle 10 s: $((${c1:-0} - ${c0:-0})) ticks"
+
 # ---- 7. probe failing cleanly -----------------------------------------------------------------------------
 expect_rc portdown-probe 2
 jqt portdown-probe "port down: a clear reason" '.result == "fail" and (.error | test("Active|DOWN|down"))'
