@@ -498,8 +498,13 @@ int rd_cmd_pair(struct rd_ctx *ctx, int argc, char **argv)
 		fflush(ctx->out);
 		return 2;
 	}
-	cfg.o.deadline_ms = start + b - 500;
-	int rc = measure(ctx, &cfg, fd, b - (rd_mono_ms() - start));
+	/* the run's time counts from the start; a step's from its connection (its dialling waited for
+	 * the server task, which the budget does not foresee) */
+	long long t0 = cfg.step ? rd_mono_ms() : start, left = b - (rd_mono_ms() - t0);
+	if (left < 1000)
+		left = 1000;
+	cfg.o.deadline_ms = rd_mono_ms() + left - 500;
+	int rc = measure(ctx, &cfg, fd, left);
 	close(fd);
 	return rc;
 }
