@@ -343,7 +343,7 @@ has "a link to /proc/self/environ: not followed" leak-text.out '^  leak/n3: a sy
 rc_is 3 urandom timeout 60 "$bin" fleet /dev/urandom
 has "a character device operand is refused" urandom.out '^  /dev/urandom: a character device: not read$'
 # endless junk on standard input is given up after 1 MiB
-head -c 4M /dev/urandom | tr -d '{[-:' > junk.bin # no ':': no line can look like pdsh's
+head -c 4M /dev/urandom | tr -d '{:[-' > junk.bin # no ':': no line can look like pdsh's
 rc_is 3 junk timeout 60 "$bin" fleet - < junk.bin
 has "junk on stdin is given up" junk.out '^  -: not JSON and not pdsh/clush output \(no such line in its first 1024 KiB'
 
