@@ -106,6 +106,11 @@ bool rd_check_quiet(const struct rd_check_ctx *ctx);
 bool rd_tool_usable(struct rd_check_ctx *ctx, const struct rd_tool_out *o, const char *subject, const char *what,
 		    size_t *missing, char *why, size_t whylen);
 
+/* True when NCCL's environment was to be read from a process (check --env-from PID) and could not
+ * be: then adds the check's one finding, UNKNOWN, naming the file and the error, and the check
+ * judges nothing that depends on what NCCL is told. */
+bool rd_nccl_environ_unread(struct rd_check_ctx *ctx);
+
 /* True when list (a comma list of check ids, or NULL) selects id: an item is the id itself or a prefix
  * of it ending at a dot ("ports" selects "ports.rate"). */
 bool rd_check_selected(const char *id, const char *list);

@@ -149,6 +149,21 @@ bool rd_tool_usable(struct rd_check_ctx *ctx, const struct rd_tool_out *o, const
 	return false;
 }
 
+bool rd_nccl_environ_unread(struct rd_check_ctx *ctx)
+{
+	const struct rd_nccl_environ *e = &ctx->sys->nccl_environ;
+	if (!e->pid || !e->err)
+		return false;
+	const char *why = e->err == ENOENT ? "no such process"
+			  : e->err == EACCES || e->err == EPERM ? "permission denied: run as root or as the job's user"
+								 : rd_strerror(e->err);
+	struct rd_finding *f = rd_finding_add(ctx, RD_UNKNOWN, "host",
+					      "cannot read the environment of process %d (%s): what NCCL is told there is not known",
+					      e->pid, why);
+	rd_evidence_add(f, e->path, "<error: %s>", rd_strerror(e->err));
+	return true;
+}
+
 bool rd_fix_plan_suggest(const struct rd_fix_plan *plan, struct rd_finding *f)
 {
 	if (!plan->nfiles)

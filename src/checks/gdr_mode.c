@@ -81,7 +81,7 @@ static enum verdict dmabuf(const struct rd_host *h, const struct rd_pcitopo *t, 
 void rd_check_gdr_mode(struct rd_check_ctx *ctx)
 {
 	const struct rd_pcitopo *t = rd_gdr_topo(ctx);
-	if (!t)
+	if (!t || rd_nccl_environ_unread(ctx))
 		return;
 	size_t within = 0;
 	for (size_t i = 0; i < t->ngpus; i++) {

@@ -114,5 +114,9 @@ static void judge_gpu(struct rd_check_ctx *ctx, const struct rd_pcitopo *t, cons
 
 void rd_check_gdr_path(struct rd_check_ctx *ctx)
 {
-	rd_gdr_each_gpu(ctx, judge_gpu);
+	const struct rd_pcitopo *t = rd_gdr_topo(ctx);
+	if (!t || rd_nccl_environ_unread(ctx))
+		return;
+	for (size_t i = 0; i < t->ngpus; i++)
+		judge_gpu(ctx, t, &t->gpus[i]);
 }

@@ -31,9 +31,11 @@ static bool is_file(const char *from)
 	return from && from[0] == '/';
 }
 
-static void evidence_param(struct rd_finding *f, const char *name, const char *value, const char *from)
+static void evidence_param(const struct rd_check_ctx *ctx, struct rd_finding *f, const char *name, const char *value,
+			   const char *from)
 {
-	rd_evidence_add(f, is_file(from) ? from : "environment", "%s=%s", name, value);
+	const struct rd_nccl_environ *e = &ctx->sys->nccl_environ;
+	rd_evidence_add(f, is_file(from) ? from : e->pid ? e->path : "environment", "%s=%s", name, value);
 }
 
 /* Sets name=value where it came from (a file: by sed; the environment: by export). */
@@ -131,8 +133,8 @@ static void judge_disable(struct rd_check_ctx *ctx)
 		return;
 	struct rd_finding *f = rd_finding_add(ctx, RD_WARN, "host",
 					      "NCCL_IB_DISABLE=%s (%s): NCCL will not use InfiniBand or RoCE and runs "
-					      "over TCP sockets", v, is_file(from) ? from : "the environment");
-	evidence_param(f, "NCCL_IB_DISABLE", v, from);
+					      "over TCP sockets", v, from);
+	evidence_param(ctx, f, "NCCL_IB_DISABLE", v, from);
 	if (is_file(from)) {
 		if (plain(from, "/.-"))
 			rd_fix_add(f, "sed -i '/^NCCL_IB_DISABLE=/d' %s", from);
@@ -169,7 +171,7 @@ static void judge_prefixes(struct rd_check_ctx *ctx, const struct rd_nccl_list *
 		struct rd_finding *f = rd_finding_add(ctx, RD_WARN, "host",
 						      "NCCL_IB_HCA entry %s also selects %s: without a leading '=' NCCL "
 						      "matches names by prefix", ref, more);
-		evidence_param(f, "NCCL_IB_HCA", v, from);
+		evidence_param(ctx, f, "NCCL_IB_HCA", v, from);
 		char want[512];
 		snprintf(want, sizeof want, "=%s", v);
 		if (plain(v, ",:"))
@@ -216,7 +218,7 @@ static void judge_fusion(struct rd_check_ctx *ctx, const struct port_ref *sel, s
 				free(path);
 			}
 			if (v)
-				evidence_param(f, "NCCL_IB_HCA", v, from);
+				evidence_param(ctx, f, "NCCL_IB_HCA", v, from);
 			if (plain(ib->d->name, "")) {
 				char want[256];
 				snprintf(want, sizeof want, "=%s:%u", ib->d->name, ib->p->num);
@@ -285,14 +287,14 @@ static void judge_socket(struct rd_check_ctx *ctx)
 	if (!ifs->n)
 		f = rd_finding_add(ctx, RD_WARN, "host",
 				   "NCCL_SOCKET_IFNAME=%s (%s) selects no network interface of this host (%s%s): NCCL "
-				   "cannot bootstrap its communicators", v, is_file(from) ? from : "the environment",
+				   "cannot bootstrap its communicators", v, from,
 				   list->n ? "its interfaces: " : "it has none", names);
 	else
 		f = rd_finding_add(ctx, RD_WARN, "host",
 				   "NCCL_SOCKET_IFNAME=%s (%s) selects only interfaces that are not running (%s): NCCL "
-				   "cannot bootstrap its communicators", v, is_file(from) ? from : "the environment",
+				   "cannot bootstrap its communicators", v, from,
 				   ifs->v[0].name);
-	evidence_param(f, "NCCL_SOCKET_IFNAME", v, from);
+	evidence_param(ctx, f, "NCCL_SOCKET_IFNAME", v, from);
 	for (size_t i = 0; i < ifs->n && i < 4; i++) {
 		rd_evidence_attr(f, &ifs->v[i].flags);
 		rd_evidence_attr(f, &ifs->v[i].operstate);
@@ -340,10 +342,10 @@ static void judge_pkey(struct rd_check_ctx *ctx, const struct port_ref *sel, siz
 	struct rd_finding *f = rd_finding_add(
 		ctx, RD_WARN, "host",
 		"NCCL_IB_PKEY=%s (%s) is a P_Key index (NCCL sets each QP's pkey_index to it), and %zu port%s NCCL "
-		"uses ha%s no P_Key at index %u (%s%s): QP setup fails%s", v, is_file(from) ? from : "the environment",
+		"uses ha%s no P_Key at index %u (%s%s): QP setup fails%s", v, from,
 		all_bad, all_bad == 1 ? "" : "s", all_bad == 1 ? "s" : "ve", pk->index, ports, all_bad > nbad ? ", ..." : "",
 		where);
-	evidence_param(f, "NCCL_IB_PKEY", v, from);
+	evidence_param(ctx, f, "NCCL_IB_PKEY", v, from);
 	for (size_t i = 0; i < nbad && i < 4; i++)
 		rd_evidence_attr(f, &bad[i]->entry);
 	if (found >= 0) {
@@ -364,13 +366,15 @@ static void judge_topo_file(struct rd_check_ctx *ctx)
 	struct rd_finding *f = rd_finding_add(ctx, RD_WARN, "host",
 					      "NCCL_TOPO_FILE=%s (%s) cannot be read (%s): NCCL ignores it, says so only "
 					      "at NCCL_DEBUG=INFO, and uses the topology it detects",
-					      v, is_file(from) ? from : "the environment", rd_strerror(err));
-	evidence_param(f, "NCCL_TOPO_FILE", v, from);
+					      v, from, rd_strerror(err));
+	evidence_param(ctx, f, "NCCL_TOPO_FILE", v, from);
 	rd_evidence_add(f, v, "<%s>", rd_strerror(err));
 }
 
 void rd_check_nccl_env(struct rd_check_ctx *ctx)
 {
+	if (rd_nccl_environ_unread(ctx))
+		return;
 	const struct rd_host *h = ctx->host;
 	judge_disable(ctx);
 	judge_socket(ctx);
@@ -422,9 +426,9 @@ void rd_check_nccl_env(struct rd_check_ctx *ctx)
 		struct rd_finding *f = rd_finding_add(ctx, RD_WARN, "host",
 						      "NCCL_IB_HCA=%s (%s) selects no RDMA port of this host (%s%s): NCCL "
 						      "will find no InfiniBand or RoCE device and run over TCP sockets", v,
-						      is_file(from) ? from : "the environment", h->ndevices ? "its devices: " : "it has no RDMA device",
+						      from, h->ndevices ? "its devices: " : "it has no RDMA device",
 						      devs);
-		evidence_param(f, "NCCL_IB_HCA", v, from);
+		evidence_param(ctx, f, "NCCL_IB_HCA", v, from);
 		char want[512];
 		suggest(act, nact, want, sizeof want);
 		if (*want)
@@ -434,8 +438,8 @@ void rd_check_nccl_env(struct rd_check_ctx *ctx)
 		struct rd_finding *f = rd_finding_add(ctx, RD_WARN, "host",
 						      "NCCL_IB_HCA=%s (%s) selects only ports that are not ACTIVE (%s%s): NCCL "
 						      "will find no InfiniBand or RoCE device and run over TCP sockets", v,
-						      is_file(from) ? from : "the environment", ports, ndown > 8 ? ", ..." : "");
-		evidence_param(f, "NCCL_IB_HCA", v, from);
+						      from, ports, ndown > 8 ? ", ..." : "");
+		evidence_param(ctx, f, "NCCL_IB_HCA", v, from);
 		for (size_t i = 0; i < ndown && i < 8; i++)
 			rd_evidence_attr(f, &down[i].p->state);
 		judge_prefixes(ctx, &l, v, from);
@@ -461,7 +465,7 @@ void rd_check_nccl_env(struct rd_check_ctx *ctx)
 							      nsel, nsel == 1 ? "" : "s", ports, l.set ? " (NCCL_IB_HCA=" : "",
 							      l.set ? v : "", l.set ? ")" : "", left);
 			if (l.set)
-				evidence_param(f, "NCCL_IB_HCA", v, from);
+				evidence_param(ctx, f, "NCCL_IB_HCA", v, from);
 		}
 	}
 	free(act);

@@ -63,6 +63,14 @@ void rd_check_roce_gid(struct rd_check_ctx *ctx)
 {
 	const struct rd_host *h = ctx->host;
 	const struct rd_policy *pol = ctx->policy;
+	bool roce = false; /* an ACTIVE RoCE port to judge: only then does NCCL's environment matter */
+	for (size_t i = 0; i < h->ndevices && !roce; i++)
+		for (size_t k = 0; k < h->devices[i].nports && h->devices[i].node_type_v != 4; k++) {
+			const struct rd_port *p = &h->devices[i].ports[k];
+			roce |= !p->is_ib && p->state_v == RD_PORT_ACTIVE && !rd_policy_ignores(pol, h->devices[i].name, p->num);
+		}
+	if (roce && rd_nccl_environ_unread(ctx))
+		return;
 	struct rd_nccl_sel sel;
 	rd_nccl_sel_make(&sel, &ctx->sys->nccl_env, pol->nccl_gid_index, pol->nccl_roce_version, pol->nccl_family,
 			 pol->nccl_version);

@@ -108,7 +108,7 @@ int rd_cmd_check(struct rd_ctx *ctx, int argc, char **argv)
 int rd_check_as(struct rd_ctx *ctx, int argc, char **argv, struct rd_emit *e)
 {
 	enum { OPT_ONLY = 256, OPT_SKIP, OPT_POLICY, OPT_NO_COLOR, OPT_PROBE, OPT_PROBE_SIZE, OPT_COUNTERS, OPT_MFT,
-	       OPT_NO_COUNTERS, OPT_STATE_DIR };
+	       OPT_NO_COUNTERS, OPT_STATE_DIR, OPT_ENV_FROM };
 	static const struct option longopts[] = {
 		RD_LONGOPT_FORMAT,
 		RD_LONGOPT_HELP,
@@ -123,6 +123,7 @@ int rd_check_as(struct rd_ctx *ctx, int argc, char **argv, struct rd_emit *e)
 		{"mft", no_argument, NULL, OPT_MFT},
 		{"no-counters", no_argument, NULL, OPT_NO_COUNTERS},
 		{"state-dir", required_argument, NULL, OPT_STATE_DIR},
+		{"env-from", required_argument, NULL, OPT_ENV_FROM},
 		{NULL, 0, NULL, 0},
 	};
 	bool json = false, color = !ctx->no_color && rd_out_want_color(ctx->out_tty), probe = false, sized = false;
@@ -160,6 +161,10 @@ int rd_check_as(struct rd_ctx *ctx, int argc, char **argv, struct rd_emit *e)
 			if (!*optarg)
 				bad = rd_usage_error(ctx, "check", "--state-dir needs a directory");
 			rd_link_opt(ctx, "--state-dir", optarg);
+			break;
+		case OPT_ENV_FROM:
+			if (rd_env_from_opt(ctx, "check", optarg) < 0)
+				bad = RD_EXIT_USAGE;
 			break;
 		case OPT_ONLY:
 			add_list(&only_b, optarg);

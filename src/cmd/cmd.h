@@ -28,6 +28,7 @@ struct rd_ctx {
 	const char *policy; /* --policy given before the command (the command's own --policy wins) */
 	bool no_color;     /* --no-color given before the command */
 	struct rd_link_opts link; /* check, slurm, npd: the samples kept between runs (run/linkstate.h) */
+	int env_pid;       /* check, snapshot --env-from: NCCL's environment is this process's (0: ours) */
 };
 
 /* Writes what fill writes to a new file beside path (mode 0644, or the mode of the file it replaces),
@@ -71,6 +72,9 @@ int rd_ctx_open_source(struct rd_ctx *ctx, struct rd_source **src);
  * then prints its notice or, on failure, its reason, and returns 0 or -1 (nothing to free). */
 int rd_ctx_load(struct rd_ctx *ctx, const char *policy_path, bool with_services, struct rd_loaded *l);
 /* check/slurm/npd's --state-dir DIR and --no-counters: returns 1 when opt is one of them (taken), 0 when not. */
+/* --env-from's value: a process id (sets ctx->env_pid); anything else is a usage error
+ * (printed, -1). */
+int rd_env_from_opt(struct rd_ctx *ctx, const char *cmd, const char *value);
 int rd_link_opt(struct rd_ctx *ctx, const char *opt, const char *value);
 
 /* What `check` runs: --only/--skip (comma lists of ids or prefixes, or NULL) and --policy. */

@@ -205,7 +205,7 @@ static int snap_load(void *out, const void *arg)
 	const char **services = rd_xcalloc(l->pol.services.n + 1, sizeof *services);
 	for (size_t i = 0; i < l->pol.services.n; i++)
 		services[i] = l->pol.services.v[i];
-	rd_system_load(l->src, &l->h, services, &l->sys);
+	rd_system_load_parts(l->src, &l->h, services, 0, a->o.env_pid, &l->sys);
 	free(services);
 	if (a->counters) /* the ports' counters, as check reads them (but the policy's [counters] exclude) */
 		rd_link_counters_load(l->src, &l->h, &l->pol, &l->sys.link);
@@ -216,7 +216,7 @@ static int snap_load(void *out, const void *arg)
 
 int rd_cmd_snapshot(struct rd_ctx *ctx, int argc, char **argv)
 {
-	enum { OPT_COUNTERS = 256, OPT_FORCE, OPT_POLICY, OPT_NO_COUNTERS };
+	enum { OPT_COUNTERS = 256, OPT_FORCE, OPT_POLICY, OPT_NO_COUNTERS, OPT_ENV_FROM };
 	static const struct option longopts[] = {
 		RD_LONGOPT_HELP,
 		{"output", required_argument, NULL, 'o'},
@@ -224,6 +224,7 @@ int rd_cmd_snapshot(struct rd_ctx *ctx, int argc, char **argv)
 		{"no-counters", no_argument, NULL, OPT_NO_COUNTERS},
 		{"force", no_argument, NULL, OPT_FORCE},
 		{"policy", required_argument, NULL, OPT_POLICY},
+		{"env-from", required_argument, NULL, OPT_ENV_FROM},
 		{NULL, 0, NULL, 0},
 	};
 	const char *out = NULL, *policy_path = ctx->policy;
@@ -248,6 +249,10 @@ int rd_cmd_snapshot(struct rd_ctx *ctx, int argc, char **argv)
 			break;
 		case OPT_POLICY:
 			policy_path = optarg;
+			break;
+		case OPT_ENV_FROM:
+			if (rd_env_from_opt(ctx, "snapshot", optarg) < 0)
+				stop = RD_EXIT_USAGE;
 			break;
 		}
 	}

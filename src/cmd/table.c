@@ -13,7 +13,7 @@
 const struct rd_cmd rd_cmds[] = {
 	{"check", rd_cmd_check,
 	 "[--format text|json|prometheus [--counters]] [--output FILE] [--policy FILE] [--only ID,...] [--skip ID,...] "
-	 "[--no-color] [--probe [--probe-size BYTES]] [--mft] [--state-dir DIR] [--no-counters]",
+	 "[--no-color] [--probe [--probe-size BYTES]] [--mft] [--state-dir DIR] [--no-counters] [--env-from PID]",
 	 "check this host's RDMA stack and print each finding with its evidence and fix; --probe adds\n"
 	 "            `probe` as check probe.loopback (live host only; --probe-size BYTES)",
 	 FORMAT_OPT
@@ -30,6 +30,8 @@ const struct rd_cmd rd_cmds[] = {
 	 "      --no-counters       do not read the port counters (a firmware command each on some HCAs)\n"
 	 "      --state-dir DIR     keep the counter samples there (default /var/lib/rdma-doctor on the\n"
 	 "                          live host; under --root only when given)\n"
+	 "      --env-from PID      judge NCCL's variables (NCCL_*, HOME) as that process was started with\n"
+	 "                          them (/proc/PID/environ, read in the root), not this shell's\n"
 	 "  -o, --output FILE       write to a temporary file beside FILE, then rename it over FILE\n" HELP_OPT,
 	 "0 OK, 1 WARN, 2 FAIL, 3 UNKNOWN (a check could not tell, no RDMA hardware, a usage error, an unreadable\n"
 	 "root or policy, output that cannot be written): the monitoring-plugin convention"},
@@ -86,13 +88,15 @@ const struct rd_cmd rd_cmds[] = {
 	 "      --policy FILE       the policy (its [modules] required list)\n" HELP_OPT,
 	 "0 done, or nothing to change; 1 a change could not be made (stderr says which); 3 a usage error,\n"
 	 "an unreadable root or policy, output that cannot be written"},
-	{"snapshot", rd_cmd_snapshot, "-o FILE.tar.gz|FILE.tar|DIR [--force] [--no-counters] [--policy FILE]",
+	{"snapshot", rd_cmd_snapshot, "-o FILE.tar.gz|FILE.tar|DIR [--force] [--no-counters] [--policy FILE] [--env-from PID]",
 	 "collect everything the checks read, to check it elsewhere with --root (--force: replace an\n"
 	 "            existing file; --no-counters: not the port counters, a firmware command each on some HCAs)",
 	 "  -o, --output PATH       FILE.tar.gz / FILE.tgz, FILE.tar (not compressed), or a new (or empty) directory\n"
 	 "      --force             replace an existing file\n"
 	 "      --no-counters       not the port counters (read by default, as check does; --counters: the default)\n"
-	 "      --policy FILE       capture the limits of this policy's services (default: the root's policy)\n" HELP_OPT,
+	 "      --policy FILE       capture the limits of this policy's services (default: the root's policy)\n"
+	 "      --env-from PID      also that process's NCCL variables (NCCL_*, HOME; nothing else of its\n"
+	 "                          environment): check the snapshot with the same --env-from PID\n" HELP_OPT,
 	 "0 written, 2 the snapshot could not be written (an existing file without --force, a full disk ...),\n"
 	 "3 a usage error or an unreadable root"},
 	{"probe", rd_cmd_probe, "[--device DEV] [--port N] [--size BYTES] [--format text|json]",
@@ -268,7 +272,7 @@ bool rd_ctx_is_root(const struct rd_ctx *ctx)
 struct rd_load_opts rd_ctx_load_opts(const struct rd_ctx *ctx)
 {
 	return (struct rd_load_opts){.root = ctx->root, .timeout_s = ctx->compat ? 0 : ctx->timeout_s,
-				     .parts = ctx->load_flags, .mft = ctx->mft};
+				     .parts = ctx->load_flags, .mft = ctx->mft, .env_pid = ctx->env_pid};
 }
 
 int rd_ctx_open_source(struct rd_ctx *ctx, struct rd_source **src)
@@ -291,6 +295,19 @@ int rd_ctx_load(struct rd_ctx *ctx, const char *policy_path, bool with_services,
 	if (r < 0 || l->notice[0]) /* the reason may quote the policy file */
 		rd_text_printf(ctx->err, ctx->ascii, "%s: %s\n", ctx->prog, r < 0 ? l->error : l->notice);
 	return r < 0 ? -1 : 0;
+}
+
+int rd_env_from_opt(struct rd_ctx *ctx, const char *cmd, const char *value)
+{
+	char *end = NULL;
+	errno = 0;
+	long v = value[0] >= '0' && value[0] <= '9' ? strtol(value, &end, 10) : 0;
+	if (errno || !end || *end || v <= 0 || v > 0x3fffffff) {
+		rd_usage_error(ctx, cmd, "--env-from needs a process id, not '%s'", value);
+		return -1;
+	}
+	ctx->env_pid = (int)v;
+	return 0;
 }
 
 int rd_link_opt(struct rd_ctx *ctx, const char *opt, const char *value)

@@ -110,6 +110,78 @@ void rd_nccl_conf_free(struct rd_nccl_conf *c)
 	memset(c, 0, sizeof *c);
 }
 
+static bool environ_kept(const char *name, size_t n)
+{
+	return (n > 5 && memcmp(name, "NCCL_", 5) == 0) || (n == 4 && memcmp(name, "HOME", 4) == 0);
+}
+
+size_t rd_nccl_environ_parse(struct rd_nccl_conf *c, const char *label, const char *data, size_t len, char *kept)
+{
+	size_t out = 0;
+	for (size_t i = 0; i < len;) {
+		const char *nul = memchr(data + i, '\0', len - i);
+		size_t n = nul ? (size_t)(nul - (data + i)) : len - i;
+		const char *entry = data + i, *eq = memchr(entry, '=', n);
+		i += n + 1;
+		size_t nlen = eq ? (size_t)(eq - entry) : 0;
+		if (!nlen || !environ_kept(entry, nlen))
+			continue;
+		char *name = rd_xasprintf("%.*s", (int)nlen, entry);
+		if (conf_has(c, name)) {
+			free(name);
+			continue;
+		}
+		c->vars = rd_xrealloc(c->vars, (c->n + 1) * sizeof *c->vars);
+		c->vars[c->n++] = (struct rd_nccl_confvar){name, rd_xasprintf("%.*s", (int)(n - nlen - 1), eq + 1), label};
+		memcpy(kept + out, entry, n);
+		out += n;
+		kept[out++] = '\0';
+	}
+	return out;
+}
+
+void rd_nccl_environ_load(struct rd_source *src, int pid, struct rd_nccl_environ *e)
+{
+	memset(e, 0, sizeof *e);
+	e->pid = pid > 0 ? pid : 0;
+	if (!e->pid)
+		return;
+	snprintf(e->path, sizeof e->path, "/proc/%d/environ", e->pid);
+	snprintf(e->label, sizeof e->label, "the environment of process %d", e->pid);
+	struct rd_text t = {0};
+	if (rd_read_file(src, e->path + 1, RD_CAP_FILE, &t) < 0) {
+		e->err = t.err ? t.err : EIO;
+	} else {
+		char *kept = rd_xmalloc(t.len + 1);
+		size_t klen = rd_nccl_environ_parse(&e->vars, e->label, t.data, t.len, kept);
+		rd_source_redact(src, e->path + 1, kept, klen); /* a snapshot holds these entries only */
+		free(kept);
+	}
+	rd_text_free(&t);
+}
+
+const char *rd_nccl_environ_get(const struct rd_nccl_environ *e, const char *name, const char **from)
+{
+	if (from)
+		*from = NULL;
+	if (!e || !e->pid) {
+		const char *v = getenv(name);
+		if (from && v)
+			*from = "the environment";
+		return v;
+	}
+	const char *v = rd_nccl_conf_get(&e->vars, name, NULL);
+	if (from && v)
+		*from = e->label;
+	return v;
+}
+
+void rd_nccl_environ_free(struct rd_nccl_environ *e)
+{
+	rd_nccl_conf_free(&e->vars);
+	memset(e, 0, sizeof *e);
+}
+
 void rd_nccl_list_parse(const char *value, struct rd_nccl_list *l)
 {
 	memset(l, 0, sizeof *l);

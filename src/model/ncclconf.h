@@ -51,6 +51,29 @@ void rd_nccl_conf_load(struct rd_source *src, const char *conf_file, const char 
 const char *rd_nccl_conf_get(const struct rd_nccl_conf *c, const char *name, const char **file);
 void rd_nccl_conf_free(struct rd_nccl_conf *c);
 
+/* The environment NCCL runs in.  pid 0: this process's own (getenv).  pid > 0: the environment
+ * that process was started with, /proc/PID/environ read through the source (so --root and a
+ * snapshot carry it), of which only NCCL's variables (NCCL_*) and HOME are kept; while recording,
+ * the snapshot gets those entries alone, never the rest (a job's tokens and passwords). */
+struct rd_nccl_environ {
+	int pid;
+	int err;                  /* pid > 0: reading its environ, 0 or an errno */
+	char path[40];            /* "/proc/PID/environ" */
+	char label[48];           /* "the environment of process PID" (the variables' file) */
+	struct rd_nccl_conf vars; /* pid > 0: its NCCL_* and HOME, first of a name first */
+};
+/* Adds the NCCL_* and HOME entries of an environ block (NUL-separated NAME=VALUE; a last entry
+ * without its NUL counts) to c, each under label (borrowed: it must outlive c); the first entry of
+ * a name wins, as getenv(3) finds it, and an entry without '=' or with an empty name is skipped.
+ * kept (len + 1 bytes at least) receives the kept entries in the same form, each ended by its NUL;
+ * returns their length. */
+size_t rd_nccl_environ_parse(struct rd_nccl_conf *c, const char *label, const char *data, size_t len, char *kept);
+void rd_nccl_environ_load(struct rd_source *src, int pid, struct rd_nccl_environ *e);
+/* name's value in the environment (NULL: unset, or pid's environ unreadable); *from (optional):
+ * "the environment" or e->label. */
+const char *rd_nccl_environ_get(const struct rd_nccl_environ *e, const char *name, const char **from);
+void rd_nccl_environ_free(struct rd_nccl_environ *e);
+
 enum { RD_NCCL_LIST_MAX = 32, RD_NCCL_PREFIX_MAX = 64 };
 struct rd_nccl_list {
 	bool set;     /* the variable is set and not empty */

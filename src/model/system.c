@@ -555,28 +555,28 @@ static void load_dmesg(struct rd_source *src, struct rd_system *s)
 	}
 }
 
-/* The conf files of the load running on this thread, for nccl_getenv (the model's NCCL readers
+/* The system model of the load running on this thread, for nccl_getenv (the model's NCCL readers
  * take a getenv-like function). */
-static _Thread_local const struct rd_nccl_conf *nccl_files;
+static _Thread_local const struct rd_system *nccl_sys;
 
-/* NCCL's order: the environment, else the conf files c (NULL: none). */
-static const char *nccl_lookup(const struct rd_nccl_conf *c, const char *name, const char **from)
+/* NCCL's order: the environment (this process's, or --env-from's), else the conf files (c NULL:
+ * none). */
+static const char *nccl_lookup(const struct rd_system *s, const struct rd_nccl_conf *c, const char *name,
+			       const char **from)
 {
-	const char *v = getenv(name);
-	if (from)
-		*from = v ? "the environment" : NULL;
+	const char *v = rd_nccl_environ_get(&s->nccl_environ, name, from);
 	return v || !c ? v : rd_nccl_conf_get(c, name, from);
 }
 
 static const char *nccl_getenv(const char *name)
 {
-	return nccl_lookup(nccl_files, name, NULL);
+	return nccl_lookup(nccl_sys, &nccl_sys->nccl_conf, name, NULL);
 }
 
 const char *rd_nccl_param(const struct rd_system *sys, const char *name, const char **from)
 {
 	rd_need(sys->unloaded, RD_LOAD_NCCL, "NCCL's conf files");
-	return nccl_lookup(&sys->nccl_conf, name, from);
+	return nccl_lookup(sys, &sys->nccl_conf, name, from);
 }
 
 static bool is_nccl_lib(const char *name)
@@ -656,11 +656,11 @@ static void load_nccl_libs(struct rd_source *src, struct rd_nccl_env *e)
 int rd_system_load(struct rd_source *src, const struct rd_host *h, const char *const *services,
 		   struct rd_system *s)
 {
-	return rd_system_load_parts(src, h, services, 0, s);
+	return rd_system_load_parts(src, h, services, 0, 0, s);
 }
 
 int rd_system_load_parts(struct rd_source *src, const struct rd_host *h, const char *const *services,
-			 unsigned flags, struct rd_system *s)
+			 unsigned flags, int env_pid, struct rd_system *s)
 {
 	memset(s, 0, sizeof *s);
 	s->unloaded = rd_load_unread(flags);
@@ -712,10 +712,12 @@ int rd_system_load_parts(struct rd_source *src, const struct rd_host *h, const c
 		s->mft.unloaded = true;
 	if (!(s->unloaded & RD_LOAD_STACK))
 		rd_stack_derive(h, s, &s->stack);
-	nccl_files = &s->nccl_conf;
+	nccl_sys = s;
 	s->nccl_topo_err = -1;
+	rd_nccl_environ_load(src, env_pid, &s->nccl_environ);
 	if (rd_load_wants(flags, RD_LOAD_NCCL)) { /* NCCL's files, then what its parameters name */
-		rd_nccl_conf_load(src, getenv("NCCL_CONF_FILE"), getenv("HOME"), &s->nccl_conf);
+		rd_nccl_conf_load(src, rd_nccl_environ_get(&s->nccl_environ, "NCCL_CONF_FILE", NULL),
+				  rd_nccl_environ_get(&s->nccl_environ, "HOME", NULL), &s->nccl_conf);
 		rd_nccl_ifs_load(src, nccl_getenv("NCCL_SOCKET_IFNAME"), &s->nccl_ifs);
 		rd_nccl_pkeys_load(src, h, nccl_getenv("NCCL_IB_PKEY"), &s->nccl_pkeys);
 		s->nccl_topo_err = rd_nccl_topo_file_err(src, nccl_getenv("NCCL_TOPO_FILE"));
@@ -726,7 +728,7 @@ int rd_system_load_parts(struct rd_source *src, const struct rd_host *h, const c
 	rd_link_load(src, h, flags, &s->link); /* link health facts (model/link.c) */
 	if (rd_load_wants(flags, RD_LOAD_TOPO))
 		rd_pcitopo_load(src, h, s->pci, s->npci, s->pci_err, nccl_getenv, &s->topo);
-	nccl_files = NULL;
+	nccl_sys = NULL;
 	return 0;
 }
 
@@ -739,6 +741,7 @@ static void free_limits(struct rd_proc_limits *l)
 void rd_system_free(struct rd_system *s)
 {
 	rd_nccl_conf_free(&s->nccl_conf);
+	rd_nccl_environ_free(&s->nccl_environ);
 	rd_nccl_ifs_free(&s->nccl_ifs);
 	rd_nccl_pkeys_free(&s->nccl_pkeys);
 	rd_link_free(&s->link);

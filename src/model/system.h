@@ -153,8 +153,11 @@ struct rd_system {
 	/* roce.gid: the NCCL_IB_* variables NCCL would see (model/gid.h): this process's environment,
 	 * then NCCL's conf files */
 	struct rd_nccl_env nccl_env;
+	/* the environment NCCL runs in (model/ncclconf.h): this process's, or the one of the process
+	 * given to rd_system_load_parts (check --env-from PID) */
+	struct rd_nccl_environ nccl_environ;
 	/* NCCL's conf files in the root (model/ncclconf.h; with RD_LOAD_NCCL): NCCL_CONF_FILE or
-	 * $HOME/.nccl.conf of this process's environment, then /etc/nccl.conf */
+	 * $HOME/.nccl.conf of that environment, then /etc/nccl.conf */
 	struct rd_nccl_conf nccl_conf;
 	/* the interfaces NCCL_SOCKET_IFNAME selects (model/ncclconf.h; with RD_LOAD_NCCL) */
 	struct rd_nccl_ifs nccl_ifs;
@@ -172,9 +175,10 @@ struct rd_system {
 /* services: names whose processes and units to inspect (NULL-terminated), e.g. {"slurmd", NULL}. */
 int rd_system_load(struct rd_source *src, const struct rd_host *host, const char *const *services,
 		   struct rd_system *sys);
-/* The same, reading only the parts flags names when it has RD_LOAD_ONLY (host.h). */
+/* The same, reading only the parts flags names when it has RD_LOAD_ONLY (host.h); NCCL's
+ * environment is the one process env_pid was started with (0: this process's own). */
 int rd_system_load_parts(struct rd_source *src, const struct rd_host *host, const char *const *services,
-			 unsigned flags, struct rd_system *sys);
+			 unsigned flags, int env_pid, struct rd_system *sys);
 void rd_system_free(struct rd_system *sys);
 /* Only the PCI part of rd_system_load (sys->pci, npci, pci_err), for the probe's account of a
  * host without devices; rd_system_free releases it. */

@@ -66,7 +66,7 @@ static int load(void *out, const void *arg)
 	const char **services = rd_xcalloc(l->pol.services.n + 1, sizeof *services);
 	for (size_t i = 0; o->with_services && i < l->pol.services.n; i++)
 		services[i] = l->pol.services.v[i];
-	rd_system_load_parts(l->src, &l->h, services, o->parts, &l->sys);
+	rd_system_load_parts(l->src, &l->h, services, o->parts, o->env_pid, &l->sys);
 	free(services);
 	if (o->counters) /* each read can be a firmware command */
 		rd_link_counters_load(l->src, &l->h, &l->pol, &l->sys.link);

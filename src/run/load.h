@@ -24,6 +24,7 @@ struct rd_load_opts {
 	unsigned parts;       /* rd_host_load's flags: RD_LOAD_ONLY and the parts needed, or 0 for all */
 	bool mft;             /* the per-device tool commands may run (source.h) */
 	bool counters;        /* the ports' counters are read (model/link.h; a firmware command each on some HCAs) */
+	int env_pid;          /* NCCL's environment is this process's (--env-from; 0: our own) */
 };
 
 struct rd_loaded {

@@ -144,3 +144,25 @@ void rd_source_forget(struct rd_source *src, const char *path)
 	}
 	free(canon);
 }
+
+void rd_source_redact(struct rd_source *src, const char *path, const char *data, size_t len)
+{
+	char *canon = NULL;
+	if (!src->rec || src_resolve(src, path, true, &canon) < 0) {
+		free(canon);
+		return;
+	}
+	const char *key = rel(canon);
+	void **slot = smap_get(rec_index(src->rec), strcmp(key, ".") == 0 ? "" : key);
+	if (slot) {
+		struct rd_rec_entry *e = &src->rec->entries[(uintptr_t)*slot - 1];
+		if (e->kind == RD_REC_FILE) {
+			free(e->data);
+			e->data = rd_xmalloc(len + 1);
+			memcpy(e->data, data, len);
+			e->data[len] = '\0';
+			e->len = len;
+		}
+	}
+	free(canon);
+}

@@ -172,5 +172,10 @@ void rd_recording_free(struct rd_recording *rec);
  * replay then finds it absent, which leads the caller to the same answer.  A later read of the
  * path records it again.  No effect when not recording or when the path was not read. */
 void rd_source_forget(struct rd_source *src, const char *path);
+/* While recording: the bytes recorded for a file read are replaced by data (len bytes, copied),
+ * the part of it the checks use (the NCCL variables of a process's environ, not its secrets).  A
+ * replay then reads exactly those bytes.  No effect when not recording or when the path was not
+ * read. */
+void rd_source_redact(struct rd_source *src, const char *path, const char *data, size_t len);
 
 #endif

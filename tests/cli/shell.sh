@@ -135,6 +135,31 @@ mkdir -p "$work/nccl-root/opt/topo" && echo '<system version="1"></system>' > "$
 nccl HOME=/nowhere NCCL_IB_DISABLE=0 NCCL_IB_HCA=rxe NCCL_TOPO_FILE=/opt/topo/ndv5-topo.xml
 expect "nccl-topo-file-read-in-root" njq '[.findings[] | .status] == ["OK"]'
 
+# --env-from PID: the job's environment, /proc/PID/environ read in the root, replaces this one's;
+# only NCCL_* and HOME are kept (HOME finds ~/.nccl.conf); an unreadable one is UNKNOWN, not a guess
+mkdir -p "$work/nccl-root/proc/4242"
+printf 'AWS_SECRET_ACCESS_KEY=hunter2\0NCCL_IB_DISABLE=0\0HOME=/home/u\0NCCL_IB_HCA=mlx5\0NCCL_IB_HCA=rxe\0' > "$work/nccl-root/proc/4242/environ"
+envnccl() { env -u NCCL_IB_DISABLE -u NCCL_IB_HCA -u NCCL_CONF_FILE HOME=/nowhere NCCL_IB_DISABLE=0 NCCL_IB_HCA=rxe "$bin" --root "$work/nccl-root" check --only nccl.env --format json "$@" > "$work/nccl.json" 2> /dev/null; }
+envnccl --env-from 4242
+expect "nccl-env-from-pid-replaces-ours" njq '[.findings[] | .status] == ["WARN"] and (.findings[0].message | startswith("NCCL_IB_HCA=mlx5 (the environment of process 4242) selects no RDMA port")) and
+	.findings[0].evidence == [{"path": "/proc/4242/environ", "value": "NCCL_IB_HCA=mlx5"}] and (.findings[0].fix[0] | startswith("export NCCL_IB_HCA==rxe0"))'
+printf 'NCCL_IB_DISABLE=0\0HOME=/home/u\0' > "$work/nccl-root/proc/4242/environ"
+envnccl --env-from 4242
+expect "nccl-env-from-home-finds-its-conf" njq '[.findings[] | .status] == ["OK"] and .findings[0].message == "NCCL will use 1 RDMA port: rxe0 port 1 (NCCL_IB_HCA==rxe0:1)"'
+envnccl --env-from 4243 --only nccl.env,roce.gid; rc=$?
+expect "nccl-env-from-missing-process-unknown" njq '[.findings[] | .status] == ["UNKNOWN", "UNKNOWN"] and
+	([.findings[] | .message] | unique) == ["cannot read the environment of process 4243 (no such process): what NCCL is told there is not known"] and
+	.findings[0].evidence == [{"path": "/proc/4243/environ", "value": "<error: No such file or directory>"}]'
+expect "nccl-env-from-missing-exit-3" all '[ $rc = 3 ]'
+"$bin" --root "$work/nccl-root" check --env-from 12x > /dev/null 2> "$work/err"; rc=$?
+expect "nccl-env-from-not-a-pid" all '[ $rc = 3 ]' "grep -qx \"rdma-doctor: check: --env-from needs a process id, not '12x' (see 'rdma-doctor check --help')\" '$work/err'"
+# the snapshot of a live process keeps its NCCL entries and HOME, nothing else of its environment
+env -i HOME=/home/u NCCL_IB_HCA=mlx5_0 AWS_SECRET_ACCESS_KEY=hunter2 sleep 60 & envpid=$!
+"$bin" snapshot --env-from "$envpid" -o "$work/env-snap" > /dev/null 2>&1; rc=$?
+expect "snapshot-env-from-redacted" all '[ $rc = 0 ]' "[ \"\$(tr '\\0' '\\n' < '$work/env-snap/proc/$envpid/environ')\" = \"\$(printf 'HOME=/home/u\\nNCCL_IB_HCA=mlx5_0')\" ]" \
+	"! grep -rq hunter2 '$work/env-snap'"
+kill "$envpid" 2> /dev/null; wait "$envpid" 2> /dev/null
+
 # ---- stack: a managed switch's own device (node_type 2) is not a compute port; a host with no
 # RDMA stack module loaded says so in words ----
 cp -a examples/rxe-qemu "$work/switch-root"

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Fuzz target: NCCL's conf-file lines (model/ncclconf.c) and its NCCL_IB_HCA lists, on any bytes.
  * Every variable kept has a non-empty name without '=' and a name and value of at most 1023
- * bytes, names are distinct, and a list has at most 32 entries, each with a non-empty name. */
+ * bytes, names are distinct, and a list has at most 32 entries, each with a non-empty name.
+ * The same bytes as a process's environ block: only NCCL_* and HOME are kept, names distinct, and
+ * the kept block is no longer than the input and holds each kept entry. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,5 +34,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	c.nfiles = 0;
 	rd_nccl_conf_free(&c);
+
+	struct rd_nccl_conf e = {0};
+	char *kept = malloc(size + 1);
+	if (!kept)
+		return 0;
+	size_t n = rd_nccl_environ_parse(&e, "env", (const char *)data, size, kept);
+	if (n > size + 1)
+		abort();
+	for (size_t i = 0; i < e.n; i++) {
+		const char *name = e.vars[i].name;
+		if (strncmp(name, "NCCL_", 5) != 0 && strcmp(name, "HOME") != 0)
+			abort();
+		if (strncmp(name, "NCCL_", 5) == 0 && !name[5])
+			abort();
+		for (size_t k = 0; k < i; k++)
+			if (strcmp(name, e.vars[k].name) == 0)
+				abort();
+		if (!memmem(kept, n, name, strlen(name)))
+			abort();
+	}
+	free(kept);
+	rd_nccl_conf_free(&e);
 	return 0;
 }

@@ -106,7 +106,7 @@ static bool aborts(const char *example, unsigned flags, reader_fn fn)
 		struct rd_host h;
 		struct rd_system s;
 		rd_host_load(src, flags, &h);
-		rd_system_load_parts(src, &h, no_services, flags, &s);
+		rd_system_load_parts(src, &h, no_services, flags, 0, &s);
 		if (!h.ndevices || !h.devices[0].nports)
 			_exit(11);
 		fn(&h, &s);
@@ -163,7 +163,7 @@ RD_TEST(a_part_not_loaded_is_marked)
 	struct rd_host h;
 	struct rd_system s;
 	rd_host_load(src, RD_LOAD_ONLY | RD_LOAD_PORTS, &h);
-	rd_system_load_parts(src, &h, no_services, RD_LOAD_ONLY | RD_LOAD_PORTS, &s);
+	rd_system_load_parts(src, &h, no_services, RD_LOAD_ONLY | RD_LOAD_PORTS, 0, &s);
 	CHECK_INT(h.unloaded, RD_LOAD_ALL & ~RD_LOAD_PORTS);
 	CHECK(s.unloaded & RD_LOAD_MODLOAD);
 	CHECK(s.mft.unloaded);
@@ -175,7 +175,7 @@ RD_TEST(a_part_not_loaded_is_marked)
 	rd_system_free(&s);
 	rd_host_free(&h);
 	rd_host_load(src, 0, &h);
-	rd_system_load_parts(src, &h, no_services, 0, &s);
+	rd_system_load_parts(src, &h, no_services, 0, 0, &s);
 	CHECK_INT(h.unloaded, 0);
 	CHECK_INT(s.unloaded, 0);
 	CHECK(!s.mft.unloaded);

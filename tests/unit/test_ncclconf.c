@@ -201,3 +201,87 @@ RD_TEST(nccl_conf_files_through_the_root)
 	for (size_t i = 0; i < 7; i++)
 		gone(dir, files[i]);
 }
+
+/* A process's environ block: only NCCL_* and HOME are kept, the first of a name wins (getenv), and
+ * the kept bytes are those entries alone. */
+RD_TEST(nccl_environ_keeps_only_nccl_and_home)
+{
+	static const char block[] = "AWS_SECRET_ACCESS_KEY=hunter2\0NCCL_IB_HCA==mlx5_0\0HOME=/home/u\0"
+				    "NCCL_IB_HCA=mlx5_9\0NCCL_\0=x\0NCCL_NOEQ\0HOMEDIR=/x\0NCCL_A=x=y\0"
+				    "NCCL_LAST=no nul";
+	struct rd_nccl_conf c = {0};
+	char kept[sizeof block];
+	size_t n = rd_nccl_environ_parse(&c, "the environment of process 7", block, sizeof block - 1, kept);
+	const char *from = NULL;
+	CHECK_STR(rd_nccl_conf_get(&c, "NCCL_IB_HCA", &from), "=mlx5_0");
+	CHECK_STR(from, "the environment of process 7");
+	CHECK_STR(rd_nccl_conf_get(&c, "HOME", NULL), "/home/u");
+	CHECK_STR(rd_nccl_conf_get(&c, "NCCL_A", NULL), "x=y");
+	CHECK_STR(rd_nccl_conf_get(&c, "NCCL_LAST", NULL), "no nul");
+	CHECK(rd_nccl_conf_get(&c, "AWS_SECRET_ACCESS_KEY", NULL) == NULL);
+	CHECK(rd_nccl_conf_get(&c, "HOMEDIR", NULL) == NULL);
+	CHECK(rd_nccl_conf_get(&c, "NCCL_", NULL) == NULL);
+	CHECK_INT((int)c.n, 4);
+	static const char want[] = "NCCL_IB_HCA==mlx5_0\0HOME=/home/u\0NCCL_A=x=y\0NCCL_LAST=no nul\0";
+	CHECK_INT((int)n, (int)sizeof want - 1);
+	CHECK(memcmp(kept, want, n) == 0);
+	CHECK(memmem(kept, n, "hunter2", 7) == NULL);
+	rd_nccl_conf_free(&c);
+	CHECK_INT((int)rd_nccl_environ_parse(&c, "x", "", 0, kept), 0);
+	CHECK_INT((int)c.n, 0);
+}
+
+/* --env-from through a source: read in the root, recorded with the NCCL entries only; a process
+ * that is not there is an error, and pid 0 is this process's own environment (getenv). */
+RD_TEST(nccl_environ_through_the_root_and_recorded_redacted)
+{
+	char dir[] = "/tmp/rd-ncclenv-XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	char *p = rd_xasprintf("%s/proc", dir), *q = rd_xasprintf("%s/proc/42", dir), *f = rd_xasprintf("%s/proc/42/environ", dir);
+	CHECK(mkdir(p, 0755) == 0 && mkdir(q, 0755) == 0);
+	static const char block[] = "TOKEN=s3cret\0NCCL_IB_HCA=mlx5\0HOME=/root\0";
+	FILE *fp = fopen(f, "w");
+	CHECK(fp != NULL);
+	fwrite(block, 1, sizeof block - 1, fp);
+	fclose(fp);
+	struct rd_source *src;
+	char err[200];
+	CHECK_INT(rd_source_open(dir, &src, err, sizeof err), 0);
+	struct rd_recording rec = {0};
+	rd_source_record(src, &rec);
+	struct rd_nccl_environ e;
+	rd_nccl_environ_load(src, 42, &e);
+	rd_source_record(src, NULL);
+	CHECK_INT(e.err, 0);
+	CHECK_STR(e.path, "/proc/42/environ");
+	const char *from = NULL;
+	CHECK_STR(rd_nccl_environ_get(&e, "NCCL_IB_HCA", &from), "mlx5");
+	CHECK_STR(from, "the environment of process 42");
+	CHECK(rd_nccl_environ_get(&e, "TOKEN", NULL) == NULL);
+	bool found = false;
+	for (size_t i = 0; i < rec.n; i++)
+		if (strcmp(rec.entries[i].path, "proc/42/environ") == 0) {
+			found = true;
+			CHECK(rec.entries[i].kind == RD_REC_FILE);
+			CHECK(memmem(rec.entries[i].data, rec.entries[i].len, "s3cret", 6) == NULL);
+			CHECK_INT((int)rec.entries[i].len, (int)strlen("NCCL_IB_HCA=mlx5") + 1 + (int)strlen("HOME=/root") + 1);
+		}
+	CHECK(found);
+	rd_recording_free(&rec);
+	rd_nccl_environ_free(&e);
+	rd_nccl_environ_load(src, 43, &e);
+	CHECK_INT(e.err, ENOENT);
+	CHECK(rd_nccl_environ_get(&e, "NCCL_IB_HCA", NULL) == NULL);
+	rd_nccl_environ_free(&e);
+	rd_nccl_environ_load(src, 0, &e);
+	setenv("NCCL_RD_UNIT_TEST", "1", 1);
+	CHECK_STR(rd_nccl_environ_get(&e, "NCCL_RD_UNIT_TEST", &from), "1");
+	CHECK_STR(from, "the environment");
+	unsetenv("NCCL_RD_UNIT_TEST");
+	rd_nccl_environ_free(&e);
+	rd_source_close(src);
+	CHECK(unlink(f) == 0 && rmdir(q) == 0 && rmdir(p) == 0 && rmdir(dir) == 0);
+	free(p);
+	free(q);
+	free(f);
+}
