@@ -140,7 +140,13 @@
 	X(pcie_link, "pcie.link", RD_SUBJ_DEVICE, RD_LOAD_DEVINFO | RD_LOAD_DEVLINK | RD_LOAD_PCI | RD_LOAD_DMESG, "HCA PCIe links at full speed and width",        \
 	  "an HCA function, or a link on its path to the root port, trained below what both ends "    \
 	  "can do; below the policy's [pcie] min_width / min_speed",                                  \
-	  "current_link_speed/width, max_link_speed/width up the PCI path, mlx5 'limited by' lines")
+	  "current_link_speed/width, max_link_speed/width up the PCI path, mlx5 'limited by' lines") \
+	X(pcie_mrrs, "pcie.mrrs", RD_SUBJ_DEVICE, RD_LOAD_DEVINFO | RD_LOAD_DEVLINK | RD_LOAD_PCICFG,                \
+	  "HCA PCIe Max Read Request as the policy sets",                                             \
+	  "an HCA function's Max Read Request below the policy's [pcie] max_read_request, or without " \
+	  "it below the other functions of its model; whether a udev rule sets it at every boot",     \
+	  "/sys/bus/pci/devices/<bdf>/config (Device Control), lspci -vvv's DevCtl, "                 \
+	  "/etc/udev/rules.d/*.rules")
 
 #define RD_CHECK_DECLARE(fn, id, kind, needs, title, detects, evidence) void rd_check_##fn(struct rd_check_ctx *ctx);
 RD_CHECKS(RD_CHECK_DECLARE)

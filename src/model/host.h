@@ -178,7 +178,8 @@ enum {
 	RD_LOAD_MFT = 1 << 19,     /* captured MFT/QoS tool output (model/mft.h) */
 	RD_LOAD_TOPO = 1 << 20,    /* the GPUs' and RDMA NICs' PCIe paths (model/pcitopo.h; reads the PCI functions) */
 	RD_LOAD_NCCL = 1 << 21,    /* NCCL's conf files (model/ncclconf.h) */
-	RD_LOAD_ALL = 0x3ffffc,    /* every part above */
+	RD_LOAD_PCICFG = 1 << 22,  /* the HCA functions' PCIe Device Control (model/link.h, pcie.mrrs) */
+	RD_LOAD_ALL = 0x7ffffc,    /* every part above */
 };
 /* Whether part is to be read under flags. */
 static inline bool rd_load_wants(unsigned flags, unsigned part)

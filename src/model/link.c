@@ -55,6 +55,85 @@ static const struct rd_pcie_hop *hop_read(const struct rd_link_dev *done, size_t
 	return NULL;
 }
 
+/* The Device Control register of ld's function: its config space (the first 4096 bytes, as gdr.acs
+ * reads a bridge's), else a captured lspci -vvv (*lspci: read once, on the first device that needs
+ * it; on the live host run only where device commands are allowed, as model/pcitopo.c does). */
+static void load_devctl(struct rd_source *src, const char *addr, struct rd_link_dev *ld, struct rd_text *lspci)
+{
+	ld->devctl_path = rd_xasprintf("/sys/bus/pci/devices/%s/config", addr);
+	struct rd_text c = {0};
+	int r = rd_read_prefix(src, ld->devctl_path + 1, 4096, &c);
+	if (r == 0)
+		rd_devctl_from_config((const unsigned char *)c.data, c.len, &ld->devctl);
+	rd_text_free(&c);
+	if (r == 0 && ld->devctl.state == RD_DEVCTL_READ)
+		return;
+	struct rd_devctl cfg = ld->devctl; /* zero when the read failed */
+	if (!lspci->data && !lspci->err) {
+		static const char *const argv[] = {"lspci", "-D", "-vvv", NULL};
+		rd_run_device_command(src, "lspci-vvv", argv, 10000, lspci);
+		if (!lspci->data && !lspci->err)
+			lspci->err = RD_EPARSE;
+	}
+	if (lspci->data && !lspci->err && lspci->status == 0) {
+		struct rd_devctl l;
+		rd_devctl_from_lspci(lspci->data, lspci->len, addr, &l);
+		if (l.state == RD_DEVCTL_READ || r != 0) {
+			ld->devctl = l;
+			return;
+		}
+	}
+	if (r == 0) { /* the config space's reason (a short unprivileged read) */
+		ld->devctl = cfg;
+		return;
+	}
+	memset(&ld->devctl, 0, sizeof ld->devctl);
+	ld->devctl.from = "config space";
+	if (-r == ENOENT && !rd_source_is_live(src)) {
+		ld->devctl.state = RD_DEVCTL_ABSENT; /* a root or snapshot taken without it */
+		return;
+	}
+	ld->devctl.state = RD_DEVCTL_UNKNOWN;
+	snprintf(ld->devctl.why, sizeof ld->devctl.why, "its config space cannot be read: %s", rd_strerror(-r));
+}
+
+static bool is_rules(const char *name)
+{
+	size_t n = strlen(name);
+	return n > 6 && strcmp(name + n - 6, ".rules") == 0;
+}
+
+/* The setpci lines of the operator's udev rules (etc/udev/rules.d: a package's rules live in
+ * lib/udev/rules.d and set no tuning). */
+static void load_setpci_rules(struct rd_source *src, struct rd_link *lk)
+{
+	struct rd_strv names = {0};
+	if (rd_list_dir_only(src, "etc/udev/rules.d", is_rules, &names) < 0)
+		return;
+	for (size_t i = 0; i < names.n && lk->setpci_rules.n < 16; i++) {
+		char *path = rd_xasprintf("/etc/udev/rules.d/%s", names.v[i]);
+		struct rd_text t = {0};
+		if (rd_read_file(src, path + 1, RD_CAP_ATTR, &t) == 0) {
+			unsigned lineno = 0;
+			for (const char *l = t.data; l && *l && lk->setpci_rules.n < 16;) {
+				const char *nl = strchr(l, '\n');
+				size_t len = nl ? (size_t)(nl - l) : strlen(l);
+				lineno++;
+				const char *b = l;
+				while (b < l + len && (*b == ' ' || *b == '\t'))
+					b++;
+				if (b < l + len && *b != '#' && memmem(b, len - (size_t)(b - l), "setpci", 6))
+					rd_strv_push_owned(&lk->setpci_rules, rd_xasprintf("%s:%u: %.*s", path, lineno,
+										     (int)(len < 300 ? len : 300), l));
+				l = nl ? nl + 1 : NULL;
+			}
+		}
+		rd_text_free(&t);
+		free(path);
+	}
+	rd_strv_free(&names);
+}
+
 /* done: the devices loaded before ld (their hops are not read again). */
 static void load_pcie_path(struct rd_source *src, const char *addr, struct rd_link_dev *ld,
 			   const struct rd_link_dev *done, size_t ndone)
@@ -192,6 +271,7 @@ void rd_link_load(struct rd_source *src, const struct rd_host *h, unsigned flags
 		lk->mgmt_netdev = default_route(lk->route.value);
 	lk->devs = rd_xcalloc(h->ndevices ? h->ndevices : 1, sizeof *lk->devs);
 	lk->ndevs = h->ndevices;
+	struct rd_text lspci = {0}; /* pcie.mrrs' fallback, read at most once */
 	for (size_t i = 0; i < h->ndevices; i++) {
 		const struct rd_device *d = &h->devices[i];
 		struct rd_link_dev *ld = &lk->devs[i];
@@ -203,7 +283,20 @@ void rd_link_load(struct rd_source *src, const struct rd_host *h, unsigned flags
 		ld->multiplane = d->device_id == 0x1023 && d->nports > 2;
 		if (d->pci_addr && !ld->vf && rd_load_wants(flags, RD_LOAD_PCI)) /* pcie.link's */
 			load_pcie_path(src, d->pci_addr, ld, lk->devs, i);
+		if (d->pci_addr && !ld->vf && !ld->bond && rd_load_wants(flags, RD_LOAD_PCICFG)) /* pcie.mrrs' */
+			load_devctl(src, d->pci_addr, ld, &lspci);
 		load_netdevs(src, d, lk);
+	}
+	rd_text_free(&lspci);
+	bool judged = false; /* a Device Control was read: what sets it at boot matters */
+	for (size_t i = 0; i < lk->ndevs; i++)
+		judged |= lk->devs[i].devctl.state == RD_DEVCTL_READ;
+	if (judged) {
+		load_setpci_rules(src, lk);
+		static const char *const setpci[] = {"/usr/bin/setpci", "/usr/sbin/setpci", "/sbin/setpci", "/bin/setpci"};
+		for (size_t i = 0; i < 4 && !lk->setpci; i++)
+			if (rd_exists(src, setpci[i] + 1))
+				lk->setpci = setpci[i];
 	}
 }
 
@@ -357,6 +450,7 @@ void rd_link_free(struct rd_link *lk)
 			rd_attr_free(&hop->max_width);
 		}
 		free(ld->path);
+		free(ld->devctl_path);
 	}
 	free(lk->devs);
 	for (size_t i = 0; i < lk->nnetdevs; i++) {
@@ -366,6 +460,7 @@ void rd_link_free(struct rd_link *lk)
 	}
 	free(lk->netdevs);
 	rd_strv_free(&lk->excluded);
+	rd_strv_free(&lk->setpci_rules);
 	for (size_t i = 0; i < lk->nrefused; i++) {
 		free(lk->refused[i].dev);
 		free(lk->refused[i].path);

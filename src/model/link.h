@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "model/host.h"
+#include "model/pcidevctl.h"
 #include "model/state.h"
 
 struct rd_policy;
@@ -37,6 +38,10 @@ struct rd_link_dev {
 	struct rd_pcie_hop *path;   /* [0] the function, then each bridge up to the root port */
 	size_t npath;
 	int path_err;               /* the PCI device could not be resolved */
+	/* pcie.mrrs (with RD_LOAD_PCICFG; a PF's, not a VF's nor a bond's): its Device Control
+	 * register, from its config space, else from a captured lspci -vvv */
+	struct rd_devctl devctl;
+	char *devctl_path;          /* the config file read ("/sys/bus/pci/devices/X/config") */
 };
 
 /* A netdev of a port and its carrier_changes. */
@@ -91,6 +96,10 @@ struct rd_link {
 	struct rd_counter_refusal *refused;
 	size_t nrefused;
 	struct rd_link_sample sample;
+	/* pcie.mrrs (with RD_LOAD_PCICFG): the lines of /etc/udev/rules.d/\*.rules that run setpci
+	 * (what sets a PCIe register again at every boot), "FILE:LINE: text", at most 16 */
+	struct rd_strv setpci_rules;
+	const char *setpci;         /* where the root has setpci ("/usr/bin/setpci"; static), or NULL */
 	unsigned unloaded;          /* the parts (RD_LOAD_*) the load did not read (model/host.h) */
 };
 

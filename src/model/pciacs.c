@@ -101,7 +101,7 @@ static int parse_ctl_words(const char *s, const char *end)
 }
 
 /* True when line (n bytes, at column 0) is the first line of addr's section: "[DDDD:]BB:DD.F ". */
-static bool section_of(const char *line, size_t n, const char *addr)
+bool rd_lspci_section_of(const char *line, size_t n, const char *addr)
 {
 	size_t al = strlen(addr); /* "0000:17:01.0" */
 	if (n > al && memcmp(line, addr, al) == 0 && line[al] == ' ')
@@ -129,7 +129,7 @@ void rd_acs_from_lspci(const char *text, size_t len, const char *addr, struct rd
 		if (n && p[0] != '\t' && p[0] != ' ') {
 			if (in)
 				break; /* the next function's section */
-			in = found = section_of(p, n, addr);
+			in = found = rd_lspci_section_of(p, n, addr);
 		} else if (in) {
 			const char *s = p;
 			while (s < le && (*s == '\t' || *s == ' '))

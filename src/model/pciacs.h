@@ -53,6 +53,9 @@ void rd_acs_from_config(const unsigned char *b, size_t len, struct rd_acs *a);
  * line, "Capabilities: <access denied>" (UNKNOWN: lspci was not run as root), or a capability
  * list without ACS (ABSENT).  Not in the text: UNKNOWN. */
 void rd_acs_from_lspci(const char *text, size_t len, const char *addr, struct rd_acs *a);
+/* True when line (n bytes, at column 0) of an `lspci -vvv` opens the section of addr
+ * ("[DDDD:]BB:DD.F ..."; without a domain: domain 0000). */
+bool rd_lspci_section_of(const char *line, size_t n, const char *addr);
 /* The bits as lspci prints them, "SrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+
  * EgressCtrl- DirectTrans-", into buf. */
 const char *rd_acs_ctl_text(unsigned ctl, char *buf, size_t len);

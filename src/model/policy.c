@@ -11,6 +11,7 @@
 #include "model/gid.h"
 #include "model/host.h"
 #include "model/parse.h"
+#include "model/pcidevctl.h"
 #include "util/dl.h"
 
 static const char *const default_modules[] = {"mlx5_core", "mlx5_ib", "ib_core", "ib_uverbs", "ib_cm",
@@ -233,6 +234,14 @@ static int link_key(struct parse_state *st, struct rd_policy *p, const char *sec
 		if (rd_parse_u64(value, 10, 32, &u) < 0 || !(u == 1 || u == 2 || u == 4 || u == 8 || u == 16 || u == 32))
 			return fail(st, "%s: '%s' is not a PCIe width (1, 2, 4, 8, 16 or 32 lanes)", key, value), -1;
 		p->pcie_min_width = (unsigned)u;
+		return 1;
+	}
+	if (strcmp(section, "pcie") == 0 && strcmp(key, "max_read_request") == 0) {
+		if (rd_parse_u64(value, 10, 4096, &u) < 0 || rd_devctl_code((unsigned)u) < 0)
+			return fail(st, "%s: '%s' is not a PCIe Max Read Request size (128, 256, 512, 1024, 2048 or 4096 bytes)",
+				    key, value),
+			       -1;
+		p->pcie_max_read_request = (unsigned)u;
 		return 1;
 	}
 	if (strcmp(section, "pcie") == 0 && strcmp(key, "min_speed") == 0) {

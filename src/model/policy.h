@@ -65,6 +65,7 @@ struct rd_policy {
 	 *              port_xmit_discards_per_hour = N, link_error_recovery_per_hour = N: FAIL past it
 	 *              window = 1h        a rise is reported for this long after it (model/state.h)
 	 *   [pcie]     min_width = 16   min_speed = 32    (lanes, GT/s): FAIL below
+	 *              max_read_request = 4096            (bytes, pcie.mrrs): WARN below
 	 *   [ports]    data_ports = mlx5_0:3,6,9,12 ...   the ports judged on a multi-plane device
 	 *              management = compute              the default route's NIC is a compute port */
 	struct rd_strv counters_exclude;
@@ -72,6 +73,7 @@ struct rd_policy {
 	long long counters_window_s;      /* [counters] window, seconds (default 3600) */
 	unsigned pcie_min_width;          /* 0 = none */
 	double pcie_min_speed;            /* GT/s, 0 = none */
+	unsigned pcie_max_read_request;   /* bytes (128 ... 4096), 0 = none */
 	struct rd_strv data_ports;        /* "mlx5_0:3,6,9,12" */
 	bool management_is_compute;
 	/* [watch] when a port that is not ACTIVE drains the node (watch --slurm, run/damp.h):

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* Fuzz target: PCIe ACS from config-space bytes and from lspci -vvv text (model/pciacs.h), the
- * input given exactly as read (no NUL added: the parsers take a length), and the cpuinfo test. */
+/* Fuzz target: PCIe ACS (model/pciacs.h) and the Device Control sizes (model/pcidevctl.h) from
+ * config-space bytes and from lspci -vvv text, the input given exactly as read (no NUL added: the
+ * parsers take a length), and the cpuinfo test. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "model/pciacs.h"
+#include "model/pcidevctl.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -23,6 +25,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (a.state == RD_ACS_READ && a.ctl > 0x7f)
 			abort();
 		if (!memchr(a.why, '\0', sizeof a.why))
+			abort();
+	}
+	struct rd_devctl d;
+	rd_devctl_from_config(b, size, &d);
+	if (d.state == RD_DEVCTL_READ &&
+	    (rd_devctl_code(d.mrrs) < 0 || rd_devctl_code(d.mps) < 0 || d.pos < 0x40 || d.pos + 10 > size))
+		abort();
+	for (size_t i = 0; i < sizeof addrs / sizeof *addrs; i++) {
+		rd_devctl_from_lspci((const char *)b, size, addrs[i], &d);
+		if (d.state == RD_DEVCTL_READ && (rd_devctl_code(d.mrrs) < 0 || rd_devctl_code(d.mps) < 0))
+			abort();
+		if (!memchr(d.why, '\0', sizeof d.why))
 			abort();
 	}
 	char t[128];

@@ -10,6 +10,7 @@
 
 #include "harness.h"
 #include "model/pciacs.h"
+#include "model/pcidevctl.h"
 #include "model/pcitopo.h"
 
 static void put32(unsigned char *b, unsigned off, unsigned v)
@@ -216,5 +217,121 @@ RD_TEST(acs_real_q35_config_and_lspci_agree)
 	CHECK_INT(l.state, RD_ACS_READ);
 	CHECK_INT(l.ctl, 0);
 	free(cfg);
+	free(text);
+}
+
+/* The PCI Express Device Control register (model/pcidevctl.h): the standard capability list from
+ * the pointer at 0x34, the sizes of bits 14:12 and 7:5, short reads, loops and reserved codes; and
+ * lspci -vvv's DevCtl lines. */
+RD_TEST(devctl_config_walks_the_capability_list)
+{
+	unsigned char b[256] = {0};
+	struct rd_devctl d;
+	put32(b, 0, 0x101915b3); /* a ConnectX-7's ids */
+	b[6] = 0x10;             /* capability list */
+	b[0x34] = 0x40;
+	b[0x40] = 0x01, b[0x41] = 0x60; /* power management, then */
+	b[0x60] = RD_PCI_CAP_EXP, b[0x61] = 0x00;
+	put32(b, 0x64, 0x2); /* DevCap: 512 bytes supported */
+	b[0x68] = 0x3f, b[0x69] = 0x51; /* DevCtl 0x513f: MRRS 4096 (5), MPS 256 (1) */
+	rd_devctl_from_config(b, sizeof b, &d);
+	CHECK_INT(d.state, RD_DEVCTL_READ);
+	CHECK_INT(d.pos, 0x60);
+	CHECK_INT(d.mrrs, 4096);
+	CHECK_INT(d.mps, 256);
+	CHECK_INT(d.mps_cap, 512);
+	CHECK_INT(d.ctl, 0x513f);
+	b[0x69] = 0x21; /* MRRS 512 (2) */
+	rd_devctl_from_config(b, sizeof b, &d);
+	CHECK_INT(d.mrrs, 512);
+	b[0x69] = 0x61; /* a reserved code (6) */
+	rd_devctl_from_config(b, sizeof b, &d);
+	CHECK_INT(d.state, RD_DEVCTL_UNKNOWN);
+	CHECK(strstr(d.why, "reserved") != NULL);
+	b[0x69] = 0x51;
+	rd_devctl_from_config(b, 64, &d); /* what an unprivileged read returns */
+	CHECK_INT(d.state, RD_DEVCTL_UNKNOWN);
+	CHECK(strstr(d.why, "only the first 64 bytes") != NULL);
+	rd_devctl_from_config(b, 0x62, &d); /* the capability's header, not its registers */
+	CHECK_INT(d.state, RD_DEVCTL_UNKNOWN);
+	CHECK(strstr(d.why, "PCI Express capability at 0x60") != NULL);
+	rd_devctl_from_config(b, 32, &d);
+	CHECK_INT(d.state, RD_DEVCTL_UNKNOWN);
+	b[0x61] = 0x40; /* a loop back to the first capability */
+	b[0x60] = 0x05;
+	rd_devctl_from_config(b, sizeof b, &d);
+	CHECK_INT(d.state, RD_DEVCTL_UNKNOWN);
+	CHECK(strstr(d.why, "no PCI Express capability") != NULL);
+	b[0x41] = 0x20; /* a pointer into the header */
+	rd_devctl_from_config(b, sizeof b, &d);
+	CHECK_INT(d.state, RD_DEVCTL_UNKNOWN);
+	b[6] = 0;
+	rd_devctl_from_config(b, sizeof b, &d);
+	CHECK_INT(d.state, RD_DEVCTL_UNKNOWN);
+	memset(b, 0xff, sizeof b);
+	rd_devctl_from_config(b, sizeof b, &d);
+	CHECK(strstr(d.why, "all ones") != NULL);
+	CHECK_INT(rd_devctl_code(4096), 5);
+	CHECK_INT(rd_devctl_code(128), 0);
+	CHECK_INT(rd_devctl_code(8192), -1);
+	CHECK_INT(rd_devctl_code(300), -1);
+}
+
+RD_TEST(devctl_lspci_lines)
+{
+	static const char text[] = "0000:1b:00.0 Infiniband controller: Mellanox Technologies MT2910 Family [ConnectX-7]\n"
+				   "\tCapabilities: [60] Express (v2) Endpoint, MSI 00\n"
+				   "\t\tDevCap:\tMaxPayload 512 bytes, PhantFunc 0, Latency L0s unlimited, L1 unlimited\n"
+				   "\t\tDevCtl:\tCorrErr- NonFatalErr+ FatalErr+ UnsupReq-\n"
+				   "\t\t\tRlxdOrd+ ExtTag+ PhantFunc- AuxPwr- NoSnoop+ FLReset-\n"
+				   "\t\t\tMaxPayload 256 bytes, MaxReadReq 4096 bytes\n"
+				   "\t\tDevSta:\tCorrErr+ NonFatalErr- FatalErr- UnsupReq+ AuxPwr- TransPend-\n"
+				   "1b:00.1 Infiniband controller: Mellanox Technologies MT2910 Family [ConnectX-7]\n"
+				   "\tCapabilities: <access denied>\n"
+				   "0000:2a:00.0 Infiniband controller: Mellanox Technologies MT2910 Family [ConnectX-7]\n"
+				   "\tCapabilities: [60] Express (v2) Endpoint, MSI 00\n"
+				   "\t\tDevCtl:\tCorrErr- NonFatalErr+ FatalErr+ UnsupReq-\n"
+				   "\t\t\tMaxPayload 256 bytes, MaxReadReq 3000 bytes\n"
+				   "0000:3a:00.0 Ethernet controller: Intel Corporation I350\n"
+				   "\tCapabilities: [40] Power Management version 3\n";
+	struct rd_devctl d;
+	rd_devctl_from_lspci(text, sizeof text - 1, "0000:1b:00.0", &d);
+	CHECK_INT(d.state, RD_DEVCTL_READ);
+	CHECK_INT(d.mrrs, 4096);
+	CHECK_INT(d.mps, 256);
+	CHECK_STR(d.from, "lspci -vvv");
+	rd_devctl_from_lspci(text, sizeof text - 1, "0000:1b:00.1", &d);
+	CHECK_INT(d.state, RD_DEVCTL_UNKNOWN);
+	CHECK(strstr(d.why, "not run as root") != NULL);
+	rd_devctl_from_lspci(text, sizeof text - 1, "0000:2a:00.0", &d);
+	CHECK_INT(d.state, RD_DEVCTL_UNKNOWN);
+	rd_devctl_from_lspci(text, sizeof text - 1, "0000:3a:00.0", &d);
+	CHECK_INT(d.state, RD_DEVCTL_UNKNOWN);
+	CHECK(strstr(d.why, "no PCI Express capability") != NULL);
+	rd_devctl_from_lspci(text, sizeof text - 1, "0000:99:00.0", &d);
+	CHECK(strstr(d.why, "not in the captured") != NULL);
+	rd_devctl_from_lspci(text, 40, "0000:1b:00.0", &d); /* cut inside the section */
+	CHECK_INT(d.state, RD_DEVCTL_UNKNOWN);
+}
+
+/* The real q35 kernel's config space and lspci -vvv of the same port agree. */
+RD_TEST(devctl_real_q35_config_and_lspci_agree)
+{
+	size_t n, ln;
+	struct rd_devctl a, l;
+	char *text = slurp_fixture("lspci-vvv-q35.txt", &ln);
+	static const char *const files[] = {"root-port-00-03.0-config", "switch-port-02-00.0-config"};
+	static const char *const addrs[] = {"0000:00:03.0", "0000:02:00.0"};
+	for (size_t i = 0; i < 2; i++) {
+		char *cfg = slurp_fixture(files[i], &n);
+		rd_devctl_from_config((const unsigned char *)cfg, n, &a);
+		rd_devctl_from_lspci(text, ln, addrs[i], &l);
+		CHECK_INT(a.state, RD_DEVCTL_READ);
+		CHECK_INT(l.state, RD_DEVCTL_READ);
+		CHECK_INT(a.mrrs, l.mrrs);
+		CHECK_INT(a.mps, l.mps);
+		CHECK_INT(a.mrrs, 128);
+		free(cfg);
+	}
 	free(text);
 }

@@ -119,10 +119,12 @@ fi
 # ---- the roots: the guest's tree with the stand-ins --------------------------------------------------
 root() { "$top/tests/vm/q35root.sh" "$out/$1/tree" "$work/$2" "${3:-real}" "${4:-}" || bad "q35root.sh $*"; }
 chk() { "$bin" --root "$work/$1" check --only "$2" --format json > "$work/$1.$2.json" 2> "$work/$1.err"; echo $? > "$work/$1.$2.rc"; }
-# jqt ROOT CHECK WHAT FILTER: the check's JSON on the root satisfies FILTER
-jqt() {
-	if jq -e "$4" "$work/$1.$2.json" > /dev/null 2>&1; then ok "$1: $2: $3"
-	else bad "$1: $2: $3"; jq -c '[.findings[] | {check, status, subject, message}]' "$work/$1.$2.json" 2> /dev/null | head -c 1500; echo; fi
+# jqt ROOT CHECK WHAT [JQ OPTIONS] FILTER: the check's JSON on the root satisfies FILTER
+jqt() { # ROOT CHECK WHAT [JQ OPTIONS...] FILTER
+	local r=$1 c=$2 w=$3
+	shift 3
+	if jq -e "$@" "$work/$r.$c.json" > /dev/null 2>&1; then ok "$r: $c: $w"
+	else bad "$r: $c: $w"; jq -c '[.findings[] | {check, status, subject, message}]' "$work/$r.$c.json" 2> /dev/null | head -c 1500; echo; fi
 }
 root q35 real
 "$bin" --root "$work/real" topo --format json > "$work/topo.json" 2> "$work/topo.err" || bad "topo on the root: exit $?"
@@ -190,6 +192,62 @@ root q35 endpoint-caps endpoint-caps
 chk endpoint-caps pcie.link
 jqt endpoint-caps pcie.link "with the endpoints' own 2.5 GT/s x1: OK, nothing degraded" \
 	'[.findings[] | .status] == ["OK"] and (.findings[0].message | contains("3 HCA functions: PCIe links at full speed and width"))'
+# pcie.mrrs: each stand-in HCA's Max Read Request, from the real kernel's config space, is what the
+# guest's lspci -vvv printed for that function
+chk real pcie.mrrs
+lsrr() { awk -v b="$2" '$1 == b { in_ = 1; next } /^[^ \t]/ { in_ = 0 } in_ && /MaxReadReq/ { sub(/.*MaxReadReq /, ""); sub(/ bytes.*/, ""); print; exit }' "$1"; }
+want="3 HCA functions: PCIe Max Read Request $(lsrr "$S/lspci.out" 0000:04:00.0) bytes on mlx5_0, mlx5_1, mlx5_2"
+[ "$(lsrr "$S/lspci.out" 0000:05:00.0)" = "$(lsrr "$S/lspci.out" 0000:06:00.0)" ] || want="the three lspci values differ"
+jqt real pcie.mrrs "OK, the guest's lspci -vvv's MaxReadReq for each function (${want#*Request })" \
+	--arg w "$want" '[.findings[] | [.status, .message]] == [["OK", $w]] and
+	 ([.findings[0].evidence[] | .path] == ["/sys/bus/pci/devices/0000:04:00.0/config", "/sys/bus/pci/devices/0000:05:00.0/config", "/sys/bus/pci/devices/0000:06:00.0/config"])'
+chk unpriv pcie.mrrs
+jqt unpriv pcie.mrrs "64-byte config reads, no lspci: UNKNOWN for each, saying why" \
+	'[.findings[] | .status] == ["UNKNOWN", "UNKNOWN", "UNKNOWN"] and all(.findings[]; .message | contains("only the first 64 bytes of its config space can be read"))'
+chk unpriv-lspci pcie.mrrs
+jqt unpriv-lspci pcie.mrrs "the same from the guest's lspci -vvv" \
+	--arg w "$want" '[.findings[] | [.status, .message]] == [["OK", $w]] and all(.findings[0].evidence[]; .path == "rdma-doctor/commands/lspci-vvv")'
+# with [pcie] max_read_request = 4096: WARN each, with the setpci line and the boot rule; both, run
+# on a copy (setpci writing its config files: none can be had for a root), make it OK and say the
+# rule sets it at boot
+mkdir -p "$work/real/etc/udev/rules.d" && printf '[pcie]\nmax_read_request = 4096\n' > "$work/real/etc/rdma-doctor.conf"
+chk real pcie.mrrs
+jqt real pcie.mrrs "policy 4096: WARN mlx5_0..2, setpci CAP_EXP+8.w=5000:7000 and the udev rule" \
+	'[.findings[] | .status] == ["WARN", "WARN", "WARN"] and
+	 (.findings[0].fix == ["setpci -s 0000:04:00.0 CAP_EXP+8.w=5000:7000   # as root: MaxReadReq 4096 bytes until the next boot or reset",
+	  "echo '"'"'ACTION==\"add\", SUBSYSTEM==\"pci\", KERNEL==\"0000:04:00.0\", RUN+=\"/usr/bin/setpci -s $kernel CAP_EXP+8.w=5000:7000\"'"'"' >> /etc/udev/rules.d/90-pcie-max-read-request.rules   # at every boot (setpci is not installed: pciutils)"])'
+cp -a "$work/real" "$work/mrrs-fixed"
+setpci() { # -s BDF CAP_EXP+8.w=VALUE:MASK on the copy: the capability list from 0x34
+	[ "$1" = -s ] && [ "${3%%=*}" = CAP_EXP+8.w ] || return 1
+	local f=$work/mrrs-fixed/sys/bus/pci/devices/$2/config vm=${3#*=} pos n=0 id
+	local v=$((16#${vm%%:*})) m=$((16#${vm#*:}))
+	pos=$(od -An -tu1 -j $((0x34)) -N1 "$f" | tr -d ' ')
+	while [ -n "$pos" ] && [ "$pos" != 0 ] && [ $n -lt 48 ]; do
+		id=$(od -An -tu1 -j "$pos" -N1 "$f" | tr -d ' ')
+		if [ "$id" = 16 ]; then
+			local old=$(od -An -tu2 -j $((pos + 8)) -N2 "$f" | tr -d ' ') new
+			new=$(((old & ~m) | (v & m)))
+			printf "$(printf '\\x%02x\\x%02x' $((new & 255)) $((new >> 8)))" | dd of="$f" bs=1 seek=$((pos + 8)) conv=notrunc status=none
+			return
+		fi
+		pos=$(od -An -tu1 -j $((pos + 1)) -N1 "$f" | tr -d ' ') n=$((n + 1))
+	done
+	return 1
+}
+nset=0
+while read -r line; do
+	set -- $line
+	setpci "$2" "$3" "$4" && nset=$((nset + 1)) || bad "setpci did not apply: $line"
+done < <(jq -r '.findings[].fix[]? | select(startswith("setpci ")) | sub(" *#.*"; "")' "$work/real.pcie.mrrs.json")
+jq -r '.findings[].fix[]? | select(startswith("echo ")) | sub("   # .*"; "") | sub(" /etc/"; " '"$work"'/mrrs-fixed/etc/")' "$work/real.pcie.mrrs.json" > "$work/mrrs-rule.sh"
+bash "$work/mrrs-rule.sh" || bad "the printed udev rule lines did not run"
+chk mrrs-fixed pcie.mrrs
+jqt mrrs-fixed pcie.mrrs "after the 3 printed setpci lines and rules: OK, 4096 bytes, a udev rule sets it at boot" \
+	'[.findings[] | [.status, .message]] == [["OK", "3 HCA functions: PCIe Max Read Request 4096 bytes on mlx5_0, mlx5_1, mlx5_2 (the policy asks at least 4096); a udev rule sets it at boot"]]'
+[ $nset = 3 ] && [ "$(grep -c 'KERNEL=="0000:0[456]:00.0", RUN+="/usr/bin/setpci -s $kernel CAP_EXP+8.w=5000:7000"' "$work/mrrs-fixed/etc/udev/rules.d/90-pcie-max-read-request.rules")" = 3 ] &&
+	ok "3 setpci lines applied, 3 udev rules written" || bad "$nset setpci lines applied; rules: $(cat "$work/mrrs-fixed/etc/udev/rules.d/"* 2> /dev/null | head -3)"
+rm -f "$work/real/etc/rdma-doctor.conf"
+
 # gdr.iommu: the default boot's DMA-FQ WARNs, with iommu=pt as the fix
 chk real gdr.iommu
 jqt real gdr.iommu "WARN: GPU group 8, mlx5_0 group 9, DMA-FQ, fix iommu=pt" \
