@@ -239,6 +239,18 @@ static void lft_sort(struct rd_fab_lft *x)
 	free(o);
 }
 
+/* dump_fts -M's lines: "0xc000      x   x", "     Ports: 0 1 2", " MLid", "            0 1" */
+static bool mcast_line(const char *s, const char *e)
+{
+	const char *q = s;
+	if (rd_fab_lit(&q, e, "0x") || rd_fab_lit(&q, e, "Ports:") || rd_fab_lit(&q, e, "MLid"))
+		return true;
+	for (; q < e; q++)
+		if (!(*q == ' ' || (*q >= '0' && *q <= '9')))
+			return false;
+	return true;
+}
+
 static struct rd_fab_lft *lft_find_mut(struct rd_fab_lfts *t, uint64_t guid)
 {
 	for (size_t i = 0; i < t->n; i++)
@@ -286,7 +298,7 @@ size_t rd_fab_parse_lfts(struct rd_fab_lfts *t, const char *text, size_t len)
 		} else if (word_line(s, e, "Lid  Out   Destination") || word_line(s, e, "Port     Info") ||
 			   count_line(s, e) || word_line(s, e, "*** WARNING ***: this command has been replaced by dump_fts")) {
 			/* dump_fts's headings and counts; dump_lfts.sh's notice after it */
-		} else if (mcast) {
+		} else if (mcast && mcast_line(s, e)) {
 			/* a multicast table's lines: not routes */
 		} else if (cur && s[0] == '0') {
 			uint64_t v;
