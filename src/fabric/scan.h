@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Small scanners over one line [p, e) of a tool's output, shared by the fabric's parsers
  * (parse.c, route.c).  Each takes *pp forward past what it read only when it read it; none reads
- * past e or trusts a length from the input. */
+ * past e or trusts a length from the input.
+ *
+ * Ownership: they borrow the line; rd_fab_trimdup returns a copy the caller frees. */
 #ifndef RD_FABRIC_SCAN_H
 #define RD_FABRIC_SCAN_H
 #include <stdbool.h>

@@ -12,7 +12,13 @@
 #     it, with --expect node[01-06] exactly fabric.expect node03;
 #   * node04's cable moved to another leaf port: with --against exactly one fabric.ref.moved;
 #   * the same outputs captured into a directory (`fabric DIR`) give the same findings;
-#   * --format json is rdma-doctor/fabric/v1; exit statuses; a bad reference file; no umad port.
+#   * --format json is rdma-doctor/fabric/v1; exit statuses; a bad reference file; no umad port;
+#   * routes, on three leaves and two spines (three hosts each) with the leaf1-spine1 cable at w=1:
+#     --route between two hosts is what the real ibtracert prints, hop for hop, live (ibtracert)
+#     and from the captured dump_fts; stand-in pair results (written here: no HCA), slow for the
+#     pairs whose real route crosses the degraded cable, make fabric --pairs name exactly that
+#     cable (fabric.route.suspect), live and from the captures; results with no slow pair, none;
+#     --route and --pairs usage errors, a directory without dump_fts, a host not in the fabric.
 # Every simulator and subnet manager is started here and stopped by its PID; the simulator's socket
 # name is this run's own; the subnet manager's log, cache and dumps stay in the scratch directory.
 # Usage: tests/fabric/run.sh [BUILD_DIR]     Ends with "N passed, N failed".
@@ -338,6 +344,15 @@ standins fast ""
 "$bin" fabric cap-route --pairs fast.res --format json > j-fast.json 2> j-fast.err
 rc_j=$?
 [ "$(suspect j-fast.json)" = "OK fabric" ] && [ $rc_j = 0 ] && ok || bad "pairs standin, none slow: '$(suspect j-fast.json)' exit $rc_j"
+# usage errors; a directory without forwarding tables; a host not in the fabric
+"$bin" fabric cap-route --route node1 > /dev/null 2>&1
+[ $? = 3 ] && ok || bad "--route with one host: not a usage error"
+"$bin" fabric cap-route --route node1 node2 --pairs fast.res > /dev/null 2>&1
+[ $? = 3 ] && ok || bad "--route with --pairs: not a usage error"
+"$bin" fabric cap-base --route node01 node02 > /dev/null 2> nofts.err
+[ $? = 3 ] && grep -q "no forwarding tables (no dump_fts)" nofts.err && ok || bad "no dump_fts: $(cat nofts.err)"
+"$bin" fabric cap-route --route node1 gpu7 > /dev/null 2> nohost.err
+[ $? = 3 ] && grep -q "no CA port of gpu7 in the fabric" nohost.err && ok || bad "a host not in the fabric: $(cat nohost.err)"
 stop_sm
 stop_sim
 
