@@ -93,11 +93,11 @@ static int read_pairs(struct rd_ctx *ctx, const struct rd_strv *files, struct rd
 	return 0;
 }
 
-/* The route of one pair of CA ports: traced live, or from the captured forwarding tables. */
-static void one_route(struct rd_source *src, const struct rd_fab_router *rt, const struct rd_fab_node *from,
+/* The route of one pair of CA ports: traced (ibtracert), or through the forwarding tables. */
+static void one_route(struct rd_source *src, const struct rd_fab_router *rt, bool trace, const struct rd_fab_node *from,
 		      const struct rd_fab_node *to, struct rd_fab_route *r)
 {
-	if (rd_source_is_live(src))
+	if (trace)
 		(void)rd_fab_route_live(src, from, to, r);
 	else
 		(void)rd_fab_route_lft(rt, from, to, r);
@@ -107,15 +107,21 @@ static void one_route(struct rd_source *src, const struct rd_fab_router *rt, con
 static int route_pairs(struct rd_ctx *ctx, struct rd_source *src, const struct rd_fabric *f, bool json,
 		       const char *source, const char *route_a, const char *route_b, const struct rd_pairs *p)
 {
-	bool live = rd_source_is_live(src);
+	/* live, --route traces with the real ibtracert; --pairs reads every switch's table once
+	 * (one dump_fts, not one ibtracert per pair) and traces only when dump_fts cannot be had */
+	bool live = rd_source_is_live(src), trace = live && route_a;
 	struct rd_fab_lfts lfts = {0};
-	if (!live) {
+	if (!trace) {
 		struct rd_text t = {0};
 		int r = rd_fab_read_fts(src, &t);
 		if (r == 0)
 			rd_fab_parse_lfts(&lfts, t.data, t.len);
 		rd_text_free(&t);
-		if (r < 0 || !lfts.n) {
+		if (live && !lfts.n) {
+			rd_text_printf(ctx->err, ctx->ascii, "%s: fabric: dump_fts: %s: each pair is traced with ibtracert\n",
+				       ctx->prog, r < 0 ? rd_strerror(-r) : "no forwarding table in its output");
+			trace = true;
+		} else if (r < 0 || !lfts.n) {
 			rd_text_printf(ctx->err, ctx->ascii,
 				       "%s: fabric: %s: no forwarding tables (%s): capture dump_fts's output beside the others\n",
 				       ctx->prog, source, r == -RD_ENOTCAPTURED ? "no dump_fts" : r < 0 ? rd_strerror(-r) : "none in dump_fts");
@@ -127,7 +133,7 @@ static int route_pairs(struct rd_ctx *ctx, struct rd_source *src, const struct r
 	rd_fab_router_init(&rt, f, &lfts);
 	char tbuf[40];
 	rd_utc_iso8601(rd_run_time(), tbuf, sizeof tbuf);
-	struct rd_fabric_route_meta m = {.source = source, .time = tbuf, .via = live ? "ibtracert" : "dump_fts",
+	struct rd_fabric_route_meta m = {.source = source, .time = tbuf, .via = trace ? "ibtracert" : "dump_fts",
 					 .ascii = ctx->ascii, .host_a = route_a, .host_b = route_b};
 	int rc = RD_EXIT_OK;
 	if (route_a) {
@@ -142,7 +148,7 @@ static int route_pairs(struct rd_ctx *ctx, struct rd_source *src, const struct r
 			size_t n = na < nb ? na : nb;
 			struct rd_fab_route *routes = rd_xcalloc(n, sizeof *routes);
 			for (size_t i = 0; i < n; i++) {
-				one_route(src, &rt, pa[i], pb[i], &routes[i]);
+				one_route(src, &rt, trace, pa[i], pb[i], &routes[i]);
 				if (routes[i].error)
 					rc = RD_EXIT_UNKNOWN;
 			}
@@ -167,7 +173,7 @@ static int route_pairs(struct rd_ctx *ctx, struct rd_source *src, const struct r
 							      !from ? x->client_dev : x->server_dev);
 				continue;
 			}
-			one_route(src, &rt, from, to, &x->route);
+			one_route(src, &rt, trace, from, to, &x->route);
 		}
 		rd_fab_join_links(&j, &rt);
 		struct rd_report rep = {0};

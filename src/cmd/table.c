@@ -64,7 +64,7 @@ const struct rd_cmd rd_cmds[] = {
 	 "                          dump_fts's forwarding tables); rail i of one host to rail i of the other\n"
 	 "      --pairs FILE        the results of pairs (rdma-doctor/pair/v1; again for more files), judged\n"
 	 "                          as by pairs: the cable every slow pair's route crosses and the healthy\n"
-	 "                          pairs' avoid (fabric.route.suspect)\n" HELP_OPT
+	 "                          pairs' avoid (fabric.route.suspect); routes by dump_fts's tables\n" HELP_OPT
 	 "  DIR holds the outputs by command: iblinkinfo-switches-only-l (iblinkinfo --switches-only -l),\n"
 	 "  ibnetdiscover-p (ibnetdiscover -p), sminfo, dump_fts (for --route and --pairs); as files at its\n"
 	 "  top or in rdma-doctor/commands/.  Without DIR (and without --root) the tools are run here, a\n"

@@ -329,7 +329,7 @@ grep -q "^Route node1 mlx5_0 (LID ${lid[1]}) -> node8 mlx5_0 (LID ${lid[8]}), by
 suspect() { jq -r '.findings[] | select(.check == "fabric.route.suspect") | "\(.status) \(.subject)"' "$1"; }
 timeout 60 ibsim-run "$bin" fabric --pairs w1r.res --format json > j-w1.json 2> j-w1.err
 rc_j=$?
-[ "$(suspect j-w1.json)" = "WARN leaf1[5] - spine1[1]" ] && [ $rc_j = 1 ] && ok ||
+[ "$(suspect j-w1.json)" = "WARN leaf1[5] - spine1[1]" ] && [ $rc_j = 1 ] && [ "$(jq -r .via j-w1.json)" = dump_fts ] && ok ||
 	bad "pairs standin, degraded: suspect '$(suspect j-w1.json)' exit $rc_j ($(head -c 200 j-w1.err))"
 jq -e --argjson n "$nslow" '.summary.slow == $n and .summary.healthy == 36 - $n and .summary.routed == 36
 	and ([.findings[] | select(.status != "OK")] | length) == 1
