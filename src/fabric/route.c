@@ -422,7 +422,7 @@ static const struct rd_fab_link *ca_link(const struct rd_fab_router *rt, uint64_
 static int node_rail_cmp(const void *a, const void *b)
 {
 	const struct rd_fab_node *x = *(const struct rd_fab_node *const *)a, *y = *(const struct rd_fab_node *const *)b;
-	int c = strcmp(x->device ? x->device : "", y->device ? y->device : "");
+	int c = strverscmp(x->device ? x->device : "", y->device ? y->device : ""); /* mlx5_2 before mlx5_10 */
 	if (c)
 		return c;
 	return x->guid < y->guid ? -1 : x->guid > y->guid;
