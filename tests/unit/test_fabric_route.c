@@ -385,3 +385,30 @@ RD_TEST(join_suspect_and_not)
 	rd_report_free(&rep);
 	rd_buf_free(&b);
 }
+
+/* A host's rails: its CA ports in the natural order of their devices, rail i to rail i. */
+RD_TEST(host_rails)
+{
+	const char *li =
+		"0x0000000000200001 \"                         leaf1\"      1    1[  ] ==( 4X     25.78125 Gbps Active/  LinkUp)==>"
+		"  0x0000000000100001      7    1[  ] \"gpu1 mlx5_10\" ( )\n"
+		"0x0000000000200001 \"                         leaf1\"      1    2[  ] ==( 4X     25.78125 Gbps Active/  LinkUp)==>"
+		"  0x0000000000100002      8    1[  ] \"gpu1 mlx5_2\" ( )\n"
+		"0x0000000000200001 \"                         leaf1\"      1    3[  ] ==( 4X     25.78125 Gbps Active/  LinkUp)==>"
+		"  0x0000000000100003      9    1[  ] \"gpu1 mlx5_0\" ( )\n"
+		"0x0000000000200001 \"                         leaf1\"      1    4[  ] ==( 4X     25.78125 Gbps Active/  LinkUp)==>"
+		"  0x0000000000100004     10    1[  ] \"gpu10 mlx5_0\" ( )\n";
+	struct rd_fabric f = {0};
+	CHECK_INT(rd_fab_parse_iblinkinfo(&f, li, strlen(li)), 4);
+	rd_fabric_finish(&f);
+	const struct rd_fab_node **p;
+	CHECK_INT(rd_fab_host_ports(&f, "gpu1", &p), 3);
+	CHECK_STR(p[0]->device, "mlx5_0");
+	CHECK_STR(p[1]->device, "mlx5_2");
+	CHECK_STR(p[2]->device, "mlx5_10");
+	free(p);
+	CHECK(rd_fab_host_port(&f, "gpu1", "mlx5_2")->lid == 8);
+	CHECK(rd_fab_host_port(&f, "gpu1", "mlx5_3") == NULL);
+	CHECK(rd_fab_host_port(&f, "gpu", "mlx5_0") == NULL);
+	rd_fabric_free(&f);
+}
