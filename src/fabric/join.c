@@ -227,11 +227,11 @@ void rd_fab_join_judge(const struct rd_fab_join *j, const struct rd_fabric *f, s
 	}
 	if (nslow == 1) {
 		fd = rd_report_add(r, id, RD_SUBJ_HOST, RD_UNKNOWN, "fabric",
-				   "one slow pair: every cable of its route is as suspect as the others; measure more pairs "
-				   "(pairs --plan after these results)");
+				   "one slow pair: a verdict does not rest on one route; measure more pairs");
 		for (size_t i = 0; i < j->n; i++)
 			if (j->v[i].is_slow)
 				pair_evidence(fd, &j->v[i]);
+		rd_fix_add(fd, "rdma-doctor pairs --results FILE --plan (the next round to measure)");
 		return;
 	}
 	size_t *slow, *healthy;

@@ -308,7 +308,7 @@ pairs
 standins w1r "^$l1 [0-9]+ 5\$|^$s1 [0-9]+ 1\$"
 nslow=$(wc -l < w1r.slow)
 [ "$nslow" -ge 4 ] && [ "$(cut -d' ' -f1 w1r.slow | sort -u | wc -l)" -ge 2 ] &&
-	[ "$(cut -d' ' -f2 w1r.slow | sort -u | wc -l)" -ge 2 ] && ok || bad "route: the degraded cable carries $nslow pairs: $(tr '\n' ',' < w1r.slow)"
+	[ "$(cut -d' ' -f2 w1r.slow | sort -u | wc -l)" -ge 2 ] && ok "route: the degraded cable carries pairs of several hosts" || bad "route: the degraded cable carries $nslow pairs: $(tr '\n' ',' < w1r.slow)"
 # --route node1 node8 hop for hop as ibtracert prints it, live and from the forwarding tables
 trace "${lid[1]}" "${lid[8]}" > tr18.txt
 timeout 60 ibsim-run "$bin" fabric --route node1 node8 --format json > r18.json 2> r18.err
@@ -317,33 +317,33 @@ rc=$?
 rc_cap=$?
 hops() { jq -r '.routes[0].hops[1:][] | "\(.guid) \(.in_port) \(.out_port // "-")"' "$1"; }
 [ $rc = 0 ] && [ $rc_cap = 0 ] && [ -s tr18.txt ] && diff tr18.txt <(hops r18.json) > /dev/null &&
-	diff tr18.txt <(hops r18cap.json) > /dev/null && ok ||
+	diff tr18.txt <(hops r18cap.json) > /dev/null && ok "route node1 node8: ibtracert's hops, live and by dump_fts" ||
 	bad "route node1 node8: ibtracert '$(tr '\n' ',' < tr18.txt)', live '$(hops r18.json | tr '\n' ',')' ($rc), dump_fts '$(hops r18cap.json | tr '\n' ',')' ($rc_cap)"
 jq -e '.schema == "rdma-doctor/fabric-route/v1" and .via == "ibtracert" and (.routes | length) == 1
 	and .routes[0].from.host == "node1" and .routes[0].to.host == "node8" and .routes[0].hops[0].kind == "CA"
 	and ([.routes[0].hops[1:-1][] | .kind] | unique == ["SW"]) and ([.routes[0].hops[:-1][] | .width] | all(. == 4 or . == 1))' \
-	r18.json > /dev/null && ok || bad "route node1 node8: the JSON document: $(head -c 300 r18.json)"
+	r18.json > /dev/null && ok "route node1 node8: the JSON document" || bad "route node1 node8: the JSON document: $(head -c 300 r18.json)"
 "$bin" fabric cap-route --route node1 node8 > r18.txt 2>&1
-grep -q "^Route node1 mlx5_0 (LID ${lid[1]}) -> node8 mlx5_0 (LID ${lid[8]}), by dump_fts:" r18.txt && ok || bad "route text: $(head -2 r18.txt)"
+grep -q "^Route node1 mlx5_0 (LID ${lid[1]}) -> node8 mlx5_0 (LID ${lid[8]}), by dump_fts:" r18.txt && ok "route text" || bad "route text: $(head -2 r18.txt)"
 # the slow pairs' routes joined: exactly the degraded cable, live and from the captures
 suspect() { jq -r '.findings[] | select(.check == "fabric.route.suspect") | "\(.status) \(.subject)"' "$1"; }
 timeout 60 ibsim-run "$bin" fabric --pairs w1r.res --format json > j-w1.json 2> j-w1.err
 rc_j=$?
-[ "$(suspect j-w1.json)" = "WARN leaf1[5] - spine1[1]" ] && [ $rc_j = 1 ] && [ "$(jq -r .via j-w1.json)" = dump_fts ] && ok ||
+[ "$(suspect j-w1.json)" = "WARN leaf1[5] - spine1[1]" ] && [ $rc_j = 1 ] && [ "$(jq -r .via j-w1.json)" = dump_fts ] && ok "pairs standin (no HCA), degraded: exactly that cable" ||
 	bad "pairs standin, degraded: suspect '$(suspect j-w1.json)' exit $rc_j ($(head -c 200 j-w1.err))"
 jq -e --argjson n "$nslow" '.summary.slow == $n and .summary.healthy == 36 - $n and .summary.routed == 36
 	and ([.findings[] | select(.status != "OK")] | length) == 1
 	and (.findings[0].evidence | map(select(.path == "cable")) | .[0].value | test("leaf1 \\(0x[0-9a-f]{16}\\) port 5 - spine1 \\(0x[0-9a-f]{16}\\) port 1, 1X"))
 	and ([.links[] | select(.slow_pairs == $n)] | length) == 1' j-w1.json > /dev/null &&
-	ok || bad "pairs standin, degraded: the document: $(jq -c '.summary, .findings' j-w1.json | head -c 600)"
+	ok "pairs standin (no HCA), degraded: the document" || bad "pairs standin, degraded: the document: $(jq -c '.summary, .findings' j-w1.json | head -c 600)"
 "$bin" fabric cap-route --pairs w1r.res --format json > jc-w1.json 2> jc-w1.err
-[ "$(suspect jc-w1.json)" = "WARN leaf1[5] - spine1[1]" ] && [ "$(jq -r .via jc-w1.json)" = dump_fts ] && ok ||
+[ "$(suspect jc-w1.json)" = "WARN leaf1[5] - spine1[1]" ] && [ "$(jq -r .via jc-w1.json)" = dump_fts ] && ok "pairs standin (no HCA), degraded, from the captures" ||
 	bad "pairs standin, degraded, from the captures: '$(suspect jc-w1.json)' ($(head -c 200 jc-w1.err))"
 # no slow pair: no suspect (OK), from the captures
 standins fast ""
 "$bin" fabric cap-route --pairs fast.res --format json > j-fast.json 2> j-fast.err
 rc_j=$?
-[ "$(suspect j-fast.json)" = "OK fabric" ] && [ $rc_j = 0 ] && ok || bad "pairs standin, none slow: '$(suspect j-fast.json)' exit $rc_j"
+[ "$(suspect j-fast.json)" = "OK fabric" ] && [ $rc_j = 0 ] && ok "pairs standin (no HCA), none slow: no suspect" || bad "pairs standin, none slow: '$(suspect j-fast.json)' exit $rc_j"
 # usage errors; a directory without forwarding tables; a host not in the fabric
 "$bin" fabric cap-route --route node1 > /dev/null 2>&1
 [ $? = 3 ] && ok || bad "--route with one host: not a usage error"
