@@ -89,6 +89,12 @@ struct rd_report;
 int rd_check_collect(struct rd_ctx *ctx, const char *cmd, const struct rd_check_sel *sel, struct rd_loaded *l,
 		     struct rd_report *report, bool *no_hardware);
 
+/* A named input file (or - for standard input): a regular file or a pipe, never a device, at most
+ * 64 MiB; *data NUL-terminated, the caller frees it.  0 or -errno (-EFBIG: too large, -RD_ENOTREG:
+ * not a file).  rd_cmd_input_error names a failure.  (cmd/pairs.c: pairs --results, fabric --pairs) */
+int rd_cmd_read_input(const char *path, char **data, size_t *len);
+const char *rd_cmd_input_error(int r);
+
 /* Prints the general usage (every command) to f. */
 void rd_print_usage(FILE *f, const char *prog);
 

@@ -11,6 +11,9 @@
 
 #include "cmd/cmd.h"
 #include "fabric/fabric.h"
+#include "fabric/route.h"
+#include "pairs/pairs.h"
+#include "pairs/results_in.h"
 #include "fleet/hostlist.h"
 #include "render/fabric.h"
 #include "render/out.h"
@@ -60,20 +63,150 @@ static void write_ref(FILE *f, void *arg)
 	rd_render_fabric_ref(f, arg);
 }
 
+/* --pairs FILE...: every rdma-doctor/pair/v1 document of the files (pairs' reader), judged.  0, or
+ * -1 after naming the file that could not be read or held no document. */
+static int read_pairs(struct rd_ctx *ctx, const struct rd_strv *files, struct rd_pairs *p)
+{
+	char err[400] = "";
+	for (size_t i = 0; i < files->n; i++) {
+		char *data = NULL;
+		size_t len = 0;
+		int r = rd_cmd_read_input(files->v[i], &data, &len);
+		if (r < 0) {
+			rd_text_printf(ctx->err, ctx->ascii, "%s: fabric: --pairs %s: %s\n", ctx->prog, files->v[i],
+				       rd_cmd_input_error(r));
+			return -1;
+		}
+		r = rd_pairs_read_results(p, data, len, true, err, sizeof err);
+		free(data);
+		if (r <= 0) {
+			rd_text_printf(ctx->err, ctx->ascii, "%s: fabric: --pairs %s: %s\n", ctx->prog, files->v[i],
+				       r < 0 ? err : "no " RD_PAIRS_SCHEMA_PAIR " document");
+			return -1;
+		}
+	}
+	if (p->nodes.n < 2) {
+		rd_text_printf(ctx->err, ctx->ascii, "%s: fabric: --pairs: no pair in the results\n", ctx->prog);
+		return -1;
+	}
+	rd_pairs_judge(p);
+	return 0;
+}
+
+/* The route of one pair of CA ports: traced (ibtracert), or through the forwarding tables. */
+static void one_route(struct rd_source *src, const struct rd_fab_router *rt, bool trace, const struct rd_fab_node *from,
+		      const struct rd_fab_node *to, struct rd_fab_route *r)
+{
+	if (trace)
+		(void)rd_fab_route_live(src, from, to, r);
+	else
+		(void)rd_fab_route_lft(rt, from, to, r);
+}
+
+/* --route A B and --pairs: the routes, and the join of the pairs with them. */
+static int route_pairs(struct rd_ctx *ctx, struct rd_source *src, const struct rd_fabric *f, bool json,
+		       const char *source, const char *route_a, const char *route_b, const struct rd_pairs *p)
+{
+	/* live, --route traces with the real ibtracert; --pairs reads every switch's table once
+	 * (one dump_fts, not one ibtracert per pair) and traces only when dump_fts cannot be had */
+	bool live = rd_source_is_live(src), trace = live && route_a;
+	struct rd_fab_lfts lfts = {0};
+	if (!trace) {
+		struct rd_text t = {0};
+		int r = rd_fab_read_fts(src, &t);
+		if (r == 0)
+			rd_fab_parse_lfts(&lfts, t.data, t.len);
+		rd_text_free(&t);
+		if (live && !lfts.n) {
+			rd_text_printf(ctx->err, ctx->ascii, "%s: fabric: dump_fts: %s: each pair is traced with ibtracert\n",
+				       ctx->prog, r < 0 ? rd_strerror(-r) : "no forwarding table in its output");
+			trace = true;
+		} else if (r < 0 || !lfts.n) {
+			rd_text_printf(ctx->err, ctx->ascii,
+				       "%s: fabric: %s: no forwarding tables (%s): capture dump_fts's output beside the others\n",
+				       ctx->prog, source, r == -RD_ENOTCAPTURED ? "no dump_fts" : r < 0 ? rd_strerror(-r) : "none in dump_fts");
+			rd_fab_lfts_free(&lfts);
+			return RD_EXIT_UNKNOWN;
+		}
+	}
+	struct rd_fab_router rt;
+	rd_fab_router_init(&rt, f, &lfts);
+	char tbuf[40];
+	rd_utc_iso8601(rd_run_time(), tbuf, sizeof tbuf);
+	struct rd_fabric_route_meta m = {.source = source, .time = tbuf, .via = trace ? "ibtracert" : "dump_fts",
+					 .ascii = ctx->ascii, .host_a = route_a, .host_b = route_b};
+	int rc = RD_EXIT_OK;
+	if (route_a) {
+		const struct rd_fab_node **pa = NULL, **pb = NULL;
+		size_t na = rd_fab_host_ports(f, route_a, &pa), nb = rd_fab_host_ports(f, route_b, &pb);
+		if (!na || !nb) {
+			rd_text_printf(ctx->err, ctx->ascii, "%s: fabric: --route: no CA port of %s in the fabric (its node "
+							     "descriptions name hosts as \"HOST DEVICE\")\n",
+				       ctx->prog, !na ? route_a : route_b);
+			rc = RD_EXIT_UNKNOWN;
+		} else {
+			size_t n = na < nb ? na : nb;
+			struct rd_fab_route *routes = rd_xcalloc(n, sizeof *routes);
+			for (size_t i = 0; i < n; i++) {
+				one_route(src, &rt, trace, pa[i], pb[i], &routes[i]);
+				if (routes[i].error)
+					rc = RD_EXIT_UNKNOWN;
+			}
+			m.rails_a = na;
+			m.rails_b = nb;
+			rd_render_fabric_routes(ctx->out, json, &rt, routes, n, &m);
+			for (size_t i = 0; i < n; i++)
+				rd_fab_route_free(&routes[i]);
+			free(routes);
+		}
+		free(pa);
+		free(pb);
+	} else {
+		struct rd_fab_join j;
+		rd_fab_join_from_pairs(&j, p);
+		for (size_t i = 0; i < j.n; i++) {
+			struct rd_fab_jpair *x = &j.v[i];
+			const struct rd_fab_node *from = rd_fab_host_port(f, x->client, x->client_dev),
+						 *to = rd_fab_host_port(f, x->server, x->server_dev);
+			if (!from || !to) {
+				x->route.error = rd_xasprintf("no CA port \"%s %s\" in the fabric", !from ? x->client : x->server,
+							      !from ? x->client_dev : x->server_dev);
+				continue;
+			}
+			one_route(src, &rt, trace, from, to, &x->route);
+		}
+		rd_fab_join_links(&j, &rt);
+		struct rd_report rep = {0};
+		rd_fab_join_judge(&j, f, &rep);
+		rd_render_fabric_join(ctx->out, json, &rt, &j, &rep, &m);
+		rc = rd_status_exit_code(rd_report_status(&rep));
+		rd_report_free(&rep);
+		rd_fab_join_free(&j);
+	}
+	rd_fab_router_free(&rt);
+	rd_fab_lfts_free(&lfts);
+	if (fflush(ctx->out) != 0 || ferror(ctx->out))
+		rc = RD_EXIT_UNKNOWN;
+	return rc;
+}
+
 int rd_cmd_fabric(struct rd_ctx *ctx, int argc, char **argv)
 {
-	enum { OPT_SAVE = 256, OPT_AGAINST, OPT_EXPECT, OPT_NO_SMINFO };
+	enum { OPT_SAVE = 256, OPT_AGAINST, OPT_EXPECT, OPT_ROUTE, OPT_PAIRS };
 	static const struct option longopts[] = {
 		RD_LONGOPT_FORMAT,
 		RD_LONGOPT_HELP,
 		{"save", required_argument, NULL, OPT_SAVE},
 		{"against", required_argument, NULL, OPT_AGAINST},
 		{"expect", required_argument, NULL, OPT_EXPECT},
+		{"route", required_argument, NULL, OPT_ROUTE},
+		{"pairs", required_argument, NULL, OPT_PAIRS},
 		{NULL, 0, NULL, 0},
 	};
 	struct rd_getopt g = {.argc = argc, .argv = argv, .shortopts = "f:j", .longopts = longopts, .operands = true};
 	bool json = false;
-	const char *dir = NULL, *save = NULL, *against = NULL, *expect = NULL;
+	const char *dir = NULL, *save = NULL, *against = NULL, *expect = NULL, *route_a = NULL, *route_b = NULL;
+	struct rd_strv pairs_files = {0};
 	int st = -1;
 	for (int c; (c = rd_opts_next(ctx, &g, &st)) != RD_OPT_END;) {
 		switch (c) {
@@ -93,6 +226,19 @@ int rd_cmd_fabric(struct rd_ctx *ctx, int argc, char **argv)
 		case OPT_EXPECT:
 			expect = optarg;
 			break;
+		case OPT_ROUTE: /* --route HOST_A HOST_B: the word after HOST_A is HOST_B */
+			if (route_a)
+				st = rd_usage_error(ctx, "fabric", "--route once");
+			else if (optind >= argc || !argv[optind][0] || argv[optind][0] == '-')
+				st = rd_usage_error(ctx, "fabric", "--route HOST_A HOST_B: two host names");
+			else {
+				route_a = optarg;
+				route_b = argv[optind++];
+			}
+			break;
+		case OPT_PAIRS:
+			rd_strv_push(&pairs_files, optarg);
+			break;
 		case RD_OPT_OPERAND:
 			if (dir)
 				st = rd_usage_error(ctx, "fabric", "one directory of captures at most ('%s' and '%s')", dir,
@@ -101,10 +247,18 @@ int rd_cmd_fabric(struct rd_ctx *ctx, int argc, char **argv)
 			break;
 		}
 	}
-	if (st >= 0)
+	if (st < 0 && route_a && pairs_files.n)
+		st = rd_usage_error(ctx, "fabric", "--route or --pairs, not both");
+	if (st < 0 && (route_a || pairs_files.n) && (save || against || expect))
+		st = rd_usage_error(ctx, "fabric", "%s takes no --save, --against or --expect", route_a ? "--route" : "--pairs");
+	if (st < 0 && route_a && (!*route_a || strcmp(route_a, route_b) == 0))
+		st = rd_usage_error(ctx, "fabric", "--route: two different hosts");
+	if (st < 0 && dir && !*dir)
+		st = rd_usage_error(ctx, "fabric", "an empty directory name");
+	if (st >= 0) {
+		rd_strv_free(&pairs_files);
 		return st;
-	if (dir && !*dir)
-		return rd_usage_error(ctx, "fabric", "an empty directory name");
+	}
 	struct rd_strv expected = {0};
 	if (expect) {
 		char err[256];
@@ -128,6 +282,19 @@ int rd_cmd_fabric(struct rd_ctx *ctx, int argc, char **argv)
 		}
 	}
 
+	/* --pairs: the results, judged as `pairs --results` judges them */
+	struct rd_pairs pr = {0};
+	bool join = pairs_files.n > 0;
+	if (join) {
+		int rr = read_pairs(ctx, &pairs_files, &pr);
+		rd_strv_free(&pairs_files);
+		if (rr < 0) {
+			rd_pairs_free(&pr);
+			rd_strv_free(&expected);
+			return RD_EXIT_UNKNOWN;
+		}
+	}
+
 	const char *saved_root = ctx->root;
 	if (dir)
 		ctx->root = dir;
@@ -137,6 +304,7 @@ int rd_cmd_fabric(struct rd_ctx *ctx, int argc, char **argv)
 	if (r < 0) {
 		rd_fab_ref_free(&ref);
 		rd_strv_free(&expected);
+		rd_pairs_free(&pr);
 		return RD_EXIT_UNKNOWN;
 	}
 	bool live = rd_source_is_live(src);
@@ -148,11 +316,11 @@ int rd_cmd_fabric(struct rd_ctx *ctx, int argc, char **argv)
 		rd_source_close(src);
 		rd_fab_ref_free(&ref);
 		rd_strv_free(&expected);
+		rd_pairs_free(&pr);
 		return RD_EXIT_UNKNOWN;
 	}
 	struct rd_fab_input in[RD_FAB_NIN];
 	rd_fab_read_inputs(src, true, in);
-	rd_source_close(src);
 
 	struct rd_fabric f = {0}, net = {0};
 	const struct rd_text *lt = &in[RD_FAB_IN_LINKINFO].text, *nt = &in[RD_FAB_IN_NETDISCOVER].text,
@@ -164,6 +332,23 @@ int rd_cmd_fabric(struct rd_ctx *ctx, int argc, char **argv)
 	if (!smt->err)
 		rd_fab_parse_sminfo(&f, smt->data, smt->len);
 	rd_fabric_merge(&f, &net);
+	if (route_a || join) {
+		r = RD_EXIT_UNKNOWN;
+		if (lt->err && nt->err)
+			rd_text_printf(ctx->err, ctx->ascii, "%s: fabric: neither iblinkinfo nor ibnetdiscover output could be %s\n",
+				       ctx->prog, live ? "had" : "read");
+		else if (!f.nlinks)
+			rd_text_printf(ctx->err, ctx->ascii, "%s: fabric: no link of the fabric was read\n", ctx->prog);
+		else
+			r = route_pairs(ctx, src, &f, json, dir ? dir : ctx->root ? ctx->root : "live", route_a, route_b, &pr);
+		rd_source_close(src);
+		rd_fabric_free(&f);
+		rd_fab_inputs_free(in);
+		rd_pairs_free(&pr);
+		rd_strv_free(&expected);
+		return r;
+	}
+	rd_source_close(src);
 
 	struct rd_report rep = {0};
 	if (lt->err && nt->err) {

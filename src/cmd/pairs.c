@@ -21,9 +21,7 @@
 #define RD_PAIRS_STEP_NODES 110        /* nodes of one job step: above ~300 a single job lost results */
 #define RD_PAIRS_STEP_MS (10 * 60 * 1000) /* one job step's time, at most */
 
-/* A named input file (or - for standard input): a regular file or a pipe, never a device, at
- * most RD_PAIRS_INPUT_MAX bytes.  0 or -errno (-EFBIG: too large, -RD_ENOTREG: not a file). */
-static int read_input(const char *path, char **data, size_t *len)
+int rd_cmd_read_input(const char *path, char **data, size_t *len)
 {
 	int fd = 0;
 	if (strcmp(path, "-") != 0) {
@@ -71,7 +69,7 @@ static int read_input(const char *path, char **data, size_t *len)
 	return r;
 }
 
-static const char *input_error(int r)
+const char *rd_cmd_input_error(int r)
 {
 	return r == -EFBIG ? "larger than 64 MiB" : rd_strerror(-r);
 }
@@ -363,9 +361,9 @@ int rd_cmd_pairs(struct rd_ctx *ctx, int argc, char **argv)
 	for (size_t i = 0; i < results.n; i++) {
 		char *data = NULL;
 		size_t len = 0;
-		int r = read_input(results.v[i], &data, &len);
+		int r = rd_cmd_read_input(results.v[i], &data, &len);
 		if (r < 0) {
-			fprintf(ctx->err, "%s: pairs: --results %s: %s\n", ctx->prog, results.v[i], input_error(r));
+			fprintf(ctx->err, "%s: pairs: --results %s: %s\n", ctx->prog, results.v[i], rd_cmd_input_error(r));
 			status = RD_EXIT_UNKNOWN;
 			continue;
 		}
@@ -426,10 +424,10 @@ int rd_cmd_pairs(struct rd_ctx *ctx, int argc, char **argv)
 	if (topology) {
 		char *data = NULL;
 		size_t len = 0;
-		int r = read_input(topology, &data, &len);
+		int r = rd_cmd_read_input(topology, &data, &len);
 		if (r < 0 || memchr(data, '\0', len) || rd_pairs_set_topology(&p, data, err, sizeof err) < 0) {
 			fprintf(ctx->err, "%s: pairs: --topology %s: %s\n", ctx->prog, topology,
-				r < 0 ? input_error(r) : memchr(data, '\0', len) ? "not text (a NUL byte)" : err);
+				r < 0 ? rd_cmd_input_error(r) : memchr(data, '\0', len) ? "not text (a NUL byte)" : err);
 			free(data);
 			rd_pairs_free(&p);
 			return RD_EXIT_USAGE;

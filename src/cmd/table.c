@@ -49,7 +49,9 @@ const struct rd_cmd rd_cmds[] = {
 	 "the GPU and RDMA NIC PCIe matrix in nvidia-smi topo -m's notation (PIX, PXB, PHB, NODE, SYS),\n"
 	 "            with NCCL's GPUDirect RDMA distance; from sysfs alone",
 	 FORMAT_OPT HELP_OPT, "0 shown, 3 a usage error, an unreadable root or output that cannot be written"},
-	{"fabric", rd_cmd_fabric, "[DIR] [--format text|json] [--expect HOSTLIST] [--save FILE] [--against FILE]",
+	{"fabric", rd_cmd_fabric,
+	 "[DIR] [--format text|json] [--expect HOSTLIST] [--save FILE] [--against FILE]\n"
+	 "            [--route HOST_A HOST_B | --pairs FILE...]",
 	 "the InfiniBand subnet from infiniband-diags (iblinkinfo, ibnetdiscover, sminfo), live or from\n"
 	 "            a directory of their captured outputs: links below their siblings or what both ends can do,\n"
 	 "            no subnet manager, expected hosts absent, cabling changed since a reference",
@@ -57,14 +59,23 @@ const struct rd_cmd rd_cmds[] = {
 	 "      --expect HOSTLIST   hosts that should be in the fabric (Slurm syntax: node[01-24]); node\n"
 	 "                          descriptions \"HOST DEVICE\" (Linux's default) name them\n"
 	 "      --save FILE         write the cabling (each link's ends, width and speed) as a reference\n"
-	 "      --against FILE      compare with a reference --save wrote: links missing, moved, added, changed\n" HELP_OPT
+	 "      --against FILE      compare with a reference --save wrote: links missing, moved, added, changed\n"
+	 "      --route HOST_A HOST_B\n"
+	 "                          the route between two hosts hop by hop: each switch, its in and out port,\n"
+	 "                          each cable's width and speed (live: ibtracert between their LIDs; DIR:\n"
+	 "                          dump_fts's forwarding tables); rail i of one host to rail i of the other\n"
+	 "      --pairs FILE        the results of pairs (rdma-doctor/pair/v1; again for more files), judged\n"
+	 "                          as by pairs: the cable every slow pair's route crosses and the healthy\n"
+	 "                          pairs' avoid (fabric.route.suspect); routes by dump_fts's tables\n" HELP_OPT
 	 "  DIR holds the outputs by command: iblinkinfo-switches-only-l (iblinkinfo --switches-only -l),\n"
-	 "  ibnetdiscover-p (ibnetdiscover -p), sminfo; as files at its top or in rdma-doctor/commands/.\n"
-	 "  Without DIR (and without --root) the tools are run here, a timeout each, when this host has\n"
-	 "  an umad port (/dev/infiniband/umad*) or runs under ibsim-run (a simulated fabric).\n",
-	 "0 no finding above OK, 1 a WARN (a degraded link, a moved cable ...), 2 a FAIL (no subnet manager,\n"
-	 "an expected host or a reference link absent), 3 the fabric could not be read, a usage error, a\n"
-	 "reference that cannot be read, output that cannot be written"},
+	 "  ibnetdiscover-p (ibnetdiscover -p), sminfo, dump_fts (for --route and --pairs); as files at its\n"
+	 "  top or in rdma-doctor/commands/.  Without DIR (and without --root) the tools are run here, a\n"
+	 "  timeout each, when this host has an umad port (/dev/infiniband/umad*) or runs under ibsim-run\n"
+	 "  (a simulated fabric).\n",
+	 "0 no finding above OK (--route: every route had), 1 a WARN (a degraded link, a moved cable, a\n"
+	 "suspect cable ...), 2 a FAIL (no subnet manager, an expected host or a reference link absent), 3 the\n"
+	 "fabric could not be read, a route that could not be had, slow pairs whose routes single out no\n"
+	 "cable, a usage error, a reference or results that cannot be read, output that cannot be written"},
 	{"ibstat", rd_cmd_ibstat, "[-l | -p | -s] [CA [PORT]]", "the same output as rdma-core's ibstat", NULL,
 	 "as rdma-core's ibstat (0; 255 when a CA or port is not found; 2 usage, -h)"},
 	{"ibstatus", rd_cmd_ibstatus, "[DEV[:PORT]]...", "the same output as rdma-core's ibstatus", NULL,
@@ -210,7 +221,7 @@ static const char exit_table[] =
 	"     pairs: a node is bad; fabric: a FAIL\n"
 	"  3  check: UNKNOWN (a check could not tell, or no RDMA hardware); explain: a cause cannot be told;\n"
 	"     npd: UNKNOWN; fleet: an expected node missing, stale, unreadable or untrusted reports;\n"
-	"     fabric: the fabric could not be read;\n"
+	"     fabric: the fabric could not be read, a route not had, slow pairs singling out no cable;\n"
 	"     and for every command: a usage error, a root, policy or input file that cannot be read, or\n"
 	"     output that cannot be written\n";
 

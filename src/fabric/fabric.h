@@ -102,6 +102,11 @@ struct rd_fab_input {
  * <name> at its top.  Fills in[RD_FAB_NIN] (texts owned by the caller: rd_fab_inputs_free). */
 void rd_fab_read_inputs(struct rd_source *src, bool run_live, struct rd_fab_input in[RD_FAB_NIN]);
 void rd_fab_inputs_free(struct rd_fab_input in[RD_FAB_NIN]);
+/* The switches' forwarding tables as `dump_fts` prints them: run live (through the source
+ * layer's commands, 60 s; EIO when it exits non-zero), or from a root or DIR
+ * (rdma-doctor/commands/dump_fts or dump_fts at its top).  0, or -errno with out->err set
+ * (RD_ENOTCAPTURED: not captured). */
+int rd_fab_read_fts(struct rd_source *src, struct rd_text *out);
 /* True when the source's dev/infiniband holds an umad device node (a port to send MADs from). */
 bool rd_fab_umad_present(struct rd_source *src);
 

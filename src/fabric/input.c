@@ -56,3 +56,21 @@ bool rd_fab_umad_present(struct rd_source *src)
 	rd_strv_free(&names);
 	return found;
 }
+
+int rd_fab_read_fts(struct rd_source *src, struct rd_text *out)
+{
+	memset(out, 0, sizeof *out);
+	int r = rd_run_command(src, "dump_fts", out);
+	if (r == 0 && out->status != 0 && rd_source_is_live(src)) {
+		out->err = EIO; /* it failed here: what it printed is not every table */
+		r = -EIO;
+	}
+	if (r == -RD_ENOTCAPTURED && !rd_source_is_live(src)) {
+		rd_text_free(out);
+		memset(out, 0, sizeof *out);
+		r = rd_read_file(src, "dump_fts", RD_CAP_FILE, out);
+		if (r == -ENOENT)
+			out->err = RD_ENOTCAPTURED;
+	}
+	return out->err ? -out->err : r;
+}

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "fabric/fabric.h"
+#include "fabric/scan.h"
 
 const char *rd_fab_kind_name(enum rd_fab_kind k)
 {
@@ -61,14 +62,14 @@ double rd_fab_rate(const struct rd_fab_link *l)
 
 /* ---- small scanners over one line [p, e) ---- */
 
-static const char *skip_sp(const char *p, const char *e)
+const char *rd_fab_skip_sp(const char *p, const char *e)
 {
 	while (p < e && (*p == ' ' || *p == '\t'))
 		p++;
 	return p;
 }
 
-static bool scan_hex(const char **pp, const char *e, uint64_t *v)
+bool rd_fab_scan_hex(const char **pp, const char *e, uint64_t *v)
 {
 	const char *p = *pp;
 	if (e - p < 3 || p[0] != '0' || (p[1] != 'x' && p[1] != 'X'))
@@ -88,7 +89,7 @@ static bool scan_hex(const char **pp, const char *e, uint64_t *v)
 	return true;
 }
 
-static bool scan_uint(const char **pp, const char *e, unsigned max, unsigned *v)
+bool rd_fab_scan_uint(const char **pp, const char *e, unsigned max, unsigned *v)
 {
 	const char *p = *pp;
 	unsigned long x = 0;
@@ -106,7 +107,7 @@ static bool scan_uint(const char **pp, const char *e, unsigned max, unsigned *v)
 }
 
 /* A decimal number such as "2.5" or "25.78125" (no exponent, no sign). */
-static bool scan_num(const char **pp, const char *e, double *v)
+bool rd_fab_scan_num(const char **pp, const char *e, double *v)
 {
 	const char *p = *pp;
 	double x = 0, scale = 1;
@@ -128,7 +129,7 @@ static bool scan_num(const char **pp, const char *e, double *v)
 	return true;
 }
 
-static bool lit(const char **pp, const char *e, const char *s)
+bool rd_fab_lit(const char **pp, const char *e, const char *s)
 {
 	size_t n = strlen(s);
 	if ((size_t)(e - *pp) < n || memcmp(*pp, s, n) != 0)
@@ -137,7 +138,7 @@ static bool lit(const char **pp, const char *e, const char *s)
 	return true;
 }
 
-static const char *find(const char *p, const char *e, const char *s)
+const char *rd_fab_find(const char *p, const char *e, const char *s)
 {
 	size_t n = strlen(s);
 	for (; p && (size_t)(e - p) >= n; p++)
@@ -146,7 +147,7 @@ static const char *find(const char *p, const char *e, const char *s)
 	return NULL;
 }
 
-static const char *rfind(const char *b, const char *e, const char *s)
+const char *rd_fab_rfind(const char *b, const char *e, const char *s)
 {
 	size_t n = strlen(s);
 	if ((size_t)(e - b) < n)
@@ -160,7 +161,7 @@ static const char *rfind(const char *b, const char *e, const char *s)
 }
 
 /* A copy of [b, e) without leading and trailing blanks and with control bytes as '?'. */
-static char *trimdup(const char *b, const char *e)
+char *rd_fab_trimdup(const char *b, const char *e)
 {
 	if (e < b)
 		e = b;
@@ -177,7 +178,7 @@ static char *trimdup(const char *b, const char *e)
 
 static void copy_word(char *dst, size_t cap, const char *b, const char *e)
 {
-	char *t = trimdup(b, e);
+	char *t = rd_fab_trimdup(b, e);
 	snprintf(dst, cap, "%s", t);
 	free(t);
 }
@@ -200,11 +201,11 @@ static void skipped(struct rd_fabric *f, unsigned line)
 /* "%6d %4d[%2s]": the LID, the port and the external port in brackets (ignored). */
 static bool scan_lid_port(const char **pp, const char *e, unsigned *lid, unsigned *port)
 {
-	const char *p = skip_sp(*pp, e);
-	if (!scan_uint(&p, e, 0xffff, lid))
+	const char *p = rd_fab_skip_sp(*pp, e);
+	if (!rd_fab_scan_uint(&p, e, 0xffff, lid))
 		return false;
-	p = skip_sp(p, e);
-	if (!scan_uint(&p, e, 255, port) || !lit(&p, e, "["))
+	p = rd_fab_skip_sp(p, e);
+	if (!rd_fab_scan_uint(&p, e, 255, port) || !rd_fab_lit(&p, e, "["))
 		return false;
 	const char *c = memchr(p, ']', (size_t)(e - p));
 	if (!c)
@@ -216,7 +217,7 @@ static bool scan_lid_port(const char **pp, const char *e, unsigned *lid, unsigne
 /* The LINK part of an iblinkinfo line, between "==(" and ")==>". */
 static bool parse_link_state(struct rd_fab_link *l, const char *b, const char *e)
 {
-	const char *slash = rfind(b, e, "/");
+	const char *slash = rd_fab_rfind(b, e, "/");
 	if (!slash)
 		return false;
 	copy_word(l->phys, sizeof l->phys, slash + 1, e);
@@ -229,19 +230,19 @@ static bool parse_link_state(struct rd_fab_link *l, const char *b, const char *e
 	copy_word(l->state, sizeof l->state, ws, w);
 	if (!l->state[0] || !l->phys[0])
 		return false;
-	const char *p = skip_sp(b, ws);
+	const char *p = rd_fab_skip_sp(b, ws);
 	if (p == ws)
 		return true; /* a Down port: no width or speed */
 	unsigned width;
-	if (!scan_uint(&p, ws, 64, &width) || !lit(&p, ws, "X"))
+	if (!rd_fab_scan_uint(&p, ws, 64, &width) || !rd_fab_lit(&p, ws, "X"))
 		return true; /* "undefined (N)": kept as unknown */
 	l->width = width;
-	p = skip_sp(p, ws);
+	p = rd_fab_skip_sp(p, ws);
 	double sp;
-	if (scan_num(&p, ws, &sp) && (p = skip_sp(p, ws), lit(&p, ws, "Gbps"))) {
+	if (rd_fab_scan_num(&p, ws, &sp) && (p = rd_fab_skip_sp(p, ws), rd_fab_lit(&p, ws, "Gbps"))) {
 		l->speed = sp;
-		p = skip_sp(p, ws);
-		if (lit(&p, ws, "(FDR10)"))
+		p = rd_fab_skip_sp(p, ws);
+		if (rd_fab_lit(&p, ws, "(FDR10)"))
 			snprintf(l->speed_name, sizeof l->speed_name, "FDR10");
 	}
 	return true;
@@ -250,15 +251,15 @@ static bool parse_link_state(struct rd_fab_link *l, const char *b, const char *e
 /* get_max_msg's words: "Could be 4X", "Could be 25.78125 Gbps", "Could be FDR10 (...)". */
 static void parse_could(struct rd_fab_link *l, const char *b, const char *e)
 {
-	for (const char *p = find(b, e, "Could be "); p; p = find(p, e, "Could be ")) {
+	for (const char *p = rd_fab_find(b, e, "Could be "); p; p = rd_fab_find(p, e, "Could be ")) {
 		p += strlen("Could be ");
 		const char *q = p;
 		double v;
-		if (!scan_num(&q, e, &v))
+		if (!rd_fab_scan_num(&q, e, &v))
 			continue;
 		if (q < e && *q == 'X' && v >= 1 && v <= 64 && v == (unsigned)v)
 			l->could_width = (unsigned)v;
-		else if ((q = skip_sp(q, e), lit(&q, e, "Gbps")))
+		else if ((q = rd_fab_skip_sp(q, e), rd_fab_lit(&q, e, "Gbps")))
 			l->could_speed = v;
 		p = q;
 	}
@@ -275,7 +276,7 @@ static size_t each_line(struct rd_fabric *f, const char *text, size_t len,
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *e = nl ? nl : end;
 		n++;
-		const char *s = skip_sp(p, e);
+		const char *s = rd_fab_skip_sp(p, e);
 		const char *t = e;
 		while (t > s && (t[-1] == '\r' || t[-1] == ' '))
 			t--;
@@ -294,40 +295,40 @@ static bool linkinfo_line(struct rd_fabric *f, const char *b, const char *e, uns
 {
 	const char *p = b;
 	uint64_t guid;
-	if (!scan_hex(&p, e, &guid))
+	if (!rd_fab_scan_hex(&p, e, &guid))
 		return false;
-	const char *open = find(p, e, "==("), *close = open ? find(open, e, ")==>") : NULL;
+	const char *open = rd_fab_find(p, e, "==("), *close = open ? rd_fab_find(open, e, ")==>") : NULL;
 	if (!open || !close)
 		return false;
 	/* backwards from "==(": "[..]", the port, the LID, then the description's closing quote */
 	const char *q1 = memchr(p, '"', (size_t)(open - p));
-	const char *q2 = q1 ? rfind(q1 + 1, open, "\"") : NULL;
+	const char *q2 = q1 ? rd_fab_rfind(q1 + 1, open, "\"") : NULL;
 	if (!q1 || !q2)
 		return false;
 	struct rd_fab_link l = {.line = n};
 	const char *lp = q2 + 1;
-	if (!scan_lid_port(&lp, open, &l.a.lid, &l.a.port) || skip_sp(lp, open) != open)
+	if (!scan_lid_port(&lp, open, &l.a.lid, &l.a.port) || rd_fab_skip_sp(lp, open) != open)
 		return false;
 	l.a.guid = guid;
 	l.a.kind = RD_FAB_SW; /* --switches-only; a CA line has the same layout and is corrected later */
 	if (!parse_link_state(&l, open + 3, close))
 		return false;
-	const char *r = skip_sp(close + 4, e);
+	const char *r = rd_fab_skip_sp(close + 4, e);
 	if (r < e && *r == '0') {
-		if (!scan_hex(&r, e, &l.b.guid) || !scan_lid_port(&r, e, &l.b.lid, &l.b.port))
+		if (!rd_fab_scan_hex(&r, e, &l.b.guid) || !scan_lid_port(&r, e, &l.b.lid, &l.b.port))
 			return false;
-		r = skip_sp(r, e);
-		const char *quote = rfind(r, e, "\" (");
+		r = rd_fab_skip_sp(r, e);
+		const char *quote = rd_fab_rfind(r, e, "\" (");
 		if (r >= e || *r != '"' || !quote || quote < r + 1)
 			return false;
 		const char *paren = quote + 1;
-		l.b.desc = trimdup(r + 1, quote);
+		l.b.desc = rd_fab_trimdup(r + 1, quote);
 		parse_could(&l, paren, e);
 		l.has_peer = true;
-	} else if (!(r < e && (*r == '[' || lit(&r, e, "\"Port not available\"")))) {
+	} else if (!(r < e && (*r == '[' || rd_fab_lit(&r, e, "\"Port not available\"")))) {
 		return false;
 	}
-	l.a.desc = trimdup(q1 + 1, q2);
+	l.a.desc = rd_fab_trimdup(q1 + 1, q2);
 	*new_link(f) = l;
 	return true;
 }
@@ -352,20 +353,20 @@ static enum rd_fab_kind kind_of(const char *b, const char *e)
 /* "TYPE LID PORT 0xGUID": one end of an ibnetdiscover -p line. */
 static bool net_end(const char **pp, const char *e, struct rd_fab_end *end)
 {
-	const char *p = skip_sp(*pp, e), *w = p;
+	const char *p = rd_fab_skip_sp(*pp, e), *w = p;
 	while (p < e && *p != ' ')
 		p++;
 	end->kind = kind_of(w, p);
 	if (end->kind == RD_FAB_UNKNOWN)
 		return false;
-	p = skip_sp(p, e);
-	if (!scan_uint(&p, e, 0xffff, &end->lid))
+	p = rd_fab_skip_sp(p, e);
+	if (!rd_fab_scan_uint(&p, e, 0xffff, &end->lid))
 		return false;
-	p = skip_sp(p, e);
-	if (!scan_uint(&p, e, 255, &end->port))
+	p = rd_fab_skip_sp(p, e);
+	if (!rd_fab_scan_uint(&p, e, 255, &end->port))
 		return false;
-	p = skip_sp(p, e);
-	if (!scan_hex(&p, e, &end->guid))
+	p = rd_fab_skip_sp(p, e);
+	if (!rd_fab_scan_hex(&p, e, &end->guid))
 		return false;
 	*pp = p;
 	return true;
@@ -394,32 +395,32 @@ static bool netdiscover_line(struct rd_fabric *f, const char *b, const char *e, 
 	struct rd_fab_link l = {.line = n};
 	if (!net_end(&p, e, &l.a))
 		return false;
-	p = skip_sp(p, e);
+	p = rd_fab_skip_sp(p, e);
 	unsigned w;
-	if (!scan_uint(&p, e, 64, &w) || !(lit(&p, e, "x") || lit(&p, e, "X")))
+	if (!rd_fab_scan_uint(&p, e, 64, &w) || !(rd_fab_lit(&p, e, "x") || rd_fab_lit(&p, e, "X")))
 		return false;
 	l.width = w;
-	p = skip_sp(p, e);
+	p = rd_fab_skip_sp(p, e);
 	const char *s = p;
 	while (p < e && *p != ' ')
 		p++;
 	l.speed = net_speed(s, p, l.speed_name, sizeof l.speed_name);
-	p = skip_sp(p, e);
+	p = rd_fab_skip_sp(p, e);
 	if (p < e && *p == '-') {
 		p++;
 		if (!net_end(&p, e, &l.b))
 			return false;
-		p = skip_sp(p, e);
-		const char *sep = find(p, e, "' - '");
-		if (!lit(&p, e, "( '") || !sep || e - p < 3 || memcmp(e - 3, "' )", 3) != 0 || sep < p || sep + 5 > e - 3)
+		p = rd_fab_skip_sp(p, e);
+		const char *sep = rd_fab_find(p, e, "' - '");
+		if (!rd_fab_lit(&p, e, "( '") || !sep || e - p < 3 || memcmp(e - 3, "' )", 3) != 0 || sep < p || sep + 5 > e - 3)
 			return false; /* the "' - '" must end before the closing "' )" */
-		l.a.desc = trimdup(p, sep);
-		l.b.desc = trimdup(sep + 5, e - 3);
+		l.a.desc = rd_fab_trimdup(p, sep);
+		l.b.desc = rd_fab_trimdup(sep + 5, e - 3);
 		l.has_peer = true;
 	} else {
 		if (p >= e || *p != '\'' || e[-1] != '\'' || e - p < 2)
 			return false;
-		l.a.desc = trimdup(p + 1, e - 1);
+		l.a.desc = rd_fab_trimdup(p + 1, e - 1);
 		l.width = 0; /* an unconnected port's width and speed are not meaningful (C14-24.2.1) */
 		l.speed = 0;
 		l.speed_name[0] = 0;
@@ -441,10 +442,10 @@ static bool sminfo_line(struct rd_fabric *f, const char *b, const char *e, unsig
 	(void)n;
 	const char *p = b;
 	struct rd_fab_sm sm = {0};
-	if (!lit(&p, e, "sminfo: sm lid ") || !scan_uint(&p, e, 0xffff, &sm.lid) || !lit(&p, e, " sm guid ") ||
-	    !scan_hex(&p, e, &sm.guid) || !lit(&p, e, ", activity count ") || !scan_uint(&p, e, 0xffffffffu, &sm.activity) ||
-	    !lit(&p, e, " priority ") || !scan_uint(&p, e, 15, &sm.priority) || !lit(&p, e, " state ") ||
-	    !scan_uint(&p, e, 15, &sm.state))
+	if (!rd_fab_lit(&p, e, "sminfo: sm lid ") || !rd_fab_scan_uint(&p, e, 0xffff, &sm.lid) || !rd_fab_lit(&p, e, " sm guid ") ||
+	    !rd_fab_scan_hex(&p, e, &sm.guid) || !rd_fab_lit(&p, e, ", activity count ") || !rd_fab_scan_uint(&p, e, 0xffffffffu, &sm.activity) ||
+	    !rd_fab_lit(&p, e, " priority ") || !rd_fab_scan_uint(&p, e, 15, &sm.priority) || !rd_fab_lit(&p, e, " state ") ||
+	    !rd_fab_scan_uint(&p, e, 15, &sm.state))
 		return false;
 	copy_word(sm.state_name, sizeof sm.state_name, p, e);
 	sm.read = true;

@@ -65,6 +65,58 @@ static void end_json(struct rd_out *o, const char *key, const struct rd_fab_end 
 	rd_out_obj_end(o);
 }
 
+void rd_render_fabric_findings_json(struct rd_out *o, const struct rd_report *r)
+{
+	rd_out_arr_begin(o, "findings");
+	for (size_t i = 0; i < r->n; i++) {
+		const struct rd_finding *fd = &r->findings[i];
+		rd_out_obj_begin(o, NULL);
+		rd_out_str(o, "check", NULL, fd->check);
+		rd_out_str(o, "status", NULL, rd_status_name(fd->status));
+		rd_out_str(o, "subject", NULL, fd->subject);
+		rd_out_str(o, "message", NULL, fd->message);
+		rd_out_arr_begin(o, "evidence");
+		for (size_t e = 0; e < fd->nevidence; e++) {
+			rd_out_obj_begin(o, NULL);
+			rd_out_str(o, "path", NULL, fd->evidence[e].path);
+			rd_out_str(o, "value", NULL, fd->evidence[e].value);
+			rd_out_obj_end(o);
+		}
+		rd_out_arr_end(o);
+		rd_out_arr_begin(o, "fix");
+		for (size_t x = 0; x < fd->fix.n; x++)
+			rd_out_item_str(o, NULL, fd->fix.v[x]);
+		rd_out_arr_end(o);
+		rd_out_obj_end(o);
+	}
+	rd_out_arr_end(o);
+}
+
+void rd_render_fabric_findings_text(FILE *out, bool a, const struct rd_report *r)
+{
+	for (size_t s = 0; s < 5; s++)
+		for (size_t i = 0; i < r->n; i++) {
+			const struct rd_finding *fd = &r->findings[i];
+			if (fd->status != status_order[s])
+				continue;
+			rd_text_printf(out, a, "%-7s %s  %s\n", rd_status_name(fd->status), fd->check, fd->subject);
+			rd_text_printf(out, a, "        %s\n", fd->message);
+			for (size_t e = 0; e < fd->nevidence; e++)
+				rd_text_printf(out, a, "        evidence: %s: %s\n", fd->evidence[e].path, fd->evidence[e].value);
+			for (size_t x = 0; x < fd->fix.n; x++)
+				rd_text_printf(out, a, "        fix: %s\n", fd->fix.v[x]);
+		}
+	size_t n[5] = {0};
+	for (size_t i = 0; i < r->n; i++)
+		for (size_t s = 0; s < 5; s++)
+			n[s] += r->findings[i].status == status_order[s];
+	enum rd_status worst = rd_report_status(r);
+	if (r->n)
+		rd_text_printf(out, a, "\n");
+	rd_text_printf(out, a, "Status: %s (%zu FAIL, %zu WARN, %zu UNKNOWN, %zu OK)\n", rd_status_name(worst), n[0],
+		       n[1], n[2], n[3]);
+}
+
 static void json(FILE *out, const struct rd_fabric *f, const struct rd_report *r, const struct rd_fabric_meta *m)
 {
 	struct rd_out o;
@@ -156,29 +208,7 @@ static void json(FILE *out, const struct rd_fabric *f, const struct rd_report *r
 		rd_out_obj_end(&o);
 	}
 	rd_out_arr_end(&o);
-	rd_out_arr_begin(&o, "findings");
-	for (size_t i = 0; i < r->n; i++) {
-		const struct rd_finding *fd = &r->findings[i];
-		rd_out_obj_begin(&o, NULL);
-		rd_out_str(&o, "check", NULL, fd->check);
-		rd_out_str(&o, "status", NULL, rd_status_name(fd->status));
-		rd_out_str(&o, "subject", NULL, fd->subject);
-		rd_out_str(&o, "message", NULL, fd->message);
-		rd_out_arr_begin(&o, "evidence");
-		for (size_t e = 0; e < fd->nevidence; e++) {
-			rd_out_obj_begin(&o, NULL);
-			rd_out_str(&o, "path", NULL, fd->evidence[e].path);
-			rd_out_str(&o, "value", NULL, fd->evidence[e].value);
-			rd_out_obj_end(&o);
-		}
-		rd_out_arr_end(&o);
-		rd_out_arr_begin(&o, "fix");
-		for (size_t x = 0; x < fd->fix.n; x++)
-			rd_out_item_str(&o, NULL, fd->fix.v[x]);
-		rd_out_arr_end(&o);
-		rd_out_obj_end(&o);
-	}
-	rd_out_arr_end(&o);
+	rd_render_fabric_findings_json(&o, r);
 	rd_out_obj_end(&o);
 	rd_out_finish(&o);
 }
@@ -202,27 +232,7 @@ static void text(FILE *out, const struct rd_fabric *f, const struct rd_report *r
 	if (m->against)
 		rd_text_printf(out, a, "Compared with the reference %s\n", m->against);
 	rd_text_printf(out, a, "\n");
-	for (size_t s = 0; s < 5; s++)
-		for (size_t i = 0; i < r->n; i++) {
-			const struct rd_finding *fd = &r->findings[i];
-			if (fd->status != status_order[s])
-				continue;
-			rd_text_printf(out, a, "%-7s %s  %s\n", rd_status_name(fd->status), fd->check, fd->subject);
-			rd_text_printf(out, a, "        %s\n", fd->message);
-			for (size_t e = 0; e < fd->nevidence; e++)
-				rd_text_printf(out, a, "        evidence: %s: %s\n", fd->evidence[e].path, fd->evidence[e].value);
-			for (size_t x = 0; x < fd->fix.n; x++)
-				rd_text_printf(out, a, "        fix: %s\n", fd->fix.v[x]);
-		}
-	size_t n[5] = {0};
-	for (size_t i = 0; i < r->n; i++)
-		for (size_t s = 0; s < 5; s++)
-			n[s] += r->findings[i].status == status_order[s];
-	enum rd_status worst = rd_report_status(r);
-	if (r->n)
-		rd_text_printf(out, a, "\n");
-	rd_text_printf(out, a, "Status: %s (%zu FAIL, %zu WARN, %zu UNKNOWN, %zu OK)\n", rd_status_name(worst), n[0],
-		       n[1], n[2], n[3]);
+	rd_render_fabric_findings_text(out, a, r);
 }
 
 void rd_render_fabric(FILE *out, bool as_json, const struct rd_fabric *f, const struct rd_report *r,

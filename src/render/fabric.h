@@ -21,5 +21,30 @@ struct rd_fabric_meta {
 void rd_render_fabric(FILE *out, bool json, const struct rd_fabric *f, const struct rd_report *r,
 		      const struct rd_fabric_meta *m);
 void rd_render_fabric_ref(FILE *out, const struct rd_fab_ref *ref);
+/* The findings as fabric's JSON "findings" member, and as its text (each finding, then the
+ * "Status:" line). */
+struct rd_out;
+void rd_render_fabric_findings_json(struct rd_out *o, const struct rd_report *r);
+void rd_render_fabric_findings_text(FILE *out, bool ascii, const struct rd_report *r);
+
+
+/* `fabric --route A B` and `fabric --pairs FILE` (render/fabric_route.c): each route hop by hop
+ * (JSON rdma-doctor/fabric-route/v1), and the join of pair results with the routes: the pairs,
+ * the cables the slow pairs cross, the findings (JSON rdma-doctor/fabric-pairs/v1). */
+struct rd_fab_router;
+struct rd_fab_route;
+struct rd_fab_join;
+struct rd_fabric_route_meta {
+	const char *source;  /* "live", or the directory */
+	const char *time;
+	const char *via;     /* "ibtracert" or "dump_fts" */
+	bool ascii;
+	const char *host_a, *host_b; /* --route */
+	size_t rails_a, rails_b;     /* --route: each host's CA ports */
+};
+void rd_render_fabric_routes(FILE *out, bool json, const struct rd_fab_router *rt, const struct rd_fab_route *routes,
+			     size_t n, const struct rd_fabric_route_meta *m);
+void rd_render_fabric_join(FILE *out, bool json, const struct rd_fab_router *rt, const struct rd_fab_join *j,
+			   const struct rd_report *r, const struct rd_fabric_route_meta *m);
 
 #endif

@@ -25,6 +25,8 @@ const struct rd_command rd_commands[] = {
 	{"iblinkinfo-switches-only-l", ARGV("iblinkinfo", "--switches-only", "-l"), 60000, UMAD_ENV},
 	{"ibnetdiscover-p", ARGV("ibnetdiscover", "-p"), 60000, UMAD_ENV},
 	{"sminfo", ARGV("sminfo"), 10000, UMAD_ENV},
+	/* fabric --route, --pairs from captures: every switch's unicast forwarding table */
+	{"dump_fts", ARGV("dump_fts"), 60000, UMAD_ENV},
 	{NULL, NULL, 0, NULL},
 };
 
@@ -282,6 +284,41 @@ int rd_run_device_command(struct rd_source *src, const char *name, const char *c
 			const struct rd_command c = {name, argv, timeout_ms, NULL};
 			r = run_live(&c, false, out);
 		}
+	} else {
+		src->in_command = true;
+		r = command_from_root(src, name, out);
+		src->in_command = false;
+	}
+	if (r != -RD_ENOTCAPTURED)
+		src_record_command(src, name, out);
+	return r;
+}
+
+/* ---- fabric commands with arguments (ibtracert between two LIDs) ---------------------------- */
+
+int rd_run_fabric_command(struct rd_source *src, const char *name, const char *const argv[], int timeout_ms,
+			  struct rd_text *out)
+{
+	memset(out, 0, sizeof *out);
+	out->status = -1;
+	if (!device_command_name_ok(name) || !argv || !argv[0]) {
+		out->err = EINVAL;
+		return -EINVAL;
+	}
+	int r;
+	if (src->live) {
+		if (src->run_deadline_ms) {
+			long long left = src->run_deadline_ms - rd_mono_ms();
+			if (left <= 0) {
+				out->err = ETIMEDOUT;
+				src_record_command(src, name, out);
+				return -ETIMEDOUT;
+			}
+			if (left < timeout_ms)
+				timeout_ms = (int)left;
+		}
+		const struct rd_command c = {name, argv, timeout_ms, UMAD_ENV};
+		r = run_live(&c, false, out);
 	} else {
 		src->in_command = true;
 		r = command_from_root(src, name, out);

@@ -118,6 +118,12 @@ int rd_run_program(struct rd_source *src, const char *const argv[], int timeout_
 int rd_run_device_command(struct rd_source *src, const char *name, const char *const argv[], int timeout_ms,
 			  struct rd_text *out);
 void rd_source_allow_device_commands(struct rd_source *src, bool allow);
+/* A fabric tool with arguments built by the caller (ibtracert SLID DLID), output kept under name
+ * (rdma-doctor/commands/<name>, one plain path component).  Live: run (stdout, timeout_ms, capped
+ * by the run's deadline) with the umad simulator's variables passed on as for iblinkinfo; ENOENT
+ * when argv[0] is not installed.  Root: read like rd_run_command. */
+int rd_run_fabric_command(struct rd_source *src, const char *name, const char *const argv[], int timeout_ms,
+			  struct rd_text *out);
 
 struct rd_command {
 	const char *name;       /* file name under rdma-doctor/commands/ */

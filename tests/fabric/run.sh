@@ -12,7 +12,13 @@
 #     it, with --expect node[01-06] exactly fabric.expect node03;
 #   * node04's cable moved to another leaf port: with --against exactly one fabric.ref.moved;
 #   * the same outputs captured into a directory (`fabric DIR`) give the same findings;
-#   * --format json is rdma-doctor/fabric/v1; exit statuses; a bad reference file; no umad port.
+#   * --format json is rdma-doctor/fabric/v1; exit statuses; a bad reference file; no umad port;
+#   * routes, on three leaves and two spines (three hosts each) with the leaf1-spine1 cable at w=1:
+#     --route between two hosts is what the real ibtracert prints, hop for hop, live (ibtracert)
+#     and from the captured dump_fts; stand-in pair results (written here: no HCA), slow for the
+#     pairs whose real route crosses the degraded cable, make fabric --pairs name exactly that
+#     cable (fabric.route.suspect), live and from the captures; results with no slow pair, none;
+#     --route and --pairs usage errors, a directory without dump_fts, a host not in the fabric.
 # Every simulator and subnet manager is started here and stopped by its PID; the simulator's socket
 # name is this run's own; the subnet manager's log, cache and dumps stay in the scratch directory.
 # Usage: tests/fabric/run.sh [BUILD_DIR]     Ends with "N passed, N failed".
@@ -220,6 +226,133 @@ jq -e '.findings[] | select(.check == "fabric.ref.moved") | .message | test("now
 	ok || bad "moved: the message names the new port: $(jq -r '.findings[] | select(.status != "OK") | .message' moved.json)"
 run same --against base.ref
 expect_findings same "WARN fabric.ref.moved leaf2[1] - node04 mlx5_0[1]"
+stop_sm
+stop_sim
+
+# ---- routes: fabric --route and fabric --pairs (the slow pairs' routes joined) ----
+# Three leaf and two spine switches, three hosts a leaf, one cable from each leaf to each spine;
+# the leaf1-spine1 cable at w=1 (mkroute w1), or not.  LIDs and forwarding tables from opensm.
+mkroute() {
+	local w= l s h p
+	[ "$1" = w1 ] && w=" w=1"
+	for l in 1 2 3; do
+		echo "Switch 8 \"leaf$l\""
+		for p in 1 2 3; do echo "[$p] \"node$(( (l - 1) * 3 + p )) mlx5_0\"[1]"; done
+		if [ "$l" = 1 ]; then echo "[5] \"spine1\"[1]$w"; else echo "[5] \"spine1\"[$l]"; fi
+		echo "[6] \"spine2\"[$l]"
+		echo
+	done
+	for s in 1 2; do
+		echo "Switch 8 \"spine$s\""
+		for l in 1 2 3; do
+			if [ "$s$l" = 11 ]; then echo "[1] \"leaf1\"[5]$w"; else echo "[$l] \"leaf$l\"[$((4 + s))]"; fi
+		done
+		echo
+	done
+	for h in 1 2 3 4 5 6 7 8 9; do
+		echo "Hca 1 \"node$h mlx5_0\""
+		echo "[1] \"leaf$(( (h - 1) / 3 + 1 ))\"[$(( (h - 1) % 3 + 1 ))]"
+		echo
+	done
+}
+# lids FILE: "host LID" of every CA port, from ibnetdiscover -p
+lids() { awk '$1 == "CA" { split($0, q, "\x27"); split(q[2], d, " "); print d[1], $2 }' "$1"; }
+# trace SLID DLID: the real ibtracert's hops as "GUID IN OUT" lines (the source's GUID left out)
+trace() {
+	timeout 10 ibsim-run ibtracert "$1" "$2" 2> /dev/null | awk '
+		/^\[/ { match($0, /^\[[0-9]+\]/); out = substr($0, 2, RLENGTH - 2); if (n) print g, in_, out; else first = out
+			match($0, /\{0x[0-9a-f]+\}\[[0-9]+\]/); s = substr($0, RSTART, RLENGTH); g = substr(s, 2, 18)
+			in_ = substr(s, 22, length(s) - 22); n++ }
+		/^To / { print g, in_, "-" }'
+}
+# pairs: every pair of the nine hosts, the client the one of the pair whose turn it is, and the
+# real route from client to server (ibtracert) in tr/CLIENT-SERVER
+pairs() {
+	local i j c s
+	mkdir tr
+	for i in 1 2 3 4 5 6 7 8; do
+		for j in $(seq $((i + 1)) 9); do
+			if [ $(((i + j) % 2)) = 0 ]; then c=$i s=$j; else c=$j s=$i; fi
+			trace "${lid[$c]}" "${lid[$s]}" > "tr/$c-$s"
+			[ -s "tr/$c-$s" ] || ts_die "ibtracert ${lid[$c]} ${lid[$s]}: no route"
+		done
+	done
+}
+# standins NAME CABLE-RE: stand-in pair results (no HCA here: the test writes the bandwidths) for
+# the pairs of tr/: 96 Gb/s for those whose real route crosses the cable CABLE-RE matches in
+# trace's "GUID IN OUT" lines, 390 Gb/s for the others; the slow pairs in NAME.slow
+standins() {
+	local t c s g
+	: > "$1.res"
+	: > "$1.slow"
+	for t in tr/*; do
+		c=${t#tr/} s=${c#*-} c=${c%-*}
+		g=390
+		if [ -n "$2" ] && grep -qE "$2" "$t"; then g=96; echo "node$c node$s" >> "$1.slow"; fi
+		printf '{"schema": "rdma-doctor/pair/v1", "round": 1, "server": "node%s", "client": "node%s", "rails": [{"server_device": "mlx5_0", "client_device": "mlx5_0", "gbps": %s, "line_gbps": 400, "lat_us": 2.1, "error": null}], "error": null}\n' \
+			"$s" "$c" "$g" >> "$1.res"
+	done
+}
+mkroute w1 > route.net
+start_sim route.net
+start_sm
+capture cap-route
+timeout 30 ibsim-run dump_fts > cap-route/dump_fts 2> /dev/null || bad "dump_fts"
+declare -A lid
+while read -r h l; do lid[${h#node}]=$l; done < <(lids cap-route/ibnetdiscover-p)
+[ "${#lid[@]}" = 9 ] || ts_die "route: the nine hosts' LIDs from ibnetdiscover: ${!lid[*]}"
+l1=$(awk '$1 == "SW" && $3 == 5 && /leaf1.*spine1/ { print $4; exit }' cap-route/ibnetdiscover-p)
+s1=$(awk '$1 == "SW" && $3 == 1 && /spine1.*leaf1/ { print $4; exit }' cap-route/ibnetdiscover-p)
+pairs
+# the degraded cable in trace's lines: leaving leaf1 by port 5, or spine1 by port 1
+standins w1r "^$l1 [0-9]+ 5\$|^$s1 [0-9]+ 1\$"
+nslow=$(wc -l < w1r.slow)
+[ "$nslow" -ge 4 ] && [ "$(cut -d' ' -f1 w1r.slow | sort -u | wc -l)" -ge 2 ] &&
+	[ "$(cut -d' ' -f2 w1r.slow | sort -u | wc -l)" -ge 2 ] && ok "route: the degraded cable carries pairs of several hosts" || bad "route: the degraded cable carries $nslow pairs: $(tr '\n' ',' < w1r.slow)"
+# --route node1 node8 hop for hop as ibtracert prints it, live and from the forwarding tables
+trace "${lid[1]}" "${lid[8]}" > tr18.txt
+timeout 60 ibsim-run "$bin" fabric --route node1 node8 --format json > r18.json 2> r18.err
+rc=$?
+"$bin" fabric cap-route --route node1 node8 --format json > r18cap.json 2> r18cap.err
+rc_cap=$?
+hops() { jq -r '.routes[0].hops[1:][] | "\(.guid) \(.in_port) \(.out_port // "-")"' "$1"; }
+[ $rc = 0 ] && [ $rc_cap = 0 ] && [ -s tr18.txt ] && diff tr18.txt <(hops r18.json) > /dev/null &&
+	diff tr18.txt <(hops r18cap.json) > /dev/null && ok "route node1 node8: ibtracert's hops, live and by dump_fts" ||
+	bad "route node1 node8: ibtracert '$(tr '\n' ',' < tr18.txt)', live '$(hops r18.json | tr '\n' ',')' ($rc), dump_fts '$(hops r18cap.json | tr '\n' ',')' ($rc_cap)"
+jq -e '.schema == "rdma-doctor/fabric-route/v1" and .via == "ibtracert" and (.routes | length) == 1
+	and .routes[0].from.host == "node1" and .routes[0].to.host == "node8" and .routes[0].hops[0].kind == "CA"
+	and ([.routes[0].hops[1:-1][] | .kind] | unique == ["SW"]) and ([.routes[0].hops[:-1][] | .width] | all(. == 4 or . == 1))' \
+	r18.json > /dev/null && ok "route node1 node8: the JSON document" || bad "route node1 node8: the JSON document: $(head -c 300 r18.json)"
+"$bin" fabric cap-route --route node1 node8 > r18.txt 2>&1
+grep -q "^Route node1 mlx5_0 (LID ${lid[1]}) -> node8 mlx5_0 (LID ${lid[8]}), by dump_fts:" r18.txt && ok "route text" || bad "route text: $(head -2 r18.txt)"
+# the slow pairs' routes joined: exactly the degraded cable, live and from the captures
+suspect() { jq -r '.findings[] | select(.check == "fabric.route.suspect") | "\(.status) \(.subject)"' "$1"; }
+timeout 60 ibsim-run "$bin" fabric --pairs w1r.res --format json > j-w1.json 2> j-w1.err
+rc_j=$?
+[ "$(suspect j-w1.json)" = "WARN leaf1[5] - spine1[1]" ] && [ $rc_j = 1 ] && [ "$(jq -r .via j-w1.json)" = dump_fts ] && ok "pairs standin (no HCA), degraded: exactly that cable" ||
+	bad "pairs standin, degraded: suspect '$(suspect j-w1.json)' exit $rc_j ($(head -c 200 j-w1.err))"
+jq -e --argjson n "$nslow" '.summary.slow == $n and .summary.healthy == 36 - $n and .summary.routed == 36
+	and ([.findings[] | select(.status != "OK")] | length) == 1
+	and (.findings[0].evidence | map(select(.path == "cable")) | .[0].value | test("leaf1 \\(0x[0-9a-f]{16}\\) port 5 - spine1 \\(0x[0-9a-f]{16}\\) port 1, 1X"))
+	and ([.links[] | select(.slow_pairs == $n)] | length) == 1' j-w1.json > /dev/null &&
+	ok "pairs standin (no HCA), degraded: the document" || bad "pairs standin, degraded: the document: $(jq -c '.summary, .findings' j-w1.json | head -c 600)"
+"$bin" fabric cap-route --pairs w1r.res --format json > jc-w1.json 2> jc-w1.err
+[ "$(suspect jc-w1.json)" = "WARN leaf1[5] - spine1[1]" ] && [ "$(jq -r .via jc-w1.json)" = dump_fts ] && ok "pairs standin (no HCA), degraded, from the captures" ||
+	bad "pairs standin, degraded, from the captures: '$(suspect jc-w1.json)' ($(head -c 200 jc-w1.err))"
+# no slow pair: no suspect (OK), from the captures
+standins fast ""
+"$bin" fabric cap-route --pairs fast.res --format json > j-fast.json 2> j-fast.err
+rc_j=$?
+[ "$(suspect j-fast.json)" = "OK fabric" ] && [ $rc_j = 0 ] && ok "pairs standin (no HCA), none slow: no suspect" || bad "pairs standin, none slow: '$(suspect j-fast.json)' exit $rc_j"
+# usage errors; a directory without forwarding tables; a host not in the fabric
+"$bin" fabric cap-route --route node1 > /dev/null 2>&1
+[ $? = 3 ] && ok || bad "--route with one host: not a usage error"
+"$bin" fabric cap-route --route node1 node2 --pairs fast.res > /dev/null 2>&1
+[ $? = 3 ] && ok || bad "--route with --pairs: not a usage error"
+"$bin" fabric cap-base --route node01 node02 > /dev/null 2> nofts.err
+[ $? = 3 ] && grep -q "no forwarding tables (no dump_fts)" nofts.err && ok || bad "no dump_fts: $(cat nofts.err)"
+"$bin" fabric cap-route --route node1 gpu7 > /dev/null 2> nohost.err
+[ $? = 3 ] && grep -q "no CA port of gpu7 in the fabric" nohost.err && ok || bad "a host not in the fabric: $(cat nohost.err)"
 stop_sm
 stop_sim
 

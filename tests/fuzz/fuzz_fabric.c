@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Fuzz target: the fabric's inputs (fabric/fabric.h): the input as iblinkinfo, ibnetdiscover and
- * sminfo output, merged, judged and made a reference; and the input as a reference file, compared
- * with that one. */
+ * sminfo output, merged, judged and made a reference; the input as a reference file, compared
+ * with that one; the input as ibtracert's output, and as dump_fts's forwarding tables that the
+ * routes between the fabric's first CA ports are walked through (fabric/route.h). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fabric/fabric.h"
+#include "fabric/route.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -32,6 +34,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		rd_fab_ref_compare(&ref, &cur, &r);
 		rd_fab_ref_free(&ref);
 	}
+	struct rd_fab_route tr = {0};
+	if (rd_fab_parse_ibtracert(s, size, &tr, err, sizeof err) == 0 && (!tr.nhops || tr.nhops > RD_FAB_MAX_HOPS + 1))
+		abort();
+	rd_fab_route_free(&tr);
+	struct rd_fab_lfts t = {0};
+	rd_fab_parse_lfts(&t, s, size);
+	struct rd_fab_router rt;
+	rd_fab_router_init(&rt, &f, &t);
+	const struct rd_fab_node *cas[4];
+	size_t nca = 0;
+	for (size_t i = 0; i < f.nnodes && nca < 4; i++)
+		if (f.nodes[i].kind == RD_FAB_CA)
+			cas[nca++] = &f.nodes[i];
+	for (size_t a = 0; a < nca; a++)
+		for (size_t b = 0; b < nca; b++) {
+			struct rd_fab_route x = {0};
+			if (a != b && rd_fab_route_lft(&rt, cas[a], cas[b], &x) == 0 && x.nhops > RD_FAB_MAX_HOPS + 2)
+				abort();
+			rd_fab_route_free(&x);
+		}
+	rd_fab_router_free(&rt);
+	rd_fab_lfts_free(&t);
 	rd_report_free(&r);
 	rd_fab_ref_free(&cur);
 	rd_strv_free(&expect);
