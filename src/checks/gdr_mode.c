@@ -18,65 +18,7 @@
 #include "checks/gdr_scope.h"
 #include "model/pcitopo.h"
 
-enum verdict { YES, NO, UNSURE };
-
-/* Whether DMA-BUF is available, the first reason it is not (or cannot be told) in why, the
- * reasons it is in yes. */
-static enum verdict dmabuf(const struct rd_host *h, const struct rd_pcitopo *t, struct rd_buf *why, struct rd_buf *yes)
-{
-	unsigned major = 0, minor = 0;
-	bool kver = rd_attr_ok(&h->osrelease) && sscanf(h->osrelease.value, "%u.%u", &major, &minor) == 2;
-	if (!t->dmabuf_enable) {
-		rd_buf_printf(why, "NCCL_DMABUF_ENABLE=%s turns it off", t->dmabuf_env);
-		return NO;
-	}
-	if (!rd_attr_ok(&t->nv_version)) {
-		if (t->nv_version.err == ENOENT && t->proc_captured) {
-			rd_buf_puts(why, "the NVIDIA kernel driver is not loaded (no /proc/driver/nvidia/version)");
-			return NO;
-		}
-		rd_buf_printf(why, "the NVIDIA driver cannot be told (/proc/driver/nvidia/version: %s)",
-			      rd_strerror(t->nv_version.err));
-		return UNSURE;
-	}
-	if (!t->nv_open) {
-		rd_buf_puts(why, "the NVIDIA driver is the proprietary kernel module, and DMA-BUF of GPU memory needs the "
-				 "open one (NVIDIA UNIX Open Kernel Module)");
-		return NO;
-	}
-	if (t->nv_major && t->nv_major < 515) {
-		rd_buf_printf(why, "the NVIDIA driver %u is older than R515 (CUDA 11.7), which NCCL needs for it", t->nv_major);
-		return NO;
-	}
-	if (kver && (major < 5 || (major == 5 && minor < 12))) {
-		rd_buf_printf(why, "the kernel %s is older than 5.12, the first that imports DMA-BUF into RDMA",
-			      h->osrelease.value);
-		return NO;
-	}
-	if (!kver) {
-		rd_buf_puts(why, "the kernel version cannot be told");
-		return UNSURE;
-	}
-	if (t->kconfig_err) {
-		rd_buf_printf(why, "its CONFIG_DMA_SHARED_BUFFER cannot be read (%s: %s)",
-			      t->kconfig_path ? t->kconfig_path : "/boot/config-<release>", rd_strerror(t->kconfig_err));
-		return UNSURE;
-	}
-	if (strcmp(t->kc_dmabuf, "y") != 0 && strcmp(t->kc_dmabuf, "m") != 0) {
-		rd_buf_printf(why, "the kernel %s is built without CONFIG_DMA_SHARED_BUFFER (%s)", h->osrelease.value,
-			      t->kconfig_path);
-		return NO;
-	}
-	char drv[32] = " (version unknown)";
-	if (t->nv_major)
-		snprintf(drv, sizeof drv, " (R%u)", t->nv_major);
-	rd_buf_printf(yes, "the kernel %s (5.12+) has CONFIG_DMA_SHARED_BUFFER=%s%s, the NVIDIA driver is the open kernel "
-			   "module%s, NCCL_DMABUF_ENABLE is %s",
-		      h->osrelease.value, t->kc_dmabuf,
-		      strcmp(t->kc_p2pdma, "y") == 0 ? " and CONFIG_PCI_P2PDMA=y" : " (CONFIG_PCI_P2PDMA is not set)", drv,
-		      t->dmabuf_env[0] ? t->dmabuf_env : "unset (1)");
-	return YES;
-}
+enum verdict { YES = RD_DMABUF_YES, NO = RD_DMABUF_NO, UNSURE = RD_DMABUF_UNSURE };
 
 void rd_check_gdr_mode(struct rd_check_ctx *ctx)
 {
@@ -96,7 +38,7 @@ void rd_check_gdr_mode(struct rd_check_ctx *ctx)
 		if (t->peermem_file[i])
 			pm = rd_nccl_peermem_files[i];
 	struct rd_buf why = {0}, yes = {0}, gpus = {0};
-	enum verdict d = dmabuf(ctx->host, t, &why, &yes);
+	enum verdict d = (enum verdict)rd_pcitopo_dmabuf(ctx->host, t, &why, &yes);
 	if (within < t->ngpus)
 		rd_buf_printf(&gpus, "; %zu of the %zu GPUs have no RDMA NIC within NCCL_NET_GDR_LEVEL (%s) and use none (gdr.path)",
 			      t->ngpus - within, t->ngpus, rd_nccl_path_name(rd_pcitopo_gdr_level(t)));

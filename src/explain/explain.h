@@ -28,7 +28,7 @@ typedef int rd_explain_fact(const struct rd_sig_cause *c, const struct rd_host *
 rd_explain_fact rd_fact_no_rdma_hardware, rd_fact_stack_mixed, rd_fact_inbox_ib_core,
 	rd_fact_peermem_missing_on_inbox, rd_fact_port_polling, rd_fact_port_initializing, rd_fact_no_active_port,
 	rd_fact_not_in_modules_load_d, rd_fact_module_other_ib_core, rd_fact_module_not_installed,
-	rd_fact_modules_load_d_unknown;
+	rd_fact_modules_load_d_unknown, rd_fact_gdr_none;
 
 /* Statuses of a finding that confirm a cause (bits of enum rd_status); 0 means FAIL or WARN. */
 #define RD_ON(st) (1u << (st))

@@ -72,6 +72,42 @@ int rd_fact_inbox_ib_core(const struct rd_sig_cause *c, const struct rd_host *h,
 	return run == RD_RUN_UNKNOWN ? -1 : 0;
 }
 
+/* NCCL has no way to register GPU memory with the NIC here: not DMA-BUF (the open NVIDIA kernel
+ * module, R515+, a 5.12+ kernel with CONFIG_DMA_SHARED_BUFFER, NCCL_DMABUF_ENABLE), and none of the
+ * files of nvidia_peermem's registration that NCCL looks for: gdr.mode's own decision. */
+int rd_fact_gdr_none(const struct rd_sig_cause *c, const struct rd_host *h, const struct rd_system *s, const char *line,
+		     struct rd_explain_verdict *out)
+{
+	(void)c;
+	(void)line;
+	const struct rd_pcitopo *t = &s->topo;
+	if (!t->ngpus || !t->nnics || t->flat_bridge[0]) { /* where gdr.mode judges nothing */
+		snprintf(out->why, sizeof out->why, "%s", !t->ngpus || !t->nnics ? "this host has no NVIDIA GPU with an RDMA NIC to tell it by"
+											 : "the PCI tree of this root is not a PCIe hierarchy (gdr.mode SKIPs)");
+		return -1;
+	}
+	const char *pm = NULL;
+	for (size_t i = 0; i < 3 && !pm; i++)
+		if (t->peermem_file[i])
+			pm = rd_nccl_peermem_files[i];
+	struct rd_buf why = {0}, yes = {0};
+	int d = rd_pcitopo_dmabuf(h, t, &why, &yes), r;
+	if (pm) {
+		snprintf(out->why, sizeof out->why, "/%s exists: NCCL can register GPU memory through nvidia_peermem here", pm);
+		r = 0;
+	} else if (d == RD_DMABUF_YES) {
+		snprintf(out->why, sizeof out->why, "NCCL can use DMA-BUF here: %s", yes.data ? yes.data : "");
+		r = 0;
+	} else {
+		snprintf(out->why, sizeof out->why, "%s DMA-BUF: %s; and nvidia_peermem is not registered (none of the files "
+			 "NCCL looks for exists)", d == RD_DMABUF_NO ? "not" : "cannot tell", why.data ? why.data : "");
+		r = d == RD_DMABUF_NO ? 1 : -1;
+	}
+	rd_buf_free(&why);
+	rd_buf_free(&yes);
+	return r;
+}
+
 int rd_fact_peermem_missing_on_inbox(const struct rd_sig_cause *c, const struct rd_host *h, const struct rd_system *s, const char *line,
 		 struct rd_explain_verdict *out)
 {

@@ -191,10 +191,23 @@ const struct rd_signature rd_signatures[] = {
 	   ANY, {NULL}, 0, rd_fact_inbox_ib_core, NULL,
 	   .fix = "nothing to fix for NCCL: check GPUDirect with ls /sys/module/nvidia_peermem/version (nvidia_peermem loaded) or "
 		  "NCCL's DMA-BUF support (NCCL_DMABUF_ENABLE)"}}},
-	{"nccl.gdr_disabled", "NCCL runs without GPUDirect RDMA",
-	 {"gpu direct rdma disabled"}, NULL,
+	{"nccl.gdr_disabled", "NCCL can register no GPU memory with this NIC (neither DMA-BUF nor nvidia_peermem): it "
+	 "stages GPU traffic through host memory",
+	 {"gpu direct rdma disabled for hca"}, NULL,
 	 {PEERMEM_NOT_LOADED("nvidia_peermem is not loaded"), PEERMEM_NOT_REGISTERED("nvidia_peermem is not registered with ib_core"),
-	  PEERMEM_ORDER("nvidia_peermem is configured to load before ib_core")}},
+	  PEERMEM_ORDER("nvidia_peermem is configured to load before ib_core"),
+	  {"gdr-none", "neither DMA-BUF (the open NVIDIA kernel module, a 5.12+ kernel) nor nvidia_peermem works on this host",
+	   {NULL}, ANY, {NULL}, 0, rd_fact_gdr_none, NULL,
+	   .fix = "rdma-doctor check --only gdr.mode    # what is missing: for DMA-BUF the open NVIDIA kernel module (R515+) "
+		  "and a 5.12+ kernel with CONFIG_DMA_SHARED_BUFFER; else nvidia_peermem loaded after ib_core (MLNX_OFED "
+		  "or DOCA-OFED)"}}},
+	{"nccl.gdr_distance", "NCCL turns GPUDirect RDMA off for a GPU whose NIC is farther than NCCL_NET_GDR_LEVEL (the "
+	 "path types of topo: PIX < PXB < PHB < SYS)",
+	 {"gpu direct rdma disabled for gpu", "distance"}, NULL,
+	 {{"gdr-too-far", "the GPU's nearest RDMA NIC is beyond NCCL's GPUDirect distance (the PCIe path crosses a host bridge "
+	   "or the CPU interconnect)", {"gdr.path"}, ANY, {NULL}, 0, NULL, NULL,
+	   .fix = "rdma-doctor topo    # each GPU's path to each NIC; put the NIC below the GPU's PCIe switch, or accept the "
+		  "path: NCCL_NET_GDR_LEVEL=PHB (or SYS) in the job's environment"}}},
 	{"openibd.dead", "openibd.service is inactive (dead)",
 	 {"inactive (dead)"}, "openibd",
 	 {{"openibd-not-running", "openibd is enabled but not running", {"openibd.state"}, ANY, {NULL}, 0, NULL, NULL,

@@ -633,3 +633,60 @@ char *rd_topo_route_text(const struct rd_topo_fn *a, const struct rd_topo_fn *b,
 	rd_buf_printf(&t, " - %s", b->addr);
 	return rd_buf_steal(&t);
 }
+
+
+int rd_pcitopo_dmabuf(const struct rd_host *h, const struct rd_pcitopo *t, struct rd_buf *why, struct rd_buf *yes)
+{
+	unsigned major = 0, minor = 0;
+	bool kver = rd_attr_ok(&h->osrelease) && sscanf(h->osrelease.value, "%u.%u", &major, &minor) == 2;
+	if (!t->dmabuf_enable) {
+		rd_buf_printf(why, "NCCL_DMABUF_ENABLE=%s turns it off", t->dmabuf_env);
+		return RD_DMABUF_NO;
+	}
+	if (!rd_attr_ok(&t->nv_version)) {
+		if (t->nv_version.err == ENOENT && t->proc_captured) {
+			rd_buf_puts(why, "the NVIDIA kernel driver is not loaded (no /proc/driver/nvidia/version)");
+			return RD_DMABUF_NO;
+		}
+		rd_buf_printf(why, "the NVIDIA driver cannot be told (/proc/driver/nvidia/version: %s)",
+			      rd_strerror(t->nv_version.err));
+		return RD_DMABUF_UNSURE;
+	}
+	if (!t->nv_open) {
+		rd_buf_puts(why, "the NVIDIA driver is the proprietary kernel module, and DMA-BUF of GPU memory needs the "
+				 "open one (NVIDIA UNIX Open Kernel Module)");
+		return RD_DMABUF_NO;
+	}
+	if (t->nv_major && t->nv_major < 515) {
+		rd_buf_printf(why, "the NVIDIA driver %u is older than R515 (CUDA 11.7), which NCCL needs for it", t->nv_major);
+		return RD_DMABUF_NO;
+	}
+	if (kver && (major < 5 || (major == 5 && minor < 12))) {
+		rd_buf_printf(why, "the kernel %s is older than 5.12, the first that imports DMA-BUF into RDMA",
+			      h->osrelease.value);
+		return RD_DMABUF_NO;
+	}
+	if (!kver) {
+		rd_buf_puts(why, "the kernel version cannot be told");
+		return RD_DMABUF_UNSURE;
+	}
+	if (t->kconfig_err) {
+		rd_buf_printf(why, "its CONFIG_DMA_SHARED_BUFFER cannot be read (%s: %s)",
+			      t->kconfig_path ? t->kconfig_path : "/boot/config-<release>", rd_strerror(t->kconfig_err));
+		return RD_DMABUF_UNSURE;
+	}
+	if (strcmp(t->kc_dmabuf, "y") != 0 && strcmp(t->kc_dmabuf, "m") != 0) {
+		rd_buf_printf(why, "the kernel %s is built without CONFIG_DMA_SHARED_BUFFER (%s)", h->osrelease.value,
+			      t->kconfig_path);
+		return RD_DMABUF_NO;
+	}
+	char drv[32] = " (version unknown)";
+	if (t->nv_major)
+		snprintf(drv, sizeof drv, " (R%u)", t->nv_major);
+	rd_buf_printf(yes, "the kernel %s (5.12+) has CONFIG_DMA_SHARED_BUFFER=%s%s, the NVIDIA driver is the open kernel "
+			   "module%s, NCCL_DMABUF_ENABLE is %s",
+		      h->osrelease.value, t->kc_dmabuf,
+		      strcmp(t->kc_p2pdma, "y") == 0 ? " and CONFIG_PCI_P2PDMA=y" : " (CONFIG_PCI_P2PDMA is not set)", drv,
+		      t->dmabuf_env[0] ? t->dmabuf_env : "unset (1)");
+	return RD_DMABUF_YES;
+}

@@ -137,6 +137,12 @@ struct rd_pcitopo {
 /* The files whose existence tells NCCL that nvidia_peermem (or the older nv_peer_mem) is loaded
  * (src/transport/net_ib/gdr.cc ncclIbGdrSupport), relative to the root. */
 extern const char *const rd_nccl_peermem_files[3];
+/* Whether NCCL can register GPU memory with the NIC through DMA-BUF on this host (gdr.mode, and
+ * explain on NCCL's "GPU Direct RDMA Disabled" lines): RD_DMABUF_YES with its reasons in yes,
+ * else NO or UNSURE with the first reason it is not (or cannot be told) in why. */
+enum { RD_DMABUF_YES, RD_DMABUF_NO, RD_DMABUF_UNSURE };
+struct rd_buf;
+int rd_pcitopo_dmabuf(const struct rd_host *h, const struct rd_pcitopo *t, struct rd_buf *why, struct rd_buf *yes);
 /* The value of CONFIG_NAME in a kernel config text into out (4 bytes): "y", "m", "n" for "# NAME is
  * not set", "" when absent. */
 void rd_kconfig_value(const char *text, size_t len, const char *name, char out[4]);

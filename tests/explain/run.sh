@@ -18,6 +18,7 @@ real=$ts_real
 ts_scratch explain
 ts_init
 "$top/tests/scenarios/make.sh" "$work/roots" > /dev/null || bad "scenarios/make.sh"
+"$top/tests/topo/make.sh" "$work/roots/topo" > /dev/null || bad "topo/make.sh" # the GPU servers' PCIe trees: topo/NAME
 export NO_COLOR=1
 kver=6.1.0-31-amd64
 # modules-load-unknown: modules-load.d still lists nv_peer_mem (the module nvidia_peermem replaced),

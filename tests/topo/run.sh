@@ -15,6 +15,7 @@
 #     a root that does not say (UNKNOWN);
 #   * gdr.mode: DMA-BUF, nvidia_peermem or none, NCCL_DMABUF_ENABLE and NCCL_NET_GDR_LEVEL as NCCL
 #     reads them, a root without /proc (UNKNOWN);
+#   * explain on NCCL's "GPU Direct RDMA Disabled" lines: confirmed or ruled out by gdr.mode and gdr.path;
 #   * a host without GPUs (every scenario root of tests/scenarios/make.sh: no PCIe hierarchy) SKIPs.
 # Usage: tests/topo/run.sh [BUILD_DIR] [--update]     Ends with "N passed, N failed".
 set -uo pipefail
@@ -190,6 +191,20 @@ cp -a h100-mode-none mode-unsaid && rm -rf mode-unsaid/proc
 "$bin" --root mode-unsaid check --only gdr.mode --format json > env.json
 case "$(mode env.json)" in "UNKNOWN NCCL will use DMA-BUF if this host supports it, which cannot be told"*) ok ;;
 	*) bad "a root without /proc: $(mode env.json)" ;; esac
+
+# explain on NCCL's "GPU Direct RDMA Disabled for HCA" line (NVIDIA/nccl #1537, #1939): gdr.mode's
+# decision confirms "neither DMA-BUF nor nvidia_peermem" where it says none, rules it out where NCCL
+# has either; and the line of a GPU beyond NCCL_NET_GDR_LEVEL is gdr.path's
+gdrline="hostname1:25668:27396 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0'"
+verdict() { printf '%s\n' "$2" | "$bin" --root "$1" explain --format json - |
+	jq -r --arg c "$3" '[.matches[].causes[] | select(.id == $c) | .verdict] | join(",")'; }
+[ "$(verdict h100-mode-none "$gdrline" gdr-none)" = confirmed ] && ok || bad "explain on h100-mode-none: gdr-none $(verdict h100-mode-none "$gdrline" gdr-none)"
+[ "$(verdict h100-mode-dmabuf "$gdrline" gdr-none)" = "ruled out" ] && ok || bad "explain on h100-mode-dmabuf: gdr-none $(verdict h100-mode-dmabuf "$gdrline" gdr-none)"
+[ "$(verdict h100-mode-peermem "$gdrline" gdr-none)" = "ruled out" ] && ok || bad "explain on h100-mode-peermem: gdr-none $(verdict h100-mode-peermem "$gdrline" gdr-none)"
+farline="gpu-a01:21811:21811 [0] NCCL INFO GPU Direct RDMA Disabled for GPU 0 / HCA 0 (distance 8 > 5)"
+[ "$(verdict h100-nics-two-host-bridges "$farline" gdr-too-far)" = confirmed ] && ok || bad "explain: gdr-too-far not confirmed where gdr.path WARNs"
+[ "$(printf '%s\n' "$farline" | "$bin" --root h100-pex890xx explain --format json - | jq -r '[.matches[].signature] | join(",")')" = nccl.gdr_distance ] &&
+	ok || bad "the distance line is not nccl.gdr_distance alone"
 
 # hosts without a PCIe hierarchy or GPUs: SKIP, never a false finding
 "$top/tests/scenarios/make.sh" scen > /dev/null 2>&1 || bad "tests/scenarios/make.sh"
