@@ -100,7 +100,7 @@
 	X(gdr_mode, "gdr.mode", RD_SUBJ_HOST, RD_LOAD_TOPO | RD_LOAD_NCCL | RD_LOAD_PCI | RD_LOAD_DEVLINK, "NCCL will use GPUDirect RDMA", \
 	  "what NCCL will use, DMA-BUF (the NVIDIA open kernel module, Linux 5.12+ with CONFIG_DMA_SHARED_BUFFER), " \
 	  "nvidia_peermem, or no GPUDirect RDMA, by NCCL_DMABUF_ENABLE and NCCL_NET_GDR_LEVEL", \
-	  "/proc/driver/nvidia/version, /boot/config-<release>, the files NCCL probes for nvidia_peermem " \
+	  "/proc/driver/nvidia/version, /boot/config-<release> (else /proc/config.gz), the files NCCL probes for nvidia_peermem " \
 	  "(/sys/kernel/mm/memory_peers/nv_mem*/version, /sys/module/nvidia_peermem/version), NCCL_DMABUF_ENABLE") \
 	X(openibd_state, "openibd.state", RD_SUBJ_SERVICE, RD_NEEDS_STACK, "openibd running when enabled",          \
 	  "openibd.service enabled but inactive (dead)",                                              \

@@ -345,6 +345,16 @@ static void load_mode(struct rd_source *src, const struct rd_host *h, const char
 		t->kconfig_path = rd_xasprintf("/boot/config-%s", h->osrelease.value);
 		struct rd_text c = {0};
 		r = rd_read_file(src, t->kconfig_path, RD_CAP_FILE, &c);
+		if (r == -ENOENT) { /* no /boot/config: the running kernel's own, CONFIG_IKCONFIG_PROC */
+			struct rd_text z = {0};
+			int zr = rd_read_file(src, "proc/config.gz", 4 << 20, &z);
+			if (zr == 0) {
+				free(t->kconfig_path);
+				t->kconfig_path = rd_xstrdup("/proc/config.gz");
+				r = rd_gunzip(z.data, z.len, RD_CAP_FILE, &c, t->kconfig_why, sizeof t->kconfig_why);
+			}
+			rd_text_free(&z);
+		}
 		if (r == 0 && c.data) {
 			rd_kconfig_value(c.data, c.len, "CONFIG_DMA_SHARED_BUFFER", t->kc_dmabuf);
 			rd_kconfig_value(c.data, c.len, "CONFIG_PCI_P2PDMA", t->kc_p2pdma);
@@ -671,8 +681,10 @@ int rd_pcitopo_dmabuf(const struct rd_host *h, const struct rd_pcitopo *t, struc
 		return RD_DMABUF_UNSURE;
 	}
 	if (t->kconfig_err) {
-		rd_buf_printf(why, "its CONFIG_DMA_SHARED_BUFFER cannot be read (%s: %s)",
-			      t->kconfig_path ? t->kconfig_path : "/boot/config-<release>", rd_strerror(t->kconfig_err));
+		rd_buf_printf(why, "its CONFIG_DMA_SHARED_BUFFER cannot be read (%s: %s%s)",
+			      t->kconfig_path ? t->kconfig_path : "/boot/config-<release>",
+			      t->kconfig_why[0] ? t->kconfig_why : rd_strerror(t->kconfig_err),
+			      t->kconfig_err == ENOENT ? ", and there is no /proc/config.gz" : "");
 		return RD_DMABUF_UNSURE;
 	}
 	if (strcmp(t->kc_dmabuf, "y") != 0 && strcmp(t->kc_dmabuf, "m") != 0) {

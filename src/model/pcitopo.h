@@ -125,8 +125,9 @@ struct rd_pcitopo {
 	bool proc_captured; /* proc/sys/kernel exists: a missing /proc file is missing on the host */
 	/* boot/config-<osrelease>: CONFIG_DMA_SHARED_BUFFER and CONFIG_PCI_P2PDMA as "y", "m", "n"
 	 * (not set) or "" (not in it); kconfig_err why it could not be read */
-	char *kconfig_path;
+	char *kconfig_path;       /* /boot/config-RELEASE, or /proc/config.gz when that is absent */
 	int kconfig_err;
+	char kconfig_why[160];    /* /proc/config.gz that cannot be decompressed: why ("" otherwise) */
 	char kc_dmabuf[4], kc_p2pdma[4];
 	/* which of the files NCCL's ncclIbGdrSupport looks for exist (rd_nccl_peermem_files) */
 	bool peermem_file[3];

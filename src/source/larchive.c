@@ -5,10 +5,13 @@
  * every run; see bench/ for the measured start-up cost.  Not thread-safe (nothing here needs it). */
 #include "source/larchive.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "source/source.h"
 #include "util/dl.h"
+#include "util/util.h"
 
 #define RD_LARCHIVE_SONAME "libarchive.so.13"
 
@@ -17,6 +20,7 @@
 	X(error_string) X(format) X(filter_code)                                                        \
 	X(read_new) X(read_support_filter_all) X(read_support_format_all) X(read_support_format_tar)   \
 	X(read_support_filter_gzip) X(read_support_filter_none) X(read_open_fd) X(read_open_memory)    \
+	X(read_support_format_raw)                                                                      \
 	X(read_next_header) X(read_data) X(read_data_skip) X(read_free)                                \
 	X(write_new) X(write_add_filter_gzip) X(write_add_filter_none) X(write_set_format_pax_restricted) \
 	X(write_set_bytes_in_last_block) X(write_open_fd) X(write_header) X(write_data) X(write_close) \
@@ -76,4 +80,51 @@ const struct rd_larchive *rd_larchive_load(const char *soname, char *err, size_t
 const struct rd_larchive *rd_larchive(char *err, size_t errlen)
 {
 	return rd_larchive_load(RD_LARCHIVE_SONAME, err, errlen);
+}
+
+int rd_gunzip(const char *in, size_t len, size_t cap, struct rd_text *out, char *err, size_t errlen)
+{
+	memset(out, 0, sizeof *out);
+	const struct rd_larchive *la = rd_larchive(err, errlen);
+	if (!la)
+		return -ENOSYS;
+	struct archive *a = la->read_new();
+	if (!a) {
+		snprintf(err, errlen, "libarchive: out of memory");
+		return -ENOMEM;
+	}
+	int r = 0;
+	struct archive_entry *e;
+	if (la->read_support_filter_gzip(a) != ARCHIVE_OK || la->read_support_format_raw(a) != ARCHIVE_OK ||
+	    la->read_open_memory(a, in, len) != ARCHIVE_OK || la->read_next_header(a, &e) != ARCHIVE_OK ||
+	    la->filter_code(a, 0) != ARCHIVE_FILTER_GZIP) {
+		snprintf(err, errlen, "not a gzip stream%s%s", la->error_string(a) ? ": " : "",
+			 la->error_string(a) ? la->error_string(a) : "");
+		r = -RD_EPARSE;
+	}
+	struct rd_buf b = {0};
+	char chunk[65536];
+	while (r == 0) {
+		la_ssize_t n = la->read_data(a, chunk, sizeof chunk);
+		if (n == 0)
+			break;
+		if (n < 0) {
+			snprintf(err, errlen, "a damaged gzip stream: %s", la->error_string(a) ? la->error_string(a) : "");
+			r = -RD_EPARSE;
+		} else if (b.len + (size_t)n > cap) {
+			snprintf(err, errlen, "more than %zu bytes once decompressed", cap);
+			r = -EFBIG;
+		} else {
+			rd_buf_add(&b, chunk, (size_t)n);
+		}
+	}
+	la->read_free(a);
+	if (r < 0) {
+		rd_buf_free(&b);
+		out->err = -r;
+		return r;
+	}
+	out->data = b.data ? b.data : rd_xstrdup("");
+	out->len = b.len;
+	return 0;
 }

@@ -22,6 +22,7 @@ struct rd_larchive {
 	int (*read_support_format_tar)(struct archive *);
 	int (*read_support_filter_gzip)(struct archive *);
 	int (*read_support_filter_none)(struct archive *);
+	int (*read_support_format_raw)(struct archive *);
 	int (*read_open_fd)(struct archive *, int fd, size_t block_size);
 	int (*read_open_memory)(struct archive *, const void *buf, size_t size);
 	int (*read_next_header)(struct archive *, struct archive_entry **);

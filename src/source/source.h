@@ -77,6 +77,12 @@ int rd_read_prefix(struct rd_source *src, const char *path, size_t max, struct r
 /* rd_read_file with RD_CAP_ATTR, then strips exactly one trailing newline (sysfs style). */
 int rd_read_attr(struct rd_source *src, const char *path, struct rd_text *out);
 
+/* The bytes of a gzip stream (in, len: a file read here, such as proc/config.gz) decompressed into
+ * out (NUL-terminated) through libarchive, loaded at run time; at most cap bytes of output.
+ * Returns 0, or -errno with a one-line reason in err: ENOSYS (libarchive cannot be loaded),
+ * RD_EPARSE (not gzip, or damaged), EFBIG (more than cap). */
+int rd_gunzip(const char *in, size_t len, size_t cap, struct rd_text *out, char *err, size_t errlen);
+
 /* Names in a directory (no "." or ".."), sorted with strcmp.  Returns 0 or -errno. */
 int rd_list_dir(struct rd_source *src, const char *path, struct rd_strv *names);
 /* rd_list_dir of only the names keep accepts: the others are neither returned nor recorded (the

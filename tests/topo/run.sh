@@ -15,6 +15,7 @@
 #     a root that does not say (UNKNOWN);
 #   * gdr.mode: DMA-BUF, nvidia_peermem or none, NCCL_DMABUF_ENABLE and NCCL_NET_GDR_LEVEL as NCCL
 #     reads them, a root without /proc (UNKNOWN);
+#   * /proc/config.gz where /boot has no config (bounded, damaged, in a snapshot);
 #   * explain on NCCL's "GPU Direct RDMA Disabled" lines: confirmed or ruled out by gdr.mode and gdr.path;
 #   * a host without GPUs (every scenario root of tests/scenarios/make.sh: no PCIe hierarchy) SKIPs.
 # Usage: tests/topo/run.sh [BUILD_DIR] [--update]     Ends with "N passed, N failed".
@@ -191,6 +192,26 @@ cp -a h100-mode-none mode-unsaid && rm -rf mode-unsaid/proc
 "$bin" --root mode-unsaid check --only gdr.mode --format json > env.json
 case "$(mode env.json)" in "UNKNOWN NCCL will use DMA-BUF if this host supports it, which cannot be told"*) ok ;;
 	*) bad "a root without /proc: $(mode env.json)" ;; esac
+
+# no /boot/config-RELEASE: the running kernel's /proc/config.gz (CONFIG_IKCONFIG_PROC), decompressed
+# (bounded), gives the same verdict; one that is not gzip, or too big once decompressed, is UNKNOWN
+cp -a h100-mode-dmabuf mode-gz && gzip -c mode-gz/boot/config-6.8.0-49-generic > mode-gz/proc/config.gz && rm mode-gz/boot/config-6.8.0-49-generic
+"$bin" --root mode-gz check --only gdr.mode --format json > env.json
+case "$(mode env.json)" in "OK NCCL will use DMA-BUF"*) ok ;; *) bad "/proc/config.gz: $(mode env.json)" ;; esac
+jq -e '[.findings[0].evidence[] | select(.path == "/proc/config.gz") | .value] == ["CONFIG_DMA_SHARED_BUFFER=y CONFIG_PCI_P2PDMA=y"]' env.json > /dev/null &&
+	ok || bad "/proc/config.gz: not in the evidence"
+if "$bin" --root mode-gz snapshot -o mode-gz.tar.gz > /dev/null 2>&1; then
+	"$bin" --root mode-gz.tar.gz check --only gdr.mode --format json > env2.json
+	[ "$(mode env2.json)" = "$(mode env.json)" ] && ok || bad "the snapshot of a /proc/config.gz root: $(mode env2.json)"
+else
+	bad "snapshot of mode-gz"
+fi
+head -c 20000000 /dev/zero | gzip -c > mode-gz/proc/config.gz
+"$bin" --root mode-gz check --only gdr.mode --format json > env.json
+case "$(mode env.json)" in *"(/proc/config.gz: more than 16777216 bytes once decompressed)"*) ok ;; *) bad "a gzip bomb: $(mode env.json)" ;; esac
+printf 'CONFIG_DMA_SHARED_BUFFER=y\n' > mode-gz/proc/config.gz
+"$bin" --root mode-gz check --only gdr.mode --format json > env.json
+case "$(mode env.json)" in "UNKNOWN "*"(/proc/config.gz: not a gzip stream"*) ok ;; *) bad "config.gz not gzip: $(mode env.json)" ;; esac
 
 # explain on NCCL's "GPU Direct RDMA Disabled for HCA" line (NVIDIA/nccl #1537, #1939): gdr.mode's
 # decision confirms "neither DMA-BUF nor nvidia_peermem" where it says none, rules it out where NCCL

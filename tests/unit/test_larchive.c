@@ -4,11 +4,13 @@
  * incomplete library gives a one-line reason. */
 #include "harness.h"
 #include "source/larchive.h"
+#include "source/source.h"
 #include "util/dl.h"
 
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -139,4 +141,28 @@ RD_TEST(dl_load_says_what_is_missing)
 	size_t (*fn)(const char *);
 	memcpy(&fn, &syms[0], sizeof syms[0]);
 	CHECK_INT(fn("abc"), 3);
+}
+
+/* rd_gunzip: a gzip stream (gzip -n of one kernel config line), its output cap, and input that is
+ * not gzip or is cut short. */
+RD_TEST(gunzip_decompresses_within_its_cap)
+{
+	static const unsigned char gz[] = {0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0xff, 0x73, 0xf6, 0xf7, 0x73,
+					   0xf3, 0x74, 0x8f, 0x77, 0xf1, 0x75, 0x8c, 0x0f, 0xf6, 0x70, 0x0c, 0x72, 0x75, 0x89,
+					   0x77, 0x0a, 0x75, 0x73, 0x73, 0x0d, 0xb2, 0xad, 0xe4, 0x02, 0x00, 0xd8, 0x70, 0xa3,
+					   0x35, 0x1b, 0x00, 0x00, 0x00};
+	struct rd_text t;
+	char err[200] = "";
+	CHECK_INT(rd_gunzip((const char *)gz, sizeof gz, 1 << 20, &t, err, sizeof err), 0);
+	CHECK_INT((int)t.len, 27);
+	CHECK_STR(t.data, "CONFIG_DMA_SHARED_BUFFER=y\n");
+	rd_text_free(&t);
+	CHECK_INT(rd_gunzip((const char *)gz, sizeof gz, 10, &t, err, sizeof err), -EFBIG);
+	CHECK(strstr(err, "more than 10 bytes") != NULL);
+	CHECK(t.data == NULL);
+	CHECK_INT(rd_gunzip("CONFIG_X=y\n", 11, 1 << 20, &t, err, sizeof err), -RD_EPARSE);
+	CHECK(strstr(err, "not a gzip stream") != NULL);
+	CHECK_INT(rd_gunzip((const char *)gz, 20, 1 << 20, &t, err, sizeof err), -RD_EPARSE);
+	CHECK(t.data == NULL);
+	CHECK_INT(rd_gunzip("", 0, 1 << 20, &t, err, sizeof err), -RD_EPARSE);
 }
