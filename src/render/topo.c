@@ -25,6 +25,71 @@ static const char *cell(const struct rd_topo_route *r)
 	return r->type == RD_TOPO_X ? " X " : r->type == RD_TOPO_UNKNOWN ? "N/A" : rd_topo_type_name(r->type);
 }
 
+/* The ACS of the bridges between a GPU and a NIC (r's via): those whose control sets P2P Request
+ * or Completion Redirect, and those whose ACS cannot be told. */
+static void acs_of(const struct rd_pcitopo *t, const struct rd_topo_route *r, struct rd_strv *redirect,
+		   struct rd_strv *unknown)
+{
+	for (size_t k = 0; k < r->nvia; k++) {
+		const struct rd_topo_node *b = rd_pcitopo_bridge(t, r->via[k]);
+		if (!b)
+			continue;
+		if (b->acs.state == RD_ACS_READ && (b->acs.ctl & RD_ACS_REDIRECT))
+			rd_strv_push(redirect, b->addr);
+		else if (b->acs.state == RD_ACS_UNKNOWN)
+			rd_strv_push(unknown, b->addr);
+	}
+}
+
+/* IOMMU groups and the ACS redirect on each GPU's path to each NIC (gdr.iommu and gdr.acs judge
+ * them; this shows them). */
+static void text_isolation(struct rd_out *o, const struct rd_pcitopo *t)
+{
+	char label[32];
+	rd_out_text(o, "\nIOMMU groups:\n\n");
+	bool any = false;
+	for (size_t i = 0; i < t->ngpus + t->nnics; i++)
+		any |= fn_at(t, i)->iommu_group != NULL;
+	if (!any)
+		rd_out_text(o, "  %s\n", t->iommu_absence_real ? "none: no IOMMU translates the GPUs' and NICs' DMA"
+							 : "not in this root (no iommu_group links)");
+	for (size_t i = 0; any && i < t->ngpus + t->nnics; i++) {
+		const struct rd_topo_fn *f = fn_at(t, i);
+		fn_label(t, i, label, sizeof label);
+		const char *type = rd_attr_value(&f->iommu_type);
+		if (f->iommu_group)
+			rd_out_text(o, "  %s: group %s, %s\n", label, f->iommu_group, type ? type : "type unreadable");
+		else
+			rd_out_text(o, "  %s: %s\n", label,
+				    t->iommu_absence_real ? "none (no IOMMU translates its DMA)" : "not in this root");
+	}
+	rd_out_text(o, "\nACS on the GPU-NIC paths below a PCIe switch (PIX, PXB; a P2P redirect sends their traffic up "
+		       "to the root complex):\n\n");
+	size_t shown = 0;
+	for (size_t i = 0; i < t->ngpus; i++)
+		for (size_t j = 0; j < t->nnics; j++) {
+			struct rd_topo_route r;
+			rd_topo_route(&t->gpus[i], &t->nics[j], &r);
+			if (r.type != RD_TOPO_PIX && r.type != RD_TOPO_PXB)
+				continue;
+			struct rd_strv red = {0}, unk = {0};
+			acs_of(t, &r, &red, &unk);
+			if (red.n || unk.n) {
+				rd_out_text(o, "  GPU%zu-NIC%zu:", i, j);
+				for (size_t k = 0; k < red.n; k++)
+					rd_out_text(o, " %s redirects", red.v[k]);
+				for (size_t k = 0; k < unk.n; k++)
+					rd_out_text(o, " %s cannot be told", unk.v[k]);
+				rd_out_text(o, "\n");
+				shown++;
+			}
+			rd_strv_free(&red);
+			rd_strv_free(&unk);
+		}
+	if (!shown)
+		rd_out_text(o, "  no bridge between a GPU and a NIC below a switch redirects\n");
+}
+
 static void text_matrix(struct rd_out *o, const struct rd_pcitopo *t)
 {
 	size_t n = t->ngpus + t->nnics;
@@ -70,6 +135,8 @@ static void text_matrix(struct rd_out *o, const struct rd_pcitopo *t)
 		for (size_t i = 0; i < t->ngpus; i++)
 			rd_out_text(o, "  GPU%zu: %s (10de:%04x)\n", i, t->gpus[i].addr, t->gpus[i].device);
 	}
+	if (t->acs_loaded)
+		text_isolation(o, t);
 }
 
 static void json_fn(struct rd_out *o, const struct rd_pcitopo *t, size_t i)
@@ -93,6 +160,10 @@ static void json_fn(struct rd_out *o, const struct rd_pcitopo *t, size_t i)
 	rd_out_str(o, "root_bus", NULL, f->root);
 	rd_out_str(o, "sysfs", NULL, f->sysfs);
 	rd_out_str(o, "error", NULL, f->err ? rd_strerror(f->err) : NULL);
+	if (t->acs_loaded) { /* with GPUs and RDMA NICs */
+		rd_out_str(o, "iommu_group", NULL, f->iommu_group);
+		rd_out_str(o, "iommu_type", NULL, f->iommu_group ? rd_attr_value(&f->iommu_type) : NULL);
+	}
 	rd_out_obj_end(o);
 }
 
@@ -132,6 +203,20 @@ static void json_doc(struct rd_out *o, const struct rd_pcitopo *t)
 			for (size_t k = 0; k < r.nvia; k++)
 				rd_out_item_str(o, NULL, r.via[k]);
 			rd_out_arr_end(o);
+			if (t->acs_loaded && i < t->ngpus && j >= t->ngpus) {
+				struct rd_strv red = {0}, unk = {0};
+				acs_of(t, &r, &red, &unk);
+				rd_out_arr_begin(o, "acs_redirect");
+				for (size_t k = 0; k < red.n; k++)
+					rd_out_item_str(o, NULL, red.v[k]);
+				rd_out_arr_end(o);
+				rd_out_arr_begin(o, "acs_unknown");
+				for (size_t k = 0; k < unk.n; k++)
+					rd_out_item_str(o, NULL, unk.v[k]);
+				rd_out_arr_end(o);
+				rd_strv_free(&red);
+				rd_strv_free(&unk);
+			}
 			rd_out_obj_end(o);
 		}
 	rd_out_arr_end(o);
