@@ -116,14 +116,15 @@
 	  "no RoCE v2 GID with an IPv4 address (only fe80:: link-local ones); NCCL_IB_GID_INDEX or the " \
 	  "policy's [nccl] gid_index naming a GID that is not the expected RoCE version and family",  \
 	  "ports/N/gids/*, gid_attrs/types/*, gid_attrs/ndevs/*, NCCL_IB_* of the environment, policy") \
-	X(nccl_env, "nccl.env", RD_SUBJ_PORT, RD_LOAD_PORTS | RD_LOAD_DEVLINK | RD_LOAD_NCCL, "NCCL's settings select usable RDMA ports", \
+	X(nccl_env, "nccl.env", RD_SUBJ_PORT, RD_LOAD_PORTS | RD_LOAD_GIDS | RD_LOAD_DEVLINK | RD_LOAD_NCCL | RD_LOAD_MFT, "NCCL's settings select usable RDMA ports", \
 	  "NCCL_IB_DISABLE set; NCCL_IB_HCA selecting no port, a port that is not ACTIVE, or more devices " \
 	  "than it names (prefix matching); ports of both link layers on one NIC, which NCCL fuses; "   \
 	  "NCCL_SOCKET_IFNAME selecting no running interface; NCCL_IB_PKEY (an index) with no P_Key " \
-	  "there; NCCL_TOPO_FILE unreadable",  \
-	  "NCCL_IB_HCA, NCCL_IB_DISABLE, NCCL_SOCKET_IFNAME, NCCL_IB_PKEY, NCCL_TOPO_FILE of the environment, " \
-	  "NCCL_CONF_FILE or ~/.nccl.conf, /etc/nccl.conf, ports/N/{state,link_layer,pkeys/*}, "         \
-	  "/sys/class/net/<if>/{flags,operstate}") \
+	  "there; NCCL_TOPO_FILE unreadable; NCCL_IB_TC (or OFED's per-port traffic_class) whose DSCP "  \
+	  "a trust-dscp RoCE port maps to a priority without PFC while PFC is on another",              \
+	  "NCCL_IB_HCA, NCCL_IB_DISABLE, NCCL_SOCKET_IFNAME, NCCL_IB_PKEY, NCCL_IB_TC, NCCL_TOPO_FILE of " \
+	  "the environment, NCCL_CONF_FILE or ~/.nccl.conf, /etc/nccl.conf, ports/N/{state,link_layer,"   \
+	  "pkeys/*}, /sys/class/net/<if>/{flags,operstate,qos/dscp2prio}, tc/N/traffic_class, mlnx_qos") \
 	X(roce_qos, "roce.qos", RD_SUBJ_PORT, RD_NEEDS_ROLE | RD_LOAD_MFT, "RoCE QoS as the policy sets",                       \
 	  "a RoCE port's trust mode or PFC priorities differing from [roce] trust / pfc; without them, " \
 	  "what is set (trust, PFC, ECN, rdma_cm default ToS)",                                       \

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "checks/catalogue.h"
+#include "model/mft.h"
 #include "model/ncclconf.h"
 #include "model/parse.h"
 #include "model/system.h"
@@ -371,6 +372,96 @@ static void judge_topo_file(struct rd_check_ctx *ctx)
 	rd_evidence_add(f, v, "<%s>", rd_strerror(err));
 }
 
+/* NCCL_IB_TC against the port's QoS: with trust dscp, the DSCP of NCCL's traffic class (or of the
+ * OFED per-port class that overrides every QP's) picks a priority through the port's map; when PFC
+ * is on for some priority but not that one, NCCL's traffic is the lossy class of a lossless
+ * fabric.  Judged only where trust, PFC and the map are all known; trust pcp (the VLAN priority:
+ * NCCL_IB_SL) and a fabric with no PFC at all are roce.qos's. */
+static void judge_tc(struct rd_check_ctx *ctx, const struct port_ref *sel, size_t nsel)
+{
+	const struct rd_mft *m = &ctx->sys->mft;
+	rd_need(m->unloaded ? RD_LOAD_MFT : 0, RD_LOAD_MFT, "the ports' QoS (model/mft.h)");
+	const char *from = NULL, *v = rd_nccl_param(ctx->sys, "NCCL_IB_TC", &from);
+	unsigned env_tc = v ? (unsigned)(strtoll(v, NULL, 0) & 0xff) : 0; /* NCCL_PARAM(IbTc, "IB_TC", 0), a uint8_t */
+	char ports[512] = "";
+	const struct rd_qos_port *first = NULL;
+	int first_tc = -1, first_prio = -1, over = -1;
+	size_t bad = 0;
+	for (size_t i = 0; i < nsel; i++) {
+		if (sel[i].p->is_ib)
+			continue;
+		const struct rd_qos_port *q = NULL;
+		for (size_t k = 0; k < m->nqos && !q; k++)
+			if (!strcmp(m->qos[k].dev, sel[i].d->name) && m->qos[k].port == sel[i].p->num)
+				q = &m->qos[k];
+		if (!q || strcmp(q->qos.trust, "dscp") || !q->qos.pfc_ok || !q->map_from)
+			continue;
+		bool any = false;
+		for (int k = 0; k < 8; k++)
+			any |= q->qos.pfc[k] == 1;
+		int o = rd_attr_ok(&q->tclass) ? rd_parse_tclass(q->tclass.value) : -1;
+		if (!any || o == -2)
+			continue;
+		int tc = o >= 0 ? o : (int)env_tc, prio = q->dscp2prio[tc >> 2];
+		if (prio >= 0 && q->qos.pfc[prio] == 1)
+			continue;
+		if (!bad++) {
+			first = q, first_tc = tc, first_prio = prio, over = o;
+		}
+		append(ports, sizeof ports, "%s port %u", q->dev, q->port);
+	}
+	if (!bad)
+		return;
+	const struct rd_qos_port *q = first;
+	int want = -1, dscp = -1;
+	for (int k = 0; k < 8 && want < 0; k++)
+		if (q->qos.pfc[k] == 1)
+			want = k;
+	if (q->dscp2prio[26] == want) /* the DSCP of NVIDIA's RoCE guides (traffic class 106) */
+		dscp = 26;
+	for (int d = 1; d < 64 && dscp < 0; d++) /* else the lowest of that priority */
+		if (q->dscp2prio[d] == want)
+			dscp = d;
+	char pfc[32] = "";
+	for (int k = 0, n = 0; k < 8; k++)
+		if (q->qos.pfc[k] == 1)
+			n += snprintf(pfc + n, sizeof pfc - (size_t)n, "%s%d", n ? "," : "", k);
+	char src[160];
+	if (over >= 0)
+		snprintf(src, sizeof src, "the port's tc/%u/traffic_class, which overrides NCCL_IB_TC", q->port);
+	else if (v)
+		snprintf(src, sizeof src, "NCCL_IB_TC=%s, %s", v, from);
+	else
+		snprintf(src, sizeof src, "NCCL_IB_TC unset: NCCL's default 0");
+	struct rd_finding *f = rd_finding_add(
+		ctx, RD_WARN, "host",
+		"NCCL's RDMA traffic on %s has traffic class %d (%s), DSCP %d, which the port (trust dscp) puts on "
+		"priority %d, where PFC is off; PFC is on priority %s: under congestion that traffic is dropped, not "
+		"paused (RoCE retransmits, NCCL slows down or times out)",
+		ports, first_tc, src, first_tc >> 2, first_prio, pfc);
+	if (over >= 0)
+		rd_evidence_attr(f, &q->tclass);
+	else if (v)
+		evidence_param(ctx, f, "NCCL_IB_TC", v, from);
+	else
+		rd_evidence_add(f, "environment", "NCCL_IB_TC unset");
+	if (!strcmp(q->map_from, "sysfs"))
+		rd_evidence_attr(f, &q->sys_map);
+	else
+		rd_evidence_add(f, q->mlnx_qos_out.cmd, "dscp2prio: DSCP %d -> priority %d", first_tc >> 2, first_prio);
+	rd_evidence_add(f, q->pfc_from && !strcmp(q->pfc_from, "sysfs") ? q->sys_pfc.path : q->mlnx_qos_out.cmd,
+			"PFC enabled on priority %s", pfc);
+	if (dscp < 0)
+		return;
+	char tcs[16];
+	snprintf(tcs, sizeof tcs, "%d", dscp * 4 + 2); /* DSCP, and ECT(0) in the ECN bits: DCQCN marks it */
+	if (over >= 0)
+		rd_fix_add(f, "echo %s > /sys/class/infiniband/%s/tc/%u/traffic_class    # each such port: DSCP %d, priority %d "
+			      "(and where it is set at boot)", tcs, q->dev, q->port, dscp, want);
+	else
+		fix_param(f, "NCCL_IB_TC", tcs, from);
+}
+
 void rd_check_nccl_env(struct rd_check_ctx *ctx)
 {
 	if (rd_nccl_environ_unread(ctx))
@@ -449,6 +540,7 @@ void rd_check_nccl_env(struct rd_check_ctx *ctx)
 
 	judge_fusion(ctx, sel, nsel, v, from);
 	judge_pkey(ctx, sel, nsel);
+	judge_tc(ctx, sel, nsel);
 
 	if (rd_check_quiet(ctx)) {
 		if (!nsel && !l.set) {

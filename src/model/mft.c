@@ -499,6 +499,58 @@ int rd_parse_mlnx_qos(const char *text, struct rd_qos_info *q)
 	return trust || q->pfc_ok ? 0 : -RD_EPARSE;
 }
 
+int rd_parse_dscp2prio(const char *text, signed char map[64])
+{
+	signed char m[64];
+	memset(m, -1, sizeof m);
+	int seen = 0;
+	for (const char *l = text; l && *l;) {
+		const char *nl = strchr(l, '\n');
+		size_t len = nl ? (size_t)(nl - l) : strlen(l);
+		const char *p = l;
+		while (p < l + len && (*p == ' ' || *p == '\t'))
+			p++;
+		if (l + len - p > 7 && !strncmp(p, "prio:", 5) && p[5] >= '0' && p[5] <= '7' && !strncmp(p + 6, " dscp:", 6)) {
+			int prio = p[5] - '0';
+			for (const char *q = p + 12; q < l + len;) {
+				if (*q == ',' || *q == ' ' || *q == '\t' || *q == '\r') {
+					q++;
+					continue;
+				}
+				if (*q < '0' || *q > '9')
+					return -RD_EPARSE;
+				int d = 0, digits = 0;
+				while (q < l + len && *q >= '0' && *q <= '9' && digits < 3)
+					d = d * 10 + (*q++ - '0'), digits++;
+				if (d > 63 || m[d] >= 0)
+					return -RD_EPARSE;
+				m[d] = (signed char)prio;
+				seen++;
+			}
+		}
+		l = nl ? nl + 1 : NULL;
+	}
+	if (seen != 64)
+		return -RD_EPARSE;
+	memcpy(map, m, sizeof m);
+	return 0;
+}
+
+int rd_parse_tclass(const char *text)
+{
+	const char *p = strstr(text, "tclass=");
+	p = p ? p + 7 : text;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (!*p || *p == '\n' || !strncmp(p, "-1", 2))
+		return -1;
+	char *end;
+	long v = strtol(p, &end, 10);
+	while (*end == ' ' || *end == '\t' || *end == '\n')
+		end++;
+	return end != p && !*end && v >= 0 && v <= 255 ? (int)v : -2;
+}
+
 int rd_parse_dcb_pfc(const char *text, struct rd_qos_info *q)
 {
 	memset(q, 0, sizeof *q);
@@ -732,11 +784,19 @@ static void load_qos(struct rd_source *src, const struct rd_device *d, const str
 			q->sys_pfc.err = RD_EPARSE;
 		}
 	}
+	path = rd_xasprintf("sys/class/net/%s/qos/dscp2prio", ifn);
+	rd_attr_read(src, path, &q->sys_map);
+	free(path);
+	if (rd_attr_ok(&q->sys_map) && rd_parse_dscp2prio(q->sys_map.value, q->dscp2prio) == 0)
+		q->map_from = "sysfs";
 	struct rd_text t;
-	if (!q->trust_from || !q->pfc_from) {
+	/* mlnx_qos also when trust is dscp and only it gives the map */
+	if (!q->trust_from || !q->pfc_from || (!q->map_from && !strcmp(q->qos.trust, "dscp"))) {
 		char *name = rd_xasprintf("mlnx_qos-%s", ifn);
 		tool_run(src, name, (const char *const[]){"mlnx_qos", "-i", ifn, NULL}, 10000, &q->mlnx_qos_out, &t);
 		struct rd_qos_info mq;
+		if (t.data && rd_parse_dscp2prio(t.data, q->dscp2prio) == 0)
+			q->map_from = "mlnx_qos";
 		if (t.data && rd_parse_mlnx_qos(t.data, &mq) == 0) {
 			if (!q->trust_from && mq.trust[0]) {
 				memcpy(q->qos.trust, mq.trust, sizeof mq.trust);
@@ -782,6 +842,9 @@ static void load_qos(struct rd_source *src, const struct rd_device *d, const str
 		rd_text_free(&e);
 		free(path);
 	}
+	path = rd_xasprintf("sys/class/infiniband/%s/tc/%u/traffic_class", d->name, p->num);
+	rd_attr_read(src, path, &q->tclass);
+	free(path);
 	q->cm_configfs = rd_exists(src, "sys/kernel/config/rdma_cm");
 	path = rd_xasprintf("sys/kernel/config/rdma_cm/%s/ports/%u/default_roce_tos", d->name, p->num);
 	rd_attr_read(src, path, &q->tos);
@@ -841,6 +904,8 @@ void rd_mft_free(struct rd_mft *m)
 		tool_free(&q->mlnx_qos_out);
 		tool_free(&q->dcb_out);
 		rd_attr_free(&q->tos);
+		rd_attr_free(&q->sys_map);
+		rd_attr_free(&q->tclass);
 	}
 	free(m->qos);
 	memset(m, 0, sizeof *m);

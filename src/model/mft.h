@@ -96,6 +96,14 @@ int rd_parse_qos_trust(const char *text, char trust[8]);
 /* qos/pfc: an "enabled" row as mlnx_qos prints it, or 8 values 0/1 (comma or blank separated).
  * 0 or -RD_EPARSE. */
 int rd_parse_qos_pfc(const char *text, int pfc[8]);
+/* The DSCP-to-priority map of trust dscp: the "prio:N dscp:D,D,...," lines that mlnx_qos -i prints
+ * under "dscp2prio mapping:" (a priority's list may wrap onto a second prio:N line), and the OFED
+ * driver's qos/dscp2prio.  0 when every DSCP 0..63 is given exactly one priority, else -RD_EPARSE
+ * (map untouched then). */
+int rd_parse_dscp2prio(const char *text, signed char map[64]);
+/* OFED's tc/<port>/traffic_class: "Global tclass=106" or "106"; the class (0..255), or -1 when it
+ * is not set ("Global tclass=-1", empty) or not understood (-2). */
+int rd_parse_tclass(const char *text);
 /* "0,0,0,1,0,0,0,0" (for mlnx_qos --pfc) from a mask of priorities. */
 void rd_pfc_list(uint8_t mask, char buf[16]);
 
@@ -140,6 +148,12 @@ struct rd_qos_port {
 	int ecn_np[8], ecn_rp[8];            /* ecn/roce_{np,rp}/enable/<prio>: 1, 0, -1 unknown */
 	bool ecn_ok;
 	struct rd_attr tos;                  /* configfs rdma_cm/<dev>/ports/<p>/default_roce_tos */
+	/* trust dscp: the DSCP-to-priority map (qos/dscp2prio of the OFED driver, else mlnx_qos -i),
+	 * valid when map_from is set; and OFED's per-port class that overrides every QP's
+	 * (sys/class/infiniband/<dev>/tc/<port>/traffic_class) */
+	signed char dscp2prio[64];
+	const char *map_from;                /* static: "sysfs", "mlnx_qos"; NULL unknown */
+	struct rd_attr sys_map, tclass;
 	bool cm_configfs;                    /* /sys/kernel/config/rdma_cm exists (configfs mounted, rdma_cm loaded) */
 };
 struct rd_mft {

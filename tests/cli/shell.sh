@@ -339,4 +339,66 @@ expect "nccl-env-gids-json" all '[ $rc = 0 ]' \
 gid NCCL_IB_GID_INDEX=1 "$bin" --root "$work/sc/healthy-inbox" stack > "$work/out" 2>&1; rc=$?
 expect "nccl-env-stack" all '[ $rc = 0 ]' 'grep -q "NCCL GID: mlx5_2 port 1 index 1 (RoCE v2) on enp193s0f0np0, set by NCCL_IB_GID_INDEX: unusable, link-local" "$work/out"'
 
+# ---- nccl.env: NCCL_IB_TC against the port's map and PFC (trust dscp, mlnx_qos -i as MLNX_OFED
+# prints it, the map that of the Mellanox community's mlnx_qos page); trust pcp is not judged ----
+qr=$work/sc/healthy-inbox Q=$work/sc/healthy-inbox/rdma-doctor/commands/mlnx_qos-enp193s0f0np0
+mq() { # TRUST PFC-ROW [DSCP-MOVED-TO-5]
+	printf 'DCBX mode: OS controlled\nPriority trust state: %s\ndscp2prio mapping:\n' "$1"
+	local p d
+	for p in 0 1 2 3 4 5 6 7; do
+		printf '\tprio:%d dscp:' $p
+		for d in 7 6 5 4 3 2 1 0; do [ $((p * 8 + d)) = "${3:-99}" ] || printf '%02d,' $((p * 8 + d)); done
+		[ $p = 5 ] && [ -n "${3:-}" ] && printf '\n\tprio:5 dscp:%02d,' "$3"
+		printf '\n'
+	done
+	printf 'Cable len: 7\nPFC configuration:\n\tpriority    0   1   2   3   4   5   6   7\n\tenabled     %s\n' "$2"
+}
+tc() { env -u NCCL_IB_TC -u NCCL_IB_HCA "$@" "$bin" --root "$qr" check --only nccl.env > "$work/out" 2>&1; rc=$?; }
+mq dscp '0   0   0   1   0   0   0   0' > "$Q"; echo 0 > "$Q.status"
+tc
+expect "nccl-tc-unset-lossy-warns" all '[ $rc = 1 ]' \
+	'grep -q "traffic class 0 (NCCL_IB_TC unset: NCCL.s default 0), DSCP 0, which the port (trust dscp) puts on priority 0, where PFC is off; PFC is on priority 3" "$work/out"' \
+	'grep -q "mlnx_qos -i enp193s0f0np0 = dscp2prio: DSCP 0 -> priority 0" "$work/out"' \
+	'grep -q "fix: export NCCL_IB_TC=106 " "$work/out"'
+tc NCCL_IB_TC=106
+expect "nccl-tc-106-on-pfc-ok" all '[ $rc = 0 ]' '! grep -q "traffic class" "$work/out"'
+tc NCCL_IB_TC=0x6a
+expect "nccl-tc-hex-as-nccl-reads-it" all '[ $rc = 0 ]'
+tc NCCL_IB_TC=96
+expect "nccl-tc-96-dscp-24-ok" all '[ $rc = 0 ]'
+tc NCCL_IB_TC=160
+expect "nccl-tc-160-warns" all '[ $rc = 1 ]' 'grep -q "traffic class 160 (NCCL_IB_TC=160, " "$work/out"' 'grep -q "priority 5, where PFC is off" "$work/out"'
+# DSCP 26 moved onto priority 5, PFC on 5: 106 is lossless there, and the fix for 0 stays 106
+mq dscp '0   0   0   0   0   1   0   0' 26 > "$Q"
+tc NCCL_IB_TC=106
+expect "nccl-tc-custom-map-106-ok" all '[ $rc = 0 ]'
+tc
+expect "nccl-tc-custom-map-fix" all '[ $rc = 1 ]' 'grep -q "fix: export NCCL_IB_TC=106 " "$work/out"'
+# the default map, PFC on 5: the lowest DSCP of priority 5 (40) gives class 162
+mq dscp '0   0   0   0   0   1   0   0' > "$Q"
+tc NCCL_IB_TC=106
+expect "nccl-tc-fix-lowest-dscp-of-pfc-prio" all '[ $rc = 1 ]' 'grep -q "fix: export NCCL_IB_TC=162 " "$work/out"'
+tc NCCL_IB_TC=162
+expect "nccl-tc-162-ok" all '[ $rc = 0 ]'
+# OFED's per-port class overrides every QP's: NCCL_IB_TC does not matter then
+mkdir -p "$qr/sys/class/infiniband/mlx5_2/tc/1"
+printf 'Global tclass=162\n' > "$qr/sys/class/infiniband/mlx5_2/tc/1/traffic_class"
+tc NCCL_IB_TC=0
+expect "nccl-tc-port-override-ok" all '[ $rc = 0 ]'
+printf 'Global tclass=106\n' > "$qr/sys/class/infiniband/mlx5_2/tc/1/traffic_class"
+tc NCCL_IB_TC=162
+expect "nccl-tc-port-override-warns" all '[ $rc = 1 ]' 'grep -q "tc/1/traffic_class, which overrides NCCL_IB_TC" "$work/out"' \
+	'grep -q "fix: echo 162 > /sys/class/infiniband/mlx5_2/tc/1/traffic_class" "$work/out"'
+rm -r "$qr/sys/class/infiniband/mlx5_2/tc"
+# trust pcp (NCCL_IB_SL's business, and roce.qos's), no PFC at all, no map: not judged here
+mq pcp '0   0   0   1   0   0   0   0' > "$Q"
+tc
+expect "nccl-tc-trust-pcp-not-judged" all '[ $rc = 0 ]'
+mq dscp '0   0   0   0   0   0   0   0' > "$Q"
+tc
+expect "nccl-tc-no-pfc-not-judged" all '[ $rc = 0 ]'
+mq dscp '0   0   0   1   0   0   0   0' | grep -v 'prio:7' > "$Q"
+tc
+expect "nccl-tc-partial-map-not-judged" all '[ $rc = 0 ]'
+
 ts_finalize

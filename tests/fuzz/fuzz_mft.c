@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* Fuzz target: the captured outputs of mlxlink, mlxconfig, flint, mlnx_qos and dcb, and the sysfs
- * qos/trust and qos/pfc files (model/mft.h), each after rd_strip_ansi as the loader does. */
+/* Fuzz target: the captured outputs of mlxlink, mlxconfig, flint, mlnx_qos and dcb, the sysfs
+ * qos/trust, qos/pfc and qos/dscp2prio files and tc/N/traffic_class (model/mft.h), each after
+ * rd_strip_ansi as the loader does. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rd_parse_qos_trust(s, trust);
 	int pfc[8];
 	rd_parse_qos_pfc(s, pfc);
+	signed char map[64];
+	if (rd_parse_dscp2prio(s, map) == 0)
+		for (int i = 0; i < 64; i++)
+			if (map[i] < 0 || map[i] > 7)
+				abort(); /* a map that passed gives every DSCP a priority */
+	int tc = rd_parse_tclass(s);
+	if (tc < -2 || tc > 255)
+		abort();
 	double d;
 	rd_parse_ber(s, &d);
 	free(s);

@@ -399,6 +399,47 @@ RD_TEST(qos_formats)
 	CHECK(pfc[4] && !pfc[3]);
 	CHECK_INT(rd_parse_qos_pfc("0,0,0,1", pfc), -RD_EPARSE);
 	CHECK_INT(rd_parse_qos_pfc("0,0,0,2,0,0,0,0", pfc), -RD_EPARSE);
+	/* mlnx_qos -i of MLNX_OFED 4.2 (the default map, trust dscp, PFC on 0,2,6,7), as the Mellanox
+	 * community's mlnx_qos page (DOC-2792) prints it */
+	static const char mq[] = "DCBX mode: OS controlled\nPriority trust state: dscp\ndscp2prio mapping:\n"
+				 "\tprio:0 dscp:07,06,05,04,03,02,01,00,\n\tprio:1 dscp:15,14,13,12,11,10,09,08,\n"
+				 "\tprio:2 dscp:23,22,21,20,19,18,17,16,\n\tprio:3 dscp:31,30,29,28,27,26,25,24,\n"
+				 "\tprio:4 dscp:39,38,37,36,35,34,33,32,\n\tprio:5 dscp:47,46,45,44,43,42,41,40,\n"
+				 "\tprio:6 dscp:55,54,53,52,51,50,49,48,\n\tprio:7 dscp:63,62,61,60,59,58,57,56,\n"
+				 "Cable len: 10\nPFC configuration:\n\tpriority 0 1 2 3 4 5 6 7\n\tenabled 1 0 1 0 0 0 1 1\n";
+	signed char map[64];
+	memset(map, 9, sizeof map);
+	CHECK_INT(rd_parse_dscp2prio(mq, map), 0);
+	CHECK(map[0] == 0 && map[7] == 0 && map[26] == 3 && map[40] == 5 && map[63] == 7);
+	CHECK_INT(rd_parse_mlnx_qos(mq, &q), 0);
+	CHECK(q.pfc[0] == 1 && q.pfc[3] == 0 && !strcmp(q.trust, "dscp"));
+	/* a custom map: DSCP 26 moved to priority 5, whose list then wraps onto a second line */
+	static const char moved[] = "prio:0 dscp:07,06,05,04,03,02,01,00,\nprio:1 dscp:15,14,13,12,11,10,09,08,\n"
+				    "prio:2 dscp:23,22,21,20,19,18,17,16,\nprio:3 dscp:31,30,29,28,27,25,24,\n"
+				    "prio:4 dscp:39,38,37,36,35,34,33,32,\nprio:5 dscp:47,46,45,44,43,42,41,40,\n"
+				    "prio:5 dscp:26,\nprio:6 dscp:55,54,53,52,51,50,49,48,\nprio:7 dscp:63,62,61,60,59,58,57,56,\n";
+	CHECK_INT(rd_parse_dscp2prio(moved, map), 0);
+	CHECK(map[26] == 5 && map[27] == 3 && map[40] == 5);
+	/* one DSCP twice, one missing, a DSCP past 63, a stray word: refused, the map untouched */
+	char *twice = strdup(moved);
+	twice[strlen(twice) - 4] = '2'; /* ...57,52, */
+	twice[strlen(twice) - 3] = '6';
+	CHECK_INT(rd_parse_dscp2prio(twice, map), -RD_EPARSE);
+	CHECK(map[26] == 5);
+	free(twice);
+	CHECK_INT(rd_parse_dscp2prio("prio:0 dscp:00,01,\n", map), -RD_EPARSE);
+	CHECK_INT(rd_parse_dscp2prio("prio:0 dscp:64,\n", map), -RD_EPARSE);
+	CHECK_INT(rd_parse_dscp2prio("prio:0 dscp:0x,\n", map), -RD_EPARSE);
+	CHECK_INT(rd_parse_dscp2prio("", map), -RD_EPARSE);
+	CHECK(map[26] == 5);
+
+	CHECK_INT(rd_parse_tclass("Global tclass=106\n"), 106);
+	CHECK_INT(rd_parse_tclass("162\n"), 162);
+	CHECK_INT(rd_parse_tclass("Global tclass=-1\n"), -1);
+	CHECK_INT(rd_parse_tclass(""), -1);
+	CHECK_INT(rd_parse_tclass("Global tclass=256\n"), -2);
+	CHECK_INT(rd_parse_tclass("tclass=abc"), -2);
+	CHECK_INT(rd_parse_tclass("106 extra"), -2);
 	char list[16];
 	rd_pfc_list(1u << 3, list);
 	CHECK_STR(list, "0,0,0,1,0,0,0,0");
