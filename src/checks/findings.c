@@ -67,7 +67,7 @@ static struct rd_finding *report_addv(struct rd_report *r, const char *check, en
 static struct rd_finding *report_addv(struct rd_report *r, const char *check, enum rd_subject_kind kind,
 				      enum rd_status st, const char *subject, const char *fmt, va_list ap)
 {
-	r->findings = rd_xrealloc(r->findings, (r->n + 1) * sizeof *r->findings);
+	r->findings = rd_grow(r->findings, r->n, sizeof *r->findings);
 	struct rd_finding *f = &r->findings[r->n++];
 	memset(f, 0, sizeof *f);
 	f->check = check;

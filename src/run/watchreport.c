@@ -19,7 +19,7 @@ static size_t catalogue_pos(const char *id)
 
 static void push(struct rd_report *r, const struct rd_finding *f)
 {
-	r->findings = rd_xrealloc(r->findings, (r->n + 1) * sizeof *r->findings);
+	r->findings = rd_grow(r->findings, r->n, sizeof *r->findings);
 	r->findings[r->n++] = *f;
 }
 

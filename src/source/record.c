@@ -22,7 +22,7 @@ static struct rd_rec_entry *rec_entry(struct rd_recording *rec, const char *path
 	void **slot = smap_put(rec_index(rec), path, isnew);
 	if (!*isnew)
 		return &rec->entries[(uintptr_t)*slot - 1];
-	rec->entries = rd_xrealloc(rec->entries, (rec->n + 1) * sizeof *rec->entries);
+	rec->entries = rd_grow(rec->entries, rec->n, sizeof *rec->entries);
 	struct rd_rec_entry *e = &rec->entries[rec->n++];
 	memset(e, 0, sizeof *e);
 	e->path = rd_xstrdup(path);
@@ -84,7 +84,7 @@ void src_record_command(struct rd_source *src, const char *name, const struct rd
 	struct rd_recording *rec = src->rec;
 	if (!rec)
 		return;
-	rec->commands = rd_xrealloc(rec->commands, (rec->ncommands + 1) * sizeof *rec->commands);
+	rec->commands = rd_grow(rec->commands, rec->ncommands, sizeof *rec->commands);
 	struct rd_rec_command *c = &rec->commands[rec->ncommands++];
 	c->name = rd_xstrdup(name);
 	c->out = *t;
