@@ -228,7 +228,7 @@ expect_lacks() { # LINE NOT...
 	expect "--timeout 5 st" stack
 	expect "--root examples/h100-ofed ch" check checks
 	expect "--root examples/h1" examples/h100-ofed
-	expect_has "check --" --format --json --output --policy --only --skip --no-color --probe --probe-size --counters --help
+	expect_has "check --" --format --json --output --policy --only --skip --no-color --probe --probe-size --counters --env-from --help
 	expect "check --format " text json prometheus
 	expect "check --format=p" prometheus
 	expect "check -f j" json
@@ -249,7 +249,7 @@ expect_lacks() { # LINE NOT...
 	expect "help v" version
 	expect "fix " modules
 	expect "fix modules --" --apply --policy --help
-	expect "snapshot --" --output --force --counters --no-counters --policy --help
+	expect "snapshot --" --output --force --counters --no-counters --policy --env-from --help
 	expect "--root examples/h100-ofed ibstat " $devs
 	expect "--root=examples/h100-ofed probe --device mlx5_b" mlx5_bond_0
 	expect "--root examples/h100-ofed ibstatus mlx5_7" mlx5_7
