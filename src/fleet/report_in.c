@@ -5,6 +5,7 @@
 #include "fleet/report_in.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,7 +100,7 @@ bool rd_fleet_report_valid(const struct rd_fleet_report *r, char *why, size_t wh
 /* ---- one JSON stream ---------------------------------------------------------------------- */
 
 enum xctx { X_OTHER, X_ROOT, X_SUMMARY, X_STACK, X_DEVS, X_DEV, X_PORTS, X_PORT, X_NETDEVS, X_NETDEV, X_QOS, X_QOS_PFC,
-	    X_MODS, X_MOD, X_FINDS, X_FIND, X_FIND_PAST, X_EVIDS, X_EVID };
+	    X_MODS, X_MOD, X_FINDS, X_FIND, X_FIND_PAST, X_EVIDS, X_EVID, X_GDR, X_GDR_GPUS, X_GDR_GPU, X_GDR_ACS };
 #define MAX_TRACK 12 /* frames looked at; deeper ones are only counted */
 
 struct frame {
@@ -156,6 +157,14 @@ static void report_clear(struct rd_fleet_report *r)
 		free(r->finds[i].memlock);
 	}
 	free(r->finds);
+	free(r->gdr_iommu);
+	for (size_t i = 0; i < r->ngpus; i++) {
+		free(r->gpus[i].name);
+		free(r->gpus[i].pci_id);
+		free(r->gpus[i].nic);
+		free(r->gpus[i].type);
+	}
+	free(r->gpus);
 	memset(r, 0, sizeof *r);
 }
 
@@ -221,7 +230,10 @@ static int enter(struct parser *p, bool map)
 		const char *k = parent->key;
 		switch (parent->ctx) {
 		case X_ROOT:
-			if (map)
+			if (map && !strcmp(k, "gpudirect")) {
+				c = X_GDR;
+				p->rep.has_gdr = true;
+			} else if (map)
 				c = !strcmp(k, "summary") ? X_SUMMARY : !strcmp(k, "stack") ? X_STACK : X_OTHER;
 			else
 				c = !strcmp(k, "devices") ? X_DEVS : !strcmp(k, "modules") ? X_MODS : !strcmp(k, "findings") ? X_FINDS : X_OTHER;
@@ -244,6 +256,21 @@ static int enter(struct parser *p, bool map)
 			break;
 		case X_FIND:
 			c = !map && !strcmp(k, "evidence") ? X_EVIDS : X_OTHER;
+			break;
+		case X_GDR:
+			c = !map && !strcmp(k, "gpus") ? X_GDR_GPUS : X_OTHER;
+			break;
+		case X_GDR_GPUS:
+			if (map && push(&p->rep.gpus, &p->rep.ngpus, sizeof *p->rep.gpus, RD_FLEET_MAX_GPUS, p, "GPUs")) {
+				c = X_GDR_GPU;
+				p->rep.gpus[p->rep.ngpus - 1].nacs = -1;
+			}
+			break;
+		case X_GDR_GPU:
+			if (!map && !strcmp(k, "acs_redirect")) {
+				c = X_GDR_ACS;
+				p->rep.gpus[p->rep.ngpus - 1].nacs = 0;
+			}
 			break;
 		case X_DEVS:
 			if (map && push(&p->rep.devs, &p->rep.ndevs, sizeof *p->rep.devs, RD_FLEET_MAX_DEVICES, p, "devices"))
@@ -472,6 +499,29 @@ static int scalar(struct parser *p, enum kind k, const unsigned char *s, size_t 
 		if (k == K_STR)
 			dst = !strcmp(kk, "path") ? &p->ev_path : !strcmp(kk, "value") ? &p->ev_value : NULL;
 		break;
+	case X_GDR:
+		if (!strcmp(kk, "iommu")) {
+			free(r->gdr_iommu);
+			r->gdr_iommu = NULL;
+			if (k == K_STR)
+				dst = &r->gdr_iommu;
+		}
+		break;
+	case X_GDR_GPU: {
+		struct rd_fleet_gpu *g = &r->gpus[r->ngpus - 1];
+		if (k == K_STR)
+			dst = !strcmp(kk, "name") ? &g->name : !strcmp(kk, "pci_id") ? &g->pci_id : !strcmp(kk, "nic") ? &g->nic
+			    : !strcmp(kk, "type") ? &g->type : NULL;
+		else if (k == K_NUM && !strcmp(kk, "acs_unknown"))
+			g->acs_unknown = strtoull(num, NULL, 10);
+		break;
+	}
+	case X_GDR_ACS: {
+		struct rd_fleet_gpu *g = &r->gpus[r->ngpus - 1];
+		if (k == K_STR && g->nacs < INT_MAX)
+			g->nacs++;
+		break;
+	}
 	default:
 		break;
 	}

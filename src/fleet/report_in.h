@@ -22,6 +22,7 @@
 #define RD_FLEET_MAX_NETDEVS 8           /* per port */
 #define RD_FLEET_MAX_MODULES 1024
 #define RD_FLEET_MAX_FINDINGS 4096
+#define RD_FLEET_MAX_GPUS 64
 #define RD_FLEET_MAX_STR 256             /* bytes of one kept string (longer ones are cut) */
 #define RD_FLEET_MAX_HOSTS 262144        /* hosts of one pdsh/clush stream */
 /* Reports in progress at once in one pdsh/clush stream (pdsh and clush have their fan-out, 32 or 64
@@ -67,6 +68,13 @@ struct rd_fleet_finding {
 	char *memlock; /* memlock.limit: the "Max locked memory" line of its /proc/<pid>/limits evidence */
 };
 
+/* gpudirect.gpus[]: a GPU, its nearest RDMA NIC and the path between */
+struct rd_fleet_gpu {
+	char *name, *pci_id, *nic, *type;
+	int nacs;              /* acs_redirect's length; -1 when absent (ACS not read) */
+	unsigned long long acs_unknown;
+};
+
 struct rd_fleet_report {
 	char *schema, *host, *time, *version, *kernel, *error;
 	bool host_null;
@@ -80,6 +88,10 @@ struct rd_fleet_report {
 	size_t nmods;
 	struct rd_fleet_finding *finds;
 	size_t nfinds;
+	bool has_gdr;             /* a "gpudirect" object: the host has GPUs */
+	char *gdr_iommu;          /* gpudirect.iommu, NULL when null */
+	struct rd_fleet_gpu *gpus;
+	size_t ngpus;
 	const char *too_many; /* "devices", "ports", ... when a bound was passed (the rest ignored) */
 };
 

@@ -23,6 +23,9 @@ static const struct {
 	[RD_FK_ACTIVE_MTU] = {"roce_active_mtu", "RoCE active MTU"},
 	[RD_FK_TRUST] = {"roce_trust", "RoCE trust mode"},
 	[RD_FK_PFC] = {"roce_pfc", "RoCE PFC priorities"},
+	[RD_FK_GDR_PATH] = {"gdr_path", "GPU-NIC paths (nearest NIC)"},
+	[RD_FK_IOMMU] = {"iommu", "IOMMU on the GPU-NIC paths"},
+	[RD_FK_ACS] = {"acs", "ACS redirect on the GPU-NIC paths"},
 	[RD_FK_MEMLOCK] = {"memlock", "memlock limits"},
 	[RD_FK_MODULES] = {"modules", "modules missing or not persistent"},
 	[RD_FK_FINDING] = {"finding", "findings"},
@@ -146,6 +149,70 @@ static void contribute(struct rd_fleet *f, uint32_t node, size_t g, const char *
 	nd->entries[nd->n++] = (uint32_t)e;
 }
 
+/* The GPUs' part of a report: one value per node for each of the path types, the IOMMU and the ACS
+ * (a node whose GPU sits one switch farther from its NIC than its siblings' is drift) */
+static const char *const path_types[] = {"PIX", "PXB", "PHB", "NODE", "SYS"};
+static void gpudirect(struct rd_fleet *f, uint32_t id, const struct rd_fleet_report *r)
+{
+	if (!r->ngpus)
+		return;
+	/* "10de:2330 x8: 8 PIX"; "... 7 PIX, 1 PHB (GPU6)": the GPUs of a type that is not the node's
+	 * most common are named */
+	size_t count[6] = {0}, most = 0;
+	for (size_t i = 0; i < r->ngpus; i++) {
+		size_t k = 0;
+		while (k < 5 && (!r->gpus[i].type || strcmp(r->gpus[i].type, path_types[k])))
+			k++;
+		count[k]++;
+	}
+	for (size_t k = 1; k < 6; k++)
+		if (count[k] > count[most])
+			most = k;
+	struct rd_buf b = {0};
+	rd_buf_printf(&b, "%s x%zu:", r->gpus[0].pci_id ? r->gpus[0].pci_id : "?", r->ngpus);
+	bool first = true;
+	for (size_t k = 0; k < 6; k++) {
+		if (!count[k])
+			continue;
+		rd_buf_printf(&b, "%s %zu %s", first ? "" : ",", count[k], k < 5 ? path_types[k] : "no path");
+		first = false;
+		if (k == most)
+			continue;
+		rd_buf_printf(&b, " (");
+		bool one = true;
+		for (size_t i = 0; i < r->ngpus; i++) {
+			size_t t = 0;
+			while (t < 5 && (!r->gpus[i].type || strcmp(r->gpus[i].type, path_types[t])))
+				t++;
+			if (t == k) {
+				rd_buf_printf(&b, "%s%s", one ? "" : " ", r->gpus[i].name ? r->gpus[i].name : "?");
+				one = false;
+			}
+		}
+		rd_buf_printf(&b, ")");
+	}
+	const char *gn = rd_fleet_kind_title(RD_FK_GDR_PATH);
+	contribute(f, id, group_get(f, "", RD_FK_GDR_PATH, gn), b.data, 0, NULL);
+	rd_buf_free(&b);
+	if (r->gdr_iommu)
+		contribute(f, id, group_get(f, "", RD_FK_IOMMU, rd_fleet_kind_title(RD_FK_IOMMU)), r->gdr_iommu, 0, NULL);
+	long long acs = -1;
+	unsigned long long unknown = 0;
+	for (size_t i = 0; i < r->ngpus; i++) {
+		if (r->gpus[i].nacs >= 0)
+			acs = (acs < 0 ? 0 : acs) + r->gpus[i].nacs;
+		unknown += r->gpus[i].acs_unknown;
+	}
+	if (acs >= 0) {
+		char v[96];
+		if (acs)
+			snprintf(v, sizeof v, "%lld bridge%s redirect%s", acs, acs == 1 ? "" : "s", unknown ? ", some unknown" : "");
+		else
+			snprintf(v, sizeof v, "%s", unknown ? "none read, some unknown" : "none");
+		contribute(f, id, group_get(f, "", RD_FK_ACS, rd_fleet_kind_title(RD_FK_ACS)), v, 0, NULL);
+	}
+}
+
 /* takes a node's values out of every entry (a newer report replaces it, or it is stale) */
 static void withdraw(struct rd_fleet *f, uint32_t node)
 {
@@ -255,6 +322,8 @@ static void add_values(struct rd_fleet *f, uint32_t id, const struct rd_fleet_re
 			w += strspn(w, " ");
 		}
 	}
+	if (r->has_gdr)
+		gpudirect(f, id, r);
 	struct rd_fleet_node *nd = &f->nodes[id];
 	for (size_t i = 0; i < r->nfinds; i++) {
 		const struct rd_fleet_finding *fd = &r->finds[i];
@@ -502,7 +571,8 @@ void rd_fleet_finish(struct rd_fleet *f)
 		bool boardless = !strcmp(g->scope, RD_FLEET_NO_BOARD); /* unrelated devices: nothing to compare */
 		if (g->n > 1 && ((*g->scope && !boardless && (g->kind == RD_FK_FIRMWARE || g->kind == RD_FK_STACK)) ||
 				 (!*g->scope && (g->kind == RD_FK_MTU || g->kind == RD_FK_ACTIVE_MTU || g->kind == RD_FK_TRUST ||
-						  g->kind == RD_FK_PFC)))) {
+						  g->kind == RD_FK_PFC || g->kind == RD_FK_GDR_PATH || g->kind == RD_FK_IOMMU ||
+						  g->kind == RD_FK_ACS)))) {
 			g->drift = true;
 			f->drift = true;
 		}

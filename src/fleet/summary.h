@@ -26,6 +26,9 @@ enum rd_fleet_kind {
 	RD_FK_ACTIVE_MTU, /* ... and the active MTU it gives */
 	RD_FK_TRUST,      /* RoCE ports: qos.trust ("dscp", "pcp") */
 	RD_FK_PFC,        /* RoCE ports: qos.pfc, the priorities with PFC on ("3", "3,4", "none") */
+	RD_FK_GDR_PATH,   /* GPUs: the path types to their nearest NICs ("10de:2330 x8: 8 PIX") */
+	RD_FK_IOMMU,      /* GPUs: the IOMMU domain types of the GPUs' and NICs' groups */
+	RD_FK_ACS,        /* GPUs: the bridges with ACS redirect on the GPU-NIC paths ("none", "16 bridges") */
 	RD_FK_MEMLOCK,    /* memlock.limit's limits lines */
 	RD_FK_MODULES,    /* "NAME not loaded", "NAME not persistent": problems only */
 	RD_FK_FINDING,    /* a check's non-OK findings: the group's name is the check id */

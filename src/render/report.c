@@ -8,6 +8,7 @@
 #include "render/inventory.h"
 #include "render/out.h"
 #include "render/rpmdb.h"
+#include "render/topo.h"
 
 static const char *mark(enum rd_status s, bool ascii)
 {
@@ -177,6 +178,8 @@ void rd_report_json(FILE *f, const struct rd_report *r, const struct rd_host *h,
 	rd_out_obj_end(&o);
 
 	rd_render_devices_qos(&o, h, &s->mft);
+	if (!(s->unloaded & RD_LOAD_TOPO))
+		rd_render_topo_report(&o, &s->topo);
 	json_modules(&o, h, s, p);
 
 	rd_out_arr_begin(&o, "findings");

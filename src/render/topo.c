@@ -249,3 +249,67 @@ void rd_render_topo(struct rd_out *o, const struct rd_pcitopo *t)
 			    "real host.\n",
 			    t->flat_a, t->flat_b, t->flat_bridge);
 }
+
+void rd_render_topo_report(struct rd_out *o, const struct rd_pcitopo *t)
+{
+	if (!t->ngpus)
+		return;
+	rd_out_obj_begin(o, "gpudirect");
+	/* the domain types of the GPUs' and NICs' IOMMU groups, each once, in the order met */
+	char types[96] = "";
+	bool any = false, unread = false;
+	for (size_t i = 0; t->acs_loaded && i < t->ngpus + t->nnics; i++) {
+		const struct rd_topo_fn *f = fn_at(t, i);
+		if (!f->iommu_group)
+			continue;
+		any = true;
+		const char *v = rd_attr_value(&f->iommu_type);
+		if (!v) {
+			unread = true;
+			continue;
+		}
+		size_t n = strlen(types), vl = strlen(v);
+		bool seen = false;
+		for (const char *q = types; (q = strstr(q, v)) && !seen; q++)
+			seen = (q == types || q[-1] == ',') && (q[vl] == ',' || !q[vl]);
+		if (!seen && n + vl + 2 < sizeof types)
+			snprintf(types + n, sizeof types - n, "%s%s", n ? "," : "", v);
+	}
+	if (!t->acs_loaded || (any && (unread || !types[0])) || (!any && !t->iommu_absence_real))
+		rd_out_null(o, "iommu");
+	else
+		rd_out_str(o, "iommu", NULL, any ? types : "none");
+	int level = rd_pcitopo_gdr_level(t);
+	rd_out_str(o, "gdr_level", NULL, rd_nccl_path_name(level));
+	rd_out_arr_begin(o, "gpus");
+	for (size_t i = 0; i < t->ngpus; i++) {
+		const struct rd_topo_fn *g = &t->gpus[i];
+		struct rd_topo_route r;
+		size_t unreadable = 0;
+		const struct rd_topo_fn *nic = rd_pcitopo_nearest(t, g, &r, &unreadable);
+		char label[32], id[16];
+		fn_label(t, i, label, sizeof label);
+		snprintf(id, sizeof id, "%04x:%04x", g->vendor, g->device);
+		rd_out_obj_begin(o, NULL);
+		rd_out_str(o, "name", NULL, label);
+		rd_out_str(o, "pci", NULL, g->addr);
+		rd_out_str(o, "pci_id", NULL, g->vendor ? id : NULL);
+		rd_out_str(o, "nic", NULL, nic ? nic->name : NULL);
+		rd_out_str(o, "type", NULL, nic && r.type != RD_TOPO_UNKNOWN ? rd_topo_type_name(r.type) : NULL);
+		rd_out_str(o, "nccl_type", NULL, nic && r.nccl >= 0 ? rd_nccl_path_name(r.nccl) : NULL);
+		if (nic && t->acs_loaded) {
+			struct rd_strv red = {0}, unk = {0};
+			acs_of(t, &r, &red, &unk);
+			rd_out_arr_begin(o, "acs_redirect");
+			for (size_t k = 0; k < red.n; k++)
+				rd_out_item_str(o, NULL, red.v[k]);
+			rd_out_arr_end(o);
+			rd_out_uint(o, "acs_unknown", NULL, unk.n);
+			rd_strv_free(&red);
+			rd_strv_free(&unk);
+		}
+		rd_out_obj_end(o);
+	}
+	rd_out_arr_end(o);
+	rd_out_obj_end(o);
+}

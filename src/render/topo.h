@@ -13,4 +13,9 @@
  * JSON: "gdr_level", "gpus", "nics" and "paths" (every pair, with NCCL's type
  * and the bridges between). */
 void rd_render_topo(struct rd_out *o, const struct rd_pcitopo *t);
+/* The report's "gpudirect" object (JSON only; nothing when the host has no GPU): the IOMMU domain
+ * types of the GPUs' and NICs' groups ("identity", "DMA-FQ,identity", "none" without an IOMMU,
+ * null when not known), NCCL's GPUDirect distance, and for each GPU its nearest RDMA NIC, the
+ * path type and the bridges on that path whose ACS redirects (what fleet compares across nodes). */
+void rd_render_topo_report(struct rd_out *o, const struct rd_pcitopo *t);
 #endif

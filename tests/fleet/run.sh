@@ -109,6 +109,40 @@ if jq -e '.exit_code == 1 and .status == "WARN" and .drift == true and .counts.o
 else bad "qos JSON fields"; jq -c '.fleet[] | select(.kind == "roce_trust" or .kind == "roce_pfc")' qos-json.out; fi
 else ts_skip "the RoCE QoS fleet" "$ts_seed_reason"; fi
 
+# ---- 1c. the GPU fleet: the GPU-NIC paths, the IOMMU and ACS as drift ----------------------------
+# (tests/topo/make.sh's H100 roots, from published lspci trees: gpu[01-04] with iommu=pt, gpu05 with
+# DMA-FQ groups, gpu06 with ACS redirect on its switch ports, gpu07 with its NICs on the other socket)
+"$top/tests/topo/make.sh" "$work/tp" > /dev/null 2>&1 || bad "tests/topo/make.sh"
+mkdir greports
+gnode() { # NAME ROOT
+	cp -a "$work/tp/$2" "$work/tp/$1"
+	echo "$1" > "$work/tp/$1/etc/hostname"; echo "$1" > "$work/tp/$1/proc/sys/kernel/hostname"
+	"$bin" --root "$work/tp/$1" check --format json > "greports/$1.json"
+}
+for n in 1 2 3 4; do gnode gpu0$n h100-iommu-pt; done
+gnode gpu05 h100-iommu-dma; gnode gpu06 h100-acs-redirect; gnode gpu07 h100-nics-on-socket1
+if jq -e '.gpudirect.gpus | length == 8 and (map(.type) | unique) == ["PIX"]' greports/gpu01.json > /dev/null &&
+	jq -e '.gpudirect | .iommu == "identity" and .gdr_level == "PXB" and .gpus[0].nic == "mlx5_0" and .gpus[0].acs_redirect == []' greports/gpu01.json > /dev/null &&
+	jq -e '.gpudirect.gpus[0].acs_redirect == ["0000:17:01.0", "0000:17:02.0"]' greports/gpu06.json > /dev/null &&
+	{ "$bin" --root "$top/examples/no-rdma" check --format json > no-gpu.json; jq -e 'has("gpudirect") | not' no-gpu.json > /dev/null; }; then
+	ok "reports: gpudirect on the GPU hosts (the nearest NIC, path, ACS, IOMMU), none without GPUs"
+else bad "reports' gpudirect: $(jq -c '.gpudirect | del(.gpus)' greports/gpu01.json greports/gpu06.json)"; fi
+rc_is 1 gpu-text "$bin" fleet --expect 'gpu[01-07]' greports
+golden fleet-gpu.txt gpu-text.out
+has "gpu: path drift flagged" gpu-text.out '^  GPU-NIC paths \(nearest NIC\)  DRIFT$'
+has "gpu: the majority's paths" gpu-text.out '^    10de:2330 x8: 8 PIX +6  gpu\[01-06\]$'
+has "gpu: the node whose GPUs are across the socket, named" gpu-text.out '^  ! 10de:2330 x8: 4 PIX, 4 SYS \(GPU0 GPU1 GPU2 GPU3\) +1  gpu07$'
+has "gpu: the DMA-FQ node" gpu-text.out '^  ! DMA-FQ +1  gpu05$'
+has "gpu: the node with ACS redirect" gpu-text.out '^  ! 16 bridges redirect +1  gpu06$'
+rc_is 1 gpu-json "$bin" fleet --expect 'gpu[01-07]' --format json greports
+golden fleet-gpu.json gpu-json.out
+if jq -e '([.fleet[] | select(.kind == "gdr_path" or .kind == "iommu" or .kind == "acs") | [.kind, .drift, (.values | map([.value, .count, .hosts, .minority]) | .[0])]]
+	     == [["gdr_path", true, ["10de:2330 x8: 8 PIX", 6, "gpu[01-06]", false]], ["iommu", true, ["identity", 4, "gpu[01-04]", false]],
+		 ["acs", true, ["none", 6, "gpu[01-05,07]", false]]])
+	and ([.nodes[] | select(.drift != []) | [.host, .drift[]]] | sort == [["gpu05", "iommu"], ["gpu06", "iommu", "acs"], ["gpu07", "gdr_path", "iommu"]])' gpu-json.out > /dev/null; then
+	ok "gpu JSON: gdr_path, iommu and acs groups, the drifting nodes marked"
+else bad "gpu JSON fields"; jq -c '.fleet[] | select(.kind == "gdr_path" or .kind == "iommu" or .kind == "acs")' gpu-json.out; jq -c '[.nodes[] | select(.drift != []) | [.host, .drift[]]]' gpu-json.out; fi
+
 # ---- 2. gathered by real engines ----------------------------------------------------------------
 same_summary() { # NAME: NAME.out has the directory's text summary
 	if cmp -s "$1.out" dir-text.out; then ok "$1: the same summary as the directory"; else

@@ -737,3 +737,51 @@ RD_TEST(summary_qos_drift)
 	CHECK(!group(&f, "MT_2", RD_FK_TRUST)->drift);
 	rd_fleet_free(&f);
 }
+
+/* ---- GPU hosts (gpudirect) ------------------------------------------------------------------ */
+
+/* a report with this gpudirect object (a JSON value) */
+static void add_gdr(struct rd_fleet *f, const char *host, const char *gdr)
+{
+	char *r = rd_xasprintf("{\"schema\":\"rdma-doctor/report/v1\",\"host\":\"%s\",\"time\":\"" T0 "\","
+			       "\"summary\":{\"status\":\"OK\"},\"gpudirect\":%s,\"devices\":[]}",
+			       host, gdr);
+	feed(f, host, r);
+	free(r);
+}
+
+#define GPU(n, nic, type, acs) "{\"name\":\"GPU" #n "\",\"pci_id\":\"10de:2330\",\"nic\":\"" nic "\",\"type\":\"" type "\"" acs "}"
+#define ACS0 ",\"acs_redirect\":[],\"acs_unknown\":0"
+#define ACS2 ",\"acs_redirect\":[\"0000:17:01.0\",\"0000:17:02.0\"],\"acs_unknown\":0"
+
+RD_TEST(summary_gpudirect_drift)
+{
+	struct rd_fleet f;
+	rd_fleet_init(&f, rd_fleet_parse_time(T1), 0);
+	add_gdr(&f, "n1", "{\"iommu\":\"identity\",\"gpus\":[" GPU(0, "mlx5_0", "PIX", ACS0) "," GPU(1, "mlx5_1", "PIX", ACS0) "]}");
+	add_gdr(&f, "n2", "{\"iommu\":\"identity\",\"gpus\":[" GPU(0, "mlx5_0", "PIX", ACS0) "," GPU(1, "mlx5_1", "PIX", ACS0) "]}");
+	/* one GPU a host bridge away, DMA-FQ, ACS redirect on its switch ports */
+	add_gdr(&f, "n3", "{\"iommu\":\"DMA-FQ\",\"gpus\":[" GPU(0, "mlx5_0", "PIX", ACS2) "," GPU(1, "mlx5_0", "PHB", ACS0) "]}");
+	/* ACS not read, the IOMMU not told, a GPU with no readable path: no value where nothing is known */
+	add_gdr(&f, "n4", "{\"iommu\":null,\"gpus\":[" GPU(0, "mlx5_0", "PIX", "") ",{\"name\":\"GPU1\",\"pci_id\":\"10de:2330\",\"nic\":null,\"type\":null}]}");
+	/* hostile: an array where a GPU should be, numbers as names, a huge acs list counted not kept */
+	add_gdr(&f, "n5", "{\"iommu\":[\"identity\"],\"gpus\":[[1],{\"name\":7,\"type\":\"PIX\",\"acs_redirect\":[1,\"a\",\"b\"]}]}");
+	rd_fleet_finish(&f);
+	CHECK(f.drift);
+	CHECK_INT(f.exit_code, 1);
+	values_are(&f, group(&f, "", RD_FK_GDR_PATH),
+		   "10de:2330 x2: 2 PIX=2:n[1-2] 10de:2330 x2: 1 PIX, 1 PHB (GPU1)=1:n3 10de:2330 x2: 1 PIX, 1 no path (GPU1)=1:n4 ? x1: 1 PIX=1:n5");
+	values_are(&f, group(&f, "", RD_FK_IOMMU), "identity=2:n[1-2] DMA-FQ=1:n3");
+	values_are(&f, group(&f, "", RD_FK_ACS), "2 bridges redirect=2:n[3,5] none=2:n[1-2]");
+	CHECK(group(&f, "", RD_FK_IOMMU)->drift && group(&f, "", RD_FK_ACS)->drift && group(&f, "", RD_FK_GDR_PATH)->drift);
+	rd_fleet_free(&f);
+	/* the same everywhere: no drift; a host without GPUs adds nothing */
+	rd_fleet_init(&f, rd_fleet_parse_time(T1), 0);
+	add_gdr(&f, "n1", "{\"iommu\":\"none\",\"gpus\":[" GPU(0, "mlx5_0", "PXB", ACS0) "]}");
+	add_gdr(&f, "n2", "{\"iommu\":\"none\",\"gpus\":[" GPU(0, "mlx5_0", "PXB", ACS0) "]}");
+	feed(&f, "n3", "{\"schema\":\"rdma-doctor/report/v1\",\"host\":\"n3\",\"time\":\"" T0 "\",\"summary\":{\"status\":\"OK\"}}");
+	rd_fleet_finish(&f);
+	CHECK(!f.drift);
+	values_are(&f, group(&f, "", RD_FK_GDR_PATH), "10de:2330 x1: 1 PXB=2:n[1-2]");
+	rd_fleet_free(&f);
+}
