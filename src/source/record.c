@@ -126,10 +126,14 @@ void rd_recording_free(struct rd_recording *rec)
 
 void rd_source_forget(struct rd_source *src, const char *path)
 {
-	char *canon = NULL;
-	if (!src->rec || src_resolve(src, path, true, &canon) < 0) {
-		free(canon);
+	if (!src->rec)
 		return;
+	char *canon = NULL;
+	/* a file that is gone since it was read (the comm of a process that has exited) no longer
+	 * resolves: it was recorded under its own name, which is then the key */
+	if (src_resolve(src, path, true, &canon) < 0) {
+		free(canon);
+		canon = rd_xstrdup(path);
 	}
 	const char *key = rel(canon);
 	void **slot = smap_get(rec_index(src->rec), strcmp(key, ".") == 0 ? "" : key);
@@ -147,10 +151,14 @@ void rd_source_forget(struct rd_source *src, const char *path)
 
 void rd_source_redact(struct rd_source *src, const char *path, const char *data, size_t len)
 {
-	char *canon = NULL;
-	if (!src->rec || src_resolve(src, path, true, &canon) < 0) {
-		free(canon);
+	if (!src->rec)
 		return;
+	char *canon = NULL;
+	/* a file that is gone since it was read (the comm of a process that has exited) no longer
+	 * resolves: it was recorded under its own name, which is then the key */
+	if (src_resolve(src, path, true, &canon) < 0) {
+		free(canon);
+		canon = rd_xstrdup(path);
 	}
 	const char *key = rel(canon);
 	void **slot = smap_get(rec_index(src->rec), strcmp(key, ".") == 0 ? "" : key);

@@ -680,3 +680,30 @@ RD_TEST(recording_keeps_what_is_read)
 	snprintf(ar, sizeof ar, "%s/r.tar.gz", root);
 	check_recording_keeps_what_is_read(ar);
 }
+
+/* the comm of a process that exited between its read and the forget is forgotten all the same (a
+ * short-lived process on a live host: its /proc/PID is gone when the loader drops the bytes) */
+RD_TEST(recording_forgets_a_file_gone_since)
+{
+	setup();
+	mk("proc/3/comm", "python3\n");
+	struct rd_source *src = NULL;
+	char err[256];
+	CHECK_INT(rd_source_open(root, &src, err, sizeof err), 0);
+	struct rd_recording rec = {0};
+	rd_source_record(src, &rec);
+	struct rd_text t;
+	CHECK_INT(rd_read_attr(src, "proc/3/comm", &t), 0);
+	rd_text_free(&t);
+	char path[4096];
+	snprintf(path, sizeof path, "%s/proc/3/comm", root);
+	CHECK_INT(unlink(path), 0);
+	snprintf(path, sizeof path, "%s/proc/3", root);
+	CHECK_INT(rmdir(path), 0);
+	rd_source_forget(src, "proc/3/comm");
+	rd_source_record(src, NULL);
+	const struct rd_rec_entry *e = rec_find(&rec, "proc/3/comm");
+	CHECK(e && e->kind == RD_REC_FORGOTTEN && !e->data);
+	rd_recording_free(&rec);
+	rd_source_close(src);
+}
