@@ -671,9 +671,10 @@ static int header(struct parse_state *st, const char *at, const char *eol, int l
 		}
 		bool match = false;
 		bool usable = host && *host && strlen(host) < RD_POLICY_HEADER_MAX;
-		if (host_matches(list, usable ? host : "", &match, &h.nhosts, why, sizeof why) < 0 || h.nhosts == 0) {
+		int r = host_matches(list, usable ? host : "", &match, &h.nhosts, why, sizeof why);
+		if (r < 0 || h.nhosts == 0) {
 			rd_set_err(err, errlen, "%s:%d: [%s]: not a host pattern: %s", st->name, line, h.header,
-				   h.nhosts ? why : "it names no host");
+				   r < 0 ? why : "it names no host");
 			return -1;
 		}
 		h.applies = usable && match;
