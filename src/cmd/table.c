@@ -38,7 +38,7 @@ const struct rd_cmd rd_cmds[] = {
 	 "  -o, --output FILE       write to a temporary file beside FILE, then rename it over FILE\n" HELP_OPT,
 	 "0 OK, 1 WARN, 2 FAIL, 3 UNKNOWN (a check could not tell, no RDMA hardware, a usage error, an unreadable\n"
 	 "root or policy, output that cannot be written): the monitoring-plugin convention"},
-	{"npd", rd_cmd_npd, "[check's options but --format and --output]",
+	{"npd", rd_cmd_npd, "[check's options but --format, --output and --policy-explain]",
 	 "check as a node-problem-detector custom plugin: one line of at most 80 printable characters\n"
 	 "            naming the worst finding", HELP_OPT,
 	 "0 OK or WARN, 1 FAIL, 3 UNKNOWN, no RDMA hardware, a usage error or an unreadable root (NPD: Unknown)"},
