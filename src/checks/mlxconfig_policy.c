@@ -11,6 +11,21 @@
 #include "checks/catalogue.h"
 #include "model/mft.h"
 
+/* Whether the policy sets NAME for this device by its name or its board_id (SCOPE/NAME). */
+static bool scoped_pin(const struct rd_policy *pol, const char *dev, const struct rd_attr *board, const char *name)
+{
+	for (size_t k = 0; k < pol->nmlxconfig; k++) {
+		const char *n = pol->mlxconfig[k].name, *slash = strchr(n, '/');
+		if (!slash || strcmp(slash + 1, name) != 0)
+			continue;
+		size_t l = (size_t)(slash - n);
+		if ((strlen(dev) == l && !strncmp(dev, n, l)) ||
+		    (board && rd_attr_ok(board) && strlen(board->value) == l && !strncmp(board->value, n, l)))
+			return true;
+	}
+	return false;
+}
+
 static void judge_dev(struct rd_check_ctx *ctx, const struct rd_mft_dev *md, size_t *matched, size_t *unjudged)
 {
 	const struct rd_policy *pol = ctx->policy;
@@ -32,6 +47,8 @@ static void judge_dev(struct rd_check_ctx *ctx, const struct rd_mft_dev *md, siz
 			if (!dev_match && !board_match)
 				continue;
 			name = slash + 1;
+		} else if (scoped_pin(pol, md->name, board, name)) {
+			continue; /* the device's or its board's own value wins over the unscoped one */
 		}
 		const struct rd_mlxconfig_param *pr = rd_mlxconfig_find(c, name);
 		if (!pr) {

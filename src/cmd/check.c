@@ -12,6 +12,7 @@
 #include "probe/probe.h"
 #include "render/catalogue.h"
 #include "render/out.h"
+#include "render/policy.h"
 #include "render/report.h"
 
 static void iso_time(char *buf, size_t len)
@@ -99,6 +100,32 @@ static int probe_budget_ms(const struct rd_ctx *ctx, long long started)
 	return left >= RD_PROBE_MIN_BUDGET_MS ? (int)left : -1;
 }
 
+/* check --policy-explain: the policy as this host (the root's) takes it, each value with its
+ * FILE:LINE and section; no check is run, nothing but the host name and the policy is read. */
+static int policy_explain(struct rd_ctx *ctx, bool json, const char *policy_path)
+{
+	ctx->load_flags |= RD_LOAD_ONLY;
+	ctx->link.no_counters = true;
+	ctx->link.judged[0] = ctx->link.judged[1] = false;
+	struct rd_loaded l;
+	if (rd_ctx_load(ctx, policy_path, false, &l) < 0) {
+		if (json && l.policy_failed) {
+			struct rd_out o;
+			rd_out_init(&o, ctx->out, true);
+			rd_out_obj_begin(&o, NULL);
+			rd_out_str(&o, "schema", NULL, "rdma-doctor/error/v1");
+			rd_out_str(&o, "error", NULL, l.error);
+			rd_out_int(&o, "exit_code", NULL, RD_EXIT_UNKNOWN);
+			rd_out_obj_end(&o);
+			rd_out_finish(&o);
+		}
+		return RD_EXIT_UNKNOWN;
+	}
+	rd_render_policy_explain(ctx->out, json, &l.pol);
+	rd_loaded_free(&l);
+	return 0;
+}
+
 int rd_cmd_check(struct rd_ctx *ctx, int argc, char **argv)
 {
 	struct rd_emit e = {.mode = RD_EMIT_CHECK};
@@ -108,7 +135,7 @@ int rd_cmd_check(struct rd_ctx *ctx, int argc, char **argv)
 int rd_check_as(struct rd_ctx *ctx, int argc, char **argv, struct rd_emit *e)
 {
 	enum { OPT_ONLY = 256, OPT_SKIP, OPT_POLICY, OPT_NO_COLOR, OPT_PROBE, OPT_PROBE_SIZE, OPT_COUNTERS, OPT_MFT,
-	       OPT_NO_COUNTERS, OPT_STATE_DIR, OPT_ENV_FROM };
+	       OPT_NO_COUNTERS, OPT_STATE_DIR, OPT_ENV_FROM, OPT_POLICY_EXPLAIN };
 	static const struct option longopts[] = {
 		RD_LONGOPT_FORMAT,
 		RD_LONGOPT_HELP,
@@ -124,9 +151,11 @@ int rd_check_as(struct rd_ctx *ctx, int argc, char **argv, struct rd_emit *e)
 		{"no-counters", no_argument, NULL, OPT_NO_COUNTERS},
 		{"state-dir", required_argument, NULL, OPT_STATE_DIR},
 		{"env-from", required_argument, NULL, OPT_ENV_FROM},
+		{"policy-explain", no_argument, NULL, OPT_POLICY_EXPLAIN},
 		{NULL, 0, NULL, 0},
 	};
 	bool json = false, color = !ctx->no_color && rd_out_want_color(ctx->out_tty), probe = false, sized = false;
+	bool explain = false;
 	struct rd_probe_opts probe_opts = {0};
 	struct rd_buf only_b = {0}, skip_b = {0};
 	bool has_only = false, has_skip = false;
@@ -177,6 +206,11 @@ int rd_check_as(struct rd_ctx *ctx, int argc, char **argv, struct rd_emit *e)
 		case OPT_POLICY:
 			policy_path = optarg;
 			break;
+		case OPT_POLICY_EXPLAIN:
+			if (e->mode != RD_EMIT_CHECK)
+				bad = rd_usage_error(ctx, argv[0], "unknown option '--policy-explain' (check --policy-explain shows the policy)");
+			explain = true;
+			break;
 		case OPT_NO_COLOR:
 			color = false;
 			break;
@@ -206,11 +240,16 @@ int rd_check_as(struct rd_ctx *ctx, int argc, char **argv, struct rd_emit *e)
 			ctx->prog);
 		bad = RD_EXIT_USAGE;
 	}
+	if (bad < 0 && explain && (e->prometheus || e->output || probe || has_only || has_skip))
+		bad = rd_usage_error(ctx, "check", "--policy-explain prints the policy, as text or json, and runs no check: "
+						   "it takes --policy and --format text|json only");
 	if (bad >= 0) {
 		rd_buf_free(&only_b);
 		rd_buf_free(&skip_b);
 		return bad;
 	}
+	if (explain)
+		return policy_explain(ctx, json, policy_path);
 	ctx->link.keep = true; /* check and npd read the counters and keep a sample (run/linkstate.h) */
 	int rc = run_check(ctx, json, color, policy_path, only, skip, probe ? &probe_opts : NULL, e);
 	rd_buf_free(&only_b);

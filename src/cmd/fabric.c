@@ -14,7 +14,7 @@
 #include "fabric/route.h"
 #include "pairs/pairs.h"
 #include "pairs/results_in.h"
-#include "fleet/hostlist.h"
+#include "util/hostlist.h"
 #include "render/fabric.h"
 #include "render/out.h"
 

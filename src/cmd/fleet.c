@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
-#include "fleet/hostlist.h"
+#include "util/hostlist.h"
 #include "fleet/report_in.h"
 #include "fleet/summary.h"
 #include "render/fleet.h"

@@ -13,11 +13,14 @@
 const struct rd_cmd rd_cmds[] = {
 	{"check", rd_cmd_check,
 	 "[--format text|json|prometheus [--counters]] [--output FILE] [--policy FILE] [--only ID,...] [--skip ID,...] "
-	 "[--no-color] [--probe [--probe-size BYTES]] [--mft] [--state-dir DIR] [--no-counters] [--env-from PID]",
+	 "[--no-color] [--probe [--probe-size BYTES]] [--mft] [--state-dir DIR] [--no-counters] [--env-from PID] "
+	 "[--policy-explain]",
 	 "check this host's RDMA stack and print each finding with its evidence and fix; --probe adds\n"
 	 "            `probe` as check probe.loopback (live host only; --probe-size BYTES)",
 	 FORMAT_OPT
 	 "      --policy FILE       the policy (default: /etc/rdma-doctor.conf inside the root, if present)\n"
+	 "      --policy-explain    run no check: print each value the policy sets on this host (the root's\n"
+	 "                          host name) with the FILE:LINE and [section] that set it\n"
 	 "      --only ID,...       run only these checks (an id, or a prefix such as ports); repeatable\n"
 	 "      --skip ID,...       do not run these checks; repeatable (an --only it empties is an error)\n"
 	 "      --no-color          no colour (also NO_COLOR=1, TERM=dumb, or output that is not a terminal)\n"
@@ -35,7 +38,7 @@ const struct rd_cmd rd_cmds[] = {
 	 "  -o, --output FILE       write to a temporary file beside FILE, then rename it over FILE\n" HELP_OPT,
 	 "0 OK, 1 WARN, 2 FAIL, 3 UNKNOWN (a check could not tell, no RDMA hardware, a usage error, an unreadable\n"
 	 "root or policy, output that cannot be written): the monitoring-plugin convention"},
-	{"npd", rd_cmd_npd, "[check's options but --format and --output]",
+	{"npd", rd_cmd_npd, "[check's options but --format, --output and --policy-explain]",
 	 "check as a node-problem-detector custom plugin: one line of at most 80 printable characters\n"
 	 "            naming the worst finding", HELP_OPT,
 	 "0 OK or WARN, 1 FAIL, 3 UNKNOWN, no RDMA hardware, a usage error or an unreadable root (NPD: Unknown)"},

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "fleet/hostlist.h"
+#include "util/hostlist.h"
 #include "util/map.h"
 #include "util/yajl.h"
 #include "util/util.h"

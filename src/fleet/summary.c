@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fleet/hostlist.h"
+#include "util/hostlist.h"
 #include "model/parse.h"
 
 static const struct {

@@ -507,16 +507,21 @@ void rd_need_failed(unsigned missing, const char *what)
 	abort();
 }
 
+void rd_host_read_name(struct rd_source *src, struct rd_attr *name)
+{
+	rd_attr_read(src, "proc/sys/kernel/hostname", name);
+	if (!rd_attr_ok(name)) {
+		rd_attr_free(name);
+		rd_attr_read(src, "etc/hostname", name);
+	}
+}
+
 int rd_host_load(struct rd_source *src, unsigned flags, struct rd_host *h)
 {
 	memset(h, 0, sizeof *h);
 	h->unloaded = rd_load_unread(flags);
 	rd_attr_read(src, "proc/sys/kernel/osrelease", &h->osrelease);
-	rd_attr_read(src, "proc/sys/kernel/hostname", &h->hostname);
-	if (!rd_attr_ok(&h->hostname)) {
-		rd_attr_free(&h->hostname);
-		rd_attr_read(src, "etc/hostname", &h->hostname);
-	}
+	rd_host_read_name(src, &h->hostname);
 
 	struct rd_strv names = {0};
 	h->devices_err = -rd_list_dir(src, "sys/class/infiniband", &names);

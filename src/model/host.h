@@ -211,6 +211,9 @@ static inline void rd_need(unsigned unloaded, unsigned parts, const char *what)
 /* Reads the host. Never fails as a whole: everything unreadable is recorded in the model.
  * Returns 0 (the model is always filled and must be freed). */
 int rd_host_load(struct rd_source *src, unsigned flags, struct rd_host *host);
+/* The host's name as the report's "host" is: proc/sys/kernel/hostname, else etc/hostname, in the
+ * root (the policy's host-scoped sections match it).  The caller frees *name (rd_attr_free). */
+void rd_host_read_name(struct rd_source *src, struct rd_attr *name);
 void rd_host_free(struct rd_host *host);
 
 const struct rd_device *rd_host_device(const struct rd_host *host, const char *name);

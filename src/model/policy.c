@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 #include "model/policy.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <ini.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +15,7 @@
 #include "model/parse.h"
 #include "model/pcidevctl.h"
 #include "util/dl.h"
+#include "util/hostlist.h"
 
 static const char *const default_modules[] = {"mlx5_core", "mlx5_ib", "ib_core", "ib_uverbs", "ib_cm",
 					      "rdma_cm", "rdma_ucm", "ib_umad", "ib_ipoib", NULL};
@@ -34,6 +37,15 @@ void rd_policy_defaults(struct rd_policy *p)
 	p->watch_stable_s = 300;
 }
 
+static void setting_free(struct rd_policy_setting *s)
+{
+	free(s->section);
+	free(s->key);
+	free(s->pkey);
+	free(s->value);
+	free(s->header);
+}
+
 void rd_policy_free(struct rd_policy *p)
 {
 	rd_strv_free(&p->modules);
@@ -41,6 +53,9 @@ void rd_policy_free(struct rd_policy *p)
 	rd_strv_free(&p->ignore);
 	rd_strv_free(&p->counters_exclude);
 	rd_strv_free(&p->data_ports);
+	for (size_t i = 0; i < p->nsettings; i++)
+		setting_free(&p->settings[i]);
+	free(p->settings);
 	memset(p, 0, sizeof *p);
 }
 
@@ -83,46 +98,51 @@ int rd_policy_unmatched_ignores(const struct rd_policy *p, const struct rd_host 
 	return n;
 }
 
-struct parse_state {
-	struct rd_policy *p;
-	char why[256]; /* the first rejected setting's reason */
-	char key[64];  /* and its key, to find its line (inih does not pass line numbers) */
+/* A section's header: [NAME], [NAME @HOSTLIST] or [NAME board=BOARD_ID].  The text inih parses has
+ * each header replaced by its index here ("[3]"), so that a header inih would cut (it ends at the
+ * first ']', at 50 bytes) reaches the handler whole, with its line. */
+enum { SCOPE_NONE, SCOPE_HOST, SCOPE_BOARD };
+struct scope_hdr {
+	int line;
+	int scope;
+	bool applies;              /* a host pattern naming this host; always for the others */
+	unsigned long long nhosts; /* SCOPE_HOST: how many hosts the pattern names */
+	char base[64];             /* the section's name */
+	char board[64];            /* SCOPE_BOARD */
+	char header[RD_POLICY_HEADER_MAX]; /* as written between the brackets, blanks trimmed */
 };
 
-static int fail_key(struct parse_state *st, const char *key, const char *fmt, const char *a, const char *b)
-{
-	if (!st->why[0]) {
-		if (snprintf(st->why, sizeof st->why, fmt, a, b) >= (int)sizeof st->why)
-			strcpy(st->why + sizeof st->why - 4, "...");
-		snprintf(st->key, sizeof st->key, "%s", key);
-	}
-	return 0;
-}
-#define fail(st, fmt, a, b) fail_key(st, key, fmt, a, b)
+struct parse_state {
+	struct rd_policy *p;
+	struct rd_policy scratch; /* a setting that does not apply here is parsed into this: still checked */
+	const char *text;  /* the text as written */
+	const char *name;  /* the file's name, for messages */
+	size_t *lines;     /* offset of line N+1 in text */
+	size_t nlines;
+	struct scope_hdr *hdr;
+	size_t nhdr;
+	int last_k, last_line; /* the section and line of the previous setting */
+	int line;          /* the line of the setting the handler is at */
+	unsigned fails;    /* settings refused so far */
+	char why[512];     /* the first rejected setting's reason */
+	int why_line;      /* and its line */
+};
 
-/* Line number (1-based) of the first "key =" or "key :" line, 0 if none. */
-static int key_line(const char *text, const char *key)
+static int failv(struct parse_state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int failv(struct parse_state *st, const char *fmt, ...)
 {
-	size_t kl = strlen(key);
-	int n = 1;
-	for (const char *line = text; *line; n++) {
-		const char *p = line;
-		while (*p == ' ' || *p == '\t')
-			p++;
-		if (strncmp(p, key, kl) == 0) {
-			p += kl;
-			while (*p == ' ' || *p == '\t')
-				p++;
-			if (*p == '=' || *p == ':')
-				return n;
-		}
-		const char *nl = strchr(line, '\n');
-		if (!nl)
-			break;
-		line = nl + 1;
+	st->fails++;
+	if (!st->why[0]) {
+		va_list ap;
+		va_start(ap, fmt);
+		if (vsnprintf(st->why, sizeof st->why, fmt, ap) >= (int)sizeof st->why)
+			strcpy(st->why + sizeof st->why - 4, "...");
+		va_end(ap);
+		st->why_line = st->line;
 	}
 	return 0;
 }
+#define fail(st, fmt, a, b) failv(st, fmt, a, b)
 
 static void words(const char *v, struct rd_strv *out)
 {
@@ -317,14 +337,12 @@ static bool known_section(const char *section)
 	return false;
 }
 
-static int handler(void *user, const char *section, const char *key, const char *raw)
+/* Takes one setting into p: 1, or 0 after fail() */
+static int apply(struct parse_state *st, struct rd_policy *p, const char *section, const char *key, const char *value)
 {
-	struct parse_state *st = user;
-	struct rd_policy *p = st->p;
 	double d;
 	uint64_t u;
-	char value[4096];
-	strip_comment(raw, value, sizeof value);
+	unsigned fails = st->fails;
 	if (strcmp(section, "modules") == 0 && strcmp(key, "required") == 0) {
 		p->modules_set = true;
 		if (!value[0])
@@ -353,13 +371,17 @@ static int handler(void *user, const char *section, const char *key, const char 
 			return fail(st, "%s: '%s' is not an IB MTU (256, 512, 1024, 2048 or 4096)", key, value);
 		p->roce_min_active_mtu = (unsigned)u;
 	} else if (strcmp(section, "firmware") == 0) {
-		if (p->npins >= RD_POLICY_MAX)
+		size_t at = 0; /* a board pinned again: the new pin replaces it */
+		while (at < p->npins && strcmp(p->pins[at].board_id, key) != 0)
+			at++;
+		if (at >= RD_POLICY_MAX)
 			return fail(st, "too many firmware pins (at most %s)%s", "32", "");
 		if (strlen(key) >= sizeof p->pins[0].board_id || strlen(value) >= sizeof p->pins[0].fw_ver || !*value)
 			return fail(st, "firmware pin '%s = %s' is too long or empty", key, value);
-		strcpy(p->pins[p->npins].board_id, key);
-		strcpy(p->pins[p->npins].fw_ver, value);
-		p->npins++;
+		strcpy(p->pins[at].board_id, key);
+		strcpy(p->pins[at].fw_ver, value);
+		if (at == p->npins)
+			p->npins++;
 	} else if (strcmp(section, "memlock") == 0 && strcmp(key, "min") == 0) {
 		if (strcmp(value, "unlimited") == 0)
 			p->memlock_min = UINT64_MAX;
@@ -407,7 +429,10 @@ static int handler(void *user, const char *section, const char *key, const char 
 		p->roce_pfc = mask;
 	} else if (strcmp(section, "mlxconfig") == 0) {
 		/* any NAME: the adapters of a fleet differ in the parameters they have */
-		if (p->nmlxconfig >= RD_POLICY_MAX)
+		size_t at = 0; /* a NAME set again: the new value replaces it */
+		while (at < p->nmlxconfig && strcmp(p->mlxconfig[at].name, key) != 0)
+			at++;
+		if (at >= RD_POLICY_MAX)
 			return fail(st, "too many mlxconfig settings (at most %s)%s", "32", "");
 		/* both go into the printed `mlxconfig set NAME=VALUE`: only what mlxconfig names and values use */
 		static const char name_chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_[]./";
@@ -416,11 +441,12 @@ static int handler(void *user, const char *section, const char *key, const char 
 		    key[strspn(key, name_chars)] || value[strspn(value, value_chars)] || key[0] == '/' ||
 		    (strchr(key, '/') && (strchr(key, '/') != strrchr(key, '/') || !strrchr(key, '/')[1])))
 			return fail(st, "mlxconfig setting '%s = %s' is not NAME = VALUE as mlxconfig prints them", key, value);
-		memcpy(p->mlxconfig[p->nmlxconfig].name, key, strlen(key) + 1);
-		memcpy(p->mlxconfig[p->nmlxconfig].value, value, strlen(value) + 1);
-		p->nmlxconfig++;
+		memcpy(p->mlxconfig[at].name, key, strlen(key) + 1);
+		memcpy(p->mlxconfig[at].value, value, strlen(value) + 1);
+		if (at == p->nmlxconfig)
+			p->nmlxconfig++;
 	} else if (link_key(st, p, section, key, value, &d) != 0 || watch_key(st, p, section, key, value) != 0) {
-		return st->why[0] ? 0 : 1;
+		return st->fails == fails;
 	} else if (!*section) {
 		return fail(st, "setting '%s' is outside any [section]%s", key, "");
 	} else if (!known_section(section)) {
@@ -451,9 +477,266 @@ static __typeof__(&ini_parse_string) inih_parse_string(char *err, size_t errlen)
 	return state > 0 ? fn : NULL;
 }
 
-int rd_policy_parse(const char *text, const char *name, struct rd_policy *p, char *err, size_t errlen)
+/* ---- sections scoped to hosts or boards, and which setting wins ---------------------------- */
+
+static bool blank(char c)
 {
-	struct parse_state st = {.p = p};
+	return c == ' ' || c == '\t' || c == '\r';
+}
+
+/* The line of the setting key that inih is at: the next "key =" line of section k after the
+ * previous setting (inih does not pass line numbers); a continuation line keeps the last one. */
+static int setting_line(struct parse_state *st, int k, const char *key)
+{
+	int from = k < 0 ? 1 : st->hdr[k].line + 1;
+	int to = k + 1 < (int)st->nhdr ? st->hdr[k + 1].line : (int)st->nlines + 1;
+	if (st->last_k == k && st->last_line >= from)
+		from = st->last_line + 1;
+	size_t kl = strlen(key);
+	for (int n = from; n < to; n++) {
+		const char *c = st->text + st->lines[n - 1];
+		while (blank(*c))
+			c++;
+		if (strncmp(c, key, kl) != 0)
+			continue;
+		for (c += kl; blank(*c);)
+			c++;
+		if (*c == '=' || *c == ':') {
+			st->last_k = k;
+			st->last_line = n;
+			return n;
+		}
+	}
+	return st->last_k == k && st->last_line ? st->last_line : from;
+}
+
+static struct rd_policy_setting *find_setting(struct rd_policy *p, const char *section, const char *pkey)
+{
+	for (size_t i = 0; i < p->nsettings; i++)
+		if (strcmp(p->settings[i].section, section) == 0 && strcmp(p->settings[i].pkey, pkey) == 0)
+			return &p->settings[i];
+	return NULL;
+}
+
+/* > 0: a setting of section h is more specific than s (board > host pattern > none; of two host
+ * patterns, the one naming fewer hosts), or is a later one of the same section or of two unscoped
+ * ones; < 0: less; 0: as specific. */
+static int specificity(const struct scope_hdr *h, int k, const struct rd_policy_setting *s)
+{
+	if (s->header_index == k || (h->scope == SCOPE_NONE && s->scope == SCOPE_NONE))
+		return 1;
+	if (h->scope != s->scope)
+		return h->scope > s->scope ? 1 : -1;
+	if (h->scope == SCOPE_HOST && h->nhosts != s->nhosts)
+		return h->nhosts < s->nhosts ? 1 : -1;
+	return 0;
+}
+
+static void record(struct parse_state *st, struct rd_policy_setting *old, const struct scope_hdr *h, int k,
+		   const char *key, const char *pkey, const char *value)
+{
+	struct rd_policy *p = st->p;
+	if (!old) {
+		p->settings = rd_xrealloc(p->settings, (p->nsettings + 1) * sizeof *p->settings);
+		old = &p->settings[p->nsettings++];
+	} else {
+		setting_free(old);
+	}
+	*old = (struct rd_policy_setting){.section = rd_xstrdup(h->base), .key = rd_xstrdup(key), .pkey = rd_xstrdup(pkey),
+					  .value = rd_xstrdup(value), .header = rd_xstrdup(h->header), .line = st->line,
+					  .scope = h->scope, .nhosts = h->nhosts, .header_index = k};
+}
+
+static int handler(void *user, const char *section, const char *key, const char *raw)
+{
+	struct parse_state *st = user;
+	char value[4096];
+	strip_comment(raw, value, sizeof value);
+	char *end;
+	unsigned long k = *section ? strtoul(section, &end, 10) : 0;
+	if (!*section || *end || k >= st->nhdr) { /* before any header */
+		st->line = setting_line(st, -1, key);
+		return fail(st, "setting '%s' is outside any [section]%s", key, "");
+	}
+	const struct scope_hdr *h = &st->hdr[k];
+	st->line = setting_line(st, (int)k, key);
+	/* a board's section is the per-board form of its settings: [firmware] BOARD = FW, [mlxconfig] BOARD/NAME */
+	char pkey[192];
+	snprintf(pkey, sizeof pkey, "%s", key);
+	if (h->scope == SCOPE_BOARD && strcmp(h->base, "firmware") == 0) {
+		if (strcmp(key, "fw_ver") != 0)
+			return failv(st, "[%s]: the setting of a board's [firmware] section is fw_ver = VERSION, not '%s'", h->header,
+				     key);
+		snprintf(pkey, sizeof pkey, "%s", h->board);
+	} else if (h->scope == SCOPE_BOARD && strcmp(h->base, "mlxconfig") == 0) {
+		if (strchr(key, '/') || strlen(key) > 64)
+			return failv(st, "[%s]: '%s' is not NAME (the section names the board)", h->header, key);
+		snprintf(pkey, sizeof pkey, "%s/%s", h->board, key);
+	} else if (h->scope == SCOPE_BOARD) {
+		return failv(st, "[%s]: a board_id scope is for [firmware] and [mlxconfig], whose settings are judged per "
+				 "board; [%s] takes a host pattern (@HOSTLIST)",
+			     h->header, h->base);
+	}
+	struct rd_policy *target = h->applies ? st->p : NULL;
+	struct rd_policy_setting *old = find_setting(st->p, h->base, pkey);
+	if (target && old) {
+		int c = specificity(h, (int)k, old);
+		if (c == 0 && strcmp(old->value, value) != 0)
+			return failv(st, "%s = %s here [%s] and %s = %s at %s:%d [%s]: both sections name this host and are as "
+					 "specific (make one name fewer hosts, or give both one value)",
+				     key, value, h->header, old->key, old->value, st->name, old->line, old->header);
+		if (c <= 0)
+			target = NULL;
+	}
+	if (!target) { /* checked, not taken */
+		target = &st->scratch;
+		target->npins = target->nmlxconfig = 0;
+	}
+	unsigned fails = st->fails;
+	apply(st, target, h->base, pkey, value);
+	if (st->fails != fails)
+		return 0;
+	if (target == st->p)
+		record(st, old, h, (int)k, key, pkey, value);
+	return 1;
+}
+
+/* Whether name, or its short form (up to the first '.'), is one of the hostlist's names. */
+static int host_matches(const char *list, const char *name, bool *match, unsigned long long *count, char *err,
+			size_t errlen)
+{
+	int r = rd_hostlist_match(list, name ? name : "", match, count, err, errlen);
+	const char *dot = name ? strchr(name, '.') : NULL;
+	if (r == 0 && !*match && dot && dot > name) {
+		char shortname[RD_POLICY_HEADER_MAX];
+		snprintf(shortname, sizeof shortname, "%.*s", (int)(dot - name), name);
+		r = rd_hostlist_match(list, shortname, match, count, err, errlen);
+	}
+	return r;
+}
+
+/* One header line (from '[' to the end of the line) into st->hdr; 0, or -1 with "NAME:LINE: reason". */
+static int header(struct parse_state *st, const char *at, const char *eol, int line, const char *host, char *err,
+		  size_t errlen)
+{
+	int depth = 0;
+	const char *close = NULL;
+	for (const char *c = at; c < eol && !close; c++) {
+		depth += *c == '[' ? 1 : *c == ']' ? -1 : 0;
+		if (depth == 0)
+			close = c;
+	}
+	if (!close) {
+		rd_set_err(err, errlen, "%s:%d: a section header without its closing ']'", st->name, line);
+		return -1;
+	}
+	const char *rest = close + 1;
+	while (rest < eol && blank(*rest))
+		rest++;
+	if (rest < eol && *rest != ';' && *rest != '#') {
+		rd_set_err(err, errlen, "%s:%d: text after the section header's ']' (a comment starts with ';' or '#')",
+			   st->name, line);
+		return -1;
+	}
+	const char *b = at + 1, *e = close;
+	while (b < e && blank(*b))
+		b++;
+	while (e > b && blank(e[-1]))
+		e--;
+	if ((size_t)(e - b) >= RD_POLICY_HEADER_MAX) {
+		rd_set_err(err, errlen, "%s:%d: a section header longer than %d characters", st->name, line,
+			   RD_POLICY_HEADER_MAX - 1);
+		return -1;
+	}
+	struct scope_hdr h = {.line = line, .applies = true};
+	memcpy(h.header, b, (size_t)(e - b));
+	size_t bl = strcspn(h.header, " \t\r");
+	const char *scope = h.header + bl;
+	while (blank(*scope))
+		scope++;
+	if (bl == 0 || bl >= sizeof h.base) {
+		rd_set_err(err, errlen, "%s:%d: [%.64s]: %s", st->name, line, h.header,
+			   bl == 0 ? "no section name" : "the section name is too long");
+		return -1;
+	}
+	memcpy(h.base, h.header, bl);
+	if (*scope == '@') {
+		char why[256];
+		const char *list = scope + 1;
+		h.scope = SCOPE_HOST;
+		if (!*list || list[strcspn(list, " \t\r")]) {
+			rd_set_err(err, errlen, "%s:%d: [%s]: the host pattern is one Slurm hostlist without blanks (@gpu[001-128])",
+				   st->name, line, h.header);
+			return -1;
+		}
+		bool match = false;
+		bool usable = host && *host && strlen(host) < RD_POLICY_HEADER_MAX;
+		int r = host_matches(list, usable ? host : "", &match, &h.nhosts, why, sizeof why);
+		if (r < 0 || h.nhosts == 0) {
+			rd_set_err(err, errlen, "%s:%d: [%s]: not a host pattern: %s", st->name, line, h.header,
+				   r < 0 ? why : "it names no host");
+			return -1;
+		}
+		h.applies = usable && match;
+	} else if (strncmp(scope, "board=", 6) == 0) {
+		static const char id_chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-";
+		const char *id = scope + 6;
+		h.scope = SCOPE_BOARD;
+		if (!*id || id[strspn(id, id_chars)] || strlen(id) >= sizeof h.board) {
+			rd_set_err(err, errlen, "%s:%d: [%s]: board= takes one board_id (letters, digits, '_', '.', '-'; e.g. "
+						"MT_0000000838)",
+				   st->name, line, h.header);
+			return -1;
+		}
+		memcpy(h.board, id, strlen(id) + 1);
+	} else if (*scope) {
+		rd_set_err(err, errlen, "%s:%d: [%s]: '%s' is not a scope (@HOSTLIST or board=BOARD_ID)", st->name, line,
+			   h.header, scope);
+		return -1;
+	}
+	st->hdr = rd_xrealloc(st->hdr, (st->nhdr + 1) * sizeof *st->hdr);
+	st->hdr[st->nhdr++] = h;
+	return 0;
+}
+
+/* The text inih reads: every header line "[K]", K its index in st->hdr; the other lines as they are. */
+static char *prepass(struct parse_state *st, const char *host, char *err, size_t errlen)
+{
+	struct rd_buf out = {0};
+	rd_buf_puts(&out, "");
+	const char *line = st->text;
+	for (int n = 1;; n++) {
+		const char *eol = strchr(line, '\n');
+		if (!eol)
+			eol = line + strlen(line);
+		st->lines = rd_xrealloc(st->lines, (st->nlines + 1) * sizeof *st->lines);
+		st->lines[st->nlines++] = (size_t)(line - st->text);
+		const char *c = line;
+		if (n == 1 && strncmp(c, "\xEF\xBB\xBF", 3) == 0)
+			c += 3;
+		while (blank(*c))
+			c++;
+		if (*c == '[') {
+			if (header(st, c, eol, n, host, err, errlen) < 0) {
+				rd_buf_free(&out);
+				return NULL;
+			}
+			rd_buf_printf(&out, "[%zu]", st->nhdr - 1);
+		} else {
+			rd_buf_add(&out, line, (size_t)(eol - line));
+		}
+		if (!*eol)
+			break;
+		rd_buf_putc(&out, '\n');
+		line = eol + 1;
+	}
+	return rd_buf_steal(&out);
+}
+
+int rd_policy_parse_host(const char *text, const char *name, const char *host, struct rd_policy *p, char *err,
+			 size_t errlen)
+{
+	struct parse_state st = {.p = p, .text = text, .name = name, .last_k = -2};
 	char why[512];
 	__typeof__(&ini_parse_string) parse = inih_parse_string(why, sizeof why);
 	if (!parse) {
@@ -462,29 +745,50 @@ int rd_policy_parse(const char *text, const char *name, struct rd_policy *p, cha
 		rd_policy_defaults(p);
 		return -1;
 	}
-	int line = parse(text, handler, &st);
+	rd_policy_defaults(&st.scratch);
+	char *rewritten = prepass(&st, host, err, errlen);
+	int line = rewritten ? parse(rewritten, handler, &st) : -1;
+	free(rewritten);
+	free(st.lines);
+	free(st.hdr);
+	rd_policy_free(&st.scratch);
 	snprintf(p->origin, sizeof p->origin, "%s", name);
+	snprintf(p->host, sizeof p->host, "%s", host ? host : "");
 	if (line == 0) {
-		p->ignore_line = key_line(text, "ignore");
+		const struct rd_policy_setting *ig = find_setting(p, "ports", "ignore");
+		p->ignore_line = ig ? ig->line : 0;
 		return 0;
 	}
 	/* the first error is either a setting the handler rejected or a line inih could not parse */
-	bool rejected = st.why[0] && key_line(text, st.key) == line;
-	snprintf(err, errlen, "%s:%d: %s", name, line,
-		 rejected ? st.why : "syntax error (expected [section] or key = value)");
+	if (line > 0)
+		snprintf(err, errlen, "%s:%d: %s", name, line,
+			 st.why[0] && st.why_line == line ? st.why : "syntax error (expected [section] or key = value)");
 	rd_policy_free(p);
 	rd_policy_defaults(p);
 	return -1;
 }
 
+int rd_policy_parse(const char *text, const char *name, struct rd_policy *p, char *err, size_t errlen)
+{
+	return rd_policy_parse_host(text, name, NULL, p, err, errlen);
+}
+
 int rd_policy_load(const char *path, struct rd_source *src, struct rd_policy *p, char *err, size_t errlen)
 {
 	rd_policy_defaults(p);
+	struct rd_attr hostname = {0};
+	char host[RD_POLICY_HEADER_MAX] = "";
+	if (src) { /* the root's name, as the report's "host": what host-scoped sections match */
+		rd_host_read_name(src, &hostname);
+		if (rd_attr_value(&hostname))
+			snprintf(host, sizeof host, "%s", rd_attr_value(&hostname));
+		rd_attr_free(&hostname);
+	}
 	if (!path) {
 		struct rd_text t;
 		if (!src || rd_read_file(src, "etc/rdma-doctor.conf", RD_CAP_ATTR, &t) < 0)
 			return 0; /* no policy file: the defaults */
-		int r = rd_policy_parse(t.data, "/etc/rdma-doctor.conf", p, err, errlen);
+		int r = rd_policy_parse_host(t.data, "/etc/rdma-doctor.conf", host, p, err, errlen);
 		rd_text_free(&t);
 		return r;
 	}
@@ -513,7 +817,7 @@ int rd_policy_load(const char *path, struct rd_source *src, struct rd_policy *p,
 		rd_buf_free(&b);
 		return -1;
 	}
-	int r = rd_policy_parse(b.data ? b.data : "", path, p, err, errlen);
+	int r = rd_policy_parse_host(b.data ? b.data : "", path, host, p, err, errlen);
 	rd_buf_free(&b);
 	return r;
 }

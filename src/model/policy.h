@@ -14,7 +14,14 @@
  *               SCOPE/NAME applies to the RDMA device or board_id SCOPE only: MT_0000000838/LINK_TYPE_P1)
  *   [roce]      trust = dscp        pfc = 3                   (QoS of RoCE ports; pfc: priorities, or none)
  *
- * Ownership: an rd_policy owns its lists; rd_policy_free releases them. */
+ * A section may be scoped (docs/usage.md "Policy file"): [ports @gpu[001-128]] applies on the hosts
+ * of a Slurm hostlist only (the root's host name, or its short form), [firmware board=MT_0000000838]
+ * (fw_ver = ...) and [mlxconfig board=MT_0000000838] (NAME = ...) to that board_id's devices only
+ * (the per-board forms BOARD = FW and BOARD/NAME).  The most specific setting wins: board, then
+ * the host pattern naming the fewest hosts, then unscoped; two as specific with different values
+ * on one host are an error naming both lines.  Every section is checked, on any host.
+ *
+ * Ownership: an rd_policy owns its lists and settings; rd_policy_free releases them. */
 #ifndef RD_POLICY_H
 #define RD_POLICY_H
 #include <stdbool.h>
@@ -26,6 +33,19 @@
 
 /* The policy: what "healthy" means on this fleet.  rd_policy_defaults fills the defaults. */
 #define RD_POLICY_MAX 32
+#define RD_POLICY_HEADER_MAX 256 /* a section header's text, a host name */
+/* One value the file set and the section that set it, the winner of its key (check --policy-explain). */
+struct rd_policy_setting {
+	char *section; /* "ports" */
+	char *key;     /* as written: "min_rate_ib", "fw_ver" */
+	char *pkey;    /* its unscoped form: a board section's "MT_0000000838" or "MT_0000000838/NAME" */
+	char *value;   /* without its comment */
+	char *header;  /* the section's header as written, without the brackets: "ports @gpu[001-128]" */
+	int line;      /* the setting's line */
+	int scope;     /* 0 unscoped, 1 host pattern, 2 board */
+	unsigned long long nhosts; /* a host pattern's hosts */
+	int header_index;
+};
 struct rd_fw_pin {
 	char board_id[64];
 	char fw_ver[32];
@@ -45,6 +65,9 @@ struct rd_policy {
 	int expect_active_ports;          /* -1 = every port; counts only ports not ignored */
 	int ignore_line;                  /* line of "ignore =" in the file, 0 when none */
 	char origin[256];                 /* the file the policy came from, "" for the defaults */
+	char host[RD_POLICY_HEADER_MAX];  /* the host name its host patterns were matched against, "" none */
+	struct rd_policy_setting *settings; /* what the file set, in the order first set */
+	size_t nsettings;
 	/* [nccl]: what the fleet's jobs give NCCL (roce.gid); -1 / 0 = not set */
 	int nccl_gid_index;               /* NCCL_IB_GID_INDEX the jobs set, -1 none */
 	int nccl_roce_version;            /* NCCL_IB_ROCE_VERSION_NUM, 0 = NCCL's default (2) */
@@ -103,8 +126,12 @@ void rd_policy_add_driver_modules(struct rd_policy *p, const struct rd_host *h);
 /* True when module registers one of h's devices: it is loaded or built in, whatever /proc/modules
  * says (a capture that missed its line is no reason to modprobe it). */
 bool rd_host_device_driver(const struct rd_host *h, const char *module);
-/* Parses policy text; name is used in messages.  Returns 0 or -1 with "NAME:LINE: reason". */
+/* Parses policy text; name is used in messages.  Returns 0 or -1 with "NAME:LINE: reason".
+ * rd_policy_parse_host takes the sections of host (NULL or "": only the unscoped and board ones);
+ * rd_policy_parse is it with no host. */
 int rd_policy_parse(const char *text, const char *name, struct rd_policy *p, char *err, size_t errlen);
+int rd_policy_parse_host(const char *text, const char *name, const char *host, struct rd_policy *p, char *err,
+			 size_t errlen);
 void rd_policy_free(struct rd_policy *p);
 bool rd_policy_ignores(const struct rd_policy *p, const char *dev, unsigned port);
 /* The ignore entries that name no device or port of host, space-separated in buf; returns how

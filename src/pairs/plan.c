@@ -6,7 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "fleet/hostlist.h"
+#include "util/hostlist.h"
 #include "pairs/pairs.h"
 
 long rd_pairs_node(const struct rd_pairs *p, const char *name)

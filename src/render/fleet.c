@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fleet/hostlist.h"
+#include "util/hostlist.h"
 #include "render/out.h"
 #include "util/util.h"
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fleet/hostlist.h"
+#include "util/hostlist.h"
 
 static void pair_out(struct rd_out *o, const struct rd_pairs *p, const struct rd_pairs_pair *pr)
 {

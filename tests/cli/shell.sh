@@ -401,4 +401,50 @@ mq dscp '0   0   0   1   0   0   0   0' | grep -v 'prio:7' > "$Q"
 tc
 expect "nccl-tc-partial-map-not-judged" all '[ $rc = 0 ]'
 
+# ---- one policy for a heterogeneous fleet: sections scoped by host pattern, matched against the
+# root's host name (not this machine's), on a root, its /etc policy and its snapshot ----
+"$top/tests/scenarios/make.sh" "$work/scope" healthy-inbox > /dev/null
+sa=$work/scope/healthy-inbox sb=$work/scope/gpu-b07
+cp -a "$sa" "$sb" && echo gpu-b07 > "$sb/proc/sys/kernel/hostname"
+P=$work/scope/fleet.conf
+printf '[ports]\nmin_rate_ib = 400   ; the fleet\n[ports @gpu-b[01-16]]\nmin_rate_ib = 800\n[ports @gpu-b[01-64]]\nmin_rate_ib = 200\nexpect_active = 2\n' > "$P"
+"$bin" --root "$sa" check --policy "$P" --only ports.rate > "$work/out" 2>&1; rc=$?
+expect "scope-unscoped-host-ok" all '[ $rc = 0 ]'
+"$bin" --root "$sb" check --policy "$P" --only ports.rate > "$work/out" 2>&1; rc=$?
+expect "scope-host-pattern-fails" all '[ $rc = 2 ]' 'grep -q "800" "$work/out"'
+"$bin" --root "$sa" check --policy "$P" --policy-explain > "$work/out" 2>&1; rc=$?
+expect "scope-explain-unscoped" all '[ $rc = 0 ]' 'grep -qx "# host gpu-a01, policy $P" "$work/out"' \
+	'grep -qxF "min_rate_ib = 400   # $P:2 [ports]" "$work/out"' '[ "$(lines "$work/out")" = 2 ]'
+"$bin" --root "$sb" check --policy "$P" --policy-explain > "$work/out" 2>&1; rc=$?
+expect "scope-explain-fewest-hosts-wins" all '[ $rc = 0 ]' 'grep -qxF "min_rate_ib = 800   # $P:4 [ports @gpu-b[01-16]]" "$work/out"' \
+	'grep -qxF "expect_active = 2   # $P:7 [ports @gpu-b[01-64]]" "$work/out"'
+"$bin" --root "$sb" check --policy "$P" --policy-explain --format json > "$work/out" 2>&1; rc=$?
+expect "scope-explain-json" all '[ $rc = 0 ]' \
+	'jq -e ".schema == \"rdma-doctor/policy/v1\" and .host == \"gpu-b07\" and ([.settings[] | select(.key == \"min_rate_ib\")] == [{section: \"ports\", key: \"min_rate_ib\", value: \"800\", file: \"$P\", line: 4, header: \"ports @gpu-b[01-16]\", scope: \"hosts\", hosts: 16}])" "$work/out" > /dev/null'
+# the root's own /etc/rdma-doctor.conf, and a snapshot of the root: the same host, the same values
+cp "$P" "$sb/etc/rdma-doctor.conf"
+"$bin" --root "$sb" check --policy-explain > "$work/out" 2>&1; rc=$?
+expect "scope-root-etc-policy" all '[ $rc = 0 ]' 'grep -qxF "min_rate_ib = 800   # /etc/rdma-doctor.conf:4 [ports @gpu-b[01-16]]" "$work/out"'
+"$bin" --root "$sb" snapshot -o "$work/scope/b07.tar.gz" > /dev/null 2>&1
+"$bin" --root "$work/scope/b07.tar.gz" check --policy-explain > "$work/out2" 2>&1; rc=$?
+expect "scope-snapshot-same" all '[ $rc = 0 ]' 'cmp -s "$work/out" "$work/out2"'
+"$bin" --root "$work/scope/b07.tar.gz" check --only ports.rate > "$work/out" 2>&1; rc=$?
+expect "scope-snapshot-judged-as-b07" all '[ $rc = 2 ]'
+# two sections as specific naming this host with different values: exit 3, one line naming both lines
+printf '[ports @gpu-b[01-02]]\nmin_rate_ib = 100\n[ports @gpu-b[07-08]]\nmin_rate_ib = 200\n' > "$P"
+"$bin" --root "$sb" check --policy "$P" > "$work/out" 2> "$work/err"; rc=$?
+expect "scope-equal-specificity-other-host-ok" all '[ $rc != 3 ]'
+printf '[ports @gpu-b[06-07]]\nmin_rate_ib = 100\n[ports @gpu-b[07-08]]\nmin_rate_ib = 200\n' > "$P"
+"$bin" --root "$sb" check --policy "$P" > "$work/out" 2> "$work/err"; rc=$?
+expect "scope-equal-specificity-error" all '[ $rc = 3 ]' '[ "$(lines "$work/err")" = 1 ]' \
+	'grep -qF "$P:4: min_rate_ib = 200 here [ports @gpu-b[07-08]] and min_rate_ib = 100 at $P:2 [ports @gpu-b[06-07]]" "$work/err"'
+"$bin" --root "$sb" check --policy "$P" --format json > "$work/out" 2> "$work/err"; rc=$?
+expect "scope-equal-specificity-json" all '[ $rc = 3 ]' 'jq -e ".schema == \"rdma-doctor/error/v1\"" "$work/out" > /dev/null'
+# a hostile header: its bytes shown, not sent to the terminal
+printf '[ports x\033(0]\nmin_rate_ib = 1\n' > "$P"
+"$bin" --root "$sb" check --policy "$P" --policy-explain > "$work/out" 2> "$work/err"; rc=$?
+expect "scope-hostile-header" all '[ $rc = 3 ]' '! grep -q $'"'"'\033'"'"' "$work/err"' 'grep -qF "\\x1b" "$work/err"'
+"$bin" --root "$sb" check --policy-explain --only ports.rate > "$work/out" 2> "$work/err"; rc=$?
+expect "scope-explain-runs-no-check" all '[ $rc = 3 ]' 'grep -q "runs no check" "$work/err"'
+
 ts_finalize

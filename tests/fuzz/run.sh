@@ -31,6 +31,8 @@ seed fuzz_state $(find "$roots"/.state -type f -size -64k 2>/dev/null)
 # and one of the second format (a history: two kinds, two times), as a run writes it
 printf 'rdma-doctor-link-state 2\nhost h\nsample counters 1764457200 b\nc mlx5_0 1 link_downed 0\nh mlx5_0 1 rnr_nak_retry_err 2\nsample carrier 1764457200 b\nn ib0 carrier_changes 3\nsample counters 1764460800 b\nc mlx5_0 1 link_downed 1\n' > "$corpus/fuzz_state/format-2"
 seed fuzz_policy "$top"/tests/cli/policies/*.conf "$roots"/*/etc/rdma-doctor.conf
+# and a policy of scoped sections (host patterns, boards), the host it names on its last line
+printf '[ports]\nmin_rate_ib = 200\n[ports @gpu[001-128],login1]\nmin_rate_ib = 400\n[ports @gpu[001-004]]\nexpect_active = 4\n[firmware board=MT_0000000838]\nfw_ver = 28.43.2026\n[mlxconfig board=MT_0000000838]\nLINK_TYPE_P1 = IB(1)\n; gpu003' > "$corpus/fuzz_policy/scoped"
 seed fuzz_roce "$roots"/*/rdma-doctor/commands/ofed_info-s "$roots"/*/var/lib/dpkg/status
 seed fuzz_explain "$top"/tests/explain/cases.txt "$top"/tests/explain/scenarios.txt "$real"/gpud__dmesg.peermem.log.0.txt "$real"/gpud__ibstat.*.txt \
 	"$real"/gpud__ibstatus.*.txt "$roots"/*/rdma-doctor/commands/dmesg

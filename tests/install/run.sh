@@ -228,7 +228,7 @@ expect_lacks() { # LINE NOT...
 	expect "--timeout 5 st" stack
 	expect "--root examples/h100-ofed ch" check checks
 	expect "--root examples/h1" examples/h100-ofed
-	expect_has "check --" --format --json --output --policy --only --skip --no-color --probe --probe-size --counters --env-from --help
+	expect_has "check --" --format --json --output --policy --only --skip --no-color --probe --probe-size --counters --env-from --policy-explain --help
 	expect "check --format " text json prometheus
 	expect "check --format=p" prometheus
 	expect "check -f j" json
@@ -239,7 +239,7 @@ expect_lacks() { # LINE NOT...
 	expect "check --policy tests/cli/polic" tests/cli/policies
 	expect "check --output doc" docs
 	expect_has "npd --" --only --skip --policy --no-color --help
-	expect_lacks "npd --" --format --json --output -o -f -j
+	expect_lacks "npd --" --format --json --output -o -f -j --policy-explain
 	expect "slurm --drain-on " fail warn
 	expect_has "slurm --" --drain-on --dry-run --node --policy --only --skip
 	expect "slurm --only memlock." memlock.limit

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fleet/hostlist.h"
+#include "util/hostlist.h"
 #include "fleet/report_in.h"
 #include "fleet/summary.h"
 #include "harness.h"

@@ -7,6 +7,7 @@
  * Ownership: the functions borrow their arguments; results are owned by the caller. */
 #ifndef RD_HOSTLIST_H
 #define RD_HOSTLIST_H
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "util/util.h"
@@ -20,6 +21,11 @@ int rd_hostlist_expand(const char *list, struct rd_strv *out, char *err, size_t 
 
 /* The number of names list expands to (the same checks as rd_hostlist_expand), without making them. */
 int rd_hostlist_count(const char *list, unsigned long long *count, char *err, size_t errlen);
+
+/* Whether name is one of the names of list (*matched), without making them; *count (if not NULL)
+ * is how many names list has.  Returns 0, or -EINVAL with a reason as rd_hostlist_expand. */
+int rd_hostlist_match(const char *list, const char *name, bool *matched, unsigned long long *count, char *err,
+		      size_t errlen);
 
 /* The order of compression: prefix (bytes), then the number's width class, then the number. */
 int rd_hostname_cmp(const char *a, const char *b);

@@ -2,7 +2,7 @@
 /* Slurm hostlists (see hostlist.h).  The syntax and the sort follow SchedMD/slurm
  * src/common/hostlist.c as `scontrol show hostnames` / `show hostlistsorted` behave; the tests
  * compare both directions with the real scontrol. */
-#include "fleet/hostlist.h"
+#include "util/hostlist.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -148,7 +148,13 @@ char *rd_hostlist_compress(const char *const *names, size_t n)
 
 /* ---- expansion ---------------------------------------------------------------------------- */
 
-static int hostlist_walk(const char *list, struct rd_strv *out, unsigned long long *count, char *err, size_t errlen);
+/* What a walk does with each item: append its names (out), count them (out NULL), or match one. */
+struct walk {
+	struct rd_strv *out;
+	const char *name; /* match: the name looked for */
+	bool matched;
+};
+static int hostlist_walk(const char *list, struct walk *w, unsigned long long *count, char *err, size_t errlen);
 
 /* One part of an item: a literal, or a bracket's ranges. */
 struct part {
@@ -236,8 +242,41 @@ static void emit(const struct part *parts, size_t np, size_t k, struct rd_buf *n
 		name->data[keep] = '\0';
 }
 
-static int expand_item(const char *s, size_t len, struct rd_strv *out, size_t *total, char *err, size_t errlen)
+/* Whether name[at..] is parts[k..]: a literal is its bytes, a bracket one of its numbers printed at
+ * its width (as emit prints them).  failed[k * (nl + 1) + at] remembers a position that does not
+ * match, so that many bracket groups cost parts x length x digits, not their product. */
+static bool match_parts(const struct part *parts, size_t np, size_t k, const char *name, size_t nl, size_t at,
+			unsigned char *failed)
 {
+	if (k == np)
+		return at == nl;
+	if (failed[k * (nl + 1) + at])
+		return false;
+	const struct part *p = &parts[k];
+	bool ok = false;
+	if (!p->r) {
+		ok = nl - at >= p->litlen && memcmp(name + at, p->lit, p->litlen) == 0 &&
+		     match_parts(parts, np, k + 1, name, nl, at + p->litlen, failed);
+	} else {
+		unsigned long long v = 0;
+		for (size_t d = 1; !ok && at + d <= nl && d <= MAX_DIGITS && isdigit((unsigned char)name[at + d - 1]); d++) {
+			v = v * 10 + (unsigned long long)(name[at + d - 1] - '0');
+			for (size_t i = 0; !ok && i < p->nr; i++) {
+				char buf[32];
+				int w = snprintf(buf, sizeof buf, "%0*llu", p->r[i].width, v);
+				ok = v >= p->r[i].lo && v <= p->r[i].hi && w == (int)d && memcmp(buf, name + at, d) == 0 &&
+				     match_parts(parts, np, k + 1, name, nl, at + d, failed);
+			}
+		}
+	}
+	if (!ok)
+		failed[k * (nl + 1) + at] = 1;
+	return ok;
+}
+
+static int expand_item(const char *s, size_t len, struct walk *wk, size_t *total, char *err, size_t errlen)
+{
+	struct rd_strv *out = wk ? wk->out : NULL;
 	struct part *parts = NULL;
 	size_t np = 0;
 	int r = 0;
@@ -278,7 +317,13 @@ static int expand_item(const char *s, size_t len, struct rd_strv *out, size_t *t
 		rd_set_err(err, errlen, "more than %d hosts", RD_HOSTLIST_MAX);
 		r = -EINVAL;
 	}
-	if (r == 0 && !out)
+	if (r == 0 && wk && wk->name) {
+		*total += count;
+		size_t nl = strlen(wk->name);
+		unsigned char *failed = rd_xcalloc((np + 1) * (nl + 1), 1);
+		wk->matched |= match_parts(parts, np, 0, wk->name, nl, 0, failed);
+		free(failed);
+	} else if (r == 0 && !out)
 		*total += count;
 	else if (r == 0) {
 		*total += count;
@@ -301,11 +346,22 @@ int rd_hostlist_count(const char *list, unsigned long long *count, char *err, si
 int rd_hostlist_expand(const char *list, struct rd_strv *out, char *err, size_t errlen)
 {
 	unsigned long long n;
-	return hostlist_walk(list, out, &n, err, errlen);
+	struct walk w = {.out = out};
+	return hostlist_walk(list, &w, &n, err, errlen);
 }
 
-/* out NULL: only counted */
-static int hostlist_walk(const char *list, struct rd_strv *out, unsigned long long *count, char *err, size_t errlen)
+int rd_hostlist_match(const char *list, const char *name, bool *matched, unsigned long long *count, char *err,
+		      size_t errlen)
+{
+	struct walk w = {.name = name};
+	unsigned long long n;
+	int r = hostlist_walk(list, &w, count ? count : &n, err, errlen);
+	*matched = r == 0 && w.matched;
+	return r;
+}
+
+/* w NULL: only counted */
+static int hostlist_walk(const char *list, struct walk *w, unsigned long long *count, char *err, size_t errlen)
 {
 	size_t total = 0;
 	const char *s = list;
@@ -329,7 +385,7 @@ static int hostlist_walk(const char *list, struct rd_strv *out, unsigned long lo
 				return -EINVAL;
 			}
 		}
-		int r = expand_item(s, e, out, &total, err, errlen);
+		int r = expand_item(s, e, w, &total, err, errlen);
 		if (r < 0)
 			return r;
 		s += e;
