@@ -63,11 +63,18 @@ static struct rd_hist_node *node_get(struct rd_hist *h, const char *name)
 	return &h->nodes[s->val.ix];
 }
 
-static uint32_t subj_get(struct rd_hist_node *n, const char *check, const char *subject)
+/* The subject's index, or -1 past RD_HIST_MAX_SUBJECTS of the node (counted in h->subjects_cut). */
+static long subj_get(struct rd_hist *h, struct rd_hist_node *n, const char *check, const char *subject)
 {
 	char *key = rd_xasprintf("%s\t%s", check, subject);
+	struct rd_map_slot *s = rd_map_get(&n->subjmap, key, strlen(key));
+	if (!s && n->nsubj >= RD_HIST_MAX_SUBJECTS) {
+		free(key);
+		h->subjects_cut++;
+		return -1;
+	}
 	bool isnew;
-	struct rd_map_slot *s = rd_map_put(&n->subjmap, key, strlen(key), &isnew);
+	s = rd_map_put(&n->subjmap, key, strlen(key), &isnew);
 	free(key);
 	if (isnew) {
 		n->subj = rd_grow(n->subj, n->nsubj, sizeof *n->subj);
@@ -77,7 +84,7 @@ static uint32_t subj_get(struct rd_hist_node *n, const char *check, const char *
 		n->subj[n->nsubj].rule = -1;
 		s->val.ix = n->nsubj++;
 	}
-	return (uint32_t)s->val.ix;
+	return (long)s->val.ix;
 }
 
 /* A finding that counts: a FAIL, or a WARN of a port down or a link flap. */
@@ -140,10 +147,11 @@ int rd_hist_add(struct rd_hist *h, const struct rd_fleet_report *r, char *why, s
 	if (!hr)
 		return 0;
 	struct rd_hist_node *n = &h->nodes[rd_map_get(&h->nodemap, r->host, strlen(r->host))->val.ix];
-	for (size_t i = 0; i < r->nfinds; i++)
+	for (size_t i = 0; i < r->nfinds && hr->nsubj < RD_HIST_MAX_EVENTS; i++)
 		if (is_event(&r->finds[i])) {
-			uint32_t ix = subj_get(n, r->finds[i].check, r->finds[i].subject ? r->finds[i].subject : "host");
-			rep_add_subj(hr, ix);
+			long ix = subj_get(h, n, r->finds[i].check, r->finds[i].subject ? r->finds[i].subject : "host");
+			if (ix >= 0)
+				rep_add_subj(hr, (uint32_t)ix);
 		}
 	return 0;
 }
@@ -157,12 +165,13 @@ int rd_hist_add_raw(struct rd_hist *h, const char *node, long long t, const char
 	if (!hr)
 		return 0;
 	struct rd_hist_node *n = &h->nodes[rd_map_get(&h->nodemap, node, strlen(node))->val.ix];
-	for (size_t i = 0; i < nevents; i++) {
+	for (size_t i = 0; i < nevents && hr->nsubj < RD_HIST_MAX_EVENTS; i++) {
 		const char *tab = strchr(events[i], '\t');
 		char *check = tab ? rd_xstrndup(events[i], (size_t)(tab - events[i])) : rd_xstrdup(events[i]);
-		uint32_t ix = subj_get(n, check, tab ? tab + 1 : "host");
+		long ix = subj_get(h, n, check, tab ? tab + 1 : "host");
 		free(check);
-		rep_add_subj(hr, ix);
+		if (ix >= 0)
+			rep_add_subj(hr, (uint32_t)ix);
 	}
 	return 0;
 }

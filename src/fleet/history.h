@@ -21,6 +21,8 @@
 /* Bounds: reports kept in all, events (check, subject) kept per report. */
 #define RD_HIST_MAX_REPORTS 200000
 #define RD_HIST_MAX_EVENTS 256
+#define RD_HIST_MAX_SUBJECTS 4096 /* distinct (check, subject) pairs per node; past it new ones are not kept */
+#define RD_HIST_MAX_SUBJECTS_TEXT "4096"
 /* A report dated later than the run's time (SOURCE_DATE_EPOCH, else the clock) by more than this
  * (seconds) is refused: one hostile date must not move the window. */
 #define RD_HIST_MAX_SKEW 300
@@ -87,6 +89,7 @@ struct rd_hist {
 	size_t nnodes;
 	struct rd_map nodemap;
 	size_t nreports, duplicates, future, too_many;
+	size_t subjects_cut; /* events not kept: past RD_HIST_MAX_SUBJECTS of their node */
 	/* after rd_hist_finish */
 	long long newest, since;
 	size_t old, nlemons;

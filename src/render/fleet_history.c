@@ -104,6 +104,8 @@ void rd_hist_render(FILE *out, const struct rd_hist *h, size_t problems, bool js
 	rd_out_uint(&o, "duplicates", ", %llu duplicate", h->duplicates);
 	rd_out_uint(&o, "future", ", %llu in the future", h->future);
 	rd_out_uint(&o, "problems", ", %llu unreadable (on standard error)\n", problems + h->too_many);
+	rd_out_uint(&o, "subjects_cut", h->subjects_cut ? "%llu events not kept (past " RD_HIST_MAX_SUBJECTS_TEXT " subjects of a node)\n" : NULL,
+		    h->subjects_cut);
 	rd_out_obj_end(&o);
 	rd_out_arr_begin(&o, "rules");
 	rd_out_text(&o, "rules (the first that matches names the lemon):");

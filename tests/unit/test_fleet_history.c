@@ -215,3 +215,33 @@ RD_TEST(hist_same_subject_once_per_report)
 	CHECK(!node_of(&h, "s")->lemon);
 	rd_hist_free(&h);
 }
+
+RD_TEST(hist_bounds_subjects_and_events)
+{
+	struct rd_hist h;
+	char why[256] = "";
+	rd_hist_init(&h, T0, 7, 3);
+	/* 300 distinct subjects in one report: RD_HIST_MAX_EVENTS are kept */
+	char *names[300];
+	for (size_t i = 0; i < 300; i++)
+		names[i] = rd_xasprintf("ports.state\tmlx5_%zu port 1", i);
+	CHECK_INT(rd_hist_add_raw(&h, "b", T0 - 100000, NULL, RD_FS_FAIL, (const char *const *)names, 300, why, sizeof why), 0);
+	CHECK_INT(h.nodes[0].reps[0].nsubj, RD_HIST_MAX_EVENTS);
+	for (size_t i = 0; i < 300; i++)
+		free(names[i]);
+	/* new subjects past RD_HIST_MAX_SUBJECTS of a node are counted, not kept */
+	for (long long r = 1; h.nodes[0].nsubj < RD_HIST_MAX_SUBJECTS + 10 && r < 40; r++) {
+		char *ev[RD_HIST_MAX_EVENTS];
+		for (size_t i = 0; i < RD_HIST_MAX_EVENTS; i++)
+			ev[i] = rd_xasprintf("x\t%lld-%zu", r, i);
+		CHECK_INT(rd_hist_add_raw(&h, "b", T0 - 100000 + r, NULL, RD_FS_FAIL, (const char *const *)ev, RD_HIST_MAX_EVENTS,
+					  why, sizeof why), 0);
+		for (size_t i = 0; i < RD_HIST_MAX_EVENTS; i++)
+			free(ev[i]);
+	}
+	CHECK_INT(h.nodes[0].nsubj, RD_HIST_MAX_SUBJECTS);
+	CHECK(h.subjects_cut > 0);
+	rd_hist_finish(&h);
+	CHECK(node_of(&h, "b")->lemon); /* the node's failing reports: 2 in 5 min */
+	rd_hist_free(&h);
+}
