@@ -121,7 +121,7 @@ static int add_common(struct rd_hist *h, const char *name, long long t, const ch
 	struct rd_hist_report *r = &n->reps[n->nreps++];
 	memset(r, 0, sizeof *r);
 	r->t = t;
-	r->boot_id = boot_id && *boot_id ? rd_xstrndup(boot_id, 64) : NULL;
+	r->boot_id = boot_id && *boot_id ? rd_xstrndup(boot_id, strnlen(boot_id, 64)) : NULL;
 	r->status = status;
 	h->nreports++;
 	*out = r;
