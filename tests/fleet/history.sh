@@ -116,6 +116,12 @@ rc_is 1 renamed "$bin" fleet --history -j renamed
 [ "$(jq -c '[.nodes[] | .node, .lemon]' renamed.out)" = '["hist02",true]' ] && ok "the host is the report's, not the file name's" ||
 	bad "renamed: $(jq -c '.nodes' renamed.out | head -c 200)"
 
+# concatenated reports on standard input
+cat reports/hist02/*.json | "$bin" fleet --history -j - > stdin.out 2> stdin.err
+rc=$?
+[ "$rc" = 1 ] && [ "$(jq -c '[.nodes[] | .node, .lemon, .score]' stdin.out)" = '["hist02",true,4]' ] &&
+	ok "- (standard input): the same lemon" || bad "stdin: exit $rc, $(head -c 200 stdin.out)"
+
 # hostile files: one line each on stderr, the rest scored the same
 mkdir -p bad/d1/d2/d3/d4
 echo 'not json {' > bad/garbage.json
