@@ -4,7 +4,9 @@
  * report file, a directory of reports (a file per node, named by it), or - (standard input);
  * every report is parsed once (fleet/report_in.c) into the summary (fleet/summary.c), which
  * render/fleet.c prints.  A report's node is where it came from: the file's name, the pdsh/clush
- * prefix; on standard input without one, its own host. */
+ * prefix; on standard input without one, its own host.  With --history the same reading (directories
+ * to RD_FLEET_HISTORY_MAX_DEPTH levels, *.json only) feeds fleet/history.c instead, each report's
+ * node its own host, and render/fleet_history.c prints the lemons. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
