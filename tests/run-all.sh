@@ -242,6 +242,8 @@ sec "Slurm: drain and resume by a real slurmctld/slurmd (tests/slurm)" wait - "$
 sec "Slurm: pairs --run as job steps on eight slurmd (tests/slurm/pairs.sh)" wait - "$G" tests/slurm/pairs.sh build
 sec "fleet: 24-node scenario fleet, pdsh, clush, scontrol hostlists, bad input, Chromium" wait - "$G" tests/fleet/run.sh build
 sec "fleet (ASan+UBSan)" wait - "$A" tests/fleet/run.sh build-asan
+sec "fleet --history: a week of scenario reports, lemons, reboots, hostile files" cpu - "$G" tests/fleet/history.sh build
+sec "fleet --history (ASan+UBSan)" cpu - "$A" tests/fleet/history.sh build-asan
 sec "hostile roots (ASan+UBSan)" cpu - "$A" env RD_TESTS_SUBSET=1 tests/hostile/run.sh build-asan
 sec "printed fixes work (ASan+UBSan)" cpu - "$A" env RD_TESTS_SUBSET=1 tests/fixes/run.sh build-asan
 sec "CLI golden tests (valgrind)" cpu - "$G" env RD_TESTS_SUBSET=1 RD_WRAP="$VALGRIND" tests/cli/run.sh build

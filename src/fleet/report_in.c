@@ -128,6 +128,7 @@ static void report_clear(struct rd_fleet_report *r)
 	free(r->time);
 	free(r->version);
 	free(r->kernel);
+	free(r->boot_id);
 	free(r->error);
 	free(r->stack_installed);
 	free(r->stack_version);
@@ -408,6 +409,7 @@ static int scalar(struct parser *p, enum kind k, const unsigned char *s, size_t 
 			break;
 		dst = !strcmp(kk, "schema") ? &r->schema : !strcmp(kk, "host") ? &r->host : !strcmp(kk, "time") ? &r->time
 		    : !strcmp(kk, "version") ? &r->version : !strcmp(kk, "kernel") ? &r->kernel
+		    : !strcmp(kk, "boot_id") ? &r->boot_id
 		    : !strcmp(kk, "error") ? &r->error : NULL;
 		if (dst == &r->host)
 			r->host_null = false;

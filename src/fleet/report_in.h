@@ -77,6 +77,7 @@ struct rd_fleet_gpu {
 
 struct rd_fleet_report {
 	char *schema, *host, *time, *version, *kernel, *error;
+	char *boot_id; /* NULL when null or absent (reports before it was added) */
 	bool host_null;
 	enum rd_fleet_status status; /* summary.status */
 	enum rd_fleet_status worst;  /* the worst status of findings[] (all of them, kept or not; one

@@ -141,6 +141,7 @@ void rd_report_json(FILE *f, const struct rd_report *r, const struct rd_host *h,
 	rd_out_str(&o, "version", NULL, RD_VERSION);
 	rd_out_str(&o, "root", NULL, m->root);
 	rd_out_str(&o, "kernel", NULL, rd_attr_value(&h->osrelease));
+	rd_out_str(&o, "boot_id", NULL, rd_attr_value(&s->link.boot_id));
 
 	enum rd_status worst = rd_report_summary_status(r, m);
 	rd_out_obj_begin(&o, "summary");

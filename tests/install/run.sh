@@ -230,6 +230,9 @@ expect_lacks() { # LINE NOT...
 	expect "--root examples/h1" examples/h100-ofed
 	expect_has "check --" --format --json --output --policy --only --skip --no-color --probe --probe-size --counters --env-from --policy-explain --help
 	expect "check --format " text json prometheus
+	expect_has "fleet --" --history --days --repeats --format --expect --max-age --output
+	expect_has "fleet --history --" --days --repeats --format
+	expect "fleet --history --format " text json html prometheus
 	expect "check --format=p" prometheus
 	expect "check -f j" json
 	expect "check --only po" ports ports.state ports.rate ports.sm
