@@ -12,7 +12,7 @@ void rd_render_policy_explain(FILE *f, bool json, const struct rd_policy *p)
 	rd_out_init(&o, f, json);
 	rd_out_obj_begin(&o, NULL);
 	rd_out_str(&o, "schema", NULL, "rdma-doctor/policy/v1");
-	rd_out_str(&o, "host", "# host %s", p->host[0] ? p->host : NULL);
+	rd_out_str(&o, "host", p->host[0] ? "# host %s" : NULL, p->host[0] ? p->host : NULL);
 	if (!p->host[0])
 		rd_out_text(&o, "# host (unknown)");
 	rd_out_str(&o, "policy", p->origin[0] ? ", policy %s\n" : NULL, p->origin[0] ? p->origin : NULL);

@@ -430,6 +430,9 @@ expect "scope-root-etc-policy" all '[ $rc = 0 ]' 'grep -qxF "min_rate_ib = 800  
 expect "scope-snapshot-same" all '[ $rc = 0 ]' 'cmp -s "$work/out" "$work/out2"'
 "$bin" --root "$work/scope/b07.tar.gz" check --only ports.rate > "$work/out" 2>&1; rc=$?
 expect "scope-snapshot-judged-as-b07" all '[ $rc = 2 ]'
+# a root that names no host and has no policy: one line, no value printed for the missing host
+"$bin" --root examples/h100-ofed check --policy-explain > "$work/out" 2>&1; rc=$?
+expect "scope-explain-no-host-no-policy" all '[ $rc = 0 ]' '[ "$(cat "$work/out")" = "# host (unknown), no policy file: the defaults" ]'
 # two sections as specific naming this host with different values: exit 3, one line naming both lines
 printf '[ports @gpu-b[01-02]]\nmin_rate_ib = 100\n[ports @gpu-b[07-08]]\nmin_rate_ib = 200\n' > "$P"
 "$bin" --root "$sb" check --policy "$P" > "$work/out" 2> "$work/err"; rc=$?
