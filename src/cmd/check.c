@@ -102,6 +102,23 @@ static int probe_budget_ms(const struct rd_ctx *ctx, long long started)
 
 /* check --policy-explain: the policy as this host (the root's) takes it, each value with its
  * FILE:LINE and section; no check is run, nothing but the host name and the policy is read. */
+/* A policy that cannot be read: a JSON consumer gets an rdma-doctor/error/v1 document, not 0 bytes
+ * (the text is the loader's line on stderr). */
+static int policy_failed(struct rd_ctx *ctx, bool json, const struct rd_loaded *l)
+{
+	if (json && l->policy_failed) {
+		struct rd_out o;
+		rd_out_init(&o, ctx->out, true);
+		rd_out_obj_begin(&o, NULL);
+		rd_out_str(&o, "schema", NULL, "rdma-doctor/error/v1");
+		rd_out_str(&o, "error", NULL, l->error);
+		rd_out_int(&o, "exit_code", NULL, RD_EXIT_UNKNOWN);
+		rd_out_obj_end(&o);
+		rd_out_finish(&o);
+	}
+	return RD_EXIT_UNKNOWN;
+}
+
 static int policy_explain(struct rd_ctx *ctx, bool json, const char *policy_path)
 {
 	ctx->load_flags |= RD_LOAD_ONLY;
@@ -109,17 +126,7 @@ static int policy_explain(struct rd_ctx *ctx, bool json, const char *policy_path
 	ctx->link.judged[0] = ctx->link.judged[1] = false;
 	struct rd_loaded l;
 	if (rd_ctx_load(ctx, policy_path, false, &l) < 0) {
-		if (json && l.policy_failed) {
-			struct rd_out o;
-			rd_out_init(&o, ctx->out, true);
-			rd_out_obj_begin(&o, NULL);
-			rd_out_str(&o, "schema", NULL, "rdma-doctor/error/v1");
-			rd_out_str(&o, "error", NULL, l.error);
-			rd_out_int(&o, "exit_code", NULL, RD_EXIT_UNKNOWN);
-			rd_out_obj_end(&o);
-			rd_out_finish(&o);
-		}
-		return RD_EXIT_UNKNOWN;
+		return policy_failed(ctx, json, &l);
 	}
 	rd_render_policy_explain(ctx->out, json, &l.pol);
 	rd_loaded_free(&l);
@@ -275,17 +282,7 @@ static int run_check(struct rd_ctx *ctx, bool json, bool color, const char *poli
 	ctx->link.show_counters = e->prometheus;
 	struct rd_loaded l;
 	if (rd_ctx_load(ctx, policy_path, true, &l) < 0) {
-		if (json && l.policy_failed) { /* a JSON consumer gets a document, not 0 bytes */
-			struct rd_out o;
-			rd_out_init(&o, ctx->out, true);
-			rd_out_obj_begin(&o, NULL);
-			rd_out_str(&o, "schema", NULL, "rdma-doctor/error/v1");
-			rd_out_str(&o, "error", NULL, l.error);
-			rd_out_int(&o, "exit_code", NULL, RD_EXIT_UNKNOWN);
-			rd_out_obj_end(&o);
-			rd_out_finish(&o);
-		}
-		return RD_EXIT_UNKNOWN;
+		return policy_failed(ctx, json, &l);
 	}
 	rd_link_keep(&ctx->link, ctx->root, ctx->timeout_s, &l);
 	struct rd_source *src = l.src;
