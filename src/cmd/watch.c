@@ -187,7 +187,8 @@ static void change(const char *check, const char *subject, int was, int now, voi
 /* Which samples this judgement keeps (run/linkstate.h): only those of the checks it runs. */
 static void link_judged(struct rd_ctx *ctx, const char *ran)
 {
-	ctx->link.judged[RD_SAMPLE_COUNTERS] = !ran || rd_check_selected("link.counters", ran);
+	ctx->link.judged[RD_SAMPLE_COUNTERS] =
+		!ran || rd_check_selected("link.counters", ran) || rd_check_selected("roce.congestion", ran);
 	ctx->link.judged[RD_SAMPLE_CARRIER] = !ran || rd_check_selected("link.flaps", ran);
 }
 
