@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* Parsers of mlxlink, mlxconfig, flint, mlnx_qos and dcb output, and their per-device loader
+/* Parsers of mlxlink, mlxconfig, flint, mlnx_qos, dcb and ethtool -S output, and their per-device loader
  * (model/mft.h).  The formats: Mellanox/mstflint (mlxlink's "Key : value" sections, mlxconfig's
  * query table, flint's "Key: value" lines), MLNX_OFED's mlnx_qos, iproute2's dcb-pfc(8). */
 #include "model/mft.h"
