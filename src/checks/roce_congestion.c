@@ -7,8 +7,8 @@
  * `ethtool -S <netdev>`'s congestion counters (model/mft.h; run like mlnx_qos: check --mft,
  * snapshot, replayed under --root from rdma-doctor/commands/ethtool-S-<netdev>).
  *
- *   out_of_buffer, rx_discards_phy, tx_discards_phy, rx_prioN_{discards,buf_discard,cong_discard},
- *   rx_out_of_buffer rising                                   WARN (packets dropped)
+ *   out_of_buffer, rx_discards_phy, tx_discards_phy, rx_prioN_{discards,buf_discard,cong_discard}
+ *   rising                                                    WARN (packets dropped)
  *   local_ack_timeout_err, packet_seq_err, out_of_sequence, implied_nak_seq_err rising
  *                                                             WARN (losses: retransmits)
  *   rp_cnp_ignored, rx_icrc_encapsulated, tx_pause_storm_* rising     WARN
@@ -27,7 +27,7 @@
 #include "model/link.h"
 #include "model/mft.h"
 
-enum kind { K_DROP, K_LOSS, K_WARN, K_INFO };
+enum kind { K_DROP, K_LOSS, K_WARN, K_INFO, K_KEPT };
 
 static const struct {
 	const char *name;
@@ -74,9 +74,13 @@ static int pause_prio(const char *name, const char *suffix, bool *rx)
 	return name[7] - '0';
 }
 
+/* rx_out_of_buffer counts the netdev's receive rings (the kernel's TCP/IP path, not RoCE, whose
+ * drops are hw_counters' out_of_buffer): kept and exported, not judged here. */
 static enum kind ethtool_kind(const char *name)
 {
-	if (strstr(name, "discard") || !strcmp(name, "rx_out_of_buffer"))
+	if (!strcmp(name, "rx_out_of_buffer"))
+		return K_KEPT;
+	if (strstr(name, "discard"))
 		return K_DROP;
 	if (!strncmp(name, "tx_pause_storm_", 15))
 		return K_WARN;
@@ -264,6 +268,8 @@ void rd_check_roce_congestion(struct rd_check_ctx *ctx)
 					continue;
 				}
 				enum kind kd = ethtool_kind(st->name);
+				if (kd == K_KEPT)
+					continue;
 				if (kd == K_INFO) {
 					item(&pr.info, &pr.ninfo, st->name, delta, NULL);
 					continue;
