@@ -90,7 +90,7 @@ static enum kind ethtool_kind(const char *name)
 struct port_run {
 	struct rd_buf warn, info;
 	size_t nwarn, ninfo, first, resets;
-	bool drop, loss, wrong_prio, cnp_ignored;
+	bool drop, loss, wrong_prio, cnp_ignored, storm;
 	uint8_t wrong_mask;
 	struct {
 		const char *path; /* NULL: an attr */
@@ -275,8 +275,12 @@ void rd_check_roce_congestion(struct rd_check_ctx *ctx)
 					continue;
 				}
 				pr.drop |= kd == K_DROP;
+				bool err = !strcmp(st->name, "tx_pause_storm_error_events");
+				pr.storm |= kd == K_WARN;
 				item(&pr.warn, &pr.nwarn, st->name, delta,
-				     kd == K_DROP ? "packets dropped" : "the port stalled and stopped PFC");
+				     kd == K_DROP ? "packets dropped"
+				     : err	   ? "receive stalled past the storm threshold: storm prevention stopped its pause frames"
+						   : "receive stalled past the pause storm warning threshold");
 				add_ev(&pr, NULL, epath, st->name, was, st->value);
 			}
 			char tail[512] = "";
@@ -319,6 +323,9 @@ void rd_check_roce_congestion(struct rd_check_ctx *ctx)
 				if (pr.loss)
 					rd_fix_add(f, "check the switch ports on the path for drops, and PFC and ECN on the RoCE priority end "
 						      "to end (mlnx_qos -i %s)", ifn);
+				if (pr.storm)
+					rd_fix_add(f, "find what keeps this host from draining its receive queues (a hung process, CPU "
+						      "starvation, the driver's recovery in dmesg): a port that cannot drain pauses its peer");
 				if (pr.cnp_ignored)
 					rd_fix_add(f, "grep . /sys/class/net/%s/ecn/roce_rp/enable/*    # the reaction point must be on for "
 						      "the RoCE priority", ifn);

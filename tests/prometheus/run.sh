@@ -102,6 +102,7 @@ lint "$work/link.prom"
 expect "$work/link.prom" 'rdma_doctor_check_status{check="link.counters",subject="mlx5_0 port 1"}' 2
 expect "$work/link.prom" 'rdma_doctor_port_counters_total{device="mlx5_0",port="1",counter="link_downed"}' 3
 # roce.congestion's verdict on RoCE drops since the kept sample, and the ethtool -S counters read
+[ -d "$roots/roce-congestion-drops" ] || bad "roce-congestion-drops: no scenario root"
 mkdir -p "$work/state-roce" && cp -a "$roots/.state/roce-congestion-drops/." "$work/state-roce/"
 "$bin" --root "$roots/roce-congestion-drops" check --format prometheus --state-dir "$work/state-roce" > "$work/roce.prom" 2> /dev/null
 lint "$work/roce.prom"

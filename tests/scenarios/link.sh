@@ -60,6 +60,9 @@ ethtool_cap() {
 	done
 	attr "$CMD/ethtool-S-enp193s0f0np0.status" 0
 }
+# MLNX_OFED with the RoCE function's captures and sysfs QoS (PFC on priority 3): no guide capture
+# needed, so these scenarios run in a plain clone too
+roce_base() { base mlnx; mft_roce; }
 state_file() { mkdir -p "$out/.state/$S"; printf '%s' "$out/.state/$S/gpu-a01.link-state"; }
 dmesg_add() { printf '%s\n' "$@" >> "$R/rdma-doctor/commands/dmesg"; }
 
@@ -236,28 +239,32 @@ link_build() {
 		pcielink "$SW" "32.0 GT/s PCIe" 8 "32.0 GT/s PCIe" 16 ;;
 	roce-congestion-first-sample)
 		# ethtool's counters and hw_counters, no earlier sample: a baseline
-		mft_base; ethtool_cap ;;
+		roce_base; ethtool_cap ;;
 	roce-congestion-pfc-working)
 		# pause on priority 3, the PFC priority, and ECN marks: congestion control at work, no alarm
 		# (720 s of pause in an hour: 20% of the interval)
-		mft_base; attr "$P2/hw_counters/np_ecn_marked_roce_packets" 1000; attr "$P2/hw_counters/rp_cnp_handled" 800
+		roce_base; attr "$P2/hw_counters/np_ecn_marked_roce_packets" 1000; attr "$P2/hw_counters/rp_cnp_handled" 800
 		ethtool_cap; seed; seed_ethtool
 		attr "$P2/hw_counters/np_ecn_marked_roce_packets" 91000; attr "$P2/hw_counters/rp_cnp_handled" 60800
 		ethtool_cap rx_prio3_pause=46927 rx_prio3_pause_duration=720008134 ;;
 	roce-congestion-pause-no-pfc)
 		# the peer pauses priority 0, which has no PFC here (PFC on 3): the two ends disagree
-		mft_base; ethtool_cap; seed; seed_ethtool
+		roce_base; ethtool_cap; seed; seed_ethtool
 		ethtool_cap rx_prio0_pause=3000 rx_prio0_pause_duration=36000000 ;;
 	roce-congestion-drops)
 		# out_of_buffer and rx_discards_phy rose: packets dropped on a RoCE port
-		mft_base; attr "$P2/hw_counters/out_of_buffer" 10; ethtool_cap; seed; seed_ethtool
+		roce_base; attr "$P2/hw_counters/out_of_buffer" 10; ethtool_cap; seed; seed_ethtool
 		attr "$P2/hw_counters/out_of_buffer" 1210; ethtool_cap rx_discards_phy=37 rx_prio3_discards=37 ;;
 	roce-congestion-ack-timeout)
 		# inbox stack, no ethtool capture: hw_counters alone; ACK timeouts rose
 		base; seed; attr "$P2/hw_counters/local_ack_timeout_err" 25; attr "$P2/hw_counters/out_of_sequence" 4 ;;
+	roce-congestion-cnp-ignored)
+		# CNPs ignored (the reaction point off on their priority) and a pause storm warning
+		roce_base; attr "$P2/hw_counters/rp_cnp_ignored" 0; ethtool_cap; seed; seed_ethtool
+		attr "$P2/hw_counters/rp_cnp_ignored" 5120; ethtool_cap tx_pause_storm_warning_events=2 ;;
 	roce-congestion-ethtool-new)
 		# the earlier sample had no ethtool counters (a run without --mft): they are first sampled now
-		mft_base; seed; ethtool_cap rx_prio0_pause=3000 ;;
+		roce_base; seed; ethtool_cap rx_prio0_pause=3000 ;;
 	port-vf-down)
 		# an SR-IOV VF of mlx5_2, unassigned and Down by design: listed, not judged
 		base
@@ -309,4 +316,4 @@ LINK_ALL=(link-downed-rose link-symbol-errors-past-budget link-rcv-errors-past-p
 	pcie-vmd-x8 pcie-switch-healthy pcie-switch-uplink-x8 pcie-switch-middle-x8 pcie-switch-x8-port pcie-switch-uplink-below-policy
 	port-vf-down port-mgmt-nic-down port-mgmt-roce-25g port-multiplane-data-ports
 	roce-congestion-first-sample roce-congestion-pfc-working roce-congestion-pause-no-pfc roce-congestion-drops
-	roce-congestion-ack-timeout roce-congestion-ethtool-new)
+	roce-congestion-ack-timeout roce-congestion-cnp-ignored roce-congestion-ethtool-new)
