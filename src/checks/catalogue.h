@@ -134,6 +134,12 @@
 	  "link_downed, buffer overruns, integrity errors, rnr_nak_retry_err rising between runs; "   \
 	  "symbol errors past the BER 1e-12 budget; receive errors, discards, link recoveries",      \
 	  "ports/N/counters/*, ports/N/hw_counters/*, the previous sample in --state-dir, boot_id")    \
+	X(roce_congestion, "roce.congestion", RD_SUBJ_PORT, RD_NEEDS_ROLE | RD_LOAD_MFT, "RoCE ports not dropping or pausing wrongly", \
+	  "RoCE drops and losses rising between runs (out_of_buffer, discards, ACK timeouts, sequence " \
+	  "errors, ignored CNPs), PFC pause frames rising on a priority without PFC; ECN marks, CNPs " \
+	  "and pause time reported",                                                                  \
+	  "ports/N/hw_counters/*, ethtool -S <if> (check --mft, snapshot), PFC of roce.qos, the "    \
+	  "previous sample in --state-dir")                                                           \
 	X(link_flaps, "link.flaps", RD_SUBJ_PORT, RD_NEEDS_ROLE | RD_LOAD_DMESG, "links not flapping",                            \
 	  "a port netdev's carrier_changes rising between runs; 'lost carrier' and mlx5 'Port module " \
 	  "event' kernel lines of a port",                                                            \

@@ -74,10 +74,15 @@ static void add_list(struct rd_buf *b, const char *v)
 /* The samples of a kind are kept only by a run that judges its check (run/linkstate.h). */
 static void link_select(struct rd_ctx *ctx, const char *only, const char *skip)
 {
-	static const char *const ids[2] = {[RD_SAMPLE_COUNTERS] = "link.counters", [RD_SAMPLE_CARRIER] = "link.flaps"};
-	for (int k = 0; k < 2; k++)
-		ctx->link.judged[k] =
-			(!only || rd_check_selected(ids[k], only)) && !(skip && rd_check_selected(ids[k], skip));
+	/* roce.congestion judges the counters sample as link.counters does */
+	static const char *const ids[2][2] = {[RD_SAMPLE_COUNTERS] = {"link.counters", "roce.congestion"},
+					      [RD_SAMPLE_CARRIER] = {"link.flaps", NULL}};
+	for (int k = 0; k < 2; k++) {
+		ctx->link.judged[k] = false;
+		for (int i = 0; i < 2 && ids[k][i]; i++)
+			ctx->link.judged[k] |= (!only || rd_check_selected(ids[k][i], only)) &&
+					       !(skip && rd_check_selected(ids[k][i], skip));
+	}
 }
 
 static int run_check(struct rd_ctx *ctx, bool json, bool color, const char *policy_path, const char *only,

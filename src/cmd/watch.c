@@ -6,7 +6,8 @@
  * netdev and uevents only, as a context of theirs would hold `rdma link delete` and rmmod), the
  * --interval timer, the debounce timer, the systemd watchdog timer and the signals (signalfd).  An
  * event re-runs the guarded load and the checks it concerns:
- *   a netdev's link, a verbs port event (PORT_ERR ...)       ports.state, link.flaps, roce.*
+ *   a netdev's link, a verbs port event (PORT_ERR ...)       ports.state, link.flaps, roce.* (but
+ *                                                            roce.congestion, the full judgements')
  *     (and again RD_WATCH_SETTLE_MS later, up to RD_WATCH_SETTLE_ROUNDS times, while a port read
  *     does not follow its netdev yet: rtnetlink tells the change before the RDMA driver follows it)
  *   kernel log lines      kernel.log, on those lines alone (what they find is added to its findings)
@@ -58,6 +59,10 @@
 #define RD_WATCH_LINES_PER_S 200         /* kernel lines judged a second */
 #define RD_WATCH_LINES_MAX (256 * 1024)  /* bytes of kernel lines waiting for their judgement */
 #define RD_WATCH_NETDEV_CHECKS "ports.state,link.flaps,roce"
+/* what a netdev event re-runs: RD_WATCH_NETDEV_CHECKS but roce.congestion, a judgement of
+ * counters over time (read and sampled by the full judgements, as link.counters' are), not of a
+ * link's state */
+#define RD_WATCH_NETDEV_RUN "ports.state,link.flaps,roce.mtu,roce.gid,roce.qos"
 #define RD_WATCH_SETTLE_MS 250           /* the ports read again after a judgement that saw one lag */
 #define RD_WATCH_SETTLE_ROUNDS 3         /* at most so many times after a netdev event */
 #define RD_WATCH_NETDEVS 64              /* netdevs whose last told state is kept */
@@ -187,7 +192,8 @@ static void change(const char *check, const char *subject, int was, int now, voi
 /* Which samples this judgement keeps (run/linkstate.h): only those of the checks it runs. */
 static void link_judged(struct rd_ctx *ctx, const char *ran)
 {
-	ctx->link.judged[RD_SAMPLE_COUNTERS] = !ran || rd_check_selected("link.counters", ran);
+	ctx->link.judged[RD_SAMPLE_COUNTERS] =
+		!ran || rd_check_selected("link.counters", ran) || rd_check_selected("roce.congestion", ran);
 	ctx->link.judged[RD_SAMPLE_CARRIER] = !ran || rd_check_selected("link.flaps", ran);
 }
 
@@ -526,7 +532,7 @@ static void judge(struct watch *w, bool first)
 		rd_buf_free(&w->lines); /* the full load's dmesg has them */
 		ok = judge_loaded(w, NULL);
 	} else if (ev & EV_NETDEV) {
-		ok = judge_loaded(w, RD_WATCH_NETDEV_CHECKS);
+		ok = judge_loaded(w, RD_WATCH_NETDEV_RUN);
 	}
 	if (ev & EV_KMSG && w->lines.len) {
 		if (ev & EV_NETDEV)

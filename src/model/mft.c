@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* Parsers of mlxlink, mlxconfig, flint, mlnx_qos and dcb output, and their per-device loader
+/* Parsers of mlxlink, mlxconfig, flint, mlnx_qos, dcb and ethtool -S output, and their per-device loader
  * (model/mft.h).  The formats: Mellanox/mstflint (mlxlink's "Key : value" sections, mlxconfig's
  * query table, flint's "Key: value" lines), MLNX_OFED's mlnx_qos, iproute2's dcb-pfc(8). */
 #include "model/mft.h"
@@ -628,6 +628,81 @@ int rd_parse_qos_pfc(const char *text, int pfc[8])
 	return 0;
 }
 
+/* ---- ethtool -S ------------------------------------------------------------------------------ */
+
+/* "rx_prio" + digit 0..7 + rest: true and *rest set. */
+static bool prio_name(const char *name, const char *dir, const char **rest)
+{
+	size_t n = strlen(dir);
+	if (strncmp(name, dir, n) || strncmp(name + n, "_prio", 5) || name[n + 5] < '0' || name[n + 5] > '7')
+		return false;
+	*rest = name + n + 6;
+	return true;
+}
+
+bool rd_ethtool_congestion_stat(const char *name)
+{
+	static const char *const port[] = {"rx_discards_phy", "tx_discards_phy", "rx_out_of_buffer", "rx_pause_ctrl_phy",
+					   "tx_pause_ctrl_phy", "tx_global_pause", "tx_pause_storm_warning_events",
+					   "tx_pause_storm_error_events", NULL};
+	for (size_t i = 0; port[i]; i++)
+		if (!strcmp(name, port[i]))
+			return true;
+	const char *r;
+	if (prio_name(name, "rx", &r))
+		return !strcmp(r, "_pause") || !strcmp(r, "_pause_duration") || !strcmp(r, "_discards") ||
+		       !strcmp(r, "_buf_discard") || !strcmp(r, "_cong_discard");
+	if (prio_name(name, "tx", &r))
+		return !strcmp(r, "_pause") || !strcmp(r, "_pause_duration");
+	return false;
+}
+
+const struct rd_ethtool_stat *rd_ethtool_find(const struct rd_ethtool_stats *s, const char *name)
+{
+	for (size_t i = 0; s && i < s->n; i++)
+		if (!strcmp(s->v[i].name, name))
+			return &s->v[i];
+	return NULL;
+}
+
+int rd_parse_ethtool_stats(const char *text, struct rd_ethtool_stats *out)
+{
+	out->n = 0;
+	bool header = false, numbers = false;
+	FOR_LINES(text, line, len)
+	{
+		char *l = trimmed(line, len);
+		if (!strcmp(l, "NIC statistics:")) {
+			header = true;
+			free(l);
+			continue;
+		}
+		char *colon = strchr(l, ':');
+		if (colon && colon > l && colon - l < RD_ETHTOOL_NAME_MAX) {
+			*colon = '\0';
+			const char *v = colon + 1;
+			while (*v == ' ' || *v == '\t')
+				v++;
+			uint64_t val;
+			bool name_ok = true;
+			for (const char *c = l; *c && name_ok; c++)
+				name_ok = isalnum((unsigned char)*c) || *c == '_' || *c == '-' || *c == '.';
+			if (name_ok && rd_parse_u64(v, 10, UINT64_MAX, &val) == 0) {
+				numbers = true;
+				if (out->n < RD_ETHTOOL_MAX_STATS && rd_ethtool_congestion_stat(l) && !rd_ethtool_find(out, l)) {
+					snprintf(out->v[out->n].name, sizeof out->v[out->n].name, "%s", l);
+					out->v[out->n++].value = val;
+				}
+			}
+		}
+		free(l);
+	}
+	if (header || numbers)
+		return 0;
+	out->n = 0;
+	return -RD_EPARSE;
+}
+
 void rd_pfc_list(uint8_t mask, char buf[16])
 {
 	for (int i = 0; i < 8; i++) {
@@ -846,6 +921,21 @@ static void load_qos(struct rd_source *src, const struct rd_device *d, const str
 	rd_attr_read(src, path, &q->tclass);
 	free(path);
 	q->cm_configfs = rd_exists(src, "sys/kernel/config/rdma_cm");
+	/* roce.congestion: the netdev's pause, discard and buffer counters */
+	{
+		char *name = rd_xasprintf("ethtool-S-%s", ifn);
+		tool_run(src, name, (const char *const[]){"ethtool", "-S", ifn, NULL}, 10000, &q->ethtool_out, &t);
+		if (t.data && !q->ethtool_out.err) {
+			q->eth = rd_xcalloc(1, sizeof *q->eth);
+			if (rd_parse_ethtool_stats(t.data, q->eth) < 0 || q->ethtool_out.status != 0) {
+				q->ethtool_out.err = RD_EPARSE;
+				free(q->eth);
+				q->eth = NULL;
+			}
+		}
+		rd_text_free(&t);
+		free(name);
+	}
 	path = rd_xasprintf("sys/kernel/config/rdma_cm/%s/ports/%u/default_roce_tos", d->name, p->num);
 	rd_attr_read(src, path, &q->tos);
 	free(path);
@@ -906,6 +996,8 @@ void rd_mft_free(struct rd_mft *m)
 		rd_attr_free(&q->tos);
 		rd_attr_free(&q->sys_map);
 		rd_attr_free(&q->tclass);
+		tool_free(&q->ethtool_out);
+		free(q->eth);
 	}
 	free(m->qos);
 	memset(m, 0, sizeof *m);
@@ -926,6 +1018,15 @@ const struct rd_mft_port *rd_mft_port(const struct rd_mft *m, const char *dev, u
 	for (size_t k = 0; d && k < d->nports; k++)
 		if (d->ports[k].num == port)
 			return &d->ports[k];
+	return NULL;
+}
+
+const struct rd_qos_port *rd_mft_qos(const struct rd_mft *m, const char *dev, unsigned port)
+{
+	rd_need(m->unloaded ? RD_LOAD_MFT : 0, RD_LOAD_MFT, "the MFT tools' output");
+	for (size_t i = 0; i < m->nqos; i++)
+		if (m->qos[i].port == port && !strcmp(m->qos[i].dev, dev))
+			return &m->qos[i];
 	return NULL;
 }
 

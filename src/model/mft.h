@@ -4,7 +4,7 @@
  *
  * Every tool's output is captured as rdma-doctor/commands/<name> (source.h
  * rd_run_device_command): mlxlink-<rdma dev>-<port>, mlxconfig-<rdma dev>, flint-<rdma dev>,
- * mlnx_qos-<netdev>, dcb-pfc-<netdev>.  mlxlink prints ANSI colour codes whatever its output is:
+ * mlnx_qos-<netdev>, dcb-pfc-<netdev>, ethtool-S-<netdev>.  mlxlink prints ANSI colour codes whatever its output is:
  * every captured text is passed through rd_strip_ansi before it is parsed, so that no ESC byte
  * reaches a report.
  *
@@ -107,6 +107,33 @@ int rd_parse_tclass(const char *text);
 /* "0,0,0,1,0,0,0,0" (for mlnx_qos --pfc) from a mask of priorities. */
 void rd_pfc_list(uint8_t mask, char buf[16]);
 
+/* ---- ethtool -S <if>: the congestion counters of a RoCE port's netdev ---------------------------
+ * mlx5's names (drivers/net/ethernet/mellanox/mlx5/core/en_stats.c): per priority
+ * rx_prioN_pause, tx_prioN_pause, rx_prioN_pause_duration, tx_prioN_pause_duration (PFC pause
+ * frames and the time paused, microseconds), rx_prioN_discards, rx_prioN_buf_discard,
+ * rx_prioN_cong_discard; per port rx_discards_phy, tx_discards_phy, rx_out_of_buffer,
+ * rx_pause_ctrl_phy, tx_pause_ctrl_phy, tx_global_pause, tx_pause_storm_warning_events,
+ * tx_pause_storm_error_events.  Only these are kept (a ConnectX netdev prints hundreds). */
+#define RD_ETHTOOL_MAX_STATS 128
+#define RD_ETHTOOL_NAME_MAX 48
+struct rd_ethtool_stat {
+	char name[RD_ETHTOOL_NAME_MAX];
+	uint64_t value;
+};
+struct rd_ethtool_stats {
+	struct rd_ethtool_stat v[RD_ETHTOOL_MAX_STATS];
+	size_t n;
+};
+/* True when name is one of the congestion counters above. */
+bool rd_ethtool_congestion_stat(const char *name);
+/* The "     name: value" lines of `ethtool -S` (after its "NIC statistics:" line), keeping the
+ * congestion counters with a decimal value (the first of a name seen twice; at most
+ * RD_ETHTOOL_MAX_STATS).  Returns 0 when the text has the header or one "name: number" line,
+ * else -RD_EPARSE (out is then empty). */
+int rd_parse_ethtool_stats(const char *text, struct rd_ethtool_stats *out);
+/* The stat, or NULL. */
+const struct rd_ethtool_stat *rd_ethtool_find(const struct rd_ethtool_stats *s, const char *name);
+
 /* ---- what is read per device and per RoCE port ----------------------------------------------- */
 struct rd_tool_out {
 	char *cmd;       /* the command line, as shown in evidence: "mlxlink -d 0000:1b:00.0 -p 1 -m -c -e" */
@@ -155,6 +182,9 @@ struct rd_qos_port {
 	const char *map_from;                /* static: "sysfs", "mlnx_qos"; NULL unknown */
 	struct rd_attr sys_map, tclass;
 	bool cm_configfs;                    /* /sys/kernel/config/rdma_cm exists (configfs mounted, rdma_cm loaded) */
+	/* roce.congestion: ethtool -S <if>, its congestion counters (valid when ethtool_out.err is 0) */
+	struct rd_tool_out ethtool_out;
+	struct rd_ethtool_stats *eth;        /* NULL when not read */
 };
 struct rd_mft {
 	struct rd_mft_dev *devs;
@@ -164,11 +194,13 @@ struct rd_mft {
 	bool unloaded; /* not read in this run (RD_LOAD_MFT): rd_mft_dev aborts (rd_need, model/host.h) */
 };
 /* Runs (or reads from the root) the tools for each Mellanox PCI device of host (VFs skipped) and
- * each RoCE port's netdev.  Never fails; what could not be read is recorded. */
+ * each RoCE port's netdev (mlnx_qos, dcb, ethtool -S).  Never fails; what could not be read is recorded. */
 void rd_mft_load(struct rd_source *src, const struct rd_host *host, struct rd_mft *m);
 void rd_mft_free(struct rd_mft *m);
 const struct rd_mft_dev *rd_mft_dev(const struct rd_mft *m, const char *name);
 const struct rd_mft_port *rd_mft_port(const struct rd_mft *m, const char *dev, unsigned port);
+/* The RoCE port's QoS facts, or NULL. */
+const struct rd_qos_port *rd_mft_qos(const struct rd_mft *m, const char *dev, unsigned port);
 /* firmware.*: the device's fw_ver and board_id, or flint's FW Version and PSID where sysfs has
  * none (unreadable or empty). */
 const struct rd_attr *rd_mft_fw_ver(const struct rd_mft *m, const struct rd_device *d);

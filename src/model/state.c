@@ -150,7 +150,7 @@ static const char *entry_line(char **w, size_t n, struct rd_state_sample *s)
 	uint64_t v, port;
 	if (!s)
 		return "an entry before the first sample line";
-	if ((strcmp(w[0], "c") == 0 || strcmp(w[0], "h") == 0) && n == 5 && rd_state_name_ok(w[1]) &&
+	if ((strcmp(w[0], "c") == 0 || strcmp(w[0], "h") == 0 || strcmp(w[0], "e") == 0) && n == 5 && rd_state_name_ok(w[1]) &&
 	    parse_u64(w[2], &port) && port > 0 && port < 65536 && rd_state_name_ok(w[3]) && parse_u64(w[4], &v)) {
 		if (s->kind != RD_SAMPLE_COUNTERS)
 			return "a counter line in a carrier sample";

@@ -7,13 +7,14 @@
  *   rdma-doctor-link-state 2
  *   host gpu-a01
  *   sample counters 1764457200 0d5c1c7e-...   (kind, seconds since the epoch, boot_id or "-")
- *   c mlx5_0 1 link_downed 0                 (c: ports/N/counters, h: ports/N/hw_counters)
+ *   c mlx5_0 1 link_downed 0                 (c: ports/N/counters, h: ports/N/hw_counters,
+ *   e mlx5_2 1 rx_prio3_pause 0               e: a congestion counter of ethtool -S of the port's netdev)
  *   sample carrier 1764457200 0d5c1c7e-...
  *   n ibp27s0 carrier_changes 3              (a port netdev)
  *   sample counters 1764460800 0d5c1c7e-...
  *   ...
  *
- * Samples are oldest first; a "counters" sample holds c and h lines, a "carrier" sample n lines.
+ * Samples are oldest first; a "counters" sample holds c, h and e lines, a "carrier" sample n lines.
  * A run of link.counters alone adds a counters sample, of link.flaps alone a carrier sample, so
  * neither moves the other's history.  Version 1 files (one sample: "boot_id", "time", an
  * optional "ntime" for the n lines) are read as one sample of each kind they hold.
@@ -44,7 +45,7 @@
 #define RD_STATE_NAME_MAX 64             /* device, netdev and counter names */
 #define RD_STATE_WINDOW_DEFAULT 3600     /* seconds: the policy's [counters] window */
 
-enum rd_state_kind { RD_STATE_COUNTER = 'c', RD_STATE_HW = 'h', RD_STATE_NETDEV = 'n' };
+enum rd_state_kind { RD_STATE_COUNTER = 'c', RD_STATE_HW = 'h', RD_STATE_ETHTOOL = 'e', RD_STATE_NETDEV = 'n' };
 enum rd_sample_kind { RD_SAMPLE_COUNTERS, RD_SAMPLE_CARRIER };
 
 struct rd_state_entry {

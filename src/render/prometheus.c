@@ -126,6 +126,29 @@ static void counters(FILE *f, const struct rd_host *h, bool hw)
 	}
 }
 
+/* roce.congestion's ethtool -S counters of each RoCE port's netdev (read with check --mft, or
+ * from a root's captures). */
+static void ethtool_counters(FILE *f, const struct rd_system *s)
+{
+	const char *name = "rdma_doctor_port_ethtool_total";
+	bool any = false;
+	for (size_t i = 0; !s->mft.unloaded && i < s->mft.nqos; i++) {
+		const struct rd_qos_port *q = &s->mft.qos[i];
+		char port[16];
+		snprintf(port, sizeof port, "%u", q->port);
+		for (size_t k = 0; q->eth && k < q->eth->n; k++) {
+			if (!any)
+				head(f, name, "counter",
+				     "A RoCE port's netdev congestion counter of ethtool -S (raw value; pause durations in "
+				     "microseconds).");
+			any = true;
+			const char *kv[] = {"device", q->dev, "port", port, "netdev", q->ifname, "counter", q->eth->v[k].name, NULL};
+			series(f, name, kv);
+			fprintf(f, "%llu\n", (unsigned long long)q->eth->v[k].value);
+		}
+	}
+}
+
 static void ports(FILE *f, const struct rd_host *h)
 {
 	static const char *const names[] = {"rdma_doctor_port_state_id", "rdma_doctor_port_physical_state_id",
@@ -214,4 +237,5 @@ void rd_report_prometheus(FILE *f, const struct rd_report *r, const struct rd_ho
 	ports(f, h);
 	counters(f, h, false);
 	counters(f, h, true);
+	ethtool_counters(f, s);
 }

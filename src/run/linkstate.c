@@ -14,7 +14,8 @@
  * The file is read, locked and written only through run/statefile.c (one directory descriptor,
  * the ownership rule, flock); what a run compares with and what it keeps are model/state.h's
  * rules (a short history judged over the policy's [counters] window).  A run that judges only
- * one of link.counters and link.flaps adds only that kind's sample.  A dry run (slurm -n) and
+ * one of link.counters (or roce.congestion, which judges the same sample) and link.flaps adds only
+ * that kind's sample.  A dry run (slurm -n) and
  * --no-counters only read.  Every problem becomes a message in the model and a new baseline,
  * never an abort. */
 #include <errno.h>
@@ -53,6 +54,12 @@ static void sample_now(const struct rd_loaded *l, int kind, long long now, struc
 							     p->hw_counters[c].value);
 			}
 		}
+		/* roce.congestion: ethtool -S of each RoCE port's netdev, when this run read it */
+		const struct rd_mft *m = &l->sys.mft;
+		for (size_t i = 0; !m->unloaded && i < m->nqos; i++)
+			for (size_t k = 0; m->qos[i].eth && k < m->qos[i].eth->n; k++)
+				rd_state_add(st, RD_STATE_ETHTOOL, m->qos[i].dev, m->qos[i].port, m->qos[i].eth->v[k].name,
+					     m->qos[i].eth->v[k].value);
 	} else {
 		for (size_t i = 0; i < lk->nnetdevs; i++)
 			if (rd_attr_ok(&lk->netdevs[i].carrier_changes))

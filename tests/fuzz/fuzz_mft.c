@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* Fuzz target: the captured outputs of mlxlink, mlxconfig, flint, mlnx_qos and dcb, the sysfs
+/* Fuzz target: the captured outputs of mlxlink, mlxconfig, flint, mlnx_qos, dcb and ethtool -S, the sysfs
  * qos/trust, qos/pfc and qos/dscp2prio files and tc/N/traffic_class (model/mft.h), each after
  * rd_strip_ansi as the loader does. */
 #include <stdint.h>
@@ -48,6 +48,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	double d;
 	rd_parse_ber(s, &d);
+	static struct rd_ethtool_stats es;
+	if (rd_parse_ethtool_stats(s, &es) == 0) {
+		if (es.n > RD_ETHTOOL_MAX_STATS)
+			abort();
+		for (size_t i = 0; i < es.n; i++)
+			if (!rd_ethtool_congestion_stat(es.v[i].name) || rd_ethtool_find(&es, es.v[i].name) != &es.v[i])
+				abort(); /* only the congestion counters, each once */
+	} else if (es.n) {
+		abort();
+	}
 	free(s);
 	return 0;
 }

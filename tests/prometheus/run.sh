@@ -7,7 +7,8 @@
 #   * host data cannot break the format: hostile firmware strings and counter names are escaped;
 #     names the kernel never gives (devices "mx\x01"/"mx\x02", ports 01 and 1.0, such counters) are
 #     not read as such, so no two series are one;
-#   * --counters exports counters/ and hw_counters/ as rdma_doctor_port_*counter_total;
+#   * --counters exports counters/ and hw_counters/ as rdma_doctor_port_*counter_total, and the
+#     ethtool -S congestion counters of RoCE ports as rdma_doctor_port_ethtool_total;
 #   * --output FILE replaces the file atomically and leaves nothing else in the directory, also
 #     when the directory is unwritable, the file system is full or the target is a directory;
 #   * contrib/prometheus/rdma-doctor.rules.yml passes `promtool check rules` and its alerts fire
@@ -100,6 +101,15 @@ mkdir -p "$work/state" && cp -a "$roots/.state/link-downed-rose/." "$work/state/
 lint "$work/link.prom"
 expect "$work/link.prom" 'rdma_doctor_check_status{check="link.counters",subject="mlx5_0 port 1"}' 2
 expect "$work/link.prom" 'rdma_doctor_port_counters_total{device="mlx5_0",port="1",counter="link_downed"}' 3
+# roce.congestion's verdict on RoCE drops since the kept sample, and the ethtool -S counters read
+[ -d "$roots/roce-congestion-drops" ] || bad "roce-congestion-drops: no scenario root"
+mkdir -p "$work/state-roce" && cp -a "$roots/.state/roce-congestion-drops/." "$work/state-roce/"
+"$bin" --root "$roots/roce-congestion-drops" check --format prometheus --state-dir "$work/state-roce" > "$work/roce.prom" 2> /dev/null
+lint "$work/roce.prom"
+expect "$work/roce.prom" 'rdma_doctor_check_status{check="roce.congestion",subject="mlx5_2 port 1"}' 1
+expect "$work/roce.prom" 'rdma_doctor_port_ethtool_total{device="mlx5_2",port="1",netdev="enp193s0f0np0",counter="rx_discards_phy"}' 37
+expect "$work/roce.prom" 'rdma_doctor_port_ethtool_total{device="mlx5_2",port="1",netdev="enp193s0f0np0",counter="rx_prio3_pause_duration"}' 8134
+expect "$work/roce.prom" 'rdma_doctor_port_ethtool_total{device="mlx5_2",port="1",netdev="enp193s0f0np0",counter="rx_packets"}' absent
 grep -q 'node_infiniband_' "$work"/*.prom && bad "a series named node_infiniband_* (node_exporter's)" || ok
 # SKIP findings are left out of rdma_doctor_check_status and counted in rdma_doctor_findings
 skips=$(jq '[.findings[] | select(.status == "SKIP")] | length' "$work/healthy-inbox.json")

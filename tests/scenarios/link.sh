@@ -32,6 +32,37 @@ seed() {
 	} > "$f"
 	return 0
 }
+# the 'e' lines of a sample: ethtool -S of the RoCE port's netdev as captured now (roce.congestion)
+seed_ethtool() {
+	local f="$out/.state/$S/gpu-a01.link-state" e=$R/$CMD/ethtool-S-enp193s0f0np0
+	[ -f "$e" ] || return 0
+	sed -n -E 's/^ +([a-z0-9_]+): ([0-9]+)$/e mlx5_2 1 \1 \2/p' "$e" >> "$f"
+}
+# ethtool_cap [NAME=VALUE...] — `ethtool -S enp193s0f0np0` of the ConnectX-6 Dx as mlx5_core prints
+# it ("NIC statistics:", then "     name: value"; the names and layout of a real ConnectX capture,
+# lore.kernel.org/bpf/CAMENy5rwoP0o9Gn67a-27ZXtzM7dGhJOwA4i5znihiNThR27SQ@mail.gmail.com), PFC
+# on priority 3 in use; NAME=VALUE sets one counter (added when absent)
+ethtool_cap() {
+	local f=$R/$CMD/ethtool-S-enp193s0f0np0 kv k v
+	printf '%s\n' 'NIC statistics:' '     rx_packets: 333854100' '     rx_bytes: 20031246044' \
+		'     tx_packets: 25' '     rx_out_of_buffer: 0' '     rx_vport_rdma_unicast_packets: 98231140455' \
+		'     tx_packets_phy: 5588396729' '     rx_packets_phy: 97052087562' '     tx_pause_ctrl_phy: 5745055' \
+		'     rx_pause_ctrl_phy: 4120344' '     rx_discards_phy: 0' '     tx_discards_phy: 0' \
+		'     rx_prio0_bytes: 6211318150440' '     rx_prio0_packets: 38460533605' '     rx_prio0_discards: 0' \
+		'     rx_prio0_pause: 0' '     rx_prio0_pause_duration: 0' '     tx_prio0_pause: 0' '     tx_prio0_pause_duration: 0' \
+		'     rx_prio3_bytes: 84719203847362' '     rx_prio3_packets: 20693166921' '     rx_prio3_discards: 0' \
+		'     rx_prio3_pause: 41927' '     rx_prio3_pause_duration: 8134' '     tx_prio3_pause: 1290418' \
+		'     tx_prio3_pause_duration: 2914772' '     rx_prio3_pause_transition: 39218' \
+		'     tx_pause_storm_warning_events: 0' '     tx_pause_storm_error_events: 0' > "$f"
+	for kv in "$@"; do
+		k=${kv%%=*} v=${kv#*=}
+		if grep -q "^     $k: " "$f"; then sed -i -E "s/^(     $k: ).*\$/\1$v/" "$f"; else echo "     $k: $v" >> "$f"; fi
+	done
+	attr "$CMD/ethtool-S-enp193s0f0np0.status" 0
+}
+# MLNX_OFED with the RoCE function's captures and sysfs QoS (PFC on priority 3): no guide capture
+# needed, so these scenarios run in a plain clone too
+roce_base() { base mlnx; mft_roce; }
 state_file() { mkdir -p "$out/.state/$S"; printf '%s' "$out/.state/$S/gpu-a01.link-state"; }
 dmesg_add() { printf '%s\n' "$@" >> "$R/rdma-doctor/commands/dmesg"; }
 
@@ -206,6 +237,34 @@ link_build() {
 		base; attr etc/rdma-doctor.conf "$(printf '[pcie]\nmin_width = 16\n')"
 		switches; pcielink "$SW_U1" "32.0 GT/s PCIe" 8 "32.0 GT/s PCIe" 16
 		pcielink "$SW" "32.0 GT/s PCIe" 8 "32.0 GT/s PCIe" 16 ;;
+	roce-congestion-first-sample)
+		# ethtool's counters and hw_counters, no earlier sample: a baseline
+		roce_base; ethtool_cap ;;
+	roce-congestion-pfc-working)
+		# pause on priority 3, the PFC priority, and ECN marks: congestion control at work, no alarm
+		# (720 s of pause in an hour: 20% of the interval)
+		roce_base; attr "$P2/hw_counters/np_ecn_marked_roce_packets" 1000; attr "$P2/hw_counters/rp_cnp_handled" 800
+		ethtool_cap; seed; seed_ethtool
+		attr "$P2/hw_counters/np_ecn_marked_roce_packets" 91000; attr "$P2/hw_counters/rp_cnp_handled" 60800
+		ethtool_cap rx_prio3_pause=46927 rx_prio3_pause_duration=720008134 ;;
+	roce-congestion-pause-no-pfc)
+		# the peer pauses priority 0, which has no PFC here (PFC on 3): the two ends disagree
+		roce_base; ethtool_cap; seed; seed_ethtool
+		ethtool_cap rx_prio0_pause=3000 rx_prio0_pause_duration=36000000 ;;
+	roce-congestion-drops)
+		# out_of_buffer and rx_discards_phy rose: packets dropped on a RoCE port
+		roce_base; attr "$P2/hw_counters/out_of_buffer" 10; ethtool_cap; seed; seed_ethtool
+		attr "$P2/hw_counters/out_of_buffer" 1210; ethtool_cap rx_discards_phy=37 rx_prio3_discards=37 ;;
+	roce-congestion-ack-timeout)
+		# inbox stack, no ethtool capture: hw_counters alone; ACK timeouts rose
+		base; seed; attr "$P2/hw_counters/local_ack_timeout_err" 25; attr "$P2/hw_counters/out_of_sequence" 4 ;;
+	roce-congestion-cnp-ignored)
+		# CNPs ignored (the reaction point off on their priority) and a pause storm warning
+		roce_base; attr "$P2/hw_counters/rp_cnp_ignored" 0; ethtool_cap; seed; seed_ethtool
+		attr "$P2/hw_counters/rp_cnp_ignored" 5120; ethtool_cap tx_pause_storm_warning_events=2 ;;
+	roce-congestion-ethtool-new)
+		# the earlier sample had no ethtool counters (a run without --mft): they are first sampled now
+		roce_base; seed; ethtool_cap rx_prio0_pause=3000 ;;
 	port-vf-down)
 		# an SR-IOV VF of mlx5_2, unassigned and Down by design: listed, not judged
 		base
@@ -255,4 +314,6 @@ LINK_ALL=(link-downed-rose link-symbol-errors-past-budget link-rcv-errors-past-p
 	link-flaps-cable-unplugged-active link-flaps-cable-unplugged-down
 	pcie-x8-link pcie-gen4-slot pcie-below-policy-width
 	pcie-vmd-x8 pcie-switch-healthy pcie-switch-uplink-x8 pcie-switch-middle-x8 pcie-switch-x8-port pcie-switch-uplink-below-policy
-	port-vf-down port-mgmt-nic-down port-mgmt-roce-25g port-multiplane-data-ports)
+	port-vf-down port-mgmt-nic-down port-mgmt-roce-25g port-multiplane-data-ports
+	roce-congestion-first-sample roce-congestion-pfc-working roce-congestion-pause-no-pfc roce-congestion-drops
+	roce-congestion-ack-timeout roce-congestion-cnp-ignored roce-congestion-ethtool-new)

@@ -183,4 +183,18 @@ elif ts_have_real; then
 else
 	ts_skip "real lsmod and modinfo (inbox, MLNX_OFED 24.10)" "$ts_real_reason"
 fi
+# roce.congestion run alone keeps the counters sample, with ethtool's e lines, as link.counters
+# does; a snapshot of the root (ethtool -S captured again) is judged the same
+if [ -d roce-congestion-drops ]; then
+	rm -rf "$work/rc-sd" "$work/rc-snap"; mkdir -p "$work/rc-sd"; cp -a .state/roce-congestion-drops/. "$work/rc-sd/"
+	"$bin" --root roce-congestion-drops check --only roce.congestion --state-dir "$work/rc-sd" --format json > rc-alone.json
+	awk '/^sample counters 1764460800 /{ s = 1; next } /^sample /{ s = 0 } s && /^e mlx5_2 1 rx_discards_phy 37$/{ f = 1 } END { exit !f }' \
+		"$work/rc-sd/gpu-a01.link-state" && ok || bad "roce.congestion alone: no counters sample with its e lines written"
+	"$bin" --root roce-congestion-drops snapshot -o "$work/rc-snap" > /dev/null 2>&1 || bad "roce-congestion-drops: snapshot failed"
+	rm -rf "$work/rc-sd"; mkdir -p "$work/rc-sd"; cp -a .state/roce-congestion-drops/. "$work/rc-sd/"
+	"$bin" --root "$work/rc-snap" check --only roce.congestion --state-dir "$work/rc-sd" --format json > rc-snap.json
+	cmp -s <(jq -S '[.findings[] | {status, message}]' rc-alone.json) <(jq -S '[.findings[] | {status, message}]' rc-snap.json) &&
+		jq -en 'input | any(.findings[]; .check == "roce.congestion" and .status == "WARN")' rc-snap.json > /dev/null &&
+		ok || bad "roce.congestion: its snapshot is judged otherwise than the root"
+fi
 ts_finalize

@@ -2,7 +2,8 @@
 /* MFT and QoS parsers (model/mft.h) on real output read in place (the operator's guide's mlxlink,
  * mlxconfig and flint blocks in ../shared/seed; a real ConnectX-3 Pro mlxconfig query and a real
  * mlxlink PCIe output in ../shared/fixtures/real), the formats of mlnx_qos and dcb-pfc(8), the
- * policy's [mlxconfig] and [roce] keys, and the per-device command runner (live and root). */
+ * policy's [mlxconfig] and [roce] keys, the congestion counters of ethtool -S, and the per-device
+ * command runner (live and root). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -445,6 +446,75 @@ RD_TEST(qos_formats)
 	CHECK_STR(list, "0,0,0,1,0,0,0,0");
 	rd_pfc_list(0x81, list);
 	CHECK_STR(list, "1,0,0,0,0,0,0,1");
+}
+
+/* ethtool -S of mlx5_core: the layout of a real ConnectX capture posted to the bpf list
+ * (lore.kernel.org/bpf/CAMENy5rwoP0o9Gn67a-27ZXtzM7dGhJOwA4i5znihiNThR27SQ@mail.gmail.com, kernel
+ * 5.15: "NIC statistics:", five spaces, "name: value"; its lines below as posted), with the
+ * per-priority pause lines of en_stats.c's pport_per_prio_pause names. */
+RD_TEST(ethtool_stats)
+{
+	static const char real[] = "NIC statistics:\n"
+				   "     rx_packets: 333854100\n"
+				   "     rx_out_of_buffer: 990473555\n"
+				   "     rx_steer_missed_packets: 1962570491\n"
+				   "     tx_pause_ctrl_phy: 5745055\n"
+				   "     rx_discards_phy: 58591428329\n"
+				   "     tx_discards_phy: 0\n"
+				   "     rx_prio0_discards: 58591314012\n"
+				   "     tx_global_pause: 5745042\n"
+				   "     tx_global_pause_duration: 771103810\n"
+				   "     ch0_events: 55\n"
+				   "     rx_prio3_pause: 41927\n"
+				   "     rx_prio3_pause_duration: 8134\n"
+				   "     tx_prio3_pause: 1290418\n"
+				   "     tx_prio3_pause_duration: 2914772\n"
+				   "     rx_prio3_pause_transition: 39218\n"
+				   "     rx_prio3_buf_discard: 0\n";
+	struct rd_ethtool_stats *s = calloc(1, sizeof *s);
+	CHECK_INT(rd_parse_ethtool_stats(real, s), 0);
+	const struct rd_ethtool_stat *v = rd_ethtool_find(s, "rx_discards_phy");
+	CHECK(v && v->value == 58591428329ull);
+	v = rd_ethtool_find(s, "rx_out_of_buffer");
+	CHECK(v && v->value == 990473555);
+	CHECK(rd_ethtool_find(s, "rx_prio3_pause") && rd_ethtool_find(s, "tx_prio3_pause_duration"));
+	CHECK(rd_ethtool_find(s, "rx_prio0_discards") && rd_ethtool_find(s, "tx_global_pause"));
+	CHECK(rd_ethtool_find(s, "rx_prio3_buf_discard") != NULL);
+	/* traffic and ring counters are not kept, nor the transitions */
+	CHECK(rd_ethtool_find(s, "rx_packets") == NULL);
+	CHECK(rd_ethtool_find(s, "ch0_events") == NULL);
+	CHECK(rd_ethtool_find(s, "rx_prio3_pause_transition") == NULL);
+	CHECK(rd_ethtool_find(s, "tx_global_pause_duration") == NULL);
+	CHECK_INT((int)s->n, 11);
+	/* names of the set */
+	CHECK(rd_ethtool_congestion_stat("rx_prio7_pause") && !rd_ethtool_congestion_stat("rx_prio8_pause"));
+	CHECK(rd_ethtool_congestion_stat("tx_prio0_pause_duration") && !rd_ethtool_congestion_stat("tx_prio0_discards"));
+	CHECK(!rd_ethtool_congestion_stat("rx_prio") && !rd_ethtool_congestion_stat(""));
+	/* a value that is not a number, a duplicate, a negative, an overflow, tabs, no newline */
+	CHECK_INT(rd_parse_ethtool_stats("NIC statistics:\n\trx_prio0_pause: n/a\n\trx_prio1_pause: 5\n"
+					 "     rx_prio1_pause: 9\n     rx_prio2_pause: -1\n"
+					 "     rx_prio4_pause: 18446744073709551616\n     tx_prio5_pause: 7",
+					 s),
+		  0);
+	CHECK_INT((int)s->n, 2);
+	CHECK(rd_ethtool_find(s, "rx_prio1_pause")->value == 5);
+	CHECK(rd_ethtool_find(s, "tx_prio5_pause")->value == 7);
+	/* another driver's "[0]: name: value" lines give nothing kept, but are statistics */
+	CHECK_INT(rd_parse_ethtool_stats("NIC statistics:\n     [0]: rx_bytes: 209487403324\n", s), 0);
+	CHECK_INT((int)s->n, 0);
+	/* what ethtool prints when the driver has no statistics, or garbage */
+	CHECK_INT(rd_parse_ethtool_stats("no stats available\n", s), -RD_EPARSE);
+	CHECK_INT(rd_parse_ethtool_stats("", s), -RD_EPARSE);
+	CHECK_INT((int)s->n, 0);
+	/* more stats than kept: bounded */
+	struct rd_buf b = {0};
+	rd_buf_puts(&b, "NIC statistics:\n");
+	for (int i = 0; i < 400; i++)
+		rd_buf_printf(&b, "     rx_prio%d_pause: %d\n", i % 8, i);
+	CHECK_INT(rd_parse_ethtool_stats(b.data, s), 0);
+	CHECK_INT((int)s->n, 8);
+	rd_buf_free(&b);
+	free(s);
 }
 
 RD_TEST(policy_mlxconfig_and_roce_keys)

@@ -29,10 +29,12 @@ RD_TEST(state_round_trip)
 	rd_state_add(c, RD_STATE_COUNTER, "mlx5_0", 1, "link_downed", 3);
 	rd_state_add(c, RD_STATE_HW, "mlx5_bond_0", 1, "rnr_nak_retry_err", 18446744073709551615ull);
 	rd_state_add(c, RD_STATE_COUNTER, "bad name", 1, "x", 1); /* not storable: dropped */
+	rd_state_add(c, RD_STATE_ETHTOOL, "mlx5_2", 1, "rx_prio3_pause", 41927); /* roce.congestion's ethtool -S */
 	struct rd_state_sample *n = rd_state_add_sample(&st, RD_SAMPLE_CARRIER, 1764457200, "");
 	rd_state_add(n, RD_STATE_NETDEV, "enp193s0f0np0", 0, "carrier_changes", 9);
-	CHECK_INT((int)st.s[0].n, 2);
+	CHECK_INT((int)st.s[0].n, 3);
 	char *text = rd_state_format(&st);
+	CHECK(strstr(text, "\ne mlx5_2 1 rx_prio3_pause 41927\n") != NULL);
 	CHECK(strstr(text, "rdma-doctor-link-state 2\nhost gpu-a01\nsample counters 1764457200 0d5c1c7e-") == text);
 	CHECK(strstr(text, "\nsample carrier 1764457200 -\nn enp193s0f0np0 carrier_changes 9\n") != NULL);
 	char err[256] = "";
@@ -45,6 +47,9 @@ RD_TEST(state_round_trip)
 	CHECK(back.s[0].time == 1764457200);
 	const struct rd_state_entry *e = rd_state_find(&back.s[0], RD_STATE_HW, "mlx5_bond_0", 1, "rnr_nak_retry_err");
 	CHECK(e && e->value == 18446744073709551615ull);
+	e = rd_state_find(&back.s[0], RD_STATE_ETHTOOL, "mlx5_2", 1, "rx_prio3_pause");
+	CHECK(e && e->value == 41927);
+	CHECK(rd_state_find(&back.s[0], RD_STATE_HW, "mlx5_2", 1, "rx_prio3_pause") == NULL);
 	e = rd_state_find(&back.s[1], RD_STATE_NETDEV, "enp193s0f0np0", 0, "carrier_changes");
 	CHECK(e && e->value == 9);
 	CHECK(rd_state_find(&back.s[0], RD_STATE_COUNTER, "mlx5_0", 2, "link_downed") == NULL);
@@ -167,6 +172,8 @@ RD_TEST(state_bad_files)
 		{"rdma-doctor-link-state 2\nhost h\nc mlx5_0 1 link_downed 1\n", "line 3: an entry before"},
 		{"rdma-doctor-link-state 2\nhost h\nsample counters 5 -\nn ib0 carrier_changes 1\n", "line 4"},
 		{"rdma-doctor-link-state 2\nhost h\nsample carrier 5 -\nc mlx5_0 1 link_downed 1\n", "line 4"},
+		{"rdma-doctor-link-state 2\nhost h\nsample carrier 5 -\ne mlx5_2 1 rx_prio3_pause 1\n", "line 4"},
+		{"rdma-doctor-link-state 2\nhost h\nsample counters 5 -\ne enp193s0f0np0 rx_prio3_pause 1\n", "line 4"},
 		{"rdma-doctor-link-state 2\nhost h\nsample counters 5 -\nsample counters 4 -\n", "out of order"},
 		{"rdma-doctor-link-state 2\nhost h\nsample other 5 -\n", "line 3"},
 		{"rdma-doctor-link-state 2\nsample counters 5 -\n", "host missing"},
