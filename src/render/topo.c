@@ -255,8 +255,9 @@ void rd_render_topo_report(struct rd_out *o, const struct rd_pcitopo *t)
 	if (!t->ngpus)
 		return;
 	rd_out_obj_begin(o, "gpudirect");
-	/* the domain types of the GPUs' and NICs' IOMMU groups, each once, in the order met */
-	char types[96] = "";
+	/* the domain types of the GPUs' and NICs' IOMMU groups, each once, in the order met; a type
+	 * that is empty or not a word (a hostile root) counts as unreadable */
+	struct rd_strv types = {0};
 	bool any = false, unread = false;
 	for (size_t i = 0; t->acs_loaded && i < t->ngpus + t->nnics; i++) {
 		const struct rd_topo_fn *f = fn_at(t, i);
@@ -264,21 +265,29 @@ void rd_render_topo_report(struct rd_out *o, const struct rd_pcitopo *t)
 			continue;
 		any = true;
 		const char *v = rd_attr_value(&f->iommu_type);
-		if (!v) {
+		size_t vl = v ? strlen(v) : 0;
+		if (!vl || vl > 32 || strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") != vl) {
 			unread = true;
 			continue;
 		}
-		size_t n = strlen(types), vl = strlen(v);
 		bool seen = false;
-		for (const char *q = types; (q = strstr(q, v)) && !seen; q++)
-			seen = (q == types || q[-1] == ',') && (q[vl] == ',' || !q[vl]);
-		if (!seen && n + vl + 2 < sizeof types)
-			snprintf(types + n, sizeof types - n, "%s%s", n ? "," : "", v);
+		for (size_t k = 0; k < types.n && !seen; k++)
+			seen = !strcmp(types.v[k], v);
+		if (!seen && types.n < 8)
+			rd_strv_push(&types, v);
 	}
-	if (!t->acs_loaded || (any && (unread || !types[0])) || (!any && !t->iommu_absence_real))
+	if (!t->acs_loaded || (any && (unread || !types.n)) || (!any && !t->iommu_absence_real))
 		rd_out_null(o, "iommu");
-	else
-		rd_out_str(o, "iommu", NULL, any ? types : "none");
+	else if (!any)
+		rd_out_str(o, "iommu", NULL, "none");
+	else {
+		struct rd_buf b = {0};
+		for (size_t k = 0; k < types.n; k++)
+			rd_buf_printf(&b, "%s%s", k ? "," : "", types.v[k]);
+		rd_out_str(o, "iommu", NULL, b.data);
+		rd_buf_free(&b);
+	}
+	rd_strv_free(&types);
 	int level = rd_pcitopo_gdr_level(t);
 	rd_out_str(o, "gdr_level", NULL, rd_nccl_path_name(level));
 	rd_out_arr_begin(o, "gpus");

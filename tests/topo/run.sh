@@ -238,4 +238,17 @@ for r in scen/*/ "$top"/examples/*/; do
 done
 [ $n -gt 0 ] && [ $skip = $n ] && ok || bad "the gdr.* checks did not SKIP on $((n - skip)) of $n scenario and example roots"
 
+# the report's gpudirect object: the IOMMU types as read; a hostile root's empty or odd type files
+# are unreadable (null), never a crash or a guess
+jq -e '.gpudirect.iommu == "DMA-FQ" and (.gpudirect.gpus | length) == 8' <("$bin" --root h100-iommu-dma check --format json) > /dev/null &&
+	ok || bad "gpudirect.iommu of h100-iommu-dma is not DMA-FQ"
+cp -a h100-iommu-dma iommu-hostile
+for f in $(find iommu-hostile/sys/kernel/iommu_groups -name type); do : > "$f"; done
+echo DMA-FQ > "$(find iommu-hostile/sys/kernel/iommu_groups -name type | head -1)"
+"$bin" --root iommu-hostile check --format json > hostile.json; rc=$?
+[ $rc -lt 128 ] && jq -e '.gpudirect.iommu == null' hostile.json > /dev/null && ok || bad "empty iommu type files: exit $rc, iommu $(jq -c .gpudirect.iommu hostile.json)"
+printf 'DMA-FQ\033[2J,x\n' > "$(find iommu-hostile/sys/kernel/iommu_groups -name type | head -1)"
+"$bin" --root iommu-hostile check --format json > hostile.json; rc=$?
+[ $rc -lt 128 ] && jq -e '.gpudirect.iommu == null' hostile.json > /dev/null && ok || bad "a type with control bytes: exit $rc, iommu $(jq -c .gpudirect.iommu hostile.json)"
+
 ts_finalize
