@@ -112,11 +112,12 @@ static int add_common(struct rd_hist *h, const char *name, long long t, const ch
 		return -1;
 	}
 	struct rd_hist_node *n = node_get(h, name);
-	for (size_t i = 0; i < n->nreps; i++)
-		if (n->reps[i].t == t) {
-			h->duplicates++;
-			return 0;
-		}
+	bool isnew;
+	rd_map_put(&n->timemap, (const char *)&t, sizeof t, &isnew);
+	if (!isnew) {
+		h->duplicates++;
+		return 0;
+	}
 	n->reps = rd_grow(n->reps, n->nreps, sizeof *n->reps);
 	struct rd_hist_report *r = &n->reps[n->nreps++];
 	memset(r, 0, sizeof *r);
@@ -303,6 +304,7 @@ void rd_hist_free(struct rd_hist *h)
 		}
 		free(n->subj);
 		rd_map_free(&n->subjmap, NULL);
+		rd_map_free(&n->timemap, NULL);
 		free(n->fail_times);
 		free(n->name);
 	}

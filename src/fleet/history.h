@@ -65,6 +65,7 @@ struct rd_hist_node {
 	struct rd_hist_subject *subj;
 	size_t nsubj;
 	struct rd_map subjmap;
+	struct rd_map timemap; /* the reports' times (8 bytes each): a second report of a time is a duplicate */
 	/* after rd_hist_finish */
 	size_t nwindow;      /* reports in the window */
 	size_t reboots;
