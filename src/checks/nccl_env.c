@@ -449,8 +449,9 @@ static void judge_tc(struct rd_check_ctx *ctx, const struct port_ref *sel, size_
 		rd_evidence_attr(f, &q->sys_map);
 	else
 		rd_evidence_add(f, q->mlnx_qos_out.cmd, "dscp2prio: DSCP %d -> priority %d", first_tc >> 2, first_prio);
-	rd_evidence_add(f, q->pfc_from && !strcmp(q->pfc_from, "sysfs") ? q->sys_pfc.path : q->mlnx_qos_out.cmd,
-			"PFC enabled on priority %s", pfc);
+	const char *pfc_src = !q->pfc_from ? q->mlnx_qos_out.cmd : !strcmp(q->pfc_from, "sysfs") ? q->sys_pfc.path
+			    : !strcmp(q->pfc_from, "dcb") ? q->dcb_out.cmd : q->mlnx_qos_out.cmd;
+	rd_evidence_add(f, pfc_src, "PFC enabled on priority %s", pfc);
 	if (dscp < 0)
 		return;
 	char tcs[16];

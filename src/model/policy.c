@@ -44,6 +44,7 @@ static void setting_free(struct rd_policy_setting *s)
 	free(s->pkey);
 	free(s->value);
 	free(s->header);
+	free(s->conflict);
 }
 
 void rd_policy_free(struct rd_policy *p)
@@ -581,10 +582,13 @@ static int handler(void *user, const char *section, const char *key, const char 
 	struct rd_policy_setting *old = find_setting(st->p, h->base, pkey);
 	if (target && old) {
 		int c = specificity(h, (int)k, old);
-		if (c == 0 && strcmp(old->value, value) != 0)
-			return failv(st, "%s = %s here [%s] and %s = %s at %s:%d [%s]: both sections name this host and are as "
-					 "specific (make one name fewer hosts, or give both one value)",
-				     key, value, h->header, old->key, old->value, st->name, old->line, old->header);
+		/* a tie is an error only if no more specific section settles it, wherever that section is */
+		if (c == 0 && strcmp(old->value, value) != 0 && !old->conflict) {
+			old->conflict = rd_xasprintf("%s = %s here [%s] and %s = %s at %s:%d [%s]: both sections name this host "
+						     "and are as specific (make one name fewer hosts, or give both one value)",
+						     key, value, h->header, old->key, old->value, st->name, old->line, old->header);
+			old->conflict_line = st->line;
+		}
 		if (c <= 0)
 			target = NULL;
 	}
@@ -601,6 +605,11 @@ static int handler(void *user, const char *section, const char *key, const char 
 	return 1;
 }
 
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 /* Whether name, or its short form (up to the first '.'), is one of the hostlist's names. */
 static int host_matches(const char *list, const char *name, bool *match, unsigned long long *count, char *err,
 			size_t errlen)
@@ -611,6 +620,19 @@ static int host_matches(const char *list, const char *name, bool *match, unsigne
 		char shortname[RD_POLICY_HEADER_MAX];
 		snprintf(shortname, sizeof shortname, "%.*s", (int)(dot - name), name);
 		r = rd_hostlist_match(list, shortname, match, count, err, errlen);
+	}
+	/* specificity counts distinct hosts: gpu01,gpu01 or gpu[01,01] names one (a list this small is
+	 * cheap to expand; a larger one is counted as written) */
+	if (r == 0 && *match && count && *count > 1 && *count <= 65536) {
+		struct rd_strv names = {0};
+		if (rd_hostlist_expand(list, &names, err, errlen) == 0) {
+			qsort(names.v, names.n, sizeof *names.v, cmp_names);
+			unsigned long long distinct = 0;
+			for (size_t i = 0; i < names.n; i++)
+				distinct += !i || strcmp(names.v[i - 1], names.v[i]) != 0;
+			*count = distinct;
+		}
+		rd_strv_free(&names);
 	}
 	return r;
 }
@@ -754,6 +776,13 @@ int rd_policy_parse_host(const char *text, const char *name, const char *host, s
 	rd_policy_free(&st.scratch);
 	snprintf(p->origin, sizeof p->origin, "%s", name);
 	snprintf(p->host, sizeof p->host, "%s", host ? host : "");
+	for (size_t i = 0; line == 0 && i < p->nsettings; i++)
+		if (p->settings[i].conflict) {
+			snprintf(err, errlen, "%s:%d: %s", name, p->settings[i].conflict_line, p->settings[i].conflict);
+			rd_policy_free(p);
+			rd_policy_defaults(p);
+			return -1;
+		}
 	if (line == 0) {
 		const struct rd_policy_setting *ig = find_setting(p, "ports", "ignore");
 		p->ignore_line = ig ? ig->line : 0;
@@ -786,8 +815,10 @@ int rd_policy_load(const char *path, struct rd_source *src, struct rd_policy *p,
 	}
 	if (!path) {
 		struct rd_text t;
-		if (!src || rd_read_file(src, "etc/rdma-doctor.conf", RD_CAP_ATTR, &t) < 0)
-			return 0; /* no policy file: the defaults */
+		if (!src || rd_read_file(src, "etc/rdma-doctor.conf", RD_CAP_ATTR, &t) < 0) {
+			snprintf(p->host, sizeof p->host, "%s", host); /* no policy file: the defaults, for this host */
+			return 0;
+		}
 		int r = rd_policy_parse_host(t.data, "/etc/rdma-doctor.conf", host, p, err, errlen);
 		rd_text_free(&t);
 		return r;

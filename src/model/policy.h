@@ -45,6 +45,10 @@ struct rd_policy_setting {
 	int scope;     /* 0 unscoped, 1 host pattern, 2 board */
 	unsigned long long nhosts; /* a host pattern's hosts */
 	int header_index;
+	/* while parsing: a section as specific that gives this host another value (the message, at
+	 * conflict_line); cleared when a more specific section wins, an error at the end if not */
+	char *conflict;
+	int conflict_line;
 };
 struct rd_fw_pin {
 	char board_id[64];

@@ -400,6 +400,17 @@ expect "nccl-tc-no-pfc-not-judged" all '[ $rc = 0 ]'
 mq dscp '0   0   0   1   0   0   0   0' | grep -v 'prio:7' > "$Q"
 tc
 expect "nccl-tc-partial-map-not-judged" all '[ $rc = 0 ]'
+# trust and the map from the OFED driver's sysfs, PFC from iproute2's dcb: the evidence names dcb
+nq=$qr/sys/devices/pci0000:00/0000:00:01.0/0000:c1:00.0/net/enp193s0f0np0/qos
+mkdir -p "$nq"; echo dscp > "$nq/trust"
+mq dscp '0 0 0 1 0 0 0 0' | sed -n '/prio:/p' > "$nq/dscp2prio"
+rm "$Q" "$Q.status"; echo ENOENT > "$Q.error"
+D=$qr/rdma-doctor/commands/dcb-pfc-enp193s0f0np0
+printf '%s\n' 'pfc-cap 8 macsec-bypass off delay 4096' 'prio-pfc 0:off 1:off 2:off 3:on 4:off 5:off 6:off 7:off' > "$D"; echo 0 > "$D.status"
+tc
+expect "nccl-tc-pfc-from-dcb-evidence" all '[ $rc = 1 ]' 'grep -q "dcb pfc show dev enp193s0f0np0 = PFC enabled on priority 3" "$work/out"' \
+	'grep -q "/qos/dscp2prio = " "$work/out"'
+rm -r "$nq" "$D" "$D.status" "$Q.error"
 
 # ---- one policy for a heterogeneous fleet: sections scoped by host pattern, matched against the
 # root's host name (not this machine's), on a root, its /etc policy and its snapshot ----
@@ -431,8 +442,13 @@ expect "scope-snapshot-same" all '[ $rc = 0 ]' 'cmp -s "$work/out" "$work/out2"'
 "$bin" --root "$work/scope/b07.tar.gz" check --only ports.rate > "$work/out" 2>&1; rc=$?
 expect "scope-snapshot-judged-as-b07" all '[ $rc = 2 ]'
 # a root that names no host and has no policy: one line, no value printed for the missing host
-"$bin" --root examples/h100-ofed check --policy-explain > "$work/out" 2>&1; rc=$?
+mkdir -p "$work/scope/nohost/proc/sys/kernel"
+"$bin" --root "$work/scope/nohost" check --policy-explain > "$work/out" 2>&1; rc=$?
 expect "scope-explain-no-host-no-policy" all '[ $rc = 0 ]' '[ "$(cat "$work/out")" = "# host (unknown), no policy file: the defaults" ]'
+mv "$sb/etc/rdma-doctor.conf" "$work/scope/conf.away"
+"$bin" --root "$sb" check --policy-explain > "$work/out" 2>&1; rc=$?
+expect "scope-explain-no-policy-names-the-host" all '[ $rc = 0 ]' '[ "$(cat "$work/out")" = "# host gpu-b07, no policy file: the defaults" ]'
+mv "$work/scope/conf.away" "$sb/etc/rdma-doctor.conf"
 # two sections as specific naming this host with different values: exit 3, one line naming both lines
 printf '[ports @gpu-b[01-02]]\nmin_rate_ib = 100\n[ports @gpu-b[07-08]]\nmin_rate_ib = 200\n' > "$P"
 "$bin" --root "$sb" check --policy "$P" > "$work/out" 2> "$work/err"; rc=$?

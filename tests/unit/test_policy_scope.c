@@ -143,6 +143,32 @@ RD_TEST(policy_scope_equal_specificity)
 	CHECK_INT(parse("[ports]\nmin_rate_ib = 100\n[ports]\nmin_rate_ib = 200\n", "a1", &p, err, sizeof err), 0);
 	CHECK(p.min_rate_ib == 200);
 	rd_policy_free(&p);
+	/* a tie that a more specific section settles is no error, whether that section comes first or last */
+	static const char *const orders[] = {
+		"[ports @gpu-a[01-02]]\nexpect_active = 1\n[ports @gpu-a[01,03]]\nexpect_active = 2\n[ports @gpu-a01]\nexpect_active = 3\n",
+		"[ports @gpu-a01]\nexpect_active = 3\n[ports @gpu-a[01-02]]\nexpect_active = 1\n[ports @gpu-a[01,03]]\nexpect_active = 2\n",
+		"[ports @gpu-a[01-02]]\nexpect_active = 1\n[ports @gpu-a01]\nexpect_active = 3\n[ports @gpu-a[01,03]]\nexpect_active = 2\n"};
+	for (size_t i = 0; i < 3; i++) {
+		CHECK_INT(parse(orders[i], "gpu-a01", &p, err, sizeof err), 0);
+		CHECK_INT(p.expect_active_ports, 3);
+		rd_policy_free(&p);
+		/* and where it names another host, the tie stands */
+		CHECK_INT(parse(orders[i], "gpu-a02", &p, err, sizeof err), 0);
+		CHECK_INT(p.expect_active_ports, 1);
+		rd_policy_free(&p);
+	}
+	/* a name written twice is one host: gpu-a01,gpu-a01,gpu-a01 is more specific than two hosts */
+	CHECK_INT(parse("[ports @gpu-a[01-02]]\nexpect_active = 2\n[ports @gpu-a01,gpu-a01,gpu-a01]\nexpect_active = 1\n",
+			"gpu-a01", &p, err, sizeof err),
+		  0);
+	CHECK_INT(p.expect_active_ports, 1);
+	CHECK_INT(setting(&p, "ports", "expect_active")->nhosts, 1);
+	rd_policy_free(&p);
+	CHECK_INT(parse("[ports @gpu-a[01-02]]\nexpect_active = 2\n[ports @gpu-a[01,01]]\nexpect_active = 1\n", "gpu-a01", &p,
+			err, sizeof err),
+		  0);
+	CHECK_INT(p.expect_active_ports, 1);
+	rd_policy_free(&p);
 }
 
 RD_TEST(policy_scope_board)
