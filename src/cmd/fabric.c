@@ -332,6 +332,9 @@ int rd_cmd_fabric(struct rd_ctx *ctx, int argc, char **argv)
 	if (!smt->err)
 		rd_fab_parse_sminfo(&f, smt->data, smt->len);
 	rd_fabric_merge(&f, &net);
+	const struct rd_text *qet = &in[RD_FAB_IN_QUERYERRORS].text;
+	if (!qet->err)
+		rd_fab_parse_ibqueryerrors(&f, qet->data, qet->len);
 	if (route_a || join) {
 		r = RD_EXIT_UNKNOWN;
 		if (lt->err && nt->err)
@@ -366,7 +369,8 @@ int rd_cmd_fabric(struct rd_ctx *ctx, int argc, char **argv)
 	} else {
 		/* sminfo is judged when it was run or captured (a capture directory may lack it) */
 		struct rd_fab_judge_opts jo = {.expect = expect ? &expected : NULL,
-					       .sminfo = smt->err == RD_ENOTCAPTURED || (smt->err == ENOENT && live) ? NULL : smt};
+					       .sminfo = smt->err == RD_ENOTCAPTURED || (smt->err == ENOENT && live) ? NULL : smt,
+					       .queryerrors = qet->err == RD_ENOTCAPTURED || (qet->err == ENOENT && live) ? NULL : qet};
 		rd_fab_judge(&f, &jo, &rep);
 	}
 	struct rd_fab_ref cur = {0};

@@ -13,6 +13,7 @@ static const struct {
 	[RD_FAB_IN_LINKINFO] = {"iblinkinfo-switches-only-l", "iblinkinfo --switches-only -l"},
 	[RD_FAB_IN_NETDISCOVER] = {"ibnetdiscover-p", "ibnetdiscover -p"},
 	[RD_FAB_IN_SMINFO] = {"sminfo", "sminfo"},
+	[RD_FAB_IN_QUERYERRORS] = {"ibqueryerrors", "ibqueryerrors"},
 };
 
 void rd_fab_read_inputs(struct rd_source *src, bool run_live, struct rd_fab_input in[RD_FAB_NIN])

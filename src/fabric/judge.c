@@ -8,6 +8,10 @@
  *   fabric.link.state      a cabled port that is not Active while a subnet manager is there
  *   fabric.sm              no subnet manager answers, or the one that answers is not master
  *   fabric.expect          a host expected in the fabric that no node description names
+ *   fabric.link.errors     a cable (both ends' counters) with an error counter above its threshold
+ *                          (counters.c: the rules), FAIL when one is saturated; UNKNOWN when
+ *                          ibqueryerrors was asked for and its output could not be had
+ *   fabric.duplicate       one GUID on two nodes, one LID on two ports
  *   fabric.input           the captures held nothing this understands */
 #include <math.h>
 #include <stdio.h>
@@ -305,6 +309,230 @@ static void judge_expect(const struct rd_fabric *f, const struct rd_strv *expect
 	}
 }
 
+/* ---- port error counters (ibqueryerrors) ---- */
+
+#define QE_CMD "ibqueryerrors"
+
+/* The link whose end is (guid, port): its index, which end in *side (0 a, 1 b); -1 none. */
+static long link_of_end(const struct rd_fabric *f, uint64_t guid, unsigned port, int *side)
+{
+	for (size_t i = 0; i < f->nlinks; i++) {
+		const struct rd_fab_link *l = &f->links[i];
+		if (l->a.guid == guid && l->a.port == port) {
+			*side = 0;
+			return (long)i;
+		}
+		if (l->has_peer && l->b.guid == guid && l->b.port == port) {
+			*side = 1;
+			return (long)i;
+		}
+	}
+	return -1;
+}
+
+static bool saturated(const struct rd_fab_counter_rule *ru, uint64_t v)
+{
+	return ru->bits < 64 && v >= (((uint64_t)1 << ru->bits) - 1);
+}
+
+static void counter_port_name(const struct rd_fabric *f, const struct rd_fab_counter *c, char *buf, size_t cap)
+{
+	const struct rd_fab_node *n = rd_fabric_node(f, c->guid);
+	const char *d = n && n->desc && *n->desc ? n->desc : c->desc && *c->desc ? c->desc : NULL;
+	if (d)
+		snprintf(buf, cap, "%s[%u]", d, c->port);
+	else
+		snprintf(buf, cap, "0x%016llx[%u]", (unsigned long long)c->guid, c->port);
+}
+
+static void judge_counters(const struct rd_fabric *f, const struct rd_text *t, struct rd_report *r)
+{
+	if (t->err || !f->counters_read) {
+		struct rd_finding *fd = rd_report_add(r, "fabric.link.errors", RD_SUBJ_HOST, RD_UNKNOWN, "port counters",
+						      "the ports' error counters could not be had: ibqueryerrors' output %s",
+						      t->err ? "could not be read" : "has no \"## Summary\" line (not its format, or it failed)");
+		if (t->err)
+			rd_evidence_add(fd, QE_CMD, "<error: %s>", rd_strerror(t->err));
+		else
+			rd_evidence_add(fd, QE_CMD, "exit status %d%s%.*s", t->status, t->len ? ": " : "", (int)trimmed_len(t),
+					t->data ? t->data : "");
+		rd_fix_add(fd, "ibqueryerrors (infiniband-diags; it needs a subnet manager: the ports' LIDs)");
+		return;
+	}
+	/* each counter above its threshold, grouped by the cable (or the uncabled port) it is on */
+	size_t nc = f->ncounters, nbad = 0;
+	long *key = rd_xcalloc(nc + 1, sizeof *key);
+	bool *done = rd_xcalloc(nc + 1, sizeof *done);
+	for (size_t i = 0; i < nc; i++) {
+		const struct rd_fab_counter *c = &f->counters[i];
+		const struct rd_fab_counter_rule *ru = rd_fab_counter_rule(c->name);
+		int side;
+		key[i] = link_of_end(f, c->guid, c->port, &side);
+		done[i] = !ru || c->value <= ru->threshold;
+	}
+	for (size_t i = 0; i < nc; i++) {
+		if (done[i])
+			continue;
+		const struct rd_fab_counter *c0 = &f->counters[i];
+		const struct rd_fab_link *l = key[i] >= 0 ? &f->links[key[i]] : NULL;
+		char subj[400], msg[1200], pn[200];
+		size_t ml = 0, nsat = 0;
+		enum rd_status st = RD_WARN;
+		if (l)
+			link_subject(f, l, subj, sizeof subj);
+		else
+			counter_port_name(f, c0, subj, sizeof subj);
+		msg[0] = 0;
+		for (size_t j = i; j < nc; j++) {
+			const struct rd_fab_counter *c = &f->counters[j];
+			if (done[j] || !(l ? key[j] == key[i] : key[j] < 0 && c->guid == c0->guid && c->port == c0->port))
+				continue;
+			const struct rd_fab_counter_rule *ru = rd_fab_counter_rule(c->name);
+			bool sat = saturated(ru, c->value);
+			counter_port_name(f, c, pn, sizeof pn);
+			if (sat) {
+				st = RD_FAIL;
+				nsat++;
+			}
+			int k = snprintf(msg + ml, sizeof msg - ml, "%s%s %s %llu%s (threshold %llu; %s)", ml ? "; " : "", pn,
+					 c->name, (unsigned long long)c->value,
+					 sat ? ", saturated: at its maximum, the true count unknown" : "",
+					 (unsigned long long)ru->threshold, ru->means);
+			if (k > 0 && (size_t)k < sizeof msg - ml)
+				ml += (size_t)k;
+			done[j] = true;
+		}
+		struct rd_finding *fd = rd_report_add(r, "fabric.link.errors", RD_SUBJ_PORT, st, subj, "%s%s", msg,
+						      l ? "" : " (a port without a cable in iblinkinfo's output)");
+		nbad++;
+		for (size_t j = 0; j < nc; j++) {
+			const struct rd_fab_counter *c = &f->counters[j];
+			if (l ? key[j] == key[i] : (key[j] < 0 && c->guid == c0->guid && c->port == c0->port))
+				rd_evidence_add(fd, QE_CMD, "line %u: GUID 0x%llx port %u: [%s == %llu]", c->line,
+						(unsigned long long)c->guid, c->port, c->name, (unsigned long long)c->value);
+		}
+		if (l)
+			link_evidence(f, fd, l);
+		rd_fix_add(fd, "perfquery -G 0x%llx %u (the counters now), then perfquery -R -G 0x%llx %u to clear them and "
+			       "see whether they rise again%s",
+			   (unsigned long long)c0->guid, c0->port, (unsigned long long)c0->guid, c0->port,
+			   nsat ? " (a saturated counter shows nothing new until it is cleared)" : "");
+		rd_fix_add(fd, "reseat the cable between both ports, then replace it (or its transceivers) if the errors "
+			       "return; mlxlink -d <switch> -p <port> shows the port's BER on a managed switch");
+	}
+	if (!nbad)
+		rd_report_add(r, "fabric.link.errors", RD_SUBJ_PORT, RD_OK, "port counters",
+			      "no port's error counter above its threshold (ibqueryerrors: %u ports checked)", f->ports_checked);
+	free(key);
+	free(done);
+}
+
+/* ---- duplicate GUIDs and LIDs ---- */
+
+struct end_ref {
+	const struct rd_fab_end *e;
+	const struct rd_fab_end *peer; /* the cable's other end, or NULL */
+	unsigned line;
+};
+
+static int end_ref_guid_cmp(const void *a, const void *b)
+{
+	const struct end_ref *x = a, *y = b;
+	if (x->e->guid != y->e->guid)
+		return x->e->guid < y->e->guid ? -1 : 1;
+	return (x->line > y->line) - (x->line < y->line);
+}
+
+static int end_ref_lid_cmp(const void *a, const void *b)
+{
+	const struct end_ref *x = a, *y = b;
+	if (x->e->lid != y->e->lid)
+		return x->e->lid < y->e->lid ? -1 : 1;
+	if (x->e->guid != y->e->guid)
+		return x->e->guid < y->e->guid ? -1 : 1;
+	return (x->line > y->line) - (x->line < y->line);
+}
+
+/* "node02 mlx5_0[1] (cabled to leaf1[2], line 5)" */
+static void place(const struct end_ref *x, char *buf, size_t cap)
+{
+	const char *d = x->e->desc && *x->e->desc ? x->e->desc : "?";
+	if (x->peer)
+		snprintf(buf, cap, "\"%s\" port %u (cabled to %s[%u], line %u)", d, x->e->port,
+			 x->peer->desc && *x->peer->desc ? x->peer->desc : "?", x->peer->port, x->line);
+	else
+		snprintf(buf, cap, "\"%s\" port %u (line %u)", d, x->e->port, x->line);
+}
+
+static bool same_desc(const struct rd_fab_end *a, const struct rd_fab_end *b)
+{
+	return !a->desc || !b->desc || !*a->desc || !*b->desc || strcmp(a->desc, b->desc) == 0;
+}
+
+static void dup_finding(struct rd_report *r, const char *subj, const char *what, const struct end_ref *x,
+			const struct end_ref *y)
+{
+	char px[400], py[400];
+	place(x, px, sizeof px);
+	place(y, py, sizeof py);
+	struct rd_finding *fd = rd_report_add(r, "fabric.duplicate", RD_SUBJ_PORT, RD_FAIL, subj, "%s: %s and %s", what,
+					      px, py);
+	rd_evidence_add(fd, LINK_CMD, "line %u: %s", x->line, px);
+	rd_evidence_add(fd, LINK_CMD, "line %u: %s", y->line, py);
+	rd_fix_add(fd, "ibstat on both hosts (Node GUID, Port GUID, Base lid); smpquery nodeinfo -G <guid>");
+	rd_fix_add(fd, "a duplicate GUID is a cloned firmware image or a mis-set GUID (mlxconfig / flint); a "
+		       "duplicate LID a second subnet manager or a static LID: check the SM's log");
+}
+
+static void judge_dups(const struct rd_fabric *f, struct rd_report *r)
+{
+	size_t n = 0;
+	struct end_ref *v = rd_xcalloc(2 * f->nlinks + 1, sizeof *v);
+	for (size_t i = 0; i < f->nlinks; i++) {
+		const struct rd_fab_link *l = &f->links[i];
+		v[n++] = (struct end_ref){&l->a, l->has_peer ? &l->b : NULL, l->line};
+		if (l->has_peer)
+			v[n++] = (struct end_ref){&l->b, &l->a, l->line};
+	}
+	/* a GUID under two node descriptions, or a CA port on two cables: two devices with one GUID */
+	if (n > 1)
+		qsort(v, n, sizeof *v, end_ref_guid_cmp);
+	for (size_t i = 0; i < n;) {
+		size_t j = i + 1;
+		while (j < n && v[j].e->guid == v[i].e->guid)
+			j++;
+		bool found = false;
+		for (size_t a = i; a < j && !found; a++)
+			for (size_t b = a + 1; b < j && !found; b++) {
+				const struct rd_fab_end *x = v[a].e, *y = v[b].e;
+				bool two_cables = x->kind == RD_FAB_CA && y->kind == RD_FAB_CA && x->port == y->port && v[a].peer &&
+						  v[b].peer && (v[a].peer->guid != v[b].peer->guid || v[a].peer->port != v[b].peer->port);
+				if (!same_desc(x, y) || two_cables) {
+					char subj[64];
+					snprintf(subj, sizeof subj, "GUID 0x%016llx", (unsigned long long)x->guid);
+					dup_finding(r, subj, "one GUID on two nodes", &v[a], &v[b]);
+					found = true;
+				}
+			}
+		i = j;
+	}
+	/* a LID on two GUIDs (LID 0, no subnet manager yet, is no LID) */
+	if (n > 1)
+		qsort(v, n, sizeof *v, end_ref_lid_cmp);
+	for (size_t i = 0; i < n;) {
+		size_t j = i + 1;
+		while (j < n && v[j].e->lid == v[i].e->lid)
+			j++;
+		if (v[i].e->lid && v[j - 1].e->guid != v[i].e->guid) {
+			char subj[32];
+			snprintf(subj, sizeof subj, "LID %u", v[i].e->lid);
+			dup_finding(r, subj, "one LID on two ports", &v[i], &v[j - 1]);
+		}
+		i = j;
+	}
+	free(v);
+}
+
 void rd_fab_judge(const struct rd_fabric *f, const struct rd_fab_judge_opts *o, struct rd_report *r)
 {
 	if (!f->nlinks) {
@@ -316,6 +544,9 @@ void rd_fab_judge(const struct rd_fabric *f, const struct rd_fab_judge_opts *o, 
 	}
 	bool sm = judge_sm(f, o, r);
 	judge_links(f, r, sm);
+	judge_dups(f, r);
+	if (o->queryerrors)
+		judge_counters(f, o->queryerrors, r);
 	if (o->expect)
 		judge_expect(f, o->expect, r);
 }

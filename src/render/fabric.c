@@ -45,6 +45,8 @@ static const char *input_state(const struct rd_fab_input *in, char *buf, size_t 
 		return "not read";
 	if (in->text.err)
 		snprintf(buf, cap, "error: %s", rd_strerror(in->text.err));
+	else if (in->text.status == 1 && strcmp(in->name, "ibqueryerrors") == 0)
+		snprintf(buf, cap, "read"); /* its exit status when a counter is above its threshold */
 	else if (in->text.status > 0)
 		snprintf(buf, cap, "exit status %d", in->text.status);
 	else
