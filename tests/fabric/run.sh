@@ -7,7 +7,10 @@
 #   * healthy, opensm running: no finding above OK (the "both ends could do 12X 10 Gbps" that every
 #     simulated port advertises is one OK note per tier, not a finding per link);
 #   * healthy, no subnet manager: exactly fabric.sm (FAIL), the ports Initialize;
-#   * one leaf-spine cable at w=1: exactly one fabric.link.degraded, on that cable;
+#   * one leaf-spine cable at w=1: exactly one fabric.link.degraded, on that cable; then ibsim's
+#     console (PerformanceSet) sets error counters at both of its ends, one saturated, and on a
+#     host's cable: the real ibqueryerrors' output gives fabric.link.errors on exactly those two
+#     cables (FAIL for the saturated one), live and from the captures;
 #   * node03's cable unplugged: with --against the healthy reference exactly fabric.ref.missing on
 #     it, with --expect node[01-06] exactly fabric.expect node03;
 #   * node04's cable moved to another leaf port: with --against exactly one fabric.ref.moved;
@@ -95,15 +98,30 @@ mknet() {
 	done
 }
 
-# start_sim NETFILE: ibsim on it, ready (it says so in its log)
+# start_sim NETFILE [console]: ibsim on it, ready (it says so in its log); with "console" its
+# console reads the fifo NETFILE.con, written through fd 3 (sim_cmd)
 start_sim() {
 	: > "$1.sim.log"
-	ibsim -n -s "$1" > "$1.sim.log" 2>&1 &
-	sim_pid=$!
+	if [ "${2:-}" = console ]; then
+		mkfifo "$1.con"
+		ibsim -s "$1" < "$1.con" > "$1.sim.log" 2>&1 &
+		sim_pid=$!
+		exec 3> "$1.con"
+	else
+		ibsim -n -s "$1" > "$1.sim.log" 2>&1 &
+		sim_pid=$!
+	fi
+	sim_log=$1.sim.log
 	for _ in $(seq 100); do grep -q "simulator ready" "$1.sim.log" && return 0; sleep 0.1; done
 	ts_die "ibsim did not start on $1: $(tail -3 "$1.sim.log")"
 }
-stop_sim() { stop "$sim_pid"; sim_pid=; }
+stop_sim() { exec 3>&-; stop "$sim_pid"; sim_pid=; }
+# sim_set NODE PORT COUNTER VALUE: ibsim's console sets a port's counter (PerformanceSet), done
+sim_set() {
+	echo "PerformanceSet \"$1\"[$2] PortCounters.$3=$4" >&3
+	for _ in $(seq 50); do grep -qF "$1[$2] PortCounters.$3 has been set to $4" "$sim_log" && return 0; sleep 0.1; done
+	ts_die "ibsim: PerformanceSet $1[$2] $3 not done: $(tail -2 "$sim_log")"
+}
 
 # start_sm: opensm on the simulated fabric until every cabled port is Active
 start_sm() {
@@ -169,7 +187,8 @@ jq -e '[.findings[] | select(.check == "fabric.link.capability")] | length == 2'
 capture() {
 	mkdir "$1"
 	local c n
-	for c in "iblinkinfo-switches-only-l iblinkinfo --switches-only -l" "ibnetdiscover-p ibnetdiscover -p" "sminfo sminfo"; do
+	for c in "iblinkinfo-switches-only-l iblinkinfo --switches-only -l" "ibnetdiscover-p ibnetdiscover -p" "sminfo sminfo" \
+		"ibqueryerrors ibqueryerrors"; do
 		set -- "$1" $c
 		n=$2
 		timeout 30 ibsim-run "${@:3}" > "$1/$n" 2> /dev/null
@@ -194,15 +213,37 @@ stop_sm
 stop_sim
 
 # one leaf-spine cable trained at 1X
-start_sim w1.net
+start_sim w1.net console
 start_sm
 run w1
 expect_findings w1 "WARN fabric.link.degraded leaf1[6] - spine1[2]"
 expect_rc w1 1
 jq -e '.findings[] | select(.check == "fabric.link.degraded") | .message | test("1X 2.5 Gbps") and test("7 of its 7 sibling links")' \
 	w1.json > /dev/null && ok || bad "w1: the degraded link's message: $(jq -r '.findings[0].message' w1.json)"
+jq -e '.findings[] | select(.check == "fabric.link.errors") | .status == "OK" and (.message | test("38 ports checked"))' \
+	w1.json > /dev/null && ok "w1: ibqueryerrors run, no counter above its threshold" || bad "w1: ibqueryerrors: $(jq -c '.inputs' w1.json)"
 capture cap-w1
 same_as_dir w1 cap-w1
+# the same cable's ends erring (ibsim's console sets the counters the real ibqueryerrors reads):
+# symbol errors at one end, LinkDownedCounter saturated (8 bits) at the other; a host's port above
+# PortRcvErrors' threshold and its leaf's end below it; a host's discards below their threshold
+sim_set leaf1 6 SymbolErrorCounter 500
+sim_set spine1 2 LinkDownedCounter 255
+sim_set "node05 mlx5_0" 1 PortRcvErrors 12
+sim_set leaf2 2 PortRcvErrors 3
+sim_set "node02 mlx5_0" 1 PortXmitDiscards 7
+run w1err
+expect_findings w1err "FAIL fabric.link.errors leaf1[6] - spine1[2]
+WARN fabric.link.degraded leaf1[6] - spine1[2]
+WARN fabric.link.errors leaf2[2] - node05 mlx5_0[1]"
+expect_rc w1err 2
+jq -e '[.findings[] | select(.check == "fabric.link.errors" and .status == "FAIL") | .message][0]
+	| test("spine1\\[2\\] LinkDownedCounter 255, saturated") and test("leaf1\\[6\\] SymbolErrorCounter 500 \\(threshold 10")' \
+	w1err.json > /dev/null && ok "w1err: both ends named, the saturated counter said" || bad "w1err: $(jq -r '.findings[0].message' w1err.json)"
+jq -e '(.inputs[] | select(.name == "ibqueryerrors") | .state) == "read"' w1err.json > /dev/null &&
+	ok "w1err: ibqueryerrors' exit status 1 (counters above threshold) is a read" || bad "w1err: $(jq -c '.inputs' w1err.json)"
+capture cap-w1err
+same_as_dir w1err cap-w1err
 stop_sm
 stop_sim
 
