@@ -54,7 +54,7 @@ const struct rd_cmd rd_cmds[] = {
 	 FORMAT_OPT HELP_OPT, "0 shown, 3 a usage error, an unreadable root or output that cannot be written"},
 	{"fabric", rd_cmd_fabric,
 	 "[DIR] [--format text|json] [--expect HOSTLIST] [--save FILE] [--against FILE]\n"
-	 "            [--route HOST_A HOST_B | --pairs FILE...]",
+	 "            [--state-dir DIR] [--route HOST_A HOST_B | --pairs FILE...]",
 	 "the InfiniBand subnet from infiniband-diags (iblinkinfo, ibnetdiscover, sminfo, ibqueryerrors),\n"
 	 "            live or from a directory of their captured outputs: links below their siblings or what both\n"
 	 "            ends can do, port error counters above their thresholds, duplicate GUIDs or LIDs, no subnet\n"
@@ -64,6 +64,8 @@ const struct rd_cmd rd_cmds[] = {
 	 "                          descriptions \"HOST DEVICE\" (Linux's default) name them\n"
 	 "      --save FILE         write the cabling (each link's ends, width and speed) as a reference\n"
 	 "      --against FILE      compare with a reference --save wrote: links missing, moved, added, changed\n"
+	 "      --state-dir DIR     keep the ports' error counters there (_fabric.link-state) and judge their\n"
+	 "                          rise since the sample of up to an hour before, not their totals\n"
 	 "      --route HOST_A HOST_B\n"
 	 "                          the route between two hosts hop by hop: each switch, its in and out port,\n"
 	 "                          each cable's width and speed (live: ibtracert between their LIDs; DIR:\n"

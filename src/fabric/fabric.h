@@ -112,6 +112,13 @@ size_t rd_fab_parse_sminfo(struct rd_fabric *f, const char *text, size_t len);
  * "## Summary: ...".  At most RD_FAB_MAX_COUNTERS counters are kept.  Returns the lines understood. */
 #define RD_FAB_MAX_COUNTERS 100000
 size_t rd_fab_parse_ibqueryerrors(struct rd_fabric *f, const char *text, size_t len);
+/* --state-dir: the judged counters of f kept in dir (its "_fabric.link-state", through
+ * run/statefile.c: locked, never a raw open) as a sample at now; base gets a copy of the sample
+ * to compare with (model/state.h's baseline rule over the default window; base->time 0: none,
+ * the caller frees it with rd_state_sample_free).  0, or -errno with the reason in err. */
+struct rd_state_sample;
+int rd_fab_counters_keep(const struct rd_fabric *f, const char *dir, long long now, struct rd_state_sample *base,
+			 char *err, size_t errlen);
 /* After the parsers: one link per cable (a switch-to-switch link seen from both switches is kept
  * once), the node list with hosts and tiers. */
 void rd_fabric_finish(struct rd_fabric *f);
@@ -150,6 +157,7 @@ struct rd_fab_judge_opts {
 	const struct rd_strv *expect;
 	const struct rd_text *sminfo; /* sminfo's capture or run (NULL: not asked) */
 	const struct rd_text *queryerrors; /* ibqueryerrors' capture or run (NULL: not asked) */
+	const struct rd_state_sample *counters_base; /* --state-dir: the counters before (NULL: none) */
 };
 void rd_fab_judge(const struct rd_fabric *f, const struct rd_fab_judge_opts *o, struct rd_report *r);
 

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "fabric/fabric.h"
+#include "model/state.h"
 
 #define LINK_CMD "iblinkinfo --switches-only -l"
 
@@ -345,7 +346,18 @@ static void counter_port_name(const struct rd_fabric *f, const struct rd_fab_cou
 		snprintf(buf, cap, "0x%016llx[%u]", (unsigned long long)c->guid, c->port);
 }
 
-static void judge_counters(const struct rd_fabric *f, const struct rd_text *t, struct rd_report *r)
+/* With a baseline: how much c rose since (a counter below its baseline was cleared: all of it is new). */
+static uint64_t rise_of(const struct rd_fab_counter *c, const struct rd_state_sample *base)
+{
+	char dev[24];
+	snprintf(dev, sizeof dev, "0x%016llx", (unsigned long long)c->guid);
+	const struct rd_state_entry *e = rd_state_find(base, RD_STATE_COUNTER, dev, c->port, c->name);
+	uint64_t was = e ? e->value : 0; /* not printed then: 0 (below ibqueryerrors' threshold) */
+	return c->value >= was ? c->value - was : c->value;
+}
+
+static void judge_counters(const struct rd_fabric *f, const struct rd_text *t, const struct rd_state_sample *base,
+			   struct rd_report *r)
 {
 	if (t->err || !f->counters_read) {
 		struct rd_finding *fd = rd_report_add(r, "fabric.link.errors", RD_SUBJ_HOST, RD_UNKNOWN, "port counters",
@@ -377,7 +389,7 @@ static void judge_counters(const struct rd_fabric *f, const struct rd_text *t, s
 		const struct rd_fab_link *l = key[i] >= 0 ? &f->links[key[i]] : NULL;
 		char subj[400], msg[1200], pn[200];
 		size_t ml = 0, nsat = 0;
-		enum rd_status st = RD_WARN;
+		enum rd_status st = base ? RD_OK : RD_WARN;
 		if (l)
 			link_subject(f, l, subj, sizeof subj);
 		else
@@ -389,13 +401,24 @@ static void judge_counters(const struct rd_fabric *f, const struct rd_text *t, s
 				continue;
 			const struct rd_fab_counter_rule *ru = rd_fab_counter_rule(c->name);
 			bool sat = saturated(ru, c->value);
+			uint64_t rise = base ? rise_of(c, base) : 0;
 			counter_port_name(f, c, pn, sizeof pn);
-			if (sat) {
-				st = RD_FAIL;
-				nsat++;
-			}
-			int k = snprintf(msg + ml, sizeof msg - ml, "%s%s %s %llu%s (threshold %llu; %s)", ml ? "; " : "", pn,
-					 c->name, (unsigned long long)c->value,
+			/* without a baseline a counter above its threshold is judged as errors now; with one,
+			 * only a rise is: a saturated one that cannot show a rise is a WARN */
+			enum rd_status cs = !base ? (sat ? RD_FAIL : RD_WARN)
+					    : sat ? (rise ? RD_FAIL : RD_WARN)
+						  : (rise ? RD_WARN : RD_OK);
+			if (cs > st)
+				st = cs;
+			nsat += sat;
+			char since[96] = "";
+			if (base && rise)
+				snprintf(since, sizeof since, ", up %llu in %llds", (unsigned long long)rise,
+					 rd_run_time() - base->time);
+			else if (base)
+				snprintf(since, sizeof since, ", unchanged in %llds (old errors)", rd_run_time() - base->time);
+			int k = snprintf(msg + ml, sizeof msg - ml, "%s%s %s %llu%s%s (threshold %llu; %s)", ml ? "; " : "", pn,
+					 c->name, (unsigned long long)c->value, since,
 					 sat ? ", saturated: at its maximum, the true count unknown" : "",
 					 (unsigned long long)ru->threshold, ru->means);
 			if (k > 0 && (size_t)k < sizeof msg - ml)
@@ -547,7 +570,7 @@ void rd_fab_judge(const struct rd_fabric *f, const struct rd_fab_judge_opts *o, 
 	judge_dups(f, r);
 	/* without a subnet manager the ports have no LIDs to query: fabric.sm says it already */
 	if (o->queryerrors && (sm || (!o->queryerrors->err && f->counters_read)))
-		judge_counters(f, o->queryerrors, r);
+		judge_counters(f, o->queryerrors, o->counters_base, r);
 	if (o->expect)
 		judge_expect(f, o->expect, r);
 }

@@ -10,7 +10,8 @@
 #   * one leaf-spine cable at w=1: exactly one fabric.link.degraded, on that cable; then ibsim's
 #     console (PerformanceSet) sets error counters at both of its ends, one saturated, and on a
 #     host's cable: the real ibqueryerrors' output gives fabric.link.errors on exactly those two
-#     cables (FAIL for the saturated one), live and from the captures;
+#     cables (FAIL for the saturated one), live and from the captures; with --state-dir the next
+#     runs judge the counters' rise since the kept sample (none: old errors; then one port's);
 #   * node03's cable unplugged: with --against the healthy reference exactly fabric.ref.missing on
 #     it, with --expect node[01-06] exactly fabric.expect node03;
 #   * node04's cable moved to another leaf port: with --against exactly one fabric.ref.moved;
@@ -244,6 +245,25 @@ jq -e '(.inputs[] | select(.name == "ibqueryerrors") | .state) == "read"' w1err.
 	ok "w1err: ibqueryerrors' exit status 1 (counters above threshold) is a read" || bad "w1err: $(jq -c '.inputs' w1err.json)"
 capture cap-w1err
 same_as_dir w1err cap-w1err
+# --state-dir: the first run keeps the counters (judged as above), the next judges their rise: none
+# (old errors: OK, the saturated one WARN: a rise cannot be seen), then node05's port erring again
+mkdir -m 755 sd
+run w1s1 --state-dir sd
+expect_findings w1s1 "$(findings w1err)"
+[ -f sd/_fabric.link-state ] && grep -q "^c 0x0000000000200000 6 SymbolErrorCounter 500$" sd/_fabric.link-state &&
+	ok "state: the counters kept" || bad "state: $(ls sd; cat sd/_fabric.link-state)"
+run w1s2 --state-dir sd
+expect_findings w1s2 "WARN fabric.link.degraded leaf1[6] - spine1[2]
+WARN fabric.link.errors leaf1[6] - spine1[2]"
+jq -e '[.findings[] | select(.check == "fabric.link.errors" and .status == "OK") | .subject] == ["leaf2[2] - node05 mlx5_0[1]"]' \
+	w1s2.json > /dev/null && ok "state: unchanged counters are old errors" || bad "state: $(jq -c '[.findings[] | [.status, .subject, .message]]' w1s2.json)"
+sim_set "node05 mlx5_0" 1 PortRcvErrors 20
+run w1s3 --state-dir sd
+expect_findings w1s3 "WARN fabric.link.degraded leaf1[6] - spine1[2]
+WARN fabric.link.errors leaf1[6] - spine1[2]
+WARN fabric.link.errors leaf2[2] - node05 mlx5_0[1]"
+jq -e '.findings[] | select(.subject == "leaf2[2] - node05 mlx5_0[1]") | .message | test("PortRcvErrors 20, up 8 in")' \
+	w1s3.json > /dev/null && ok "state: the rise since the baseline" || bad "state: $(jq -c '[.findings[] | [.status, .subject, .message]]' w1s3.json)"
 stop_sm
 stop_sim
 

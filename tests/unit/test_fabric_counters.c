@@ -13,6 +13,7 @@
 
 #include "fabric/fabric.h"
 #include "harness.h"
+#include "model/state.h"
 #include "util/util.h"
 
 static char *slurp(const char *rel)
@@ -322,5 +323,38 @@ RD_TEST(no_duplicates_in_w1)
 	rd_fab_judge(&f, &o, &r);
 	CHECK_INT(count(&r, "fabric.duplicate"), 0); /* switches' ports share their GUID and LID */
 	rd_report_free(&r);
+	rd_fabric_free(&f);
+}
+
+RD_TEST(counters_rise_since_baseline)
+{
+	struct rd_fabric f;
+	load_w1(&f, true);
+	/* the sample before: leaf1[6]'s symbol errors 500 (unchanged), node05's PortRcvErrors 4 (up 8),
+	 * spine1[2]'s saturated LinkDownedCounter 255 (unchanged: a rise cannot be seen) */
+	struct rd_state_sample base = {.kind = RD_SAMPLE_COUNTERS, .time = rd_run_time() - 600};
+	rd_state_add(&base, RD_STATE_COUNTER, "0x0000000000200000", 6, "SymbolErrorCounter", 500);
+	rd_state_add(&base, RD_STATE_COUNTER, "0x0000000000100009", 1, "PortRcvErrors", 4);
+	rd_state_add(&base, RD_STATE_COUNTER, "0x0000000000200002", 2, "LinkDownedCounter", 255);
+	struct rd_report r = {0};
+	struct rd_text qe = {.data = (char *)"", .len = 0};
+	struct rd_fab_judge_opts o = {.queryerrors = &qe, .counters_base = &base};
+	rd_fab_judge(&f, &o, &r);
+	const struct rd_finding *x = find(&r, "fabric.link.errors", "leaf1[6] - spine1[2]");
+	CHECK(x != NULL && x->status == RD_WARN);
+	CHECK(x && strstr(x->message, "SymbolErrorCounter 500, unchanged in 600s (old errors)"));
+	x = find(&r, "fabric.link.errors", "leaf2[2] - node05 mlx5_0[1]");
+	CHECK(x != NULL && x->status == RD_WARN);
+	CHECK(x && strstr(x->message, "PortRcvErrors 12, up 8 in 600s"));
+	rd_report_free(&r);
+	/* the symbol errors cleared since (now below what was kept): all of them are new */
+	base.e[0].value = 900;
+	base.e[2].value = 200;
+	rd_fab_judge(&f, &o, &r);
+	x = find(&r, "fabric.link.errors", "leaf1[6] - spine1[2]");
+	CHECK(x != NULL && x->status == RD_FAIL); /* the saturated one rose: 200 -> 255 */
+	CHECK(x && strstr(x->message, "SymbolErrorCounter 500, up 500 in"));
+	rd_report_free(&r);
+	rd_state_sample_free(&base);
 	rd_fabric_free(&f);
 }
