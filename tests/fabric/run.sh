@@ -33,7 +33,7 @@ build=$top/build
 bin=$build/rdma-doctor
 . "$top/tests/lib.sh"
 ts_init
-for c in ibsim ibsim-run iblinkinfo ibnetdiscover sminfo opensm jq timeout; do
+for c in ibsim ibsim-run iblinkinfo ibnetdiscover sminfo ibqueryerrors opensm jq timeout; do
 	command -v "$c" > /dev/null || { ts_skip fabric "$c is not installed (ibsim-utils, infiniband-diags, opensm)"; ts_finalize; }
 done
 ts_scratch fabric
