@@ -11,7 +11,8 @@
  *   fabric.link.errors     a cable (both ends' counters) with an error counter above its threshold
  *                          (counters.c: the rules), FAIL when one is saturated; UNKNOWN when
  *                          ibqueryerrors was asked for and its output could not be had
- *   fabric.duplicate       one GUID on two nodes, one LID on two ports
+ *   fabric.duplicate       one GUID on two nodes, one LID on two ports (FAIL); a port up with no
+ *                          node found behind it, what a duplicate port GUID looks like (WARN)
  *   fabric.input           the captures held nothing this understands */
 #include <math.h>
 #include <stdio.h>
@@ -554,6 +555,25 @@ static void judge_dups(const struct rd_fabric *f, struct rd_report *r)
 		i = j;
 	}
 	free(v);
+	/* what the real tools make of a duplicate port GUID: libibnetdisc keeps the first port it
+	 * finds (its "Duplicate Port" goes to standard error), and the switch port cabled to the
+	 * second is up but "Port not available" (no node behind it) */
+	for (size_t i = 0; i < f->nlinks; i++) {
+		const struct rd_fab_link *l = &f->links[i];
+		char name[200];
+		if (l->has_peer || !l->width || strcmp(l->phys, "LinkUp") != 0)
+			continue;
+		end_name(f, &l->a, name, sizeof name);
+		struct rd_finding *fd = rd_report_add(
+			r, "fabric.duplicate", RD_SUBJ_PORT, RD_WARN, name,
+			"the port is up (%uX, %s/%s) but the sweep found no node behind it: a port GUID that another "
+			"port already has (discovery keeps the first and drops this one), or a peer that does not "
+			"answer subnet management packets",
+			l->width, l->state, l->phys);
+		rd_evidence_add(fd, LINK_CMD, "line %u: %s \"Port not available\"", l->line, name);
+		rd_fix_add(fd, "ibnetdiscover -p 2>&1 | grep -i duplicate (libibnetdisc names the GUID on standard error)");
+		rd_fix_add(fd, "ibstat on the host cabled to this port (its Port GUID), compared with the other hosts'");
+	}
 }
 
 void rd_fab_judge(const struct rd_fabric *f, const struct rd_fab_judge_opts *o, struct rd_report *r)

@@ -15,6 +15,8 @@
 #   * node03's cable unplugged: with --against the healthy reference exactly fabric.ref.missing on
 #     it, with --expect node[01-06] exactly fabric.expect node03;
 #   * node04's cable moved to another leaf port: with --against exactly one fabric.ref.moved;
+#   * two hosts with one port GUID (ibsim -I): the port the real discovery drops is
+#     fabric.duplicate (WARN) on its switch port;
 #   * the same outputs captured into a directory (`fabric DIR`) give the same findings;
 #   * --format json is rdma-doctor/fabric/v1; exit statuses; a bad reference file; no umad port;
 #   * routes, on three leaves and two spines (three hosts each) with the leaf1-spine1 cable at w=1:
@@ -99,8 +101,9 @@ mknet() {
 	done
 }
 
-# start_sim NETFILE [console]: ibsim on it, ready (it says so in its log); with "console" its
-# console reads the fifo NETFILE.con, written through fd 3 (sim_cmd)
+# start_sim NETFILE [console|duplicates]: ibsim on it, ready (it says so in its log); with
+# "console" its console reads the fifo NETFILE.con, written through fd 3 (sim_set); with
+# "duplicates" a GUID given twice in the net file is simulated twice
 start_sim() {
 	: > "$1.sim.log"
 	if [ "${2:-}" = console ]; then
@@ -108,6 +111,9 @@ start_sim() {
 		ibsim -s "$1" < "$1.con" > "$1.sim.log" 2>&1 &
 		sim_pid=$!
 		exec 3> "$1.con"
+	elif [ "${2:-}" = duplicates ]; then # -I: a net file with a GUID twice is taken as it is
+		ibsim -I -n -s "$1" > "$1.sim.log" 2>&1 &
+		sim_pid=$!
 	else
 		ibsim -n -s "$1" > "$1.sim.log" 2>&1 &
 		sim_pid=$!
@@ -288,6 +294,21 @@ jq -e '.findings[] | select(.check == "fabric.ref.moved") | .message | test("now
 run same --against base.ref
 expect_findings same "WARN fabric.ref.moved leaf2[1] - node04 mlx5_0[1]"
 stop_sm
+stop_sim
+
+# two hosts with one port GUID (caguid given twice): the real discovery keeps the first, the
+# switch port of the second is up but "Port not available"; no subnet manager is needed
+printf '%s\n' 'Switch 8 "leaf1"' '[1] "node01 mlx5_0"[1]' '[2] "node02 mlx5_0"[1]' '' \
+	'caguid=0x0000000000100011' 'Hca 1 "node01 mlx5_0"' '[1] "leaf1"[1]' '' \
+	'caguid=0x0000000000100011' 'Hca 1 "node02 mlx5_0"' '[1] "leaf1"[2]' > dup.net
+start_sim dup.net duplicates
+run dup
+# (the one cable left has no sibling to compare with: its capability note is a WARN)
+expect_findings dup "FAIL fabric.sm subnet manager
+WARN fabric.duplicate leaf1[1]
+WARN fabric.link.capability leaf1[2] - node01 mlx5_0[1]"
+jq -e '.findings[] | select(.check == "fabric.duplicate") | .message | test("a port GUID that another port already has")' \
+	dup.json > /dev/null && ok "dup: the message says what it may be" || bad "dup: $(jq -c '.findings' dup.json | head -c 400)"
 stop_sim
 
 # ---- routes: fabric --route and fabric --pairs (the slow pairs' routes joined) ----

@@ -358,3 +358,25 @@ RD_TEST(counters_rise_since_baseline)
 	rd_state_sample_free(&base);
 	rd_fabric_free(&f);
 }
+
+RD_TEST(duplicate_as_the_real_tools_show_it)
+{
+	/* iblinkinfo on ibsim -I with two CAs of port GUID 0x100012: libibnetdisc kept the one it found
+	 * first, and the switch port of the other is up with no node behind it */
+	struct rd_fabric f = {0};
+	lines(&f, "0x0000000000200000 \"                         leaf1\"      0    1[  ] ==( 4X           2.5 Gbps "
+		  "Initialize/  LinkUp)==>      \"Port not available\"\n"
+		  "0x0000000000200000 \"                         leaf1\"      0    2[  ] ==( 4X           2.5 Gbps "
+		  "Initialize/  LinkUp)==>  0x0000000000100012      0    1[  ] \"node01 mlx5_0\" (Could be 12X Could be 10.0 Gbps)\n"
+		  "0x0000000000200000 \"                         leaf1\"      0    3[  ] ==(                Down/ Polling)==>"
+		  "             [  ] \"\" ( )\n");
+	struct rd_report r = {0};
+	struct rd_fab_judge_opts o = {0};
+	rd_fab_judge(&f, &o, &r);
+	CHECK_INT(count(&r, "fabric.duplicate"), 1);
+	const struct rd_finding *x = find(&r, "fabric.duplicate", "leaf1[1]");
+	CHECK(x != NULL && x->status == RD_WARN);
+	CHECK(x && x->nevidence == 1 && strstr(x->evidence[0].value, "line 1:"));
+	rd_report_free(&r);
+	rd_fabric_free(&f);
+}
