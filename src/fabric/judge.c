@@ -315,21 +315,26 @@ static void judge_expect(const struct rd_fabric *f, const struct rd_strv *expect
 
 #define QE_CMD "ibqueryerrors"
 
-/* The link whose end is (guid, port): its index, which end in *side (0 a, 1 b); -1 none. */
-static long link_of_end(const struct rd_fabric *f, uint64_t guid, unsigned port, int *side)
+/* Every cable's two ends by (GUID, port), for a counter's cable in O(log n). */
+struct end_key {
+	uint64_t guid;
+	unsigned port;
+	long link;
+};
+
+static int end_key_cmp(const void *a, const void *b)
 {
-	for (size_t i = 0; i < f->nlinks; i++) {
-		const struct rd_fab_link *l = &f->links[i];
-		if (l->a.guid == guid && l->a.port == port) {
-			*side = 0;
-			return (long)i;
-		}
-		if (l->has_peer && l->b.guid == guid && l->b.port == port) {
-			*side = 1;
-			return (long)i;
-		}
-	}
-	return -1;
+	const struct end_key *x = a, *y = b;
+	if (x->guid != y->guid)
+		return x->guid < y->guid ? -1 : 1;
+	return (x->port > y->port) - (x->port < y->port);
+}
+
+static long link_of_end(const struct end_key *ends, size_t n, uint64_t guid, unsigned port)
+{
+	struct end_key k = {.guid = guid, .port = port};
+	const struct end_key *e = n ? bsearch(&k, ends, n, sizeof *ends, end_key_cmp) : NULL;
+	return e ? e->link : -1;
 }
 
 static bool saturated(const struct rd_fab_counter_rule *ru, uint64_t v)
@@ -347,14 +352,59 @@ static void counter_port_name(const struct rd_fabric *f, const struct rd_fab_cou
 		snprintf(buf, cap, "0x%016llx[%u]", (unsigned long long)c->guid, c->port);
 }
 
-/* With a baseline: how much c rose since (a counter below its baseline was cleared: all of it is new). */
-static uint64_t rise_of(const struct rd_fab_counter *c, const struct rd_state_sample *base)
+static int state_entry_cmp(const void *a, const void *b)
 {
-	char dev[24];
-	snprintf(dev, sizeof dev, "0x%016llx", (unsigned long long)c->guid);
-	const struct rd_state_entry *e = rd_state_find(base, RD_STATE_COUNTER, dev, c->port, c->name);
+	const struct rd_state_entry *x = a, *y = b;
+	int c = strcmp(x->dev, y->dev);
+	if (c)
+		return c;
+	if (x->port != y->port)
+		return x->port < y->port ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* With a baseline (its entries sorted): how much c rose since (a counter below its baseline was
+ * cleared: all of it is new). */
+static uint64_t rise_of(const struct rd_fab_counter *c, const struct rd_state_entry *sorted, size_t n)
+{
+	struct rd_state_entry k = {.kind = RD_STATE_COUNTER, .port = c->port};
+	snprintf(k.dev, sizeof k.dev, "0x%016llx", (unsigned long long)c->guid);
+	snprintf(k.name, sizeof k.name, "%s", c->name);
+	const struct rd_state_entry *e = n ? bsearch(&k, sorted, n, sizeof *sorted, state_entry_cmp) : NULL;
 	uint64_t was = e ? e->value : 0; /* not printed then: 0 (below ibqueryerrors' threshold) */
 	return c->value >= was ? c->value - was : c->value;
+}
+
+struct judged {
+	const struct rd_fab_counter *c;
+	long link; /* the cable it is on, or -1 */
+	size_t i;  /* its order in the output */
+};
+
+static int judged_cmp(const void *a, const void *b)
+{
+	const struct judged *x = a, *y = b;
+	if (x->link != y->link)
+		return x->link < y->link ? -1 : 1;
+	if (x->link < 0 && (x->c->guid != y->c->guid || x->c->port != y->c->port))
+		return x->c->guid != y->c->guid ? (x->c->guid < y->c->guid ? -1 : 1) : (x->c->port < y->c->port ? -1 : 1);
+	return (x->i > y->i) - (x->i < y->i);
+}
+
+struct group {
+	size_t from, to; /* its counters in the sorted judged array */
+	size_t i;        /* the output order of its first counter */
+};
+
+static int group_cmp(const void *a, const void *b)
+{
+	const struct group *x = a, *y = b;
+	return (x->i > y->i) - (x->i < y->i);
+}
+
+static bool same_group(const struct judged *x, const struct judged *y)
+{
+	return x->link == y->link && (x->link >= 0 || (x->c->guid == y->c->guid && x->c->port == y->c->port));
 }
 
 static void judge_counters(const struct rd_fabric *f, const struct rd_text *t, const struct rd_state_sample *base,
@@ -373,21 +423,44 @@ static void judge_counters(const struct rd_fabric *f, const struct rd_text *t, c
 		return;
 	}
 	/* each counter above its threshold, grouped by the cable (or the uncabled port) it is on */
-	size_t nc = f->ncounters, nbad = 0;
-	long *key = rd_xcalloc(nc + 1, sizeof *key);
-	bool *done = rd_xcalloc(nc + 1, sizeof *done);
-	for (size_t i = 0; i < nc; i++) {
+	size_t ne = 0, nj = 0, nbad = 0, nb = base ? base->n : 0;
+	struct end_key *ends = rd_xcalloc(2 * f->nlinks + 1, sizeof *ends);
+	for (size_t i = 0; i < f->nlinks; i++) {
+		const struct rd_fab_link *l = &f->links[i];
+		ends[ne++] = (struct end_key){l->a.guid, l->a.port, (long)i};
+		if (l->has_peer)
+			ends[ne++] = (struct end_key){l->b.guid, l->b.port, (long)i};
+	}
+	if (ne > 1)
+		qsort(ends, ne, sizeof *ends, end_key_cmp);
+	struct rd_state_entry *sorted = rd_xcalloc(nb + 1, sizeof *sorted);
+	if (nb) {
+		memcpy(sorted, base->e, nb * sizeof *sorted);
+		qsort(sorted, nb, sizeof *sorted, state_entry_cmp);
+	}
+	struct judged *v = rd_xcalloc(f->ncounters + 1, sizeof *v);
+	for (size_t i = 0; i < f->ncounters; i++) {
 		const struct rd_fab_counter *c = &f->counters[i];
 		const struct rd_fab_counter_rule *ru = rd_fab_counter_rule(c->name);
-		int side;
-		key[i] = link_of_end(f, c->guid, c->port, &side);
-		done[i] = !ru || c->value <= ru->threshold;
+		if (ru && c->value > ru->threshold)
+			v[nj++] = (struct judged){c, link_of_end(ends, ne, c->guid, c->port), i};
 	}
-	for (size_t i = 0; i < nc; i++) {
-		if (done[i])
-			continue;
-		const struct rd_fab_counter *c0 = &f->counters[i];
-		const struct rd_fab_link *l = key[i] >= 0 ? &f->links[key[i]] : NULL;
+	/* the groups in the order of their first counter in the output */
+	if (nj > 1)
+		qsort(v, nj, sizeof *v, judged_cmp);
+	struct group *gs = rd_xcalloc(nj + 1, sizeof *gs);
+	size_t ng = 0;
+	for (size_t i = 0; i < nj; i++) {
+		if (!i || !same_group(&v[i - 1], &v[i]))
+			gs[ng++] = (struct group){i, i, v[i].i};
+		gs[ng - 1].to = i + 1;
+	}
+	if (ng > 1)
+		qsort(gs, ng, sizeof *gs, group_cmp);
+	for (size_t g = 0; g < ng; g++) {
+		size_t from = gs[g].from, to = gs[g].to;
+		const struct rd_fab_counter *c0 = v[from].c;
+		const struct rd_fab_link *l = v[from].link >= 0 ? &f->links[v[from].link] : NULL;
 		char subj[400], msg[1200], pn[200];
 		size_t ml = 0, nsat = 0;
 		enum rd_status st = base ? RD_OK : RD_WARN;
@@ -396,13 +469,11 @@ static void judge_counters(const struct rd_fabric *f, const struct rd_text *t, c
 		else
 			counter_port_name(f, c0, subj, sizeof subj);
 		msg[0] = 0;
-		for (size_t j = i; j < nc; j++) {
-			const struct rd_fab_counter *c = &f->counters[j];
-			if (done[j] || !(l ? key[j] == key[i] : key[j] < 0 && c->guid == c0->guid && c->port == c0->port))
-				continue;
+		for (size_t j = from; j < to; j++) {
+			const struct rd_fab_counter *c = v[j].c;
 			const struct rd_fab_counter_rule *ru = rd_fab_counter_rule(c->name);
 			bool sat = saturated(ru, c->value);
-			uint64_t rise = base ? rise_of(c, base) : 0;
+			uint64_t rise = base ? rise_of(c, sorted, nb) : 0;
 			counter_port_name(f, c, pn, sizeof pn);
 			/* without a baseline a counter above its threshold is judged as errors now; with one,
 			 * only a rise is: a saturated one that cannot show a rise is a WARN */
@@ -424,16 +495,14 @@ static void judge_counters(const struct rd_fabric *f, const struct rd_text *t, c
 					 (unsigned long long)ru->threshold, ru->means);
 			if (k > 0 && (size_t)k < sizeof msg - ml)
 				ml += (size_t)k;
-			done[j] = true;
 		}
 		struct rd_finding *fd = rd_report_add(r, "fabric.link.errors", RD_SUBJ_PORT, st, subj, "%s%s", msg,
 						      l ? "" : " (a port without a cable in iblinkinfo's output)");
 		nbad++;
-		for (size_t j = 0; j < nc; j++) {
-			const struct rd_fab_counter *c = &f->counters[j];
-			if (l ? key[j] == key[i] : (key[j] < 0 && c->guid == c0->guid && c->port == c0->port))
-				rd_evidence_add(fd, QE_CMD, "line %u: GUID 0x%llx port %u: [%s == %llu]", c->line,
-						(unsigned long long)c->guid, c->port, c->name, (unsigned long long)c->value);
+		for (size_t j = from; j < to && j < from + 16; j++) {
+			const struct rd_fab_counter *c = v[j].c;
+			rd_evidence_add(fd, QE_CMD, "line %u: GUID 0x%llx port %u: [%s == %llu]", c->line,
+					(unsigned long long)c->guid, c->port, c->name, (unsigned long long)c->value);
 		}
 		if (l)
 			link_evidence(f, fd, l);
@@ -447,8 +516,10 @@ static void judge_counters(const struct rd_fabric *f, const struct rd_text *t, c
 	if (!nbad)
 		rd_report_add(r, "fabric.link.errors", RD_SUBJ_PORT, RD_OK, "port counters",
 			      "no port's error counter above its threshold (ibqueryerrors: %u ports checked)", f->ports_checked);
-	free(key);
-	free(done);
+	free(gs);
+	free(v);
+	free(sorted);
+	free(ends);
 }
 
 /* ---- duplicate GUIDs and LIDs ---- */
@@ -526,8 +597,9 @@ static void judge_dups(const struct rd_fabric *f, struct rd_report *r)
 		while (j < n && v[j].e->guid == v[i].e->guid)
 			j++;
 		bool found = false;
-		for (size_t a = i; a < j && !found; a++)
-			for (size_t b = a + 1; b < j && !found; b++) {
+		size_t lim = j - i > 512 ? i + 512 : j; /* a switch has at most 255 ports, each seen twice */
+		for (size_t a = i; a < lim && !found; a++)
+			for (size_t b = a + 1; b < lim && !found; b++) {
 				const struct rd_fab_end *x = v[a].e, *y = v[b].e;
 				bool two_cables = x->kind == RD_FAB_CA && y->kind == RD_FAB_CA && x->port == y->port && v[a].peer &&
 						  v[b].peer && (v[a].peer->guid != v[b].peer->guid || v[a].peer->port != v[b].peer->port);
