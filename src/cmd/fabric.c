@@ -382,7 +382,8 @@ int rd_cmd_fabric(struct rd_ctx *ctx, int argc, char **argv)
 		struct rd_state_sample base = {0};
 		if (state_dir && f.counters_read) {
 			char err[1024] = "";
-			if (rd_fab_counters_keep(&f, state_dir, rd_run_time(), &base, err, sizeof err) < 0)
+			int kr = rd_fab_counters_keep(&f, state_dir, rd_run_time(), &base, err, sizeof err);
+			if (kr != 0)
 				rd_text_printf(ctx->err, ctx->ascii, "%s: fabric: --state-dir %s: %s; the counters are judged "
 					       "without a baseline\n", ctx->prog, state_dir, err);
 		}

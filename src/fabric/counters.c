@@ -206,7 +206,12 @@ int rd_fab_counters_keep(const struct rd_fabric *f, const char *dir, long long n
 		rd_statefile_close(&sf);
 		return r;
 	}
-	if (r < 0 || (r == 1 && strcmp(hist.host, KEEP_HOST) != 0))
+	char problem[512] = "";
+	if (r < 0)
+		snprintf(problem, sizeof problem, "%s", err);
+	else if (r == 1 && strcmp(hist.host, KEEP_HOST) != 0)
+		snprintf(problem, sizeof problem, "%s/%s.link-state holds the samples of %s", dir, KEEP_HOST, hist.host);
+	if (*problem)
 		rd_state_free(&hist); /* not ours or not one: a new history */
 	struct rd_baseline b;
 	rd_state_baseline(&hist, RD_SAMPLE_COUNTERS, "", now, RD_STATE_WINDOW_DEFAULT, &b);
@@ -226,5 +231,11 @@ int rd_fab_counters_keep(const struct rd_fabric *f, const char *dir, long long n
 	r = rd_statefile_write(&sf, &hist, err, errlen);
 	rd_state_free(&hist);
 	rd_statefile_close(&sf);
-	return r < 0 ? r : 0;
+	if (r < 0)
+		return r;
+	if (*problem) {
+		snprintf(err, errlen, "%s: a new history", problem);
+		return 1;
+	}
+	return 0;
 }

@@ -115,7 +115,9 @@ size_t rd_fab_parse_ibqueryerrors(struct rd_fabric *f, const char *text, size_t 
 /* --state-dir: the judged counters of f kept in dir (its "_fabric.link-state", through
  * run/statefile.c: locked, never a raw open) as a sample at now; base gets a copy of the sample
  * to compare with (model/state.h's baseline rule over the default window; base->time 0: none,
- * the caller frees it with rd_state_sample_free).  0, or -errno with the reason in err. */
+ * the caller frees it with rd_state_sample_free).  0; 1 when the file held no history of this
+ * (unreadable, too large, another's: err says which; a new one is written); or -errno with the
+ * reason in err. */
 struct rd_state_sample;
 int rd_fab_counters_keep(const struct rd_fabric *f, const char *dir, long long now, struct rd_state_sample *base,
 			 char *err, size_t errlen);

@@ -270,6 +270,12 @@ WARN fabric.link.errors leaf1[6] - spine1[2]
 WARN fabric.link.errors leaf2[2] - node05 mlx5_0[1]"
 jq -e '.findings[] | select(.subject == "leaf2[2] - node05 mlx5_0[1]") | .message | test("PortRcvErrors 20, up 8 in")' \
 	w1s3.json > /dev/null && ok "state: the rise since the baseline" || bad "state: $(jq -c '[.findings[] | [.status, .subject, .message]]' w1s3.json)"
+# a state file that is not one: said, a new history, the counters judged as without one
+echo garbage > sd/_fabric.link-state
+"$bin" fabric cap-w1err --state-dir sd --format json > badstate.json 2> badstate.err
+rc=$?
+[ $rc = 2 ] && grep -q "not a link state file.*a new history; the counters are judged without a baseline" badstate.err &&
+	grep -q "^host _fabric$" sd/_fabric.link-state && ok "state: a state file that is not one" || bad "state: bad file: $rc $(cat badstate.err)"
 stop_sm
 stop_sim
 
