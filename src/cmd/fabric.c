@@ -330,7 +330,7 @@ int rd_cmd_fabric(struct rd_ctx *ctx, int argc, char **argv)
 		return RD_EXIT_UNKNOWN;
 	}
 	struct rd_fab_input in[RD_FAB_NIN];
-	rd_fab_read_inputs(src, true, in);
+	rd_fab_read_inputs(src, true, !route_a && !join, in); /* routes need no counters */
 
 	struct rd_fabric f = {0}, net = {0};
 	const struct rd_text *lt = &in[RD_FAB_IN_LINKINFO].text, *nt = &in[RD_FAB_IN_NETDISCOVER].text,

@@ -141,8 +141,9 @@ struct rd_fab_input {
 };
 /* Reads the inputs: on a live source runs the tools (through the source layer's commands, a
  * timeout each; only when run_live); in a root or DIR reads rdma-doctor/commands/<name> or
- * <name> at its top.  Fills in[RD_FAB_NIN] (texts owned by the caller: rd_fab_inputs_free). */
-void rd_fab_read_inputs(struct rd_source *src, bool run_live, struct rd_fab_input in[RD_FAB_NIN]);
+ * <name> at its top; ibqueryerrors' only when counters (it queries every port).  Fills
+ * in[RD_FAB_NIN] (texts owned by the caller: rd_fab_inputs_free). */
+void rd_fab_read_inputs(struct rd_source *src, bool run_live, bool counters, struct rd_fab_input in[RD_FAB_NIN]);
 void rd_fab_inputs_free(struct rd_fab_input in[RD_FAB_NIN]);
 /* The switches' forwarding tables as `dump_fts` prints them: run live (through the source
  * layer's commands, 60 s; EIO when it exits non-zero), or from a root or DIR
