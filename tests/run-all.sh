@@ -23,7 +23,7 @@ need_cmds+=(promtool prometheus-node-exporter curl timeout) # tests/prometheus, 
 need_cmds+=(mandoc man systemd-analyze dpkg-buildpackage dh lintian bash-completion) # tests/install
 need_cmds+=(rpm rpmbuild librpm-dev db5.3_load sqlite3) # tests/rpm (real rpm databases; librpm for the build)
 need_cmds+=(yajl pdsh clush chromium srun) # fleet: its JSON library; tests/fleet, tests/slurm
-need_cmds+=(ibsim ibsim-run iblinkinfo ibnetdiscover sminfo opensm) # tests/fabric: a simulated subnet
+need_cmds+=(ibsim ibsim-run iblinkinfo ibnetdiscover sminfo ibqueryerrors opensm) # tests/fabric: a simulated subnet
 need_cmds+=(ib_write_bw ib_write_lat tc) # tests/vm/pair.sh: perftest beside pair, a slowed link
 pkg_for() { case "$1" in ibstat|ibstatus) echo infiniband-diags ;; unshare|setpriv) echo util-linux ;;
 	base64|md5sum) echo coreutils ;; gcc|make) echo build-essential ;; fuzzer-runtime) echo libclang-rt-14-dev ;;

@@ -12,6 +12,7 @@
 #include "cmd/cmd.h"
 #include "fabric/fabric.h"
 #include "fabric/route.h"
+#include "model/state.h"
 #include "pairs/pairs.h"
 #include "pairs/results_in.h"
 #include "util/hostlist.h"
@@ -192,7 +193,7 @@ static int route_pairs(struct rd_ctx *ctx, struct rd_source *src, const struct r
 
 int rd_cmd_fabric(struct rd_ctx *ctx, int argc, char **argv)
 {
-	enum { OPT_SAVE = 256, OPT_AGAINST, OPT_EXPECT, OPT_ROUTE, OPT_PAIRS };
+	enum { OPT_SAVE = 256, OPT_AGAINST, OPT_EXPECT, OPT_ROUTE, OPT_PAIRS, OPT_STATE_DIR };
 	static const struct option longopts[] = {
 		RD_LONGOPT_FORMAT,
 		RD_LONGOPT_HELP,
@@ -201,11 +202,13 @@ int rd_cmd_fabric(struct rd_ctx *ctx, int argc, char **argv)
 		{"expect", required_argument, NULL, OPT_EXPECT},
 		{"route", required_argument, NULL, OPT_ROUTE},
 		{"pairs", required_argument, NULL, OPT_PAIRS},
+		{"state-dir", required_argument, NULL, OPT_STATE_DIR},
 		{NULL, 0, NULL, 0},
 	};
 	struct rd_getopt g = {.argc = argc, .argv = argv, .shortopts = "f:j", .longopts = longopts, .operands = true};
 	bool json = false;
 	const char *dir = NULL, *save = NULL, *against = NULL, *expect = NULL, *route_a = NULL, *route_b = NULL;
+	const char *state_dir = NULL;
 	struct rd_strv pairs_files = {0};
 	int st = -1;
 	for (int c; (c = rd_opts_next(ctx, &g, &st)) != RD_OPT_END;) {
@@ -225,6 +228,11 @@ int rd_cmd_fabric(struct rd_ctx *ctx, int argc, char **argv)
 			break;
 		case OPT_EXPECT:
 			expect = optarg;
+			break;
+		case OPT_STATE_DIR:
+			if (!*optarg)
+				st = rd_usage_error(ctx, "fabric", "--state-dir needs a directory");
+			state_dir = optarg;
 			break;
 		case OPT_ROUTE: /* --route HOST_A HOST_B: the word after HOST_A is HOST_B */
 			if (route_a)
@@ -251,6 +259,8 @@ int rd_cmd_fabric(struct rd_ctx *ctx, int argc, char **argv)
 		st = rd_usage_error(ctx, "fabric", "--route or --pairs, not both");
 	if (st < 0 && (route_a || pairs_files.n) && (save || against || expect))
 		st = rd_usage_error(ctx, "fabric", "%s takes no --save, --against or --expect", route_a ? "--route" : "--pairs");
+	if (st < 0 && (route_a || pairs_files.n) && state_dir)
+		st = rd_usage_error(ctx, "fabric", "%s takes no --state-dir", route_a ? "--route" : "--pairs");
 	if (st < 0 && route_a && (!*route_a || strcmp(route_a, route_b) == 0))
 		st = rd_usage_error(ctx, "fabric", "--route: two different hosts");
 	if (st < 0 && dir && !*dir)
@@ -320,7 +330,7 @@ int rd_cmd_fabric(struct rd_ctx *ctx, int argc, char **argv)
 		return RD_EXIT_UNKNOWN;
 	}
 	struct rd_fab_input in[RD_FAB_NIN];
-	rd_fab_read_inputs(src, true, in);
+	rd_fab_read_inputs(src, true, !route_a && !join, in); /* routes need no counters */
 
 	struct rd_fabric f = {0}, net = {0};
 	const struct rd_text *lt = &in[RD_FAB_IN_LINKINFO].text, *nt = &in[RD_FAB_IN_NETDISCOVER].text,
@@ -332,6 +342,9 @@ int rd_cmd_fabric(struct rd_ctx *ctx, int argc, char **argv)
 	if (!smt->err)
 		rd_fab_parse_sminfo(&f, smt->data, smt->len);
 	rd_fabric_merge(&f, &net);
+	const struct rd_text *qet = &in[RD_FAB_IN_QUERYERRORS].text;
+	if (!qet->err)
+		rd_fab_parse_ibqueryerrors(&f, qet->data, qet->len);
 	if (route_a || join) {
 		r = RD_EXIT_UNKNOWN;
 		if (lt->err && nt->err)
@@ -365,9 +378,21 @@ int rd_cmd_fabric(struct rd_ctx *ctx, int argc, char **argv)
 			rd_fix_add(fd, "apt-get install infiniband-diags (or dnf install infiniband-diags)");
 	} else {
 		/* sminfo is judged when it was run or captured (a capture directory may lack it) */
-		struct rd_fab_judge_opts jo = {.expect = expect ? &expected : NULL,
-					       .sminfo = smt->err == RD_ENOTCAPTURED || (smt->err == ENOENT && live) ? NULL : smt};
+		/* --state-dir: the counters kept, and what they were before (a rise is what is judged) */
+		struct rd_state_sample base = {0};
+		if (state_dir && f.counters_read) {
+			char err[1024] = "";
+			int kr = rd_fab_counters_keep(&f, state_dir, rd_run_time(), &base, err, sizeof err);
+			if (kr != 0)
+				rd_text_printf(ctx->err, ctx->ascii, "%s: fabric: --state-dir %s: %s; the counters are judged "
+					       "without a baseline\n", ctx->prog, state_dir, err);
+		}
+		struct rd_fab_judge_opts jo = {.counters_base = base.time ? &base : NULL,
+					       .expect = expect ? &expected : NULL,
+					       .sminfo = smt->err == RD_ENOTCAPTURED || (smt->err == ENOENT && live) ? NULL : smt,
+					       .queryerrors = qet->err == RD_ENOTCAPTURED || (qet->err == ENOENT && live) ? NULL : qet};
 		rd_fab_judge(&f, &jo, &rep);
+		rd_state_sample_free(&base);
 	}
 	struct rd_fab_ref cur = {0};
 	rd_fab_ref_from(&f, &cur);

@@ -3,8 +3,9 @@
  * `ibnetdiscover -p` and `sminfo` output (formats from rdma-core's infiniband-diags, v44:
  * iblinkinfo.c print_port, ibnetdiscover.c out_ports, sminfo.c), the model they fill (nodes,
  * ports, links with both ends), the judgements over it (links below what both ends can do or
- * below their siblings of the same tier, no subnet manager, expected hosts absent) and the
- * reference topology (--save / --against).
+ * below their siblings of the same tier, no subnet manager, expected hosts absent, port error
+ * counters above their thresholds (`ibqueryerrors`), duplicate GUIDs and LIDs) and the reference
+ * topology (--save / --against).
  *
  * Ownership: an rd_fabric owns every string and array in it (rd_fabric_free); the parsers and
  * judgements borrow their input; a report filled here owns its findings (rd_report_free). */
@@ -61,7 +62,34 @@ struct rd_fab_sm {
 	char state_name[24];    /* "SMINFO_MASTER" ... */
 };
 
+/* One counter of one port as `ibqueryerrors` printed it ("GUID 0x... port 6: [SymbolErrorCounter ==
+ * 500]"): a port's line lists the counters above ibqueryerrors' threshold (0 without a threshold
+ * file).  The aggregate "port ALL" lines are not kept. */
+struct rd_fab_counter {
+	uint64_t guid;          /* as printed: a CA's port GUID, a switch's node GUID */
+	unsigned port;          /* 0..255 */
+	char name[40];          /* "SymbolErrorCounter" ... */
+	uint64_t value;
+	unsigned line;
+	char *desc;             /* the node description of its "Errors for" line, or NULL */
+};
+
+/* The IBTA PortCounters this judges: ibqueryerrors' own default thresholds (the commented values
+ * of infiniband-diags' etc/error_thresholds) and each counter's width in bits (IBTA 1.3, 16.1.3.5:
+ * the counters stop at all ones rather than wrap).  NULL when name is not judged. */
+struct rd_fab_counter_rule {
+	const char *name;
+	uint64_t threshold;     /* above it: a finding */
+	unsigned bits;          /* at 2^bits - 1 the counter is saturated */
+	const char *means;      /* what it counts, for the message */
+};
+const struct rd_fab_counter_rule *rd_fab_counter_rule(const char *name);
+
 struct rd_fabric {
+	struct rd_fab_counter *counters; /* ibqueryerrors' per-port counters, in its order */
+	size_t ncounters;
+	bool counters_read;     /* ibqueryerrors' output was read (its "## Summary" line seen) */
+	unsigned ports_checked; /* its summary's "N ports checked" */
 	struct rd_fab_link *links; /* iblinkinfo's ports (each switch-to-switch link kept once) */
 	size_t nlinks;
 	struct rd_fab_node *nodes; /* every node seen, sorted by GUID */
@@ -79,6 +107,20 @@ size_t rd_fab_parse_ibnetdiscover(struct rd_fabric *f, const char *text, size_t 
 /* sminfo's one line: "sminfo: sm lid 1 sm guid 0x..., activity count 5 priority 0 state 3
  * SMINFO_MASTER".  Returns 1 when understood (f->sm.read), else 0. */
 size_t rd_fab_parse_sminfo(struct rd_fabric *f, const char *text, size_t len);
+/* `ibqueryerrors` (infiniband-diags ibqueryerrors.c: print_port_hdr / print_results, summary):
+ * "Errors for 0x... \"desc\"", "GUID 0x... port N: [Name == V] ...", "Link info: ..." (-r),
+ * "## Summary: ...".  At most RD_FAB_MAX_COUNTERS counters are kept.  Returns the lines understood. */
+#define RD_FAB_MAX_COUNTERS 100000
+size_t rd_fab_parse_ibqueryerrors(struct rd_fabric *f, const char *text, size_t len);
+/* --state-dir: the judged counters of f kept in dir (its "_fabric.link-state", through
+ * run/statefile.c: locked, never a raw open) as a sample at now; base gets a copy of the sample
+ * to compare with (model/state.h's baseline rule over the default window; base->time 0: none,
+ * the caller frees it with rd_state_sample_free).  0; 1 when the file held no history of this
+ * (unreadable, too large, another's: err says which; a new one is written); or -errno with the
+ * reason in err. */
+struct rd_state_sample;
+int rd_fab_counters_keep(const struct rd_fabric *f, const char *dir, long long now, struct rd_state_sample *base,
+			 char *err, size_t errlen);
 /* After the parsers: one link per cable (a switch-to-switch link seen from both switches is kept
  * once), the node list with hosts and tiers. */
 void rd_fabric_finish(struct rd_fabric *f);
@@ -90,7 +132,7 @@ const struct rd_fab_node *rd_fabric_node(const struct rd_fabric *f, uint64_t gui
 double rd_fab_rate(const struct rd_fab_link *l);
 
 /* What the captures or the live tools gave: each input's text and how it was read. */
-enum { RD_FAB_IN_LINKINFO, RD_FAB_IN_NETDISCOVER, RD_FAB_IN_SMINFO, RD_FAB_NIN };
+enum { RD_FAB_IN_LINKINFO, RD_FAB_IN_NETDISCOVER, RD_FAB_IN_SMINFO, RD_FAB_IN_QUERYERRORS, RD_FAB_NIN };
 struct rd_fab_input {
 	const char *name;      /* the capture's file name: "iblinkinfo-switches-only-l" ... */
 	const char *command;   /* "iblinkinfo --switches-only -l" ... */
@@ -99,8 +141,9 @@ struct rd_fab_input {
 };
 /* Reads the inputs: on a live source runs the tools (through the source layer's commands, a
  * timeout each; only when run_live); in a root or DIR reads rdma-doctor/commands/<name> or
- * <name> at its top.  Fills in[RD_FAB_NIN] (texts owned by the caller: rd_fab_inputs_free). */
-void rd_fab_read_inputs(struct rd_source *src, bool run_live, struct rd_fab_input in[RD_FAB_NIN]);
+ * <name> at its top; ibqueryerrors' only when counters (it queries every port).  Fills
+ * in[RD_FAB_NIN] (texts owned by the caller: rd_fab_inputs_free). */
+void rd_fab_read_inputs(struct rd_source *src, bool run_live, bool counters, struct rd_fab_input in[RD_FAB_NIN]);
 void rd_fab_inputs_free(struct rd_fab_input in[RD_FAB_NIN]);
 /* The switches' forwarding tables as `dump_fts` prints them: run live (through the source
  * layer's commands, 60 s; EIO when it exits non-zero), or from a root or DIR
@@ -116,6 +159,8 @@ bool rd_fab_umad_present(struct rd_source *src);
 struct rd_fab_judge_opts {
 	const struct rd_strv *expect;
 	const struct rd_text *sminfo; /* sminfo's capture or run (NULL: not asked) */
+	const struct rd_text *queryerrors; /* ibqueryerrors' capture or run (NULL: not asked) */
+	const struct rd_state_sample *counters_base; /* --state-dir: the counters before (NULL: none) */
 };
 void rd_fab_judge(const struct rd_fabric *f, const struct rd_fab_judge_opts *o, struct rd_report *r);
 

@@ -13,16 +13,17 @@ static const struct {
 	[RD_FAB_IN_LINKINFO] = {"iblinkinfo-switches-only-l", "iblinkinfo --switches-only -l"},
 	[RD_FAB_IN_NETDISCOVER] = {"ibnetdiscover-p", "ibnetdiscover -p"},
 	[RD_FAB_IN_SMINFO] = {"sminfo", "sminfo"},
+	[RD_FAB_IN_QUERYERRORS] = {"ibqueryerrors", "ibqueryerrors"},
 };
 
-void rd_fab_read_inputs(struct rd_source *src, bool run_live, struct rd_fab_input in[RD_FAB_NIN])
+void rd_fab_read_inputs(struct rd_source *src, bool run_live, bool counters, struct rd_fab_input in[RD_FAB_NIN])
 {
 	bool live = rd_source_is_live(src);
 	for (int i = 0; i < RD_FAB_NIN; i++) {
 		memset(&in[i], 0, sizeof in[i]);
 		in[i].name = inputs[i].name;
 		in[i].command = inputs[i].command;
-		if (live && !run_live) {
+		if ((live && !run_live) || (i == RD_FAB_IN_QUERYERRORS && !counters)) {
 			in[i].text.err = RD_ENOTCAPTURED;
 			in[i].text.status = -1;
 			continue;

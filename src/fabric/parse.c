@@ -52,6 +52,9 @@ void rd_fabric_free(struct rd_fabric *f)
 		free(f->nodes[i].device);
 	}
 	free(f->nodes);
+	for (size_t i = 0; i < f->ncounters; i++)
+		free(f->counters[i].desc);
+	free(f->counters);
 	memset(f, 0, sizeof *f);
 }
 

@@ -45,6 +45,8 @@ static const char *input_state(const struct rd_fab_input *in, char *buf, size_t 
 		return "not read";
 	if (in->text.err)
 		snprintf(buf, cap, "error: %s", rd_strerror(in->text.err));
+	else if (in->text.status == 1 && strcmp(in->name, "ibqueryerrors") == 0)
+		snprintf(buf, cap, "read"); /* its exit status when a counter is above its threshold */
 	else if (in->text.status > 0)
 		snprintf(buf, cap, "exit status %d", in->text.status);
 	else
@@ -208,6 +210,32 @@ static void json(FILE *out, const struct rd_fabric *f, const struct rd_report *r
 		rd_out_obj_end(&o);
 	}
 	rd_out_arr_end(&o);
+	/* ibqueryerrors' per-port counters (null: it was not read) */
+	if (f->counters_read) {
+		rd_out_arr_begin(&o, "counters");
+		for (size_t i = 0; i < f->ncounters; i++) {
+			const struct rd_fab_counter *pc = &f->counters[i];
+			const struct rd_fab_counter_rule *ru = rd_fab_counter_rule(pc->name);
+			rd_out_obj_begin(&o, NULL);
+			snprintf(buf, sizeof buf, "0x%016llx", (unsigned long long)pc->guid);
+			rd_out_str(&o, "guid", NULL, buf);
+			rd_out_uint(&o, "port", NULL, pc->port);
+			rd_out_str(&o, "desc", NULL, pc->desc);
+			rd_out_str(&o, "name", NULL, pc->name);
+			rd_out_uint(&o, "value", NULL, pc->value);
+			if (ru) {
+				rd_out_uint(&o, "threshold", NULL, ru->threshold);
+				rd_out_bool(&o, "saturated", NULL, ru->bits < 64 && pc->value >= (((uint64_t)1 << ru->bits) - 1));
+			} else {
+				rd_out_null(&o, "threshold");
+				rd_out_null(&o, "saturated");
+			}
+			rd_out_obj_end(&o);
+		}
+		rd_out_arr_end(&o);
+	} else {
+		rd_out_null(&o, "counters");
+	}
 	rd_render_fabric_findings_json(&o, r);
 	rd_out_obj_end(&o);
 	rd_out_finish(&o);

@@ -25,6 +25,9 @@ const struct rd_command rd_commands[] = {
 	{"iblinkinfo-switches-only-l", ARGV("iblinkinfo", "--switches-only", "-l"), 60000, UMAD_ENV},
 	{"ibnetdiscover-p", ARGV("ibnetdiscover", "-p"), 60000, UMAD_ENV},
 	{"sminfo", ARGV("sminfo"), 10000, UMAD_ENV},
+	/* every port's error counters (PerfMgt GMPs to each port's PMA); exit status 1 when one is
+	 * above its threshold */
+	{"ibqueryerrors", ARGV("ibqueryerrors"), 60000, UMAD_ENV},
 	/* fabric --route, --pairs from captures: every switch's unicast forwarding table */
 	{"dump_fts", ARGV("dump_fts"), 60000, UMAD_ENV},
 	{NULL, NULL, 0, NULL},

@@ -7,10 +7,16 @@
 #   * healthy, opensm running: no finding above OK (the "both ends could do 12X 10 Gbps" that every
 #     simulated port advertises is one OK note per tier, not a finding per link);
 #   * healthy, no subnet manager: exactly fabric.sm (FAIL), the ports Initialize;
-#   * one leaf-spine cable at w=1: exactly one fabric.link.degraded, on that cable;
+#   * one leaf-spine cable at w=1: exactly one fabric.link.degraded, on that cable; then ibsim's
+#     console (PerformanceSet) sets error counters at both of its ends, one saturated, and on a
+#     host's cable: the real ibqueryerrors' output gives fabric.link.errors on exactly those two
+#     cables (FAIL for the saturated one), live and from the captures; with --state-dir the next
+#     runs judge the counters' rise since the kept sample (none: old errors; then one port's);
 #   * node03's cable unplugged: with --against the healthy reference exactly fabric.ref.missing on
 #     it, with --expect node[01-06] exactly fabric.expect node03;
 #   * node04's cable moved to another leaf port: with --against exactly one fabric.ref.moved;
+#   * two hosts with one port GUID (ibsim -I): the port the real discovery drops is
+#     fabric.duplicate (WARN) on its switch port;
 #   * the same outputs captured into a directory (`fabric DIR`) give the same findings;
 #   * --format json is rdma-doctor/fabric/v1; exit statuses; a bad reference file; no umad port;
 #   * routes, on three leaves and two spines (three hosts each) with the leaf1-spine1 cable at w=1:
@@ -29,7 +35,7 @@ build=$top/build
 bin=$build/rdma-doctor
 . "$top/tests/lib.sh"
 ts_init
-for c in ibsim ibsim-run iblinkinfo ibnetdiscover sminfo opensm jq timeout; do
+for c in ibsim ibsim-run iblinkinfo ibnetdiscover sminfo ibqueryerrors opensm jq timeout; do
 	command -v "$c" > /dev/null || { ts_skip fabric "$c is not installed (ibsim-utils, infiniband-diags, opensm)"; ts_finalize; }
 done
 ts_scratch fabric
@@ -95,15 +101,34 @@ mknet() {
 	done
 }
 
-# start_sim NETFILE: ibsim on it, ready (it says so in its log)
+# start_sim NETFILE [console|duplicates]: ibsim on it, ready (it says so in its log); with
+# "console" its console reads the fifo NETFILE.con, written through fd 3 (sim_set); with
+# "duplicates" a GUID given twice in the net file is simulated twice
 start_sim() {
 	: > "$1.sim.log"
-	ibsim -n -s "$1" > "$1.sim.log" 2>&1 &
-	sim_pid=$!
+	if [ "${2:-}" = console ]; then
+		mkfifo "$1.con"
+		ibsim -s "$1" < "$1.con" > "$1.sim.log" 2>&1 &
+		sim_pid=$!
+		exec 3> "$1.con"
+	elif [ "${2:-}" = duplicates ]; then # -I: a net file with a GUID twice is taken as it is
+		ibsim -I -n -s "$1" > "$1.sim.log" 2>&1 &
+		sim_pid=$!
+	else
+		ibsim -n -s "$1" > "$1.sim.log" 2>&1 &
+		sim_pid=$!
+	fi
+	sim_log=$1.sim.log
 	for _ in $(seq 100); do grep -q "simulator ready" "$1.sim.log" && return 0; sleep 0.1; done
 	ts_die "ibsim did not start on $1: $(tail -3 "$1.sim.log")"
 }
-stop_sim() { stop "$sim_pid"; sim_pid=; }
+stop_sim() { exec 3>&-; stop "$sim_pid"; sim_pid=; }
+# sim_set NODE PORT COUNTER VALUE: ibsim's console sets a port's counter (PerformanceSet), done
+sim_set() {
+	echo "PerformanceSet \"$1\"[$2] PortCounters.$3=$4" >&3
+	for _ in $(seq 50); do grep -qF "$1[$2] PortCounters.$3 has been set to $4" "$sim_log" && return 0; sleep 0.1; done
+	ts_die "ibsim: PerformanceSet $1[$2] $3 not done: $(tail -2 "$sim_log")"
+}
 
 # start_sm: opensm on the simulated fabric until every cabled port is Active
 start_sm() {
@@ -169,7 +194,8 @@ jq -e '[.findings[] | select(.check == "fabric.link.capability")] | length == 2'
 capture() {
 	mkdir "$1"
 	local c n
-	for c in "iblinkinfo-switches-only-l iblinkinfo --switches-only -l" "ibnetdiscover-p ibnetdiscover -p" "sminfo sminfo"; do
+	for c in "iblinkinfo-switches-only-l iblinkinfo --switches-only -l" "ibnetdiscover-p ibnetdiscover -p" "sminfo sminfo" \
+		"ibqueryerrors ibqueryerrors"; do
 		set -- "$1" $c
 		n=$2
 		timeout 30 ibsim-run "${@:3}" > "$1/$n" 2> /dev/null
@@ -194,15 +220,62 @@ stop_sm
 stop_sim
 
 # one leaf-spine cable trained at 1X
-start_sim w1.net
+start_sim w1.net console
 start_sm
 run w1
 expect_findings w1 "WARN fabric.link.degraded leaf1[6] - spine1[2]"
 expect_rc w1 1
 jq -e '.findings[] | select(.check == "fabric.link.degraded") | .message | test("1X 2.5 Gbps") and test("7 of its 7 sibling links")' \
 	w1.json > /dev/null && ok || bad "w1: the degraded link's message: $(jq -r '.findings[0].message' w1.json)"
+jq -e '.findings[] | select(.check == "fabric.link.errors") | .status == "OK" and (.message | test("38 ports checked"))' \
+	w1.json > /dev/null && ok "w1: ibqueryerrors run, no counter above its threshold" || bad "w1: ibqueryerrors: $(jq -c '.inputs' w1.json)"
 capture cap-w1
 same_as_dir w1 cap-w1
+# the same cable's ends erring (ibsim's console sets the counters the real ibqueryerrors reads):
+# symbol errors at one end, LinkDownedCounter saturated (8 bits) at the other; a host's port above
+# PortRcvErrors' threshold and its leaf's end below it; a host's discards below their threshold
+sim_set leaf1 6 SymbolErrorCounter 500
+sim_set spine1 2 LinkDownedCounter 255
+sim_set "node05 mlx5_0" 1 PortRcvErrors 12
+sim_set leaf2 2 PortRcvErrors 3
+sim_set "node02 mlx5_0" 1 PortXmitDiscards 7
+run w1err
+expect_findings w1err "FAIL fabric.link.errors leaf1[6] - spine1[2]
+WARN fabric.link.degraded leaf1[6] - spine1[2]
+WARN fabric.link.errors leaf2[2] - node05 mlx5_0[1]"
+expect_rc w1err 2
+jq -e '[.findings[] | select(.check == "fabric.link.errors" and .status == "FAIL") | .message][0]
+	| test("spine1\\[2\\] LinkDownedCounter 255, saturated") and test("leaf1\\[6\\] SymbolErrorCounter 500 \\(threshold 10")' \
+	w1err.json > /dev/null && ok "w1err: both ends named, the saturated counter said" || bad "w1err: $(jq -r '.findings[0].message' w1err.json)"
+jq -e '(.inputs[] | select(.name == "ibqueryerrors") | .state) == "read"' w1err.json > /dev/null &&
+	ok "w1err: ibqueryerrors' exit status 1 (counters above threshold) is a read" || bad "w1err: $(jq -c '.inputs' w1err.json)"
+capture cap-w1err
+same_as_dir w1err cap-w1err
+# --state-dir: the first run keeps the counters (judged as above), the next judges their rise: none
+# (old errors: OK, the saturated one WARN: a rise cannot be seen), then node05's port erring again
+mkdir -m 755 sd
+run w1s1 --state-dir sd
+expect_findings w1s1 "$(findings w1err)"
+[ -f sd/_fabric.link-state ] && grep -q "^c 0x0000000000200000 6 SymbolErrorCounter 500$" sd/_fabric.link-state &&
+	ok "state: the counters kept" || bad "state: $(ls sd; cat sd/_fabric.link-state)"
+run w1s2 --state-dir sd
+expect_findings w1s2 "WARN fabric.link.degraded leaf1[6] - spine1[2]
+WARN fabric.link.errors leaf1[6] - spine1[2]"
+jq -e '[.findings[] | select(.check == "fabric.link.errors" and .status == "OK") | .subject] == ["leaf2[2] - node05 mlx5_0[1]"]' \
+	w1s2.json > /dev/null && ok "state: unchanged counters are old errors" || bad "state: $(jq -c '[.findings[] | [.status, .subject, .message]]' w1s2.json)"
+sim_set "node05 mlx5_0" 1 PortRcvErrors 20
+run w1s3 --state-dir sd
+expect_findings w1s3 "WARN fabric.link.degraded leaf1[6] - spine1[2]
+WARN fabric.link.errors leaf1[6] - spine1[2]
+WARN fabric.link.errors leaf2[2] - node05 mlx5_0[1]"
+jq -e '.findings[] | select(.subject == "leaf2[2] - node05 mlx5_0[1]") | .message | test("PortRcvErrors 20, up 8 in")' \
+	w1s3.json > /dev/null && ok "state: the rise since the baseline" || bad "state: $(jq -c '[.findings[] | [.status, .subject, .message]]' w1s3.json)"
+# a state file that is not one: said, a new history, the counters judged as without one
+echo garbage > sd/_fabric.link-state
+"$bin" fabric cap-w1err --state-dir sd --format json > badstate.json 2> badstate.err
+rc=$?
+[ $rc = 2 ] && grep -q "not a link state file.*a new history; the counters are judged without a baseline" badstate.err &&
+	grep -q "^host _fabric$" sd/_fabric.link-state && ok "state: a state file that is not one" || bad "state: bad file: $rc $(cat badstate.err)"
 stop_sm
 stop_sim
 
@@ -227,6 +300,21 @@ jq -e '.findings[] | select(.check == "fabric.ref.moved") | .message | test("now
 run same --against base.ref
 expect_findings same "WARN fabric.ref.moved leaf2[1] - node04 mlx5_0[1]"
 stop_sm
+stop_sim
+
+# two hosts with one port GUID (caguid given twice): the real discovery keeps the first, the
+# switch port of the second is up but "Port not available"; no subnet manager is needed
+printf '%s\n' 'Switch 8 "leaf1"' '[1] "node01 mlx5_0"[1]' '[2] "node02 mlx5_0"[1]' '' \
+	'caguid=0x0000000000100011' 'Hca 1 "node01 mlx5_0"' '[1] "leaf1"[1]' '' \
+	'caguid=0x0000000000100011' 'Hca 1 "node02 mlx5_0"' '[1] "leaf1"[2]' > dup.net
+start_sim dup.net duplicates
+run dup
+# (the one cable left has no sibling to compare with: its capability note is a WARN)
+expect_findings dup "FAIL fabric.sm subnet manager
+WARN fabric.duplicate leaf1[1]
+WARN fabric.link.capability leaf1[2] - node01 mlx5_0[1]"
+jq -e '.findings[] | select(.check == "fabric.duplicate") | .message | test("a port GUID that another port already has")' \
+	dup.json > /dev/null && ok "dup: the message says what it may be" || bad "dup: $(jq -c '.findings' dup.json | head -c 400)"
 stop_sim
 
 # ---- routes: fabric --route and fabric --pairs (the slow pairs' routes joined) ----

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* Fuzz target: the fabric's inputs (fabric/fabric.h): the input as iblinkinfo, ibnetdiscover and
- * sminfo output, merged, judged and made a reference; the input as a reference file, compared
- * with that one; the input as ibtracert's output, and as dump_fts's forwarding tables that the
- * routes between the fabric's first CA ports are walked through (fabric/route.h). */
+/* Fuzz target: the fabric's inputs (fabric/fabric.h): the input as iblinkinfo, ibnetdiscover,
+ * sminfo and ibqueryerrors output, merged, judged (port counters, duplicates) and made a
+ * reference; the input as a reference file, compared with that one; the input as ibtracert's
+ * output, and as dump_fts's forwarding tables that the routes between the fabric's first CA
+ * ports are walked through (fabric/route.h). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,10 +22,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rd_fab_parse_ibnetdiscover(&net, s, size);
 	rd_fab_parse_sminfo(&f, s, size);
 	rd_fabric_merge(&f, &net);
+	rd_fab_parse_ibqueryerrors(&f, s, size);
+	if (f.ncounters > RD_FAB_MAX_COUNTERS)
+		abort();
 	struct rd_strv expect = {0};
 	rd_strv_push(&expect, "node01");
 	struct rd_text smt = {.data = s, .len = size};
-	struct rd_fab_judge_opts o = {.expect = &expect, .sminfo = &smt};
+	struct rd_fab_judge_opts o = {.expect = &expect, .sminfo = &smt, .queryerrors = &smt};
 	struct rd_report r = {0};
 	rd_fab_judge(&f, &o, &r);
 	struct rd_fab_ref cur, ref;

@@ -44,6 +44,8 @@ seed fuzz_mft "$roots"/*/rdma-doctor/commands/mlxlink-* "$roots"/*/rdma-doctor/c
 seed fuzz_fabric "$top"/tests/fabric/captures/*/*
 # and the fabric with its forwarding tables in one input, so that routes are walked through them
 cat "$top"/tests/fabric/captures/w1/iblinkinfo-switches-only-l "$top"/tests/fabric/captures/w1/dump_fts > "$corpus/fuzz_fabric/w1-with-tables"
+# and with its port counters, so that counters are judged on the cables they are on
+cat "$top"/tests/fabric/captures/w1/iblinkinfo-switches-only-l "$top"/tests/fabric/captures/w1/ibqueryerrors > "$corpus/fuzz_fabric/w1-with-counters"
 # the probe child's report (probe/wire.h), as a run on tests/probe's stand-in library writes it
 cat > "$roots/probe-wire.txt" <<'WIRE'
 at ~ 0 load sdlopen("libibverbs.so.1")
