@@ -859,11 +859,13 @@ static void load_qos(struct rd_source *src, const struct rd_device *d, const str
 			q->sys_pfc.err = RD_EPARSE;
 		}
 	}
-	path = rd_xasprintf("sys/class/net/%s/qos/dscp2prio", ifn);
-	rd_attr_read(src, path, &q->sys_map);
-	free(path);
-	if (rd_attr_ok(&q->sys_map) && rd_parse_dscp2prio(q->sys_map.value, q->dscp2prio) == 0)
-		q->map_from = "sysfs";
+	if (q->trust_from && !strcmp(q->qos.trust, "dscp")) { /* the map matters only when DSCP is trusted */
+		path = rd_xasprintf("sys/class/net/%s/qos/dscp2prio", ifn);
+		rd_attr_read(src, path, &q->sys_map);
+		free(path);
+		if (rd_attr_ok(&q->sys_map) && rd_parse_dscp2prio(q->sys_map.value, q->dscp2prio) == 0)
+			q->map_from = "sysfs";
+	}
 	struct rd_text t;
 	/* mlnx_qos also when trust is dscp and only it gives the map */
 	if (!q->trust_from || !q->pfc_from || (!q->map_from && !strcmp(q->qos.trust, "dscp"))) {
@@ -917,9 +919,11 @@ static void load_qos(struct rd_source *src, const struct rd_device *d, const str
 		rd_text_free(&e);
 		free(path);
 	}
-	path = rd_xasprintf("sys/class/infiniband/%s/tc/%u/traffic_class", d->name, p->num);
-	rd_attr_read(src, path, &q->tclass);
-	free(path);
+	if (!strcmp(q->qos.trust, "dscp")) { /* OFED's class of every QP: judged with the DSCP map only */
+		path = rd_xasprintf("sys/class/infiniband/%s/tc/%u/traffic_class", d->name, p->num);
+		rd_attr_read(src, path, &q->tclass);
+		free(path);
+	}
 	q->cm_configfs = rd_exists(src, "sys/kernel/config/rdma_cm");
 	/* roce.congestion: the netdev's pause, discard and buffer counters */
 	{
