@@ -357,8 +357,10 @@ if [ "${1:-}" = pairserver ] || [ "${1:-}" = pairclient ]; then
 		sleep 2
 		step pair-killed timeout -s KILL 6 $RD pair $peer --size 64K,1M --duration 4000
 		sleep 3
-		# a slowed link: the client's writes leave through a 10 Mbit/s queue
-		step tc-slow /usr/sbin/tc qdisc add dev eth0 root tbf rate 10mbit burst 16kbit latency 100ms
+		# a slowed link: the client's writes leave through a 10 Mbit/s queue, deep enough (2 s, 2.5 MB)
+		# for the 2 MiB a rail keeps in flight: shaped, not dropped (rxe under TCG answered drops with
+		# a remote invalid request once)
+		step tc-slow /usr/sbin/tc qdisc add dev eth0 root tbf rate 10mbit burst 16kbit latency 2s
 		retry pair-slow $RD pair --timeout 60 $peer --json --size 64K
 		retry pair-asan rdma-doctor-asan pair --timeout 90 $peer --json --size 64K --duration 300
 		step pair-refused $RD pair 10.9.0.1:18999 --json
