@@ -15,9 +15,10 @@
 #include "model/state.h"
 #include "pairs/pairs.h"
 #include "pairs/results_in.h"
-#include "util/hostlist.h"
 #include "render/fabric.h"
 #include "render/out.h"
+#include "run/fabricstate.h"
+#include "util/hostlist.h"
 
 #define REF_CAP (64u << 20)
 

@@ -112,15 +112,6 @@ size_t rd_fab_parse_sminfo(struct rd_fabric *f, const char *text, size_t len);
  * "## Summary: ...".  At most RD_FAB_MAX_COUNTERS counters are kept.  Returns the lines understood. */
 #define RD_FAB_MAX_COUNTERS 100000
 size_t rd_fab_parse_ibqueryerrors(struct rd_fabric *f, const char *text, size_t len);
-/* --state-dir: the judged counters of f kept in dir (its "_fabric.link-state", through
- * run/statefile.c: locked, never a raw open) as a sample at now; base gets a copy of the sample
- * to compare with (model/state.h's baseline rule over the default window; base->time 0: none,
- * the caller frees it with rd_state_sample_free).  0; 1 when the file held no history of this
- * (unreadable, too large, another's: err says which; a new one is written); or -errno with the
- * reason in err. */
-struct rd_state_sample;
-int rd_fab_counters_keep(const struct rd_fabric *f, const char *dir, long long now, struct rd_state_sample *base,
-			 char *err, size_t errlen);
 /* After the parsers: one link per cable (a switch-to-switch link seen from both switches is kept
  * once), the node list with hosts and tiers. */
 void rd_fabric_finish(struct rd_fabric *f);
