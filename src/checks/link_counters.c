@@ -56,21 +56,6 @@ static int rate_index(const char *name)
 	return -1;
 }
 
-static const char *interval(long long s, char *buf, size_t len)
-{
-	if (s < 1)
-		snprintf(buf, len, "under 1s");
-	else if (s < 60)
-		snprintf(buf, len, "%llds", s);
-	else if (s < 3600)
-		snprintf(buf, len, "%lldm %llds", s / 60, s % 60);
-	else if (s < 86400)
-		snprintf(buf, len, "%lldh %lldm", s / 3600, s % 3600 / 60);
-	else
-		snprintf(buf, len, "%lldd %lldh", s / 86400, s % 86400 / 3600);
-	return buf;
-}
-
 struct run {
 	struct rd_check_ctx *ctx;
 	const struct rd_link_sample *s;
@@ -214,8 +199,8 @@ void rd_check_link_counters(struct rd_check_ctx *ctx)
 	const char *baseline = NULL;
 	char why[512] = "", win[32], win2[32], when[32] = "";
 	const char *boot = rd_attr_ok(&lk->boot_id) ? lk->boot_id.value : "";
-	interval(s->window, win, sizeof win);
-	interval(2 * s->window, win2, sizeof win2);
+	rd_span_words(s->window, win, sizeof win);
+	rd_span_words(2 * s->window, win2, sizeof win2);
 	if (b->newest)
 		rd_utc_iso8601(b->newest->time, when, sizeof when);
 	if (s->prev_problem) {
@@ -248,7 +233,7 @@ void rd_check_link_counters(struct rd_check_ctx *ctx)
 	if (r.compare) {
 		r.secs = s->now - r.base->time;
 		rd_utc_iso8601(r.base->time, r.since, sizeof r.since);
-		interval(r.secs, r.span, sizeof r.span);
+		rd_span_words(r.secs, r.span, sizeof r.span);
 	}
 	for (size_t i = 0; i < lk->excluded.n; i++)
 		rd_finding_add(ctx, RD_SKIP, lk->excluded.v[i], "%s: counters not read ([counters] exclude in the policy)",

@@ -46,21 +46,6 @@ static const struct {
 	{"rp_cnp_handled", K_INFO, NULL},
 };
 
-static const char *span_words(long long s, char *buf, size_t len)
-{
-	if (s < 1)
-		snprintf(buf, len, "under 1s");
-	else if (s < 60)
-		snprintf(buf, len, "%llds", s);
-	else if (s < 3600)
-		snprintf(buf, len, "%lldm %llds", s / 60, s % 60);
-	else if (s < 86400)
-		snprintf(buf, len, "%lldh %lldm", s / 3600, s % 3600 / 60);
-	else
-		snprintf(buf, len, "%lldd %lldh", s / 86400, s % 86400 / 3600);
-	return buf;
-}
-
 /* "rx_prio3_pause" -> 3 (and *rx), else -1; with suffix "" or "_duration". */
 static int pause_prio(const char *name, const char *suffix, bool *rx)
 {
@@ -186,7 +171,7 @@ void rd_check_roce_congestion(struct rd_check_ctx *ctx)
 	long long secs = base ? s->now - base->time : 0;
 	if (base) {
 		rd_utc_iso8601(base->time, since, sizeof since);
-		span_words(secs, span, sizeof span);
+		rd_span_words(secs, span, sizeof span);
 	}
 	size_t noeth = 0, quiet_ports = 0, quiet_first = 0, quiet_resets = 0;
 	char noeth_why[320] = "";

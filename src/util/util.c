@@ -563,3 +563,18 @@ void *rd_grow(void *v, size_t n, size_t sz)
 		return rd_xrealloc(v, 2 * n * sz);
 	return v;
 }
+
+const char *rd_span_words(long long s, char *buf, size_t len)
+{
+	if (s < 1)
+		snprintf(buf, len, "under 1s");
+	else if (s < 60)
+		snprintf(buf, len, "%llds", s);
+	else if (s < 3600)
+		snprintf(buf, len, "%lldm %llds", s / 60, s % 60);
+	else if (s < 86400)
+		snprintf(buf, len, "%lldh %lldm", s / 3600, s % 3600 / 60);
+	else
+		snprintf(buf, len, "%lldd %lldh", s / 86400, s % 86400 / 3600);
+	return buf;
+}

@@ -29,6 +29,9 @@ char *rd_xstrndup(const char *s, size_t n);
 char *rd_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *rd_xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
+/* A span of seconds in words for a message: "under 1s", "42s", "5m 3s", "2h 10m", "3d 4h"; buf. */
+const char *rd_span_words(long long s, char *buf, size_t len);
+
 /* An array of n elements of sz bytes, grown (by doubling) to hold one more: the capacity follows
  * from n alone (4, 8, 16 ...), so appending stays linear in time (with ASan's realloc too). */
 void *rd_grow(void *v, size_t n, size_t sz);
