@@ -20,8 +20,12 @@ seed() { # target files...
 	for f in "$@"; do [ -f "$f" ] && [ "$(stat -c %s "$f")" -le 65536 ] && cp "$f" "$d/$(echo "$f" | md5sum | cut -c1-16)"; done
 }
 ts_scratch fuzz-seeds
-roots=$work
-"$top/tests/scenarios/make.sh" "$roots" > /dev/null 2>&1
+gen=$work # the seeds written here
+# the scenario and GPU topology roots, read in place when tests/run-all.sh wrote them once
+if [ -n "${RD_SCENARIO_ROOTS:-}" ] && [ -f "$RD_SCENARIO_ROOTS/.complete" ]; then roots=$RD_SCENARIO_ROOTS
+else roots=$gen/roots; "$top/tests/scenarios/make.sh" "$roots" > /dev/null 2>&1; fi
+if [ -n "${RD_TOPO_ROOTS:-}" ] && [ -f "$RD_TOPO_ROOTS/.complete" ]; then topo=$RD_TOPO_ROOTS
+else topo=$gen/topo; "$top/tests/topo/make.sh" "$topo" > /dev/null 2>&1; fi
 seed fuzz_sysfs $(find "$top/examples/h100-ofed/sys/devices" "$top/examples/mixed-states/sys/devices" -type f -name '*[a-z]*' | head -300) \
 	$(find "$real/gpud-h100-sys-class-infiniband" -type f 2>/dev/null | head -100)
 seed fuzz_procfs "$top"/examples/*/proc/modules "$top"/examples/*/proc/self/limits "$roots"/*/proc/4242/limits
@@ -47,7 +51,7 @@ cat "$top"/tests/fabric/captures/w1/iblinkinfo-switches-only-l "$top"/tests/fabr
 # and with its port counters, so that counters are judged on the cables they are on
 cat "$top"/tests/fabric/captures/w1/iblinkinfo-switches-only-l "$top"/tests/fabric/captures/w1/ibqueryerrors > "$corpus/fuzz_fabric/w1-with-counters"
 # the probe child's report (probe/wire.h), as a run on tests/probe's stand-in library writes it
-cat > "$roots/probe-wire.txt" <<'WIRE'
+cat > "$gen/probe-wire.txt" <<'WIRE'
 at ~ 0 load sdlopen("libibverbs.so.1")
 hstep load 1 0 3876 ~ s/usr/lib/x86_64-linux-gnu/libibverbs.so.1%20(18%20functions) 0
 at ~ 0 devices sibv_get_device_list
@@ -65,45 +69,44 @@ step open 1 0 1 ~ srxe0:%201%20port 0
 step query_port 1 0 4 ~ sACTIVE,%20Ethernet,%20active_mtu%201024%20(max%204096),%20lid%200,%206%20GIDs 0
 step gid 1 0 27 ~ sgid[0]%20fe80::5054:ff:fe12:3456%20(RoCE%20v1):%20gid_attrs/types%20unreadable:%20the%20first%20non-zero%20GID,%20taken%20as%20RoCE%20v1 0
 WIRE
-printf 'library s/usr/lib/libibverbs.so.1\nend 0 33554432 srxe0%%20port%%201:%%20no\n' > "$roots/probe-wire-end.txt"
-seed fuzz_probe_wire "$roots/probe-wire.txt" "$roots/probe-wire-end.txt"
+printf 'library s/usr/lib/libibverbs.so.1\nend 0 33554432 srxe0%%20port%%201:%%20no\n' > "$gen/probe-wire-end.txt"
+seed fuzz_probe_wire "$gen/probe-wire.txt" "$gen/probe-wire-end.txt"
 for n in mock-idle mock-drained-admin mock-down-not-responding; do
-	"$top/tests/cli/mock-bin/scontrol" show node -o "$n" > "$roots/show-node-$n.txt"
+	"$top/tests/cli/mock-bin/scontrol" show node -o "$n" > "$gen/show-node-$n.txt"
 done
 seed fuzz_slurm "$roots"/show-node-*.txt
 for ex in no-rdma h100-ofed; do
-	"$top/build-fuzz/../build/rdma-doctor" --root "$top/examples/$ex" snapshot -o "$roots/$ex.tar.gz" > /dev/null 2>&1 || true
+	"$top/build-fuzz/../build/rdma-doctor" --root "$top/examples/$ex" snapshot -o "$gen/$ex.tar.gz" > /dev/null 2>&1 || true
 done
-(cd "$top/examples/no-rdma" && tar -cf "$roots/plain.tar" proc)
-seed fuzz_archive "$roots/no-rdma.tar.gz" "$roots/plain.tar" "$roots/h100-ofed.tar.gz"
+(cd "$top/examples/no-rdma" && tar -cf "$gen/plain.tar" proc)
+seed fuzz_archive "$gen/no-rdma.tar.gz" "$gen/plain.tar" "$gen/h100-ofed.tar.gz"
 # RPM hosts (model/rpmdb.c): os-release, /etc/infiniband/info, kmod releases, the librpm child's answer
-printf 'ID="rocky"\nID_LIKE="rhel centos fedora"\nVERSION_ID="9.4"\n' > "$roots/os-release"
-printf '#!/bin/bash\necho prefix=/usr\necho Kernel=5.14.0-427.13.1.el9_4.x86_64\n' > "$roots/ib-info"
-printf 'P\tmlnx-ofa_kernel-modules\t0\t24.10\tOFED.24.10.1.1.4.1.kver.5.14.0_427.13.1.el9_4.x86_64\tx86_64\nP\tdoca-ofed\t0\t2.9.1\t1\tx86_64\nT\t812\n' > "$roots/rpm-answer"
-printf 'E\tfile is not a database\n' > "$roots/rpm-error"
-seed fuzz_rpm "$roots/os-release" "$roots/ib-info" "$roots/rpm-answer" "$roots/rpm-error"
+printf 'ID="rocky"\nID_LIKE="rhel centos fedora"\nVERSION_ID="9.4"\n' > "$gen/os-release"
+printf '#!/bin/bash\necho prefix=/usr\necho Kernel=5.14.0-427.13.1.el9_4.x86_64\n' > "$gen/ib-info"
+printf 'P\tmlnx-ofa_kernel-modules\t0\t24.10\tOFED.24.10.1.1.4.1.kver.5.14.0_427.13.1.el9_4.x86_64\tx86_64\nP\tdoca-ofed\t0\t2.9.1\t1\tx86_64\nT\t812\n' > "$gen/rpm-answer"
+printf 'E\tfile is not a database\n' > "$gen/rpm-error"
+seed fuzz_rpm "$gen/os-release" "$gen/ib-info" "$gen/rpm-answer" "$gen/rpm-error"
 # fleet: reports as check writes them, and as pdsh prints them
 seed fuzz_fleet "$top"/tests/scenarios/expected/healthy-inbox.json "$top"/tests/scenarios/expected/ib-umad-missing.json \
 	"$top"/tests/fleet/expected/*.json
-sed 's/^/node01: /' "$top/tests/scenarios/expected/roce-mtu-1500.json" > "$roots/fleet-pdsh.txt"
+sed 's/^/node01: /' "$top/tests/scenarios/expected/roce-mtu-1500.json" > "$gen/fleet-pdsh.txt"
 { printf -- '---------------\nnode01\n---------------\n'; cat "$top/tests/scenarios/expected/healthy-inbox.json"
-  printf -- '---------------\nnode[02-03] (2)\n---------------\ncommand not found\n'; } > "$roots/fleet-clush-b.txt"
-seed fuzz_fleet "$roots/fleet-pdsh.txt" "$roots/fleet-clush-b.txt"
+  printf -- '---------------\nnode[02-03] (2)\n---------------\ncommand not found\n'; } > "$gen/fleet-clush-b.txt"
+seed fuzz_fleet "$gen/fleet-pdsh.txt" "$gen/fleet-clush-b.txt"
 # ACS: the real lspci -vvv lines of tests/topo, and config spaces as tests/topo/make.sh builds them
-"$top/tests/topo/make.sh" "$roots/topo" > /dev/null 2>&1
-seed fuzz_acs "$top/tests/topo/lspci-vvv" "$roots"/topo/h100-acs-redirect/sys/bus/pci/devices/0000:17:0[12].0/config \
-	"$roots"/topo/h100-pex890xx/sys/bus/pci/devices/0000:15:01.0/config "$roots"/topo/h100-acs-unpriv/sys/bus/pci/devices/0000:16:00.0/config
+seed fuzz_acs "$top/tests/topo/lspci-vvv" "$topo"/h100-acs-redirect/sys/bus/pci/devices/0000:17:0[12].0/config \
+	"$topo"/h100-pex890xx/sys/bus/pci/devices/0000:15:01.0/config "$topo"/h100-acs-unpriv/sys/bus/pci/devices/0000:16:00.0/config
 # pairs: results as the pair steps print them (first byte even), a Slurm topology.conf (odd)
-{ printf '\0'; cat "$top/tests/pairs/results-8.json"; } > "$roots/pairs-results"
-{ printf '\1'; printf 'SwitchName=leaf1 Nodes=h[01-10]\nSwitchName=leaf2 Nodes=h[11-20],n[1-9]\nSwitchName=spine Switches=leaf[1-2]\n'; } > "$roots/pairs-topology"
-seed fuzz_pairs "$roots/pairs-results" "$roots/pairs-topology"
+{ printf '\0'; cat "$top/tests/pairs/results-8.json"; } > "$gen/pairs-results"
+{ printf '\1'; printf 'SwitchName=leaf1 Nodes=h[01-10]\nSwitchName=leaf2 Nodes=h[11-20],n[1-9]\nSwitchName=spine Switches=leaf[1-2]\n'; } > "$gen/pairs-topology"
+seed fuzz_pairs "$gen/pairs-results" "$gen/pairs-topology"
 # NCCL conf files: the scenario roots' /etc/nccl.conf, and lines as setEnvFile reads them
-printf '# c\nNCCL_IB_HCA=^=mlx5_1:1,mlx5_10\r\n=x\nNCCL_IB_DISABLE=0x1\n' > "$roots/nccl.conf"
-seed fuzz_ncclconf "$roots/nccl.conf" "$roots"/nccl-*/etc/nccl.conf
+printf '# c\nNCCL_IB_HCA=^=mlx5_1:1,mlx5_10\r\n=x\nNCCL_IB_DISABLE=0x1\n' > "$gen/nccl.conf"
+seed fuzz_ncclconf "$gen/nccl.conf" "$roots"/nccl-*/etc/nccl.conf
 # pair: a peer's control lines as the two ends send them
-printf 'RDPAIR/1 node01 8 17000\nQP rxe0 1 0 17 1234 3 00000000000000000000ffff0a090001 1 7f00aa001000 1a2b 2.5\nRTS\nLAT 1000\nEND\nERR x\n' > "$roots/pair-lines"
-printf 'QP mlx5_0 1 12 99 5 5 - -1 1000 1 400.0\n' > "$roots/pair-ib"
-seed fuzz_pairline "$roots/pair-lines" "$roots/pair-ib"
+printf 'RDPAIR/1 node01 8 17000\nQP rxe0 1 0 17 1234 3 00000000000000000000ffff0a090001 1 7f00aa001000 1a2b 2.5\nRTS\nLAT 1000\nEND\nERR x\n' > "$gen/pair-lines"
+printf 'QP mlx5_0 1 12 99 5 5 - -1 1000 1 400.0\n' > "$gen/pair-ib"
+seed fuzz_pairline "$gen/pair-lines" "$gen/pair-ib"
 for t in "$out"/fuzz_*; do
 	[ -x "$t" ] || continue
 	n=$(basename "$t")

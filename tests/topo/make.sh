@@ -58,6 +58,14 @@ if [ $# -ne 1 ] || [ -z "$1" ]; then
 	exit 2
 fi
 out=$1
+# RD_TOPO_ROOTS=DIR: DIR holds every root, written by this script (tests/run-all.sh does it once,
+# then marks DIR .complete); the roots are copied from it instead of being written again.
+if [ -n "${RD_TOPO_ROOTS:-}" ] && [ -f "$RD_TOPO_ROOTS/.complete" ] && [ "$RD_TOPO_ROOTS" != "$out" ]; then
+	mkdir -p "$out"
+	cp -a "$RD_TOPO_ROOTS"/. "$out"/
+	rm -f "$out/.complete"
+	exit 0
+fi
 . "$here/../../tools/rootlib.sh"
 export LC_ALL=C
 

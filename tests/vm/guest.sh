@@ -362,6 +362,8 @@ if [ "${1:-}" = pairserver ] || [ "${1:-}" = pairclient ]; then
 		# a remote invalid request once)
 		step tc-slow /usr/sbin/tc qdisc add dev eth0 root tbf rate 10mbit burst 16kbit latency 2s
 		retry pair-slow $RD pair --timeout 60 $peer --json --size 64K
+		# the ASan+UBSan pair at the link's own speed: the queue off again
+		step tc-fast /usr/sbin/tc qdisc del dev eth0 root
 		retry pair-asan rdma-doctor-asan pair --timeout 90 $peer --json --size 64K --duration 300
 		step pair-refused $RD pair 10.9.0.1:18999 --json
 	fi

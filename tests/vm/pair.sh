@@ -97,6 +97,7 @@ grep -qE 'error: .*(the peer closed the connection|no word from the peer)' "$S/p
 
 # ---- 4. a slowed link ----------------------------------------------------------------------------
 [ "$(rc_of "$C/tc-slow")" = 0 ] || { bad "tc tbf on the client: exit $(rc_of "$C/tc-slow")"; show "$C/tc-slow.err"; }
+[ "$(rc_of "$C/tc-fast")" = 0 ] || { bad "tc qdisc del on the client: exit $(rc_of "$C/tc-fast")"; show "$C/tc-fast.err"; }
 fast=$(jq -r '.rails[0].gbps' "$j" 2> /dev/null) slow=$(jq -r '.rails[0].gbps' "$C/pair-slow.out" 2> /dev/null)
 if [ "$(rc_of "$C/pair-slow")" = 0 ] && awk -v f="$fast" -v s="$slow" 'BEGIN { exit !(s > 0 && s < 0.5 * f && s <= 0.011) }'; then
 	ok "through a 10 Mbit/s queue the run measures ${slow} Gb/s (was ${fast})"
@@ -107,7 +108,7 @@ for g in "$S/pair-asan-serve" "$C/pair-asan"; do
 	if [ "$(rc_of "$g")" = 0 ] && ! grep -qE 'ERROR: (Address|Leak)Sanitizer|runtime error:' "$g.err"; then ok "$(basename "$g"): the ASan+UBSan build measured, clean"
 	else bad "$(basename "$g"): exit $(rc_of "$g")"; show "$g.err" 12; fi
 done
-jq -e '.rails[0].gbps > 0 and .rails[0].lat_us > 0' "$C/pair-asan.out" > /dev/null 2>&1 && ok "the ASan run measured bandwidth and latency" || { bad "the ASan run's result"; show "$C/pair-asan.out" 20; }
+jq -e '.rails[0].gbps > 0 and .rails[0].lat_us > 0' "$C/pair-asan.out" > /dev/null 2>&1 && ok "the ASan run measured bandwidth and latency" || { bad "the ASan run's result: $(jq -r '.error // .rails[0].error // "no error given"' "$C/pair-asan.out" 2> /dev/null)"; show "$C/pair-asan.err" 12; }
 
 # ---- 5. nobody serving ---------------------------------------------------------------------------
 [ "$(rc_of "$C/pair-refused")" = 2 ] && jq -e '.error | test("cannot connect|refused")' "$C/pair-refused.out" > /dev/null 2>&1 &&
