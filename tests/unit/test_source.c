@@ -493,6 +493,13 @@ static void load_recorded(const char *dir, struct rd_recording *rec, struct rd_h
 	rd_source_close(src);
 }
 
+static int by_path(const void *a, const void *b)
+{
+	const struct rd_rec_entry *x = a, *y = b;
+	int c = strcmp(x->path, y->path);
+	return c ? c : (int)x->kind - (int)y->kind;
+}
+
 RD_TEST(a_recorded_load_laid_out_loads_the_same)
 {
 	setup();
@@ -520,9 +527,13 @@ RD_TEST(a_recorded_load_laid_out_loads_the_same)
 		CHECK_INT(h2.devices[i].nports, h1.devices[i].nports);
 		CHECK_INT(h2.devices[i].ports[0].state_v, h1.devices[i].ports[0].state_v);
 	}
-	/* ... because every call got the same answer: the second recording is the first */
+	/* ... because every call got the same answer: the second recording is the first (in path
+	 * order: directories list their names in an order of their file system's, and the laid-out
+	 * copy may be on another one, a tmpfs listing the newest first) */
 	CHECK_INT(r2.n, r1.n);
 	CHECK_INT(r2.ncommands, r1.ncommands);
+	qsort(r1.entries, r1.n, sizeof *r1.entries, by_path);
+	qsort(r2.entries, r2.n, sizeof *r2.entries, by_path);
 	for (size_t i = 0; i < r1.n && i < r2.n; i++) {
 		const struct rd_rec_entry *a = &r1.entries[i], *b = &r2.entries[i];
 		CHECK_STR(b->path, a->path);
