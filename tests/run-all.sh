@@ -88,19 +88,18 @@ total_pass=0 total_fail=0
 # The runners' scratch space (TMPDIR) is a tmpfs when /dev/shm is one with room (8 GB): the runners
 # copy and remove tens of thousands of root files, and on a disk mounted with discard that is most
 # of their time (the printed-fixes runner: 79 s on ext4, 42 s on tmpfs).  Removed at exit.
-tmp=${TMPDIR:-/tmp}
-if [ "$(stat -f -c %T /dev/shm 2> /dev/null)" = tmpfs ] &&
-	[ "$(df -Pk /dev/shm 2> /dev/null | awk 'NR == 2 { print $4 }')" -ge 8388608 ] 2> /dev/null && [ -w /dev/shm ]; then
-	tmp=$(mktemp -d /dev/shm/rd-tmp.XXXXXX) && chmod 1777 "$tmp" || tmp=${TMPDIR:-/tmp}
+own_tmp= # this run's tmpfs TMPDIR, when it made one
+if [ "$(stat -f -c %T /dev/shm 2> /dev/null)" = tmpfs ] && [ -w /dev/shm ] &&
+	[ "$(df -Pk /dev/shm 2> /dev/null | awk 'NR == 2 { print $4 }')" -ge 8388608 ] 2> /dev/null; then
+	own_tmp=$(mktemp -d /dev/shm/rd-tmp.XXXXXX) && chmod 1777 "$own_tmp" && export TMPDIR=$own_tmp || own_tmp=
 fi
-scratch=$(mktemp -d "$tmp/rd-run-all.XXXXXX") # the sections' logs; removed at exit
-[ "$tmp" = "${TMPDIR:-/tmp}" ] || export TMPDIR=$tmp
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/rd-run-all.XXXXXX") # the sections' logs; removed at exit
 export RD_SCENARIO_ROOTS RD_TOPO_ROOTS; RD_SCENARIO_ROOTS=$scratch/roots RD_TOPO_ROOTS=$scratch/topo
 # each section is a process group of its own (set -m): stopping the run stops every section
 declare -A pids=()
 stop() { local p; for p in "${!pids[@]}"; do kill -TERM -- "-$p" 2> /dev/null; done; wait; exit 1; }
 trap stop INT TERM
-trap 'rm -rf "$scratch"; case $tmp in /dev/shm/rd-tmp.*) rm -rf "$tmp" ;; esac' EXIT
+trap 'rm -rf "$scratch" ${own_tmp:+"$own_tmp"}' EXIT
 lanes=${RD_TEST_LANES:-$(nproc 2> /dev/null || echo 2)}
 wait_lanes=2
 names=() kinds=() groups=() needs=() cmds=() state=() # state: "" waiting, run, done
@@ -321,10 +320,10 @@ sec "example roots" cpu - - tests/examples.sh
 sec "layout rules (headers state ownership, ibstat/ibstatus read through model/umad.c)" cpu - - tests/layout.sh
 run_sections
 # what the runners left in their TMPDIR (on a tmpfs of this run's own, so nothing else writes there)
-case $tmp in /dev/shm/rd-tmp.*)
-	left=$(ls -A "$tmp" | grep -vxF "${scratch##*/}" | head -5 | tr '\n' ' ')
-	if [ -n "$left" ]; then echo "FAIL: the runners left in TMPDIR: $left"; total_fail=$((total_fail + 1)); fi ;;
-esac
+if [ -n "$own_tmp" ]; then
+	left=$(ls -A "$own_tmp" | grep -vxF "${scratch##*/}" | head -5 | tr '\n' ' ')
+	if [ -n "$left" ]; then echo "FAIL: the runners left in TMPDIR: $left"; total_fail=$((total_fail + 1)); fi
+fi
 
 echo
 centis "$scratch/times"

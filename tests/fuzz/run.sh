@@ -74,7 +74,7 @@ seed fuzz_probe_wire "$gen/probe-wire.txt" "$gen/probe-wire-end.txt"
 for n in mock-idle mock-drained-admin mock-down-not-responding; do
 	"$top/tests/cli/mock-bin/scontrol" show node -o "$n" > "$gen/show-node-$n.txt"
 done
-seed fuzz_slurm "$roots"/show-node-*.txt
+seed fuzz_slurm "$gen"/show-node-*.txt
 for ex in no-rdma h100-ofed; do
 	"$top/build-fuzz/../build/rdma-doctor" --root "$top/examples/$ex" snapshot -o "$gen/$ex.tar.gz" > /dev/null 2>&1 || true
 done
