@@ -391,7 +391,8 @@ deb=$work/pkg/rdma-doctor_${version}_amd64.deb
 if (cd "$src" && nice -n 10 dpkg-buildpackage -us -uc -b) > "$work/dpkg-buildpackage.log" 2>&1 && [ -f "$deb" ]; then
 	ok
 else
-	bad "dpkg-buildpackage -us -uc -b did not make rdma-doctor_${version}_amd64.deb: $(tail -5 "$work/dpkg-buildpackage.log")"
+	# the unit harness names a failed case on a FAIL line and its reason on the indented line before
+	bad "dpkg-buildpackage -us -uc -b did not make rdma-doctor_${version}_amd64.deb: $(grep -E '^(FAIL|    [^ (]+:[0-9]+: )' "$work/dpkg-buildpackage.log" | head -20) $(tail -5 "$work/dpkg-buildpackage.log")"
 fi
 [ "$(git -C "$top" status --porcelain 2> /dev/null)" = "$status_before" ] && ok || bad "the package build changed the checkout"
 if [ -f "$deb" ]; then
