@@ -20,11 +20,11 @@
 
 /* ------------------------------------------------------------------------------ helpers */
 
-static char dir[64]; /* this test's scratch directory (each test is its own process) */
+static char dir[192]; /* this test's scratch directory (each test is its own process) */
 
 static void cleanup(void)
 {
-	char cmd[128];
+	char cmd[256];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	if (system(cmd) != 0)
 		fprintf(stderr, "    cannot remove %s\n", dir);
@@ -39,7 +39,9 @@ __attribute__((format(printf, 1, 2))) static int sh(const char *fmt, ...)
 	va_end(ap);
 	if (!dir[0]) {
 		const char *t = getenv("TMPDIR");
-		snprintf(dir, sizeof dir, "%s/rd_memtree_test.XXXXXX", t && *t ? t : "/tmp");
+		/* TMPDIR may be deep (a runner's scratch below run-all's): a cut template is no template */
+		int n = snprintf(dir, sizeof dir, "%s/rd_memtree_test.XXXXXX", t && *t ? t : "/tmp");
+		CHECK(n > 0 && (size_t)n < sizeof dir);
 		CHECK(mkdtemp(dir) != NULL);
 		atexit(cleanup);
 	}
