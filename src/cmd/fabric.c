@@ -192,12 +192,30 @@ static int route_pairs(struct rd_ctx *ctx, struct rd_source *src, const struct r
 	return rc;
 }
 
+struct report_out {
+	const struct rd_fabric *f;
+	const struct rd_report *rep;
+	const struct rd_fabric_meta *m;
+	bool json, prom;
+	long long now;
+};
+
+static void write_report(FILE *out, void *arg)
+{
+	const struct report_out *ro = arg;
+	if (ro->prom)
+		rd_render_fabric_prometheus(out, ro->f, ro->rep, ro->m, ro->now);
+	else
+		rd_render_fabric(out, ro->json, ro->f, ro->rep, ro->m);
+}
+
 int rd_cmd_fabric(struct rd_ctx *ctx, int argc, char **argv)
 {
 	enum { OPT_SAVE = 256, OPT_AGAINST, OPT_EXPECT, OPT_ROUTE, OPT_PAIRS, OPT_STATE_DIR };
 	static const struct option longopts[] = {
 		RD_LONGOPT_FORMAT,
 		RD_LONGOPT_HELP,
+		{"output", required_argument, NULL, 'o'},
 		{"save", required_argument, NULL, OPT_SAVE},
 		{"against", required_argument, NULL, OPT_AGAINST},
 		{"expect", required_argument, NULL, OPT_EXPECT},
@@ -206,20 +224,31 @@ int rd_cmd_fabric(struct rd_ctx *ctx, int argc, char **argv)
 		{"state-dir", required_argument, NULL, OPT_STATE_DIR},
 		{NULL, 0, NULL, 0},
 	};
-	struct rd_getopt g = {.argc = argc, .argv = argv, .shortopts = "f:j", .longopts = longopts, .operands = true};
-	bool json = false;
+	struct rd_getopt g = {.argc = argc, .argv = argv, .shortopts = "f:jo:", .longopts = longopts, .operands = true};
+	bool json = false, prom = false;
 	const char *dir = NULL, *save = NULL, *against = NULL, *expect = NULL, *route_a = NULL, *route_b = NULL;
+	const char *output = NULL;
 	const char *state_dir = NULL;
 	struct rd_strv pairs_files = {0};
 	int st = -1;
 	for (int c; (c = rd_opts_next(ctx, &g, &st)) != RD_OPT_END;) {
 		switch (c) {
 		case 'f':
-			if (rd_opt_format(ctx, "fabric", optarg, &json) < 0)
-				st = RD_EXIT_USAGE;
+			prom = strcmp(optarg, "prometheus") == 0;
+			if (prom)
+				json = false;
+			else if (strcmp(optarg, "json") == 0 || strcmp(optarg, "text") == 0)
+				json = optarg[0] == 'j';
+			else
+				st = rd_usage_error(ctx, "fabric", "unknown format '%s' (use text, json or prometheus)", optarg);
 			break;
 		case 'j':
-			json = true;
+			json = true, prom = false;
+			break;
+		case 'o':
+			if (!*optarg)
+				st = rd_usage_error(ctx, "fabric", "--output needs a file name");
+			output = optarg;
 			break;
 		case OPT_SAVE:
 			save = optarg;
@@ -262,6 +291,9 @@ int rd_cmd_fabric(struct rd_ctx *ctx, int argc, char **argv)
 		st = rd_usage_error(ctx, "fabric", "%s takes no --save, --against or --expect", route_a ? "--route" : "--pairs");
 	if (st < 0 && (route_a || pairs_files.n) && state_dir)
 		st = rd_usage_error(ctx, "fabric", "%s takes no --state-dir", route_a ? "--route" : "--pairs");
+	if (st < 0 && (route_a || pairs_files.n) && (prom || output))
+		st = rd_usage_error(ctx, "fabric", "%s takes no %s", route_a ? "--route" : "--pairs",
+				    prom ? "--format prometheus" : "--output");
 	if (st < 0 && route_a && (!*route_a || strcmp(route_a, route_b) == 0))
 		st = rd_usage_error(ctx, "fabric", "--route: two different hosts");
 	if (st < 0 && dir && !*dir)
@@ -411,7 +443,8 @@ int rd_cmd_fabric(struct rd_ctx *ctx, int argc, char **argv)
 		}
 	}
 	char tbuf[40];
-	rd_utc_iso8601(rd_run_time(), tbuf, sizeof tbuf);
+	long long now = rd_run_time();
+	rd_utc_iso8601(now, tbuf, sizeof tbuf);
 	struct rd_fabric_meta m = {
 		.source = dir ? dir : ctx->root ? ctx->root : "live",
 		.time = tbuf,
@@ -419,7 +452,13 @@ int rd_cmd_fabric(struct rd_ctx *ctx, int argc, char **argv)
 		.ascii = ctx->ascii,
 		.inputs = in,
 	};
-	rd_render_fabric(ctx->out, json, &f, &rep, &m);
+	struct report_out ro = {.f = &f, .rep = &rep, .m = &m, .json = json, .prom = prom, .now = now};
+	if (output) {
+		if (rd_output_atomic(ctx, "fabric", output, write_report, &ro) < 0)
+			rc = RD_EXIT_UNKNOWN;
+	} else {
+		write_report(ctx->out, &ro);
+	}
 	if (!rc)
 		rc = rd_status_exit_code(rd_report_status(&rep));
 	rd_report_free(&rep);

@@ -54,13 +54,17 @@ const struct rd_cmd rd_cmds[] = {
 	 "            with NCCL's GPUDirect RDMA distance; from sysfs alone",
 	 FORMAT_OPT HELP_OPT, "0 shown, 3 a usage error, an unreadable root or output that cannot be written"},
 	{"fabric", rd_cmd_fabric,
-	 "[DIR] [--format text|json] [--expect HOSTLIST] [--save FILE] [--against FILE]\n"
-	 "            [--state-dir DIR] [--route HOST_A HOST_B | --pairs FILE...]",
+	 "[DIR] [--format text|json|prometheus] [--output FILE] [--expect HOSTLIST] [--save FILE]\n"
+	 "            [--against FILE] [--state-dir DIR] [--route HOST_A HOST_B | --pairs FILE...]",
 	 "the InfiniBand subnet from infiniband-diags (iblinkinfo, ibnetdiscover, sminfo, ibqueryerrors),\n"
 	 "            live or from a directory of their captured outputs: links below their siblings or what both\n"
 	 "            ends can do, port error counters above their thresholds, duplicate GUIDs or LIDs, no subnet\n"
 	 "            manager, expected hosts absent, cabling changed since a reference",
 	 FORMAT_OPT
+	 "      --format prometheus the Prometheus text format (rdma_doctor_fabric_*: the findings, each\n"
+	 "                          cable's width, speed, state and worst finding, the error counters), for\n"
+	 "                          node_exporter's textfile collector; not with --route or --pairs\n"
+	 "  -o, --output FILE       write to a temporary file beside FILE, then rename it over FILE\n"
 	 "      --expect HOSTLIST   hosts that should be in the fabric (Slurm syntax: node[01-24]); node\n"
 	 "                          descriptions \"HOST DEVICE\" (Linux's default) name them\n"
 	 "      --save FILE         write the cabling (each link's ends, width and speed) as a reference\n"

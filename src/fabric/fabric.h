@@ -121,6 +121,12 @@ void rd_fabric_merge(struct rd_fabric *f, struct rd_fabric *net);
 const struct rd_fab_node *rd_fabric_node(const struct rd_fabric *f, uint64_t guid);
 /* A link's rate in Gb/s: width × speed (0 when down). */
 double rd_fab_rate(const struct rd_fab_link *l);
+/* An end's node description (the node's, else the one its line printed), or NULL when neither
+ * has one. */
+const char *rd_fab_end_desc(const struct rd_fabric *f, const struct rd_fab_end *e);
+/* A cabled link as its findings name it: "DESC[PORT] - DESC[PORT]" (a GUID for an end without a
+ * description). */
+void rd_fab_link_subject(const struct rd_fabric *f, const struct rd_fab_link *l, char *buf, size_t cap);
 
 /* What the captures or the live tools gave: each input's text and how it was read. */
 enum { RD_FAB_IN_LINKINFO, RD_FAB_IN_NETDISCOVER, RD_FAB_IN_SMINFO, RD_FAB_IN_QUERYERRORS, RD_FAB_NIN };

@@ -29,10 +29,15 @@ static bool same_speed(double a, double b)
 	return fabs(a - b) < 0.001;
 }
 
-static void end_name(const struct rd_fabric *f, const struct rd_fab_end *e, char *buf, size_t cap)
+const char *rd_fab_end_desc(const struct rd_fabric *f, const struct rd_fab_end *e)
 {
 	const struct rd_fab_node *n = rd_fabric_node(f, e->guid);
-	const char *d = n && n->desc && *n->desc ? n->desc : e->desc && *e->desc ? e->desc : NULL;
+	return n && n->desc && *n->desc ? n->desc : e->desc && *e->desc ? e->desc : NULL;
+}
+
+static void end_name(const struct rd_fabric *f, const struct rd_fab_end *e, char *buf, size_t cap)
+{
+	const char *d = rd_fab_end_desc(f, e);
 	if (d)
 		snprintf(buf, cap, "%s[%u]", d, e->port);
 	else
@@ -109,7 +114,7 @@ static void link_evidence(const struct rd_fabric *f, struct rd_finding *fd, cons
 		rd_evidence_add(fd, LINK_CMD, "line %u: %s - %s %s %s/%s", l->line, a, b, r, l->state, l->phys);
 }
 
-static void link_subject(const struct rd_fabric *f, const struct rd_fab_link *l, char *buf, size_t cap)
+void rd_fab_link_subject(const struct rd_fabric *f, const struct rd_fab_link *l, char *buf, size_t cap)
 {
 	char a[160], b[160];
 	end_name(f, &l->a, a, sizeof a);
@@ -165,7 +170,7 @@ static void judge_links(const struct rd_fabric *f, struct rd_report *r, bool sm_
 		const struct rd_fab_link *l = &f->links[i];
 		char subj[400], tn[128], rt[64], mt[64];
 		if (l->has_peer && strcmp(l->state, "Active") != 0 && strcmp(l->state, "Linked") != 0 && sm_there) {
-			link_subject(f, l, subj, sizeof subj);
+			rd_fab_link_subject(f, l, subj, sizeof subj);
 			struct rd_finding *fd = rd_report_add(r, "fabric.link.state", RD_SUBJ_PORT, RD_WARN, subj,
 							      "cabled but %s/%s, not Active: no traffic crosses it", l->state,
 							      l->phys);
@@ -177,7 +182,7 @@ static void judge_links(const struct rd_fabric *f, struct rd_report *r, bool sm_
 			continue;
 		struct tier *t = &tiers[tier_of[i]];
 		tier_name(t->lo, t->hi, tn, sizeof tn);
-		link_subject(f, l, subj, sizeof subj);
+		rd_fab_link_subject(f, l, subj, sizeof subj);
 		rate_text(l->width, l->speed, l->speed_name, rt, sizeof rt);
 		rate_text(t->width, t->speed, NULL, mt, sizeof mt);
 		bool narrower = l->width < t->width, slower = l->speed + 0.001 < t->speed;
@@ -465,7 +470,7 @@ static void judge_counters(const struct rd_fabric *f, const struct rd_text *t, c
 		size_t ml = 0, nsat = 0;
 		enum rd_status st = base ? RD_OK : RD_WARN;
 		if (l)
-			link_subject(f, l, subj, sizeof subj);
+			rd_fab_link_subject(f, l, subj, sizeof subj);
 		else
 			counter_port_name(f, c0, subj, sizeof subj);
 		msg[0] = 0;

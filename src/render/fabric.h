@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* Renders `fabric`: the subnet's summary, its links by tier and the findings, as text or as one
- * JSON document (rdma-doctor/fabric/v1, docs/fabric.md); and the reference file that --save
- * writes (rdma-doctor/fabric-ref/v1).
+/* Renders `fabric`: the subnet's summary, its links by tier and the findings, as text, as one
+ * JSON document (rdma-doctor/fabric/v1, docs/fabric.md) or as Prometheus series; and the
+ * reference file that --save writes (rdma-doctor/fabric-ref/v1).
  * Ownership: borrows everything; keeps nothing. */
 #ifndef RD_RENDER_FABRIC_H
 #define RD_RENDER_FABRIC_H
@@ -21,6 +21,13 @@ struct rd_fabric_meta {
 void rd_render_fabric(FILE *out, bool json, const struct rd_fabric *f, const struct rd_report *r,
 		      const struct rd_fabric_meta *m);
 void rd_render_fabric_ref(FILE *out, const struct rd_fab_ref *ref);
+/* `fabric --format prometheus` (render/fabric_prom.c): the verdict, the findings as
+ * rdma_doctor_fabric_check_status{check,subject}, every cable's width, lane speed, rate, state and
+ * worst finding {a_guid,a_port,a_desc,b_guid,b_port,b_desc}, ibqueryerrors' counters, the subnet
+ * manager; names rdma_doctor_fabric_* (apart from check's series, so both files can sit in one
+ * textfile directory).  now: the run's time in seconds since the epoch. */
+void rd_render_fabric_prometheus(FILE *out, const struct rd_fabric *f, const struct rd_report *r,
+				 const struct rd_fabric_meta *m, long long now);
 /* The findings as fabric's JSON "findings" member, and as its text (each finding, then the
  * "Status:" line). */
 struct rd_out;

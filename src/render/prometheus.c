@@ -31,32 +31,40 @@ static size_t utf8_len(const unsigned char *s)
 	return n;
 }
 
-void rd_prom_label_value(FILE *f, const char *s)
+void rd_prom_label_escape(struct rd_buf *b, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
 	while (*p) {
 		size_t n = utf8_len(p);
 		if (*p == '\\')
-			fputs("\\\\", f);
+			rd_buf_puts(b, "\\\\");
 		else if (*p == '"')
-			fputs("\\\"", f);
+			rd_buf_puts(b, "\\\"");
 		else if (*p == '\n')
-			fputs("\\n", f);
+			rd_buf_puts(b, "\\n");
 		else if (n == 0 || *p < 0x20 || *p == 0x7f)
-			fputs("\xef\xbf\xbd", f); /* U+FFFD: a control byte or a byte that is not UTF-8 */
+			rd_buf_puts(b, "\xef\xbf\xbd"); /* U+FFFD: a control byte or a byte that is not UTF-8 */
 		else
-			fwrite(p, 1, n, f);
+			rd_buf_add(b, (const char *)p, n);
 		p += n ? n : 1;
 	}
 }
 
-static void head(FILE *f, const char *name, const char *type, const char *help)
+void rd_prom_label_value(FILE *f, const char *s)
+{
+	struct rd_buf b = {0};
+	rd_prom_label_escape(&b, s);
+	if (b.len)
+		fwrite(b.data, 1, b.len, f);
+	rd_buf_free(&b);
+}
+
+void rd_prom_head(FILE *f, const char *name, const char *type, const char *help)
 {
 	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
-/* name{k1="v1",k2="v2",...} followed by a space; keys and values alternate, ended by NULL. */
-static void series(FILE *f, const char *name, const char *const *kv)
+void rd_prom_series(FILE *f, const char *name, const char *const *kv)
 {
 	fputs(name, f);
 	for (size_t i = 0; kv && kv[i]; i += 2) {
@@ -71,7 +79,7 @@ static void series(FILE *f, const char *name, const char *const *kv)
 
 static void check_status(FILE *f, const struct rd_report *r)
 {
-	head(f, "rdma_doctor_check_status", "gauge",
+	rd_prom_head(f, "rdma_doctor_check_status", "gauge",
 	     "Result of one rdma-doctor check for one subject: 0 OK, 1 WARN, 2 FAIL, 3 UNKNOWN (SKIP is not exported).");
 	for (size_t i = 0; i < r->n; i++) {
 		const struct rd_finding *x = &r->findings[i];
@@ -92,7 +100,7 @@ static void check_status(FILE *f, const struct rd_report *r)
 		if (dup)
 			continue;
 		const char *kv[] = {"check", x->check, "subject", x->subject, NULL};
-		series(f, "rdma_doctor_check_status", kv);
+		rd_prom_series(f, "rdma_doctor_check_status", kv);
 		fprintf(f, "%d\n", rd_status_exit_code(worst));
 	}
 }
@@ -113,13 +121,13 @@ static void counters(FILE *f, const struct rd_host *h, bool hw)
 				if (c[i].attr.err != 0)
 					continue;
 				if (!any)
-					head(f, name, "counter",
+					rd_prom_head(f, name, "counter",
 					     hw ? "A port's hw_counters/<counter> as the driver reports it (raw value)."
 						: "A port's counters/<counter> as the kernel reports it (raw value; port_xmit_data and "
 						  "port_rcv_data count 4-byte words).");
 				any = true;
 				const char *kv[] = {"device", dev->name, "port", port, "counter", c[i].name, NULL};
-				series(f, name, kv);
+				rd_prom_series(f, name, kv);
 				fprintf(f, "%llu\n", (unsigned long long)c[i].value);
 			}
 		}
@@ -138,12 +146,12 @@ static void ethtool_counters(FILE *f, const struct rd_system *s)
 		snprintf(port, sizeof port, "%u", q->port);
 		for (size_t k = 0; q->eth && k < q->eth->n; k++) {
 			if (!any)
-				head(f, name, "counter",
+				rd_prom_head(f, name, "counter",
 				     "A RoCE port's netdev congestion counter of ethtool -S (raw value; pause durations in "
 				     "microseconds).");
 			any = true;
 			const char *kv[] = {"device", q->dev, "port", port, "netdev", q->ifname, "counter", q->eth->v[k].name, NULL};
-			series(f, name, kv);
+			rd_prom_series(f, name, kv);
 			fprintf(f, "%llu\n", (unsigned long long)q->eth->v[k].value);
 		}
 	}
@@ -166,12 +174,12 @@ static void ports(FILE *f, const struct rd_host *h)
 				if ((m == 0 && pt->state_v < 0) || (m == 1 && pt->phys_v < 0) || (m == 2 && !pt->rate_ok))
 					continue;
 				if (!any)
-					head(f, names[m], "gauge", helps[m]);
+					rd_prom_head(f, names[m], "gauge", helps[m]);
 				any = true;
 				char port[16];
 				snprintf(port, sizeof port, "%u", pt->num);
 				const char *kv[] = {"device", dev->name, "port", port, NULL};
-				series(f, names[m], kv);
+				rd_prom_series(f, names[m], kv);
 				if (m == 0)
 					fprintf(f, "%d\n", pt->state_v);
 				else if (m == 1)
@@ -187,7 +195,7 @@ static void device_info(FILE *f, const struct rd_host *h)
 {
 	if (h->ndevices == 0)
 		return;
-	head(f, "rdma_doctor_device_info", "gauge",
+	rd_prom_head(f, "rdma_doctor_device_info", "gauge",
 	     "An RDMA device as rdma-doctor read it (firmware_version and hca_type from sysfs; empty when unreadable).");
 	for (size_t d = 0; d < h->ndevices; d++) {
 		const struct rd_device *dev = &h->devices[d];
@@ -196,7 +204,7 @@ static void device_info(FILE *f, const struct rd_host *h)
 				    "hca_type", rd_attr_ok(&dev->hca_type) ? dev->hca_type.value : "",
 				    "board_id", rd_attr_ok(&dev->board_id) ? dev->board_id.value : "",
 				    NULL};
-		series(f, "rdma_doctor_device_info", kv);
+		rd_prom_series(f, "rdma_doctor_device_info", kv);
 		fputs("1\n", f);
 	}
 }
@@ -204,31 +212,31 @@ static void device_info(FILE *f, const struct rd_host *h)
 void rd_report_prometheus(FILE *f, const struct rd_report *r, const struct rd_host *h, const struct rd_system *s,
 			  const struct rd_report_meta *meta, long long now)
 {
-	head(f, "rdma_doctor_info", "gauge", "rdma-doctor's version and the RDMA stack it found (installed flavour, its version).");
+	rd_prom_head(f, "rdma_doctor_info", "gauge", "rdma-doctor's version and the RDMA stack it found (installed flavour, its version).");
 	const char *kv[] = {"version", RD_VERSION, "stack", rd_stack_kind_name(s->stack.installed), "stack_version",
 			    s->stack.version, NULL};
-	series(f, "rdma_doctor_info", kv);
+	rd_prom_series(f, "rdma_doctor_info", kv);
 	fputs("1\n", f);
 
-	head(f, "rdma_doctor_last_run_timestamp_seconds", "gauge", "When rdma-doctor last checked this host, in seconds since the epoch.");
+	rd_prom_head(f, "rdma_doctor_last_run_timestamp_seconds", "gauge", "When rdma-doctor last checked this host, in seconds since the epoch.");
 	fprintf(f, "rdma_doctor_last_run_timestamp_seconds %lld\n", now);
 
 	enum rd_status worst = meta->no_hardware ? RD_UNKNOWN : rd_report_status(r);
-	head(f, "rdma_doctor_status", "gauge",
+	rd_prom_head(f, "rdma_doctor_status", "gauge",
 	     "The host's verdict, the exit status of check: 0 OK, 1 WARN, 2 FAIL, 3 UNKNOWN (also: no RDMA hardware).");
 	fprintf(f, "rdma_doctor_status %d\n", rd_status_exit_code(worst));
 
-	head(f, "rdma_doctor_rdma_hardware", "gauge", "1 when the host has an RDMA device or a Mellanox/NVIDIA networking PCI function.");
+	rd_prom_head(f, "rdma_doctor_rdma_hardware", "gauge", "1 when the host has an RDMA device or a Mellanox/NVIDIA networking PCI function.");
 	fprintf(f, "rdma_doctor_rdma_hardware %d\n", meta->no_hardware ? 0 : 1);
 
-	head(f, "rdma_doctor_findings", "gauge", "Number of findings of the last run by status.");
+	rd_prom_head(f, "rdma_doctor_findings", "gauge", "Number of findings of the last run by status.");
 	static const enum rd_status all[] = {RD_OK, RD_WARN, RD_FAIL, RD_UNKNOWN, RD_SKIP};
 	for (size_t k = 0; k < 5; k++) {
 		size_t c = 0;
 		for (size_t i = 0; i < r->n; i++)
 			c += r->findings[i].status == all[k];
 		const char *kvs[] = {"status", rd_status_name(all[k]), NULL};
-		series(f, "rdma_doctor_findings", kvs);
+		rd_prom_series(f, "rdma_doctor_findings", kvs);
 		fprintf(f, "%zu\n", c);
 	}
 

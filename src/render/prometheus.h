@@ -21,7 +21,14 @@
 void rd_report_prometheus(FILE *f, const struct rd_report *r, const struct rd_host *h, const struct rd_system *s,
 			  const struct rd_report_meta *meta, long long now);
 
-/* Writes s as an escaped label value (without the quotes) to f. */
+/* Writes s as an escaped label value (without the quotes) to f; appends it to b. */
 void rd_prom_label_value(FILE *f, const char *s);
+struct rd_buf;
+void rd_prom_label_escape(struct rd_buf *b, const char *s);
+/* The "# HELP" and "# TYPE" lines of a metric. */
+void rd_prom_head(FILE *f, const char *name, const char *type, const char *help);
+/* name{k1="v1",k2="v2",...} followed by a space (the caller prints the value): keys and escaped
+ * values alternate in kv, ended by NULL; kv NULL or empty: no braces. */
+void rd_prom_series(FILE *f, const char *name, const char *const *kv);
 
 #endif

@@ -18,7 +18,9 @@
 #   * two hosts with one port GUID (ibsim -I): the port the real discovery drops is
 #     fabric.duplicate (WARN) on its switch port;
 #   * the same outputs captured into a directory (`fabric DIR`) give the same findings;
-#   * --format json is rdma-doctor/fabric/v1; exit statuses; a bad reference file; no umad port;
+#   * --format json is rdma-doctor/fabric/v1; --format prometheus --output is node_exporter's
+#     textfile (promtool accepts it; each cable's width and worst finding, the counters); exit
+#     statuses; a bad reference file; no umad port;
 #   * routes, on three leaves and two spines (three hosts each) with the leaf1-spine1 cable at w=1:
 #     --route between two hosts is what the real ibtracert prints, hop for hop, live (ibtracert)
 #     and from the captured dump_fts; stand-in pair results (written here: no HCA), slow for the
@@ -35,7 +37,7 @@ build=$top/build
 bin=$build/rdma-doctor
 . "$top/tests/lib.sh"
 ts_init
-for c in ibsim ibsim-run iblinkinfo ibnetdiscover sminfo ibqueryerrors opensm jq timeout; do
+for c in ibsim ibsim-run iblinkinfo ibnetdiscover sminfo ibqueryerrors opensm jq timeout promtool; do
 	command -v "$c" > /dev/null || { ts_skip fabric "$c is not installed (ibsim-utils, infiniband-diags, opensm)"; ts_finalize; }
 done
 ts_scratch fabric
@@ -251,6 +253,31 @@ jq -e '(.inputs[] | select(.name == "ibqueryerrors") | .state) == "read"' w1err.
 	ok "w1err: ibqueryerrors' exit status 1 (counters above threshold) is a read" || bad "w1err: $(jq -c '.inputs' w1err.json)"
 capture cap-w1err
 same_as_dir w1err cap-w1err
+# --format prometheus --output: node_exporter's textfile, written by a rename (nothing else left in
+# the directory), accepted by promtool; each cable's width and worst finding, the counters, the
+# findings as in the JSON; a directory that cannot be written: exit 3 and its name
+mkdir prom
+timeout 60 ibsim-run "$bin" fabric --format prometheus --output prom/fabric.prom > prom.out 2> prom.err
+rc=$?
+[ $rc = 2 ] && [ ! -s prom.out ] && [ "$(ls -A prom)" = fabric.prom ] && ok "prometheus: --output writes the file alone, exit 2" ||
+	bad "prometheus: exit $rc, stdout $(head -c 200 prom.out), dir $(ls -A prom), $(head -c 300 prom.err)"
+out=$(promtool check metrics < prom/fabric.prom 2>&1) && ok "prometheus: promtool check metrics" || bad "promtool: $out"
+cable='a_guid="0x0000000000200000",a_port="6",a_desc="leaf1",b_guid="0x0000000000200002",b_port="2",b_desc="spine1"'
+for want in "rdma_doctor_fabric_link_width_lanes{$cable} 1" "rdma_doctor_fabric_link_could_width_lanes{$cable} 12" \
+	"rdma_doctor_fabric_link_status{$cable} 2" "rdma_doctor_fabric_link_active{$cable} 1" \
+	'rdma_doctor_fabric_port_errors_total{guid="0x0000000000200002",port="2",desc="spine1",counter="LinkDownedCounter"} 255' \
+	'rdma_doctor_fabric_check_status{check="fabric.link.degraded",subject="leaf1[6] - spine1[2]"} 1' \
+	'rdma_doctor_fabric_status 2' 'rdma_doctor_fabric_links 14' 'rdma_doctor_fabric_input_read{input="ibqueryerrors"} 1'; do
+	grep -qxF "$want" prom/fabric.prom && ok "prometheus: $want" || bad "prometheus: no line '$want'"
+done
+[ "$(grep -c '^rdma_doctor_fabric_link_status{.*} 0$' prom/fabric.prom)" = 12 ] && ok "prometheus: the 12 other cables 0" ||
+	bad "prometheus: link_status: $(grep '^rdma_doctor_fabric_link_status' prom/fabric.prom)"
+[ "$(jq '[.findings[] | select(.status == "WARN")] | length' w1err.json)" = "$(sed -n 's/^rdma_doctor_fabric_findings{status="WARN"} //p' prom/fabric.prom)" ] &&
+	ok "prometheus: the WARN count of the JSON" || bad "prometheus: WARN count differs from w1err.json"
+"$bin" fabric cap-w1err --format prometheus --output no-such-dir/fabric.prom > /dev/null 2> prom2.err
+rc=$?
+[ $rc = 3 ] && grep -q 'no-such-dir' prom2.err && ok "prometheus: an output directory that is not there: exit 3, named" ||
+	bad "prometheus: bad --output: exit $rc $(cat prom2.err)"
 # --state-dir: the first run keeps the counters (judged as above), the next judges their rise: none
 # (old errors: OK, the saturated one WARN: a rise cannot be seen), then node05's port erring again
 mkdir -m 755 sd

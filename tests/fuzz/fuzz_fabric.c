@@ -3,13 +3,53 @@
  * sminfo and ibqueryerrors output, merged, judged (port counters, duplicates) and made a
  * reference; the input as a reference file, compared with that one; the input as ibtracert's
  * output, and as dump_fts's forwarding tables that the routes between the fabric's first CA
- * ports are walked through (fabric/route.h). */
+ * ports are walked through (fabric/route.h); the judged fabric rendered for Prometheus, each
+ * series once. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fabric/fabric.h"
 #include "fabric/route.h"
+#include "render/fabric.h"
+
+static int by_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The Prometheus rendering of the judged fabric: every series (name and labels) once, as
+ * node_exporter refuses a file that repeats one. */
+static void prometheus_unique(const struct rd_fabric *f, const struct rd_report *r)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	if (!m)
+		return;
+	struct rd_fabric_meta meta = {.source = "fuzz", .time = "1970-01-01T00:00:00Z"};
+	rd_render_fabric_prometheus(m, f, r, &meta, 0);
+	fclose(m);
+	size_t n = 0, cap = 64;
+	char **lines = malloc(cap * sizeof *lines);
+	for (char *save = NULL, *l = strtok_r(buf, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		if (l[0] == '#')
+			continue;
+		char *sp = strrchr(l, ' ');
+		if (!sp)
+			abort(); /* a series without a value */
+		*sp = '\0';
+		if (n == cap)
+			lines = realloc(lines, (cap *= 2) * sizeof *lines);
+		lines[n++] = l;
+	}
+	qsort(lines, n, sizeof *lines, by_str);
+	for (size_t i = 1; i < n; i++)
+		if (strcmp(lines[i - 1], lines[i]) == 0)
+			abort();
+	free(lines);
+	free(buf);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -31,6 +71,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct rd_fab_judge_opts o = {.expect = &expect, .sminfo = &smt, .queryerrors = &smt};
 	struct rd_report r = {0};
 	rd_fab_judge(&f, &o, &r);
+	prometheus_unique(&f, &r);
 	struct rd_fab_ref cur, ref;
 	rd_fab_ref_from(&f, &cur);
 	char err[256];

@@ -236,7 +236,7 @@ jq -e .schema "$work/last.json" > /dev/null 2>&1 && ok || bad "the last --format
 
 # 4. alert rules
 out=$(promtool check rules "$top/contrib/prometheus/rdma-doctor.rules.yml" 2>&1)
-[ $? = 0 ] && grep -q 'SUCCESS: 4 rules found' <<< "$out" && ok || bad "promtool check rules: $out"
+[ $? = 0 ] && grep -q 'SUCCESS: 6 rules found' <<< "$out" && ok || bad "promtool check rules: $out"
 mkdir -p "$work/rules"
 cp "$top/contrib/prometheus/rdma-doctor.rules.yml" "$top/tests/prometheus/rules.test.yml" "$work/rules/"
 out=$(promtool test rules "$work/rules/rules.test.yml" 2>&1)
