@@ -50,15 +50,6 @@ static int read_ref_file(const char *path, struct rd_buf *b)
 	return r;
 }
 
-/* This host reaches the fabric through an umad port; under ibsim-run (umad2sim preloaded) the
- * simulated fabric's ports stand in for it. */
-static bool can_run_live(struct rd_source *src)
-{
-	const char *pre = getenv("LD_PRELOAD");
-	if (pre && strstr(pre, "libumad2sim"))
-		return true;
-	return rd_fab_umad_present(src);
-}
 
 static void write_ref(FILE *f, void *arg)
 {
@@ -351,7 +342,7 @@ int rd_cmd_fabric(struct rd_ctx *ctx, int argc, char **argv)
 		return RD_EXIT_UNKNOWN;
 	}
 	bool live = rd_source_is_live(src);
-	if (live && !can_run_live(src)) {
+	if (live && !rd_fab_can_run_live(src)) {
 		rd_text_printf(ctx->err, ctx->ascii,
 			       "%s: fabric: no /dev/infiniband/umad*: this host has no InfiniBand port to query the "
 			       "fabric through (ib_umad loaded?); give a directory of captured outputs instead\n",

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "fabric/fabric.h"
 #include "model/umad.h"
 #include "render/out.h"
 #include "run/guard.h"
@@ -214,9 +215,32 @@ static int snap_load(void *out, const void *arg)
 	return 0;
 }
 
+/* --fabric: the subnet's tools as `fabric` runs them (and dump_fts, for --route and --pairs), their
+ * outputs recorded as rdma-doctor/commands/NAME; on a root, the captures it holds.  Each that
+ * could not be had is a note. */
+static void record_fabric(struct rd_source *src, struct rd_recording *rec, struct rd_strv *notes)
+{
+	rd_source_record(src, rec);
+	struct rd_fab_input in[RD_FAB_NIN];
+	rd_fab_read_inputs(src, true, true, in);
+	struct rd_text ft;
+	rd_fab_read_fts(src, &ft);
+	rd_source_record(src, NULL);
+	for (int i = 0; i < RD_FAB_NIN; i++)
+		if (in[i].text.err)
+			rd_strv_push_owned(notes, rd_xasprintf("fabric: %s: %s", in[i].command,
+								in[i].text.err == RD_ENOTCAPTURED ? "not in the root"
+												  : rd_strerror(in[i].text.err)));
+	if (ft.err)
+		rd_strv_push_owned(notes, rd_xasprintf("fabric: dump_fts: %s",
+							ft.err == RD_ENOTCAPTURED ? "not in the root" : rd_strerror(ft.err)));
+	rd_fab_inputs_free(in);
+	rd_text_free(&ft);
+}
+
 int rd_cmd_snapshot(struct rd_ctx *ctx, int argc, char **argv)
 {
-	enum { OPT_COUNTERS = 256, OPT_FORCE, OPT_POLICY, OPT_NO_COUNTERS, OPT_ENV_FROM };
+	enum { OPT_COUNTERS = 256, OPT_FORCE, OPT_POLICY, OPT_NO_COUNTERS, OPT_ENV_FROM, OPT_FABRIC };
 	static const struct option longopts[] = {
 		RD_LONGOPT_HELP,
 		{"output", required_argument, NULL, 'o'},
@@ -225,10 +249,11 @@ int rd_cmd_snapshot(struct rd_ctx *ctx, int argc, char **argv)
 		{"force", no_argument, NULL, OPT_FORCE},
 		{"policy", required_argument, NULL, OPT_POLICY},
 		{"env-from", required_argument, NULL, OPT_ENV_FROM},
+		{"fabric", no_argument, NULL, OPT_FABRIC},
 		{NULL, 0, NULL, 0},
 	};
 	const char *out = NULL, *policy_path = ctx->policy;
-	bool counters = true, force = false; /* as check reads them (model/link.h) */
+	bool counters = true, force = false, fabric = false; /* counters: as check reads them (model/link.h) */
 	struct rd_getopt g = {.argc = argc, .argv = argv, .shortopts = "o:", .longopts = longopts};
 	int stop = -1;
 	for (int c; (c = rd_opts_next(ctx, &g, &stop)) != RD_OPT_END;) {
@@ -246,6 +271,9 @@ int rd_cmd_snapshot(struct rd_ctx *ctx, int argc, char **argv)
 			break;
 		case OPT_FORCE:
 			force = true;
+			break;
+		case OPT_FABRIC:
+			fabric = true;
 			break;
 		case OPT_POLICY:
 			policy_path = optarg;
@@ -280,10 +308,24 @@ int rd_cmd_snapshot(struct rd_ctx *ctx, int argc, char **argv)
 		rd_text_printf(ctx->err, ctx->ascii, "%s: snapshot: %s (the default policy's services are captured)\n", ctx->prog,
 			       l.policy_error);
 	struct rd_source *src = l.src;
+	struct rd_strv notes = {0};
+	if (fabric && rd_source_is_live(src) && !rd_fab_can_run_live(src)) {
+		rd_text_printf(ctx->err, ctx->ascii,
+			       "%s: snapshot: --fabric: no /dev/infiniband/umad*: this host has no InfiniBand port to query "
+			       "the fabric through (ib_umad loaded?); nothing written\n",
+			       ctx->prog);
+		rd_system_free(&l.sys);
+		rd_host_free(&l.h);
+		rd_policy_free(&l.pol);
+		rd_recording_free(&l.rec);
+		rd_source_close(src);
+		return RD_EXIT_UNKNOWN;
+	}
+	if (fabric) /* after the guarded load: the tools have their own timeouts (60 s each) */
+		record_fabric(src, &l.rec, &notes);
 
 	struct rd_snap_plan *plan = rd_snap_plan_new(&l.rec);
 	add_devnodes(plan, &l.h);
-	struct rd_strv notes = {0};
 	if (rd_source_is_live(src))
 		not_captured(&l.rec, &notes);
 	struct rd_snap_stats st;

@@ -111,7 +111,8 @@ const struct rd_cmd rd_cmds[] = {
 	 "      --policy FILE       the policy (its [modules] required list)\n" HELP_OPT,
 	 "0 done, or nothing to change; 1 a change could not be made (stderr says which); 3 a usage error,\n"
 	 "an unreadable root or policy, output that cannot be written"},
-	{"snapshot", rd_cmd_snapshot, "-o FILE.tar.gz|FILE.tar|DIR [--force] [--no-counters] [--policy FILE] [--env-from PID]",
+	{"snapshot", rd_cmd_snapshot,
+	 "-o FILE.tar.gz|FILE.tar|DIR [--force] [--no-counters] [--policy FILE] [--env-from PID] [--fabric]",
 	 "collect everything the checks read, to check it elsewhere with --root (--force: replace an\n"
 	 "            existing file; --no-counters: not the port counters, a firmware command each on some HCAs)",
 	 "  -o, --output PATH       FILE.tar.gz / FILE.tgz, FILE.tar (not compressed), or a new (or empty) directory\n"
@@ -119,9 +120,12 @@ const struct rd_cmd rd_cmds[] = {
 	 "      --no-counters       not the port counters (read by default, as check does; --counters: the default)\n"
 	 "      --policy FILE       capture the limits of this policy's services (default: the root's policy)\n"
 	 "      --env-from PID      also that process's NCCL variables (NCCL_*, HOME; nothing else of its\n"
-	 "                          environment): check the snapshot with the same --env-from PID\n" HELP_OPT,
+	 "                          environment): check the snapshot with the same --env-from PID\n"
+	 "      --fabric            also the subnet as fabric reads it (iblinkinfo, ibnetdiscover, sminfo,\n"
+	 "                          ibqueryerrors, dump_fts; run through this host's umad port, a timeout\n"
+	 "                          each): `fabric SNAPSHOT` judges it elsewhere\n" HELP_OPT,
 	 "0 written, 2 the snapshot could not be written (an existing file without --force, a full disk ...),\n"
-	 "3 a usage error or an unreadable root"},
+	 "3 a usage error, an unreadable root, or --fabric without an umad port"},
 	{"probe", rd_cmd_probe, "[--device DEV] [--port N] [--size BYTES] [--format text|json]",
 	 "RDMA WRITE loopback through libibverbs (loaded at run time) on each Active port of this host:\n"
 	 "            query port, GID, register memory, RC QP to itself, write, compare",

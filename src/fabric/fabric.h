@@ -149,6 +149,9 @@ void rd_fab_inputs_free(struct rd_fab_input in[RD_FAB_NIN]);
 int rd_fab_read_fts(struct rd_source *src, struct rd_text *out);
 /* True when the source's dev/infiniband holds an umad device node (a port to send MADs from). */
 bool rd_fab_umad_present(struct rd_source *src);
+/* True when the tools can be run here: an umad port, or ibsim-run's umad2sim preloaded (a
+ * simulated fabric's ports stand in for it). */
+bool rd_fab_can_run_live(struct rd_source *src);
 
 /* The judgements (findings of ids fabric.*) over a finished fabric.  expect: host names that
  * should be in the fabric (or NULL); sm_expected: sminfo was asked for (its absence or failure

@@ -3,6 +3,7 @@
  * source layer's commands (a timeout each, no shell) or read from a root or a directory of
  * captures. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fabric/fabric.h"
@@ -74,4 +75,12 @@ int rd_fab_read_fts(struct rd_source *src, struct rd_text *out)
 			out->err = RD_ENOTCAPTURED;
 	}
 	return out->err ? -out->err : r;
+}
+
+bool rd_fab_can_run_live(struct rd_source *src)
+{
+	const char *pre = getenv("LD_PRELOAD");
+	if (pre && strstr(pre, "libumad2sim"))
+		return true;
+	return rd_fab_umad_present(src);
 }

@@ -20,7 +20,8 @@
 #   * the same outputs captured into a directory (`fabric DIR`) give the same findings;
 #   * --format json is rdma-doctor/fabric/v1; --format prometheus --output is node_exporter's
 #     textfile (promtool accepts it; each cable's width and worst finding, the counters); exit
-#     statuses; a bad reference file; no umad port;
+#     statuses; a bad reference file; no umad port; snapshot --fabric holds the tools' outputs
+#     (and dump_fts), and `fabric SNAPSHOT` gives the live findings;
 #   * routes, on three leaves and two spines (three hosts each) with the leaf1-spine1 cable at w=1:
 #     --route between two hosts is what the real ibtracert prints, hop for hop, live (ibtracert)
 #     and from the captured dump_fts; stand-in pair results (written here: no HCA), slow for the
@@ -274,6 +275,26 @@ done
 	bad "prometheus: link_status: $(grep '^rdma_doctor_fabric_link_status' prom/fabric.prom)"
 [ "$(jq '[.findings[] | select(.status == "WARN")] | length' w1err.json)" = "$(sed -n 's/^rdma_doctor_fabric_findings{status="WARN"} //p' prom/fabric.prom)" ] &&
 	ok "prometheus: the WARN count of the JSON" || bad "prometheus: WARN count differs from w1err.json"
+# snapshot --fabric: the tools' outputs (and dump_fts) in the snapshot, judged elsewhere as here;
+# ibqueryerrors' exit status 1 kept; a host without an umad port: nothing written, exit 3
+timeout 300 ibsim-run "$bin" snapshot --fabric -o snapf.tar.gz > snapf.out 2> snapf.err
+rc=$?
+[ $rc = 0 ] && ok "snapshot --fabric: written" || bad "snapshot --fabric: exit $rc $(head -c 300 snapf.err)"
+# (grep without -q: under pipefail, a grep that stops at the first match can kill tar by SIGPIPE)
+tar -xzf snapf.tar.gz -O rdma-doctor/commands/ibqueryerrors.status 2> /dev/null | grep -x 1 > /dev/null &&
+	tar -tzf snapf.tar.gz | grep -x 'rdma-doctor/commands/dump_fts' > /dev/null && ok "snapshot --fabric: the commands and their statuses" ||
+	bad "snapshot --fabric: ibqueryerrors.status '$(tar -xzf snapf.tar.gz -O rdma-doctor/commands/ibqueryerrors.status 2>&1)', $(tar -tzf snapf.tar.gz | grep commands/ | tr '\n' ' ')"
+"$bin" fabric snapf.tar.gz --format json > snapf.json 2> /dev/null
+rc_snapf=$?
+expect_findings snapf "$(findings w1err)"
+expect_rc snapf 2
+"$bin" --root snapf.tar.gz fabric --route node01 node05 --format json > snapr.json 2> snapr.err &&
+	jq -e '.routes[0].hops | length >= 3' snapr.json > /dev/null && ok "snapshot --fabric: --route from its dump_fts" ||
+	bad "snapshot --fabric --route: $(head -c 300 snapr.err)"
+"$bin" snapshot --fabric -o nofab.tar.gz > /dev/null 2> nofab.err
+rc=$?
+[ $rc = 3 ] && [ ! -e nofab.tar.gz ] && grep -q 'no /dev/infiniband/umad' nofab.err && ok "snapshot --fabric without an umad port" ||
+	bad "snapshot --fabric without umad: exit $rc $(cat nofab.err)"
 "$bin" fabric cap-w1err --format prometheus --output no-such-dir/fabric.prom > /dev/null 2> prom2.err
 rc=$?
 [ $rc = 3 ] && grep -q 'no-such-dir' prom2.err && ok "prometheus: an output directory that is not there: exit 3, named" ||
