@@ -375,8 +375,9 @@ static void judge_topo_file(struct rd_check_ctx *ctx)
 /* NCCL_IB_TC against the port's QoS: with trust dscp, the DSCP of NCCL's traffic class (or of the
  * OFED per-port class that overrides every QP's) picks a priority through the port's map; when PFC
  * is on for some priority but not that one, NCCL's traffic is the lossy class of a lossless
- * fabric.  Judged only where trust, PFC and the map are all known; trust pcp (the VLAN priority:
- * NCCL_IB_SL) and a fabric with no PFC at all are roce.qos's. */
+ * fabric.  Judged only where trust, PFC and the map are all known.  Under trust pcp the priority
+ * is the VLAN tag's, which NCCL_IB_SL sets on RoCE: not judged here (nor anywhere yet); a fabric
+ * with no PFC at all is roce.qos's. */
 static void judge_tc(struct rd_check_ctx *ctx, const struct port_ref *sel, size_t nsel)
 {
 	const struct rd_mft *m = &ctx->sys->mft;
