@@ -252,7 +252,9 @@ expect_lacks() { # LINE NOT...
 	expect "help v" version
 	expect "fix " modules
 	expect "fix modules --" --apply --policy --help
-	expect "snapshot --" --output --force --counters --no-counters --policy --env-from --help
+	expect "snapshot --" --output --force --counters --no-counters --policy --env-from --fabric --help
+	expect "fabric --format " text json prometheus
+	expect_has "fabric --" --output --format --state-dir --route --pairs
 	expect "--root examples/h100-ofed ibstat " $devs
 	expect "--root=examples/h100-ofed probe --device mlx5_b" mlx5_bond_0
 	expect "--root examples/h100-ofed ibstatus mlx5_7" mlx5_7
