@@ -129,7 +129,9 @@
 	  "a RoCE port's trust mode or PFC priorities differing from [roce] trust / pfc; without them, " \
 	  "what is set (trust, PFC, ECN, rdma_cm default ToS)",                                       \
 	  "/sys/class/net/<if>/qos/{trust,pfc}, ecn/roce_{np,rp}/enable, mlnx_qos -i <if>, "         \
-	  "dcb pfc show dev <if>, /sys/kernel/config/rdma_cm/<dev>/ports/<p>/default_roce_tos") \
+	  "dcb pfc show dev <if>, /sys/kernel/config/rdma_cm/<dev>/ports/<p>/default_roce_tos, "     \
+	  "the boot-time hooks that run mlnx_qos or dcb (/etc/udev/rules.d, /etc/systemd/system, "  \
+	  "/etc/network/if-*up.d, /etc/NetworkManager/dispatcher.d, /etc/rc.local)")                \
 	X(link_counters, "link.counters", RD_SUBJ_PORT, RD_NEEDS_ROLE, "port error counters not rising",          \
 	  "link_downed, buffer overruns, integrity errors, rnr_nak_retry_err rising between runs; "   \
 	  "symbol errors past the BER 1e-12 budget; receive errors, discards, link recoveries",      \

@@ -6,6 +6,7 @@
  * sets it; without them what is seen is reported (OK), never judged. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "checks/catalogue.h"
@@ -92,6 +93,59 @@ static void summary(const struct rd_qos_port *q, char *buf, size_t len)
 	snprintf(buf, len, "%s, %s, %s, %s", trust, pfc, ecn, tos);
 }
 
+/* The first boot-time hook line that sets q's interface, or NULL. */
+static const struct rd_bootset_line *boot_line(const struct rd_mft *m, const struct rd_qos_port *q)
+{
+	for (size_t i = 0; i < m->qos_boot.n; i++)
+		if (rd_bootset_covers(&m->qos_boot.v[i], q->ifname))
+			return &m->qos_boot.v[i];
+	return NULL;
+}
+
+/* The policy's trust and PFC, met by the ports in seen: whether something sets them again at every
+ * boot (mlnx_qos and dcb settings live in the driver: a reboot or a driver restart puts the port
+ * back to trust pcp and PFC off).  Said in the OK, never judged: the network operator's daemon or
+ * the switch's DCBX can set them without a file on the host. */
+static void boot_words(const struct rd_mft *m, const struct rd_qos_port *const *seen, size_t n, struct rd_buf *msg)
+{
+	size_t covered = 0;
+	const struct rd_bootset_line *first = NULL;
+	struct rd_buf not = {0};
+	for (size_t i = 0; i < n; i++) {
+		const struct rd_bootset_line *l = boot_line(m, seen[i]);
+		if (l && !first)
+			first = l;
+		if (l)
+			covered++;
+		else if (not.len < 200)
+			rd_buf_printf(&not, "%s%s", not.len ? ", " : "", seen[i]->ifname);
+	}
+	if (covered == n)
+		rd_buf_printf(msg, "; set at every boot by %s line %u", first->file, first->line);
+	else if (covered)
+		rd_buf_printf(msg, "; set at every boot by %s line %u, but not for %s: a reboot or driver restart "
+			      "undoes it there", first->file, first->line, not.data);
+	else if (m->qos_boot.n)
+		rd_buf_printf(msg, "; %s line %u runs %s at boot, but not for %s: a reboot or driver restart undoes it",
+			      m->qos_boot.v[0].file, m->qos_boot.v[0].line,
+			      strstr(m->qos_boot.v[0].text, "mlnx_qos") ? "mlnx_qos" : "dcb", not.data);
+	else
+		rd_buf_puts(msg, "; no boot-time hook in /etc runs mlnx_qos or dcb: a reboot or driver restart undoes it, "
+			    "unless the network operator or the switch's DCBX sets it");
+	rd_buf_free(&not);
+}
+
+static void boot_evidence(const struct rd_mft *m, struct rd_finding *f)
+{
+	for (size_t i = 0; i < m->qos_boot.n && i < 4; i++)
+		rd_evidence_add(f, m->qos_boot.v[i].file, "line %u: %s", m->qos_boot.v[i].line, m->qos_boot.v[i].text);
+	if (!m->qos_boot.n)
+		rd_evidence_add(f, "/etc",
+				"udev rules, systemd units and the scripts they run, if-up and dispatcher hooks, rc.local: "
+				"none runs mlnx_qos or dcb (%u files read)",
+				m->qos_boot.files);
+}
+
 /* The tools were not run (live without --mft) or are absent: say so, do not judge. */
 static bool not_asked(const struct rd_qos_port *q)
 {
@@ -105,7 +159,8 @@ void rd_check_roce_qos(struct rd_check_ctx *ctx)
 	const struct rd_policy *pol = ctx->policy;
 	const struct rd_mft *m = &ctx->sys->mft;
 	bool want_trust = pol->roce_trust[0] != '\0', want_pfc = pol->roce_pfc_set;
-	size_t seen = 0, unread = 0;
+	size_t seen = 0, unread = 0, nmet = 0;
+	const struct rd_qos_port **met = rd_xcalloc(m->nqos + 1, sizeof *met); /* as the policy sets */
 	char subj[160], desc[600], why[320] = "";
 	for (size_t i = 0; i < m->nqos; i++) {
 		const struct rd_qos_port *q = &m->qos[i];
@@ -153,13 +208,28 @@ void rd_check_roce_qos(struct rd_check_ctx *ctx)
 				source_evidence(f, q, q->pfc_from, false);
 			rd_pfc_list(pol->roce_pfc, list);
 			struct rd_buf fix = {0};
-			rd_buf_printf(&fix, "mlnx_qos -i %s", q->ifname);
-			if (want_trust)
-				rd_buf_printf(&fix, " --trust %s", pol->roce_trust);
-			if (want_pfc)
-				rd_buf_printf(&fix, " --pfc %s", list);
+			/* the inbox driver's host has no mlnx_qos: iproute2's dcb sets PFC there (dcb-pfc(8)) */
+			bool no_mlnx_qos = q->mlnx_qos_out.err == ENOENT && q->dcb_out.cmd && q->dcb_out.err == 0;
+			if (no_mlnx_qos && want_pfc && !trust_bad) {
+				rd_buf_printf(&fix, "dcb pfc set dev %s prio-pfc all:off", q->ifname);
+				for (int k = 0; k < 8; k++)
+					if (pol->roce_pfc & (1u << k))
+						rd_buf_printf(&fix, " %d:on", k);
+			} else {
+				rd_buf_printf(&fix, "mlnx_qos -i %s", q->ifname);
+				if (want_trust)
+					rd_buf_printf(&fix, " --trust %s", pol->roce_trust);
+				if (want_pfc)
+					rd_buf_printf(&fix, " --pfc %s", list);
+			}
 			rd_fix_add(f, "%s", fix.data);
-			rd_fix_add(f, "mlnx_qos settings do not survive a reboot or driver restart: apply them at boot too");
+			const struct rd_bootset_line *bl = m->qos_boot_read ? boot_line(m, q) : NULL;
+			if (bl)
+				rd_fix_add(f, "# and in %s line %u, which sets this port's QoS at every boot: or the next boot "
+					   "restores the old values", bl->file, bl->line);
+			else
+				rd_fix_add(f, "# %s settings do not survive a reboot or driver restart: apply them at boot too (a "
+					   "udev rule or a systemd unit)", no_mlnx_qos && want_pfc && !trust_bad ? "dcb" : "mlnx_qos");
 			rd_buf_free(&fix);
 		} else if (trust_unknown || pfc_unknown) {
 			if (not_asked(q) && !q->trust_from && !q->qos.pfc_ok) {
@@ -179,19 +249,30 @@ void rd_check_roce_qos(struct rd_check_ctx *ctx)
 				source_evidence(f, q, NULL, false);
 		} else {
 			seen++;
+			met[nmet++] = q;
 		}
 	}
-	if (!rd_check_quiet(ctx))
+	if (!rd_check_quiet(ctx)) {
+		free(met);
 		return;
-	if (seen) {
+	}
+	if (seen) { /* the policy's case: without one, each port had its own OK */
 		char want[64] = "";
 		if (want_pfc)
 			on_phrase(want_trust ? ", PFC" : " PFC", pol->roce_pfc, want, sizeof want);
-		rd_finding_add(ctx, RD_OK, "host", "%zu RoCE port%s as the policy sets:%s%s%s", seen, seen == 1 ? "" : "s",
-			       want_trust ? " trust " : "", want_trust ? pol->roce_trust : "", want);
+		struct rd_buf boot = {0};
+		if (m->qos_boot_read)
+			boot_words(m, met, nmet, &boot);
+		struct rd_finding *f = rd_finding_add(ctx, RD_OK, "host", "%zu RoCE port%s as the policy sets:%s%s%s%s", seen,
+						      seen == 1 ? "" : "s", want_trust ? " trust " : "",
+						      want_trust ? pol->roce_trust : "", want, boot.data ? boot.data : "");
+		if (m->qos_boot_read)
+			boot_evidence(m, f);
+		rd_buf_free(&boot);
 	}
 	else if (unread)
 		rd_finding_add(ctx, RD_SKIP, "host", "%s", why);
 	else
 		rd_finding_add(ctx, RD_SKIP, "host", "no RoCE port with a netdev");
+	free(met);
 }

@@ -208,6 +208,8 @@ static int snap_load(void *out, const void *arg)
 		services[i] = l->pol.services.v[i];
 	rd_system_load_parts(l->src, &l->h, services, 0, a->o.env_pid, &l->sys);
 	free(services);
+	if (l->pol.roce_trust[0] || l->pol.roce_pfc_set) /* as check loads it (run/load.c) */
+		rd_mft_load_boot(l->src, &l->sys.mft);
 	if (a->counters) /* the ports' counters, as check reads them (but the policy's [counters] exclude) */
 		rd_link_counters_load(l->src, &l->h, &l->pol, &l->sys.link);
 	load_umad_view(l->src);

@@ -970,6 +970,15 @@ void rd_mft_load(struct rd_source *src, const struct rd_host *h, struct rd_mft *
 	}
 }
 
+void rd_mft_load_boot(struct rd_source *src, struct rd_mft *m)
+{
+	static const char *const qos_tools[] = {"mlnx_qos", "dcb", NULL};
+	if (m->unloaded || !m->nqos || m->qos_boot_read)
+		return;
+	rd_bootset_load(src, qos_tools, &m->qos_boot);
+	m->qos_boot_read = true;
+}
+
 void rd_mft_free(struct rd_mft *m)
 {
 	for (size_t i = 0; i < m->ndevs; i++) {
@@ -1004,6 +1013,7 @@ void rd_mft_free(struct rd_mft *m)
 		free(q->eth);
 	}
 	free(m->qos);
+	rd_bootset_free(&m->qos_boot);
 	memset(m, 0, sizeof *m);
 }
 

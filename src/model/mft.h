@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/bootset.h"
 #include "model/host.h"
 
 /* Removes ANSI escape sequences (CSI "ESC [ ... final", OSC "ESC ] ... BEL/ST", two-byte "ESC x")
@@ -191,11 +192,18 @@ struct rd_mft {
 	size_t ndevs;
 	struct rd_qos_port *qos;
 	size_t nqos;
+	/* rd_mft_load_boot: the boot-time hooks that run mlnx_qos or dcb (what sets trust and PFC
+	 * again after a reboot or a driver restart; model/bootset.h) */
+	struct rd_bootset qos_boot;
+	bool qos_boot_read;
 	bool unloaded; /* not read in this run (RD_LOAD_MFT): rd_mft_dev aborts (rd_need, model/host.h) */
 };
 /* Runs (or reads from the root) the tools for each Mellanox PCI device of host (VFs skipped) and
  * each RoCE port's netdev (mlnx_qos, dcb, ethtool -S).  Never fails; what could not be read is recorded. */
 void rd_mft_load(struct rd_source *src, const struct rd_host *host, struct rd_mft *m);
+/* After rd_mft_load, with a RoCE port, when the policy sets [roce] trust or pfc (roce.qos says
+ * then whether they are set again at boot): reads the boot-time hooks into m->qos_boot. */
+void rd_mft_load_boot(struct rd_source *src, struct rd_mft *m);
 void rd_mft_free(struct rd_mft *m);
 const struct rd_mft_dev *rd_mft_dev(const struct rd_mft *m, const char *name);
 const struct rd_mft_port *rd_mft_port(const struct rd_mft *m, const char *dev, unsigned port);

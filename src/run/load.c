@@ -68,6 +68,8 @@ static int load(void *out, const void *arg)
 		services[i] = l->pol.services.v[i];
 	rd_system_load_parts(l->src, &l->h, services, o->parts, o->env_pid, &l->sys);
 	free(services);
+	if (l->pol.roce_trust[0] || l->pol.roce_pfc_set) /* roce.qos: is what the policy sets set at boot */
+		rd_mft_load_boot(l->src, &l->sys.mft);
 	if (o->counters) /* each read can be a firmware command */
 		rd_link_counters_load(l->src, &l->h, &l->pol, &l->sys.link);
 	return 0;

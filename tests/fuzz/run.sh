@@ -45,6 +45,8 @@ seed fuzz_mft "$roots"/*/rdma-doctor/commands/mlxlink-* "$roots"/*/rdma-doctor/c
 	"$roots"/*/rdma-doctor/commands/flint-* "$roots"/*/rdma-doctor/commands/mlnx_qos-* "$roots"/*/rdma-doctor/commands/dcb-pfc-* \
 	"$roots"/roce-congestion-*/rdma-doctor/commands/ethtool-S-* \
 	"$roots"/healthy-mft/sys/devices/*/*/*/net/*/qos/* "$real"/skyao__hp544-cx3pro__mlxconfig-query.txt "$real"/skyao__cx6-ocp3__mlxlink-pcie-e.txt
+seed fuzz_bootset "$roots"/roce-qos-*/etc/udev/rules.d/* "$roots"/roce-qos-*/etc/systemd/system/*.service \
+	"$roots"/roce-qos-*/usr/local/sbin/*
 seed fuzz_fabric "$top"/tests/fabric/captures/*/*
 # and the fabric with its forwarding tables in one input, so that routes are walked through them
 cat "$top"/tests/fabric/captures/w1/iblinkinfo-switches-only-l "$top"/tests/fabric/captures/w1/dump_fts > "$corpus/fuzz_fabric/w1-with-tables"

@@ -456,6 +456,27 @@ build() {
 		attr "$CMD/mlnx_qos-enp193s0f0np0.error" ENOENT
 		printf '%s\n' 'pfc-cap 8 macsec-bypass off delay 4096' 'prio-pfc 0:off 1:off 2:off 3:off 4:off 5:off 6:off 7:off' > "$R/$CMD/dcb-pfc-enp193s0f0np0"
 		attr "$CMD/dcb-pfc-enp193s0f0np0.status" 0 ;;
+	roce-qos-boot-udev)
+		# the policy's trust and PFC, and a udev rule that sets them again whenever the netdev appears
+		# (at boot, and after a driver restart): the OK says so
+		mft_base; attr etc/udev/rules.d/90-roce-qos.rules \
+			'ACTION=="add", SUBSYSTEM=="net", KERNEL=="enp193s0f0np0", RUN+="/usr/bin/mlnx_qos -i %k --trust dscp --pfc 0,0,0,1,0,0,0,0"' ;;
+	roce-qos-boot-unit-script)
+		# a systemd unit that runs a script looping over the RoCE netdevs (the interface is a variable)
+		mft_base; attr etc/systemd/system/roce-qos.service "$(printf '%s\n' '[Unit]' 'Description=RoCE QoS' \
+			'After=network-pre.target openibd.service' '[Service]' 'Type=oneshot' 'ExecStart=/usr/local/sbin/roce-qos.sh' \
+			'[Install]' 'WantedBy=multi-user.target')"
+		attr usr/local/sbin/roce-qos.sh "$(printf '%s\n' '#!/bin/sh' '# mlnx_qos in a comment is not a setting' \
+			'for n in /sys/class/net/enp*; do' '	mlnx_qos -i "${n##*/}" --trust dscp --pfc 0,0,0,1,0,0,0,0' 'done')" ;;
+	roce-qos-boot-other-if)
+		# a udev rule, but for another interface: this port is not set at boot
+		mft_base; attr etc/udev/rules.d/90-roce-qos.rules \
+			'ACTION=="add", SUBSYSTEM=="net", KERNEL=="ens1f1", RUN+="/usr/bin/mlnx_qos -i %k --trust dscp --pfc 0,0,0,1,0,0,0,0"' ;;
+	roce-qos-differs-boot)
+		# trust pcp and no PFC now, and the boot-time rule that sets the port's QoS sets those: the fix
+		# names the rule as well, or the next boot would undo it
+		build roce-qos-differs; attr etc/udev/rules.d/90-roce-qos.rules \
+			'ACTION=="add", SUBSYSTEM=="net", KERNEL=="enp193s0f0np0", RUN+="/usr/bin/mlnx_qos -i %k --trust pcp"' ;;
 	roce-qos-seen-no-policy)
 		# no [roce] trust/pfc: what mlnx_qos shows (pcp, no PFC) is reported, not judged
 		base; printf '%s\n' 'DCBX mode: OS controlled' 'Priority trust state: pcp' 'default priority:' 'Receive buffer size (bytes): 262016,0,0,0,0,0,0,0,' \
@@ -523,6 +544,7 @@ ALL=(healthy-inbox healthy-mlnx-ofed healthy-doca-ofed ib-umad-missing rdma-ucm-
 	roce-gid-nccl-policy-version
 	healthy-mft link-phy-ber-high link-phy-ber-high-mft-4.30 link-phy-cable-unplugged link-phy-opcode link-phy-state-differs mlxconfig-policy-differs
 	mlxconfig-policy-not-applied mft-tools-failed firmware-from-flint firmware-image-pending roce-qos-differs roce-qos-dcb-differs roce-qos-seen-no-policy
+	roce-qos-boot-udev roce-qos-boot-unit-script roce-qos-boot-other-if roce-qos-differs-boot
 	mlxconfig-array-not-judged nccl-ib-disable-conf nccl-hca-matches-none nccl-hca-port-down nccl-hca-only-port-down nccl-hca-pinned-ok nccl-hca-prefix roce-gid-index-nccl-conf nccl-ib-pkey-value)
 . "$here/link.sh"
 ALL+=("${LINK_ALL[@]}")
