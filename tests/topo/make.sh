@@ -15,6 +15,17 @@
 #     above them are kept.  No `nvidia-smi topo -m` of that host is published: its GPU-NIC types are
 #     NCCL's rules applied to the tree (each GPU PIX to the ConnectX-7 on its switch, NODE to the
 #     NICs of the other host bridges of its socket, SYS to the other socket's).
+#   ibm-h100-vsi: IBM Cloud's published NCCL topology file of its gx3d-160x1792x8h100 virtual server
+#     (8x H100 SXM 10de:2330, 8 ConnectX-6 Dx virtual functions 15b3:101e, each GPU and NIC pair
+#     below a TI 104c:8232 bridge, two NUMA nodes): ibm-cloud-docs/vpc at 1854334354, cn-h100-profile.md
+#     (https://cloud.ibm.com/docs/vpc?topic=vpc-cluster-network-h100-profile, lastupdated
+#     2024-11-12).  captures/ibm-h100-vsi.topo.xml is its <system>, <cpu>, <pci>, <nic>, <net> and
+#     <gpu> lines verbatim; the <nvlink> lines are left out.  It is a virtual machine's tree, written
+#     by the provider for NCCL_TOPO_FILE, not a dump of bare metal, and no `nvidia-smi topo -m` of
+#     that machine is published: run.sh compares topo's cells with NCCL's rules applied to the file.
+#     xml_table below puts back the levels NCCL's XML leaves out (the root ports and downstream
+#     ports) and gives each <pci> below a <cpu> a host bridge of its own (the file does not say which
+#     share one), so nvidia-smi's NODE/PHB split of NCCL's PHB is this root's, not the machine's.
 #   h100-nics-on-socket1: the same host with only the NICs of NUMA node 1 (the GPUs of socket 0
 #     reach a NIC only across the CPU interconnect: SYS).
 #   h100-nics-two-host-bridges: the same host with only the ConnectX-7 of 0000:3c:00.0 (socket 0)
@@ -172,16 +183,17 @@ config() {
 	return 0
 }
 
-# tree NAME HOSTNAME NIC_FILTER [ACS [KERNEL]]: the root OUTDIR/NAME of the tree H100_PEX890XX with
-# the NICs that NIC_FILTER (a grep -E pattern on the tree line) keeps, its bridges' config as
-# ACS says (config: real by default)
+# tree NAME HOSTNAME NIC_FILTER [ACS [KERNEL [TABLE]]]: the root OUTDIR/NAME of the tree TABLE
+# (H100_PEX890XX by default) with the NICs that NIC_FILTER (a grep -E pattern on the tree line)
+# keeps, its bridges' config as ACS says (config: real by default).  A NIC line's ninth column, when
+# there is one, names its RDMA device; else the NICs are named mlx5_N in PCI order.
 tree() {
 	R=$out/$1
 	host "$2" "${5:-6.8.0-49-generic}"
 	local acs=${4:-real}
 	declare -A dir=()
-	local n=0 g=0 bdf parent v d sv sd cls numa p
-	while read -r bdf parent v d sv sd cls numa; do
+	local n=0 g=0 bdf parent v d sv sd cls numa p name
+	while read -r bdf parent v d sv sd cls numa name; do
 		[ -n "$bdf" ] || continue
 		if [ "$cls" = 0x020000 ] && ! grep -qE -- "$3" <<< "$bdf $parent $v $d $sv $sd $cls $numa"; then
 			continue
@@ -202,15 +214,54 @@ tree() {
 			attr "sys/kernel/iommu_groups/$g/type" "$IOMMU"
 		fi
 		if [ "$cls" = 0x020000 ]; then
-			lnk "sys/class/infiniband/mlx5_$n" "../../${p#sys/}/infiniband/mlx5_$n"
-			lnk "$p/infiniband/mlx5_$n/device" "../../../$bdf"
-			attr "$p/infiniband/mlx5_$n/node_type" "1: CA"
+			[ -n "$name" ] && [ "$name" != - ] || name=mlx5_$n
+			lnk "sys/class/infiniband/$name" "../../${p#sys/}/infiniband/$name"
+			lnk "$p/infiniband/$name/device" "../../../$bdf"
+			attr "$p/infiniband/$name/node_type" "1: CA"
 			lnk "$p/driver" "../../../../bus/pci/drivers/mlx5_core"
 			n=$((n + 1))
 		fi
-	done <<< "$H100_PEX890XX"
+	done <<< "${6:-$H100_PEX890XX}"
+}
+
+# xml_table XML: the tree of an NCCL topology file (NCCL_TOPO_DUMP_FILE's format) as TABLE lines.
+# NCCL's XML keeps every second level of the sysfs path (xml.cc ncclTopoGetXmlFromSys goes up two
+# components at a time), so the levels it leaves out are put back: each <pci> right below a <cpu>
+# hangs on a root port DDDD:RR:01.0 of its own root bus pciDDDD:RR (RR its bus minus one; a file
+# does not say which of them share a host bridge, so each gets its own), and each <pci> below a
+# <pci> on a downstream port DDDD:SS:II.0 of that switch (SS the switch's bus plus one, II its
+# index among the switch's children), which has the switch's ids, as downstream ports do; the
+# root ports have ids 0000:0000.  Every function's numa_node is its <cpu>'s numaid; a NIC is named
+# by its first <net name=...>.  Bounded: a line of at most 4096 bytes, at most 512 functions, a
+# depth of at most 16; an address made twice, or anything else, stops it.
+xml_table() {
+	awk '
+	function attr(k,   m) { if (match($0, " " k "=\"[^\"]*\"")) { m = substr($0, RSTART, RLENGTH); sub(/^[^"]*"/, "", m); sub(/"$/, "", m); return m } return "-" }
+	function die(w) { print "xml_table: line " NR ": " w > "/dev/stderr"; bad = 1; exit 1 }
+	function emit(b, par, v, d, sv, sd, c) { if (b in seen) die("address " b " twice"); seen[b] = 1; nb++
+		line[nb] = b " " par " " v " " d " " sv " " sd " " c " " numa; addr[nb] = b }
+	function hex2(n) { return sprintf("%02x", n) }
+	function bus(b,   h) { h = substr(b, 6, 2); return (index("0123456789abcdef", substr(h, 1, 1)) - 1) * 16 + index("0123456789abcdef", substr(h, 2, 1)) - 1 }
+	length($0) > 4096 { die("too long") }
+	/<cpu / { numa = attr("numaid"); depth = 0 }
+	/<pci / {
+		b = attr("busid"); if (b !~ /^[0-9a-f][0-9a-f][0-9a-f][0-9a-f]:[0-9a-f][0-9a-f]:[0-9a-f][0-9a-f]\.[0-7]$/) die("busid " b)
+		if (nb >= 512 || depth >= 16) die("too many")
+		dom = substr(b, 1, 4)
+		if (depth == 0) { rb = hex2(bus(b) - 1); par = dom ":" rb ":01.0"; emit(par, "pci" dom ":" rb, "0x0000", "0x0000", "-", "-", "0x060400") }
+		else { up = stk[depth]; k = nkids[up]++; par = dom ":" hex2(bus(up) + 1) ":" hex2(k) ".0"
+			emit(par, up, vend[up], dev[up], svend[up], sdev[up], "0x060400") }
+		vend[b] = attr("vendor"); dev[b] = attr("device"); svend[b] = attr("subsystem_vendor"); sdev[b] = attr("subsystem_device")
+		emit(b, par, vend[b], dev[b], svend[b], sdev[b], attr("class"))
+		idx[b] = nb; stk[++depth] = b
+	}
+	/<net / && depth > 0 && !(stk[depth] in named) { named[stk[depth]] = attr("name"); line[idx[stk[depth]]] = line[idx[stk[depth]]] " " attr("name") }
+	/<\/pci>/ { if (depth > 0) depth-- }
+	END { if (bad) exit 1; for (i = 1; i <= nb; i++) print line[i] }' "$1"
 }
 tree h100-pex890xx h100-a 'x'
+IBM_H100_VSI=$(xml_table "$here/captures/ibm-h100-vsi.topo.xml")
+tree ibm-h100-vsi ibm-a 'x' none 6.8.0-49-generic "$IBM_H100_VSI"
 tree h100-nics-on-socket1 h100-b ' 1$'
 tree h100-nics-two-host-bridges h100-c '^0000:(3c|9c):00.0 '
 tree h100-acs-redirect h100-d 'x' redirect

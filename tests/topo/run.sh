@@ -39,7 +39,7 @@ golden() {
 	[ $update = 1 ] && cp "$2" "$exp/$1"
 	if cmp -s "$2" "$exp/$1"; then ok; else bad "$1 differs from the golden"; diff "$exp/$1" "$2" | head -10; fi
 }
-for r in h100-pex890xx h100-nics-on-socket1 h100-nics-two-host-bridges; do
+for r in h100-pex890xx h100-nics-on-socket1 h100-nics-two-host-bridges ibm-h100-vsi; do
 	"$bin" --root "$r" topo > "$r.topo.txt" 2> "$r.err" && ok || bad "$r: topo exit $?"
 	"$bin" --root "$r" topo --format json > "$r.topo.json" 2>> "$r.err" && ok || bad "$r: topo --format json exit $?"
 	"$bin" --root "$r" check --only gdr.path > "$r.gdr.txt" 2>> "$r.err"; rc_text=$?
@@ -61,6 +61,37 @@ st() { jq -r "[.findings[] | select(.status == \"$2\")] | length" "$1.gdr.json";
 # each GPU's NIC on its own switch is PIX, as nvidia-smi prints it on such hosts
 jq -e '[.paths[] | select(.from == "GPU0" and .to == "NIC0")][0] | .type == "PIX" and .nccl_type == "PIX" and .gdr == true
 	and .via == ["0000:17:01.0","0000:16:00.0","0000:17:02.0"]' h100-pex890xx.topo.json > /dev/null && ok || bad "GPU0-NIC0 not PIX"
+
+# nccl_xml_types XML: each GPU x NIC of an NCCL topology file as "GPU-busid NIC-name type", the type
+# computed on the file's own tree by NCCL's rules (paths.cc ncclTopoSetPaths): both below one <pci>
+# PIX, below one <pci> farther up PXB, on one <cpu> PHB, else SYS.  The Broadcom flattening
+# (topo.cc ncclTopoFlattenBcmSwitches) is not modelled: a file with a PEX switch that has it stops.
+nccl_xml_types() {
+	awk '
+	function attr(k,   m) { if (match($0, " " k "=\"[^\"]*\"")) { m = substr($0, RSTART, RLENGTH); sub(/^[^"]*"/, "", m); sub(/"$/, "", m); return m } return "" }
+	/<cpu / { cpu++; depth = 0 }
+	/<pci / { b = attr("busid"); up[b] = depth ? stk[depth] : ""; cpuof[b] = cpu; stk[++depth] = b
+		if (attr("vendor") == "0x1000" && attr("subsystem_vendor") == "0x1000") { print "flattened Broadcom switch " b > "/dev/stderr"; exit 1 } }
+	/<gpu / { gpu[++ng] = stk[depth] }
+	/<net / && !(stk[depth] in nic) { nic[stk[depth]] = attr("name"); nics[++nn] = stk[depth] }
+	/<\/pci>/ { depth-- }
+	END { for (i = 1; i <= ng; i++) for (j = 1; j <= nn; j++) { g = gpu[i]; n = nics[j]; t = ""
+		if (up[g] != "" && up[g] == up[n]) t = "PIX"
+		else for (a = up[g]; a != "" && t == ""; a = up[a]) for (c = up[n]; c != ""; c = up[c]) if (a == c) { t = "PXB"; break }
+		if (t == "") t = cpuof[g] == cpuof[n] ? "PHB" : "SYS"
+		print g, nic[n], t } }' "$1"
+}
+# topo's NCCL type of every GPU x NIC cell (the NIC by its RDMA device) equals NCCL's on the
+# published topology file the root was built from, cell by cell
+for x in ibm-h100-vsi; do
+	nccl_xml_types "$top/tests/topo/captures/$x.topo.xml" | sort > "$x.nccl-want" || bad "$x: the NCCL types of the capture"
+	jq -r '(.gpus | map({key: .name, value: .pci}) | from_entries) as $g | (.nics | map({key: .name, value: .device}) | from_entries) as $n
+		| .paths[] | select((.from | startswith("GPU")) and (.to | startswith("NIC"))) | "\($g[.from]) \($n[.to]) \(.nccl_type)"' \
+		"$x.topo.json" | sort > "$x.nccl-got"
+	cells=$(wc -l < "$x.nccl-want") same=$(comm -12 "$x.nccl-want" "$x.nccl-got" | wc -l)
+	[ "$cells" = 64 ] && [ "$same" = "$cells" ] && cmp -s "$x.nccl-want" "$x.nccl-got" && ok ||
+		bad "$x: $same of $cells GPU x NIC cells agree with NCCL's types: $(diff "$x.nccl-want" "$x.nccl-got" | head -4)"
+done
 
 # NCCL_NET_GDR_LEVEL: SYS lets every GPU use a NIC across the sockets; PHB does not; a word NCCL does
 # not read leaves its default
