@@ -271,16 +271,7 @@ void rd_render_fabric_prometheus(FILE *out, const struct rd_fabric *f, const str
 	rd_prom_head(out, "rdma_doctor_fabric_status", "gauge",
 		     "The fabric's verdict, the exit status of fabric: 0 OK, 1 WARN, 2 FAIL, 3 UNKNOWN.");
 	fprintf(out, "rdma_doctor_fabric_status %d\n", rd_status_exit_code(rd_report_status(r)));
-	rd_prom_head(out, "rdma_doctor_fabric_findings", "gauge", "Number of fabric findings of the last run by status.");
-	static const enum rd_status all[] = {RD_OK, RD_WARN, RD_FAIL, RD_UNKNOWN, RD_SKIP};
-	for (size_t k = 0; k < 5; k++) {
-		size_t c = 0;
-		for (size_t i = 0; i < r->n; i++)
-			c += r->findings[i].status == all[k];
-		const char *kv[] = {"status", rd_status_name(all[k]), NULL};
-		rd_prom_series(out, "rdma_doctor_fabric_findings", kv);
-		fprintf(out, "%zu\n", c);
-	}
+	rd_prom_findings(out, "rdma_doctor_fabric_findings", "Number of fabric findings of the last run by status.", r);
 	/* each input asked for: 1 read, 0 not (an error, or an exit status the tool does not give
 	 * for a successful run; ibqueryerrors exits 1 when it printed counters above threshold) */
 	rd_prom_head(out, "rdma_doctor_fabric_input_read", "gauge",

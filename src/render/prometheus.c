@@ -77,6 +77,20 @@ void rd_prom_series(FILE *f, const char *name, const char *const *kv)
 	fputc(' ', f);
 }
 
+void rd_prom_findings(FILE *f, const char *name, const char *help, const struct rd_report *r)
+{
+	static const enum rd_status all[] = {RD_OK, RD_WARN, RD_FAIL, RD_UNKNOWN, RD_SKIP};
+	rd_prom_head(f, name, "gauge", help);
+	for (size_t k = 0; k < 5; k++) {
+		size_t c = 0;
+		for (size_t i = 0; i < r->n; i++)
+			c += r->findings[i].status == all[k];
+		const char *kv[] = {"status", rd_status_name(all[k]), NULL};
+		rd_prom_series(f, name, kv);
+		fprintf(f, "%zu\n", c);
+	}
+}
+
 static void check_status(FILE *f, const struct rd_report *r)
 {
 	rd_prom_head(f, "rdma_doctor_check_status", "gauge",
@@ -229,16 +243,7 @@ void rd_report_prometheus(FILE *f, const struct rd_report *r, const struct rd_ho
 	rd_prom_head(f, "rdma_doctor_rdma_hardware", "gauge", "1 when the host has an RDMA device or a Mellanox/NVIDIA networking PCI function.");
 	fprintf(f, "rdma_doctor_rdma_hardware %d\n", meta->no_hardware ? 0 : 1);
 
-	rd_prom_head(f, "rdma_doctor_findings", "gauge", "Number of findings of the last run by status.");
-	static const enum rd_status all[] = {RD_OK, RD_WARN, RD_FAIL, RD_UNKNOWN, RD_SKIP};
-	for (size_t k = 0; k < 5; k++) {
-		size_t c = 0;
-		for (size_t i = 0; i < r->n; i++)
-			c += r->findings[i].status == all[k];
-		const char *kvs[] = {"status", rd_status_name(all[k]), NULL};
-		rd_prom_series(f, "rdma_doctor_findings", kvs);
-		fprintf(f, "%zu\n", c);
-	}
+	rd_prom_findings(f, "rdma_doctor_findings", "Number of findings of the last run by status.", r);
 
 	check_status(f, r);
 	device_info(f, h);

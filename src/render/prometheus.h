@@ -30,5 +30,7 @@ void rd_prom_head(FILE *f, const char *name, const char *type, const char *help)
 /* name{k1="v1",k2="v2",...} followed by a space (the caller prints the value): keys and escaped
  * values alternate in kv, ended by NULL; kv NULL or empty: no braces. */
 void rd_prom_series(FILE *f, const char *name, const char *const *kv);
+/* name{status} for OK, WARN, FAIL, UNKNOWN and SKIP: r's findings of each, with its HELP/TYPE. */
+void rd_prom_findings(FILE *f, const char *name, const char *help, const struct rd_report *r);
 
 #endif
