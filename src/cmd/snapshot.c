@@ -311,22 +311,20 @@ int rd_cmd_snapshot(struct rd_ctx *ctx, int argc, char **argv)
 			       l.policy_error);
 	struct rd_source *src = l.src;
 	struct rd_strv notes = {0};
+	struct rd_snap_plan *plan = NULL;
+	int rc = 0;
 	if (fabric && rd_source_is_live(src) && !rd_fab_can_run_live(src)) {
 		rd_text_printf(ctx->err, ctx->ascii,
 			       "%s: snapshot: --fabric: no /dev/infiniband/umad*: this host has no InfiniBand port to query "
 			       "the fabric through (ib_umad loaded?); nothing written\n",
 			       ctx->prog);
-		rd_system_free(&l.sys);
-		rd_host_free(&l.h);
-		rd_policy_free(&l.pol);
-		rd_recording_free(&l.rec);
-		rd_source_close(src);
-		return RD_EXIT_UNKNOWN;
+		rc = RD_EXIT_UNKNOWN;
+		goto done;
 	}
 	if (fabric) /* after the guarded load: the tools have their own timeouts (60 s each) */
 		record_fabric(src, &l.rec, &notes);
 
-	struct rd_snap_plan *plan = rd_snap_plan_new(&l.rec);
+	plan = rd_snap_plan_new(&l.rec);
 	add_devnodes(plan, &l.h);
 	if (rd_source_is_live(src))
 		not_captured(&l.rec, &notes);
@@ -335,15 +333,17 @@ int rd_cmd_snapshot(struct rd_ctx *ctx, int argc, char **argv)
 	time_t when = (time_t)rd_run_time(); /* reproducible snapshots of a root */
 	add_meta(plan, src, &l.h, when, &st, &notes);
 
-	int rc = write_output(ctx, out, (enum rd_snap_format)fmt, force, plan, when) < 0 ? 2 : 0;
+	rc = write_output(ctx, out, (enum rd_snap_format)fmt, force, plan, when) < 0 ? 2 : 0;
 	if (rc == 0) {
 		rd_text_printf(ctx->err, ctx->ascii, "%s: snapshot: wrote %s (%u files, %u links, %u read errors recorded)\n", ctx->prog, out,
 			st.files, st.links, st.read_errors);
 		for (size_t i = 0; i < notes.n && i < MAX_NOTES; i++)
 			rd_text_printf(ctx->err, ctx->ascii, "%s: snapshot: not captured: %s\n", ctx->prog, notes.v[i]);
 	}
+done:
 	rd_strv_free(&notes);
-	rd_snap_plan_free(plan);
+	if (plan)
+		rd_snap_plan_free(plan);
 	rd_system_free(&l.sys);
 	rd_host_free(&l.h);
 	rd_policy_free(&l.pol);
