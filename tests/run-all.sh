@@ -36,7 +36,7 @@ pkg_for() { case "$1" in ibstat|ibstatus) echo infiniband-diags ;; unshare|setpr
 	dpkg-buildpackage) echo dpkg-dev ;; dh) echo debhelper ;;
 	rpmbuild) echo rpm ;; db5.3_load) echo db5.3-util ;;
 	lspci|setpci) echo pciutils ;;
-	ibsim|ibsim-run) echo ibsim-utils ;; iblinkinfo|ibnetdiscover|sminfo) echo infiniband-diags ;;
+	ibsim|ibsim-run) echo ibsim-utils ;; iblinkinfo|ibnetdiscover|sminfo|ibqueryerrors) echo infiniband-diags ;;
 	yajl) echo libyajl-dev ;; clush) echo clustershell ;; srun) echo slurm-client ;;
 	ib_write_bw|ib_write_lat) echo perftest ;; tc) echo iproute2 ;; *) echo "$1" ;; esac; }
 have() { # a command, or the libraries that are not commands
