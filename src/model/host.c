@@ -306,7 +306,9 @@ static void load_device_link(struct rd_source *src, const char *dir, struct rd_d
 		base = base ? base + 1 : canon;
 		if (rd_is_pci_addr(base))
 			d->pci_addr = rd_xstrdup(base);
-		char *np = rd_path_join(canon, "numa_node");
+		/* a PCI function's by the path the topology (model/pcitopo.c) reads it at: one read */
+		char *np = d->pci_addr ? rd_xasprintf("sys/bus/pci/devices/%s/numa_node", d->pci_addr)
+				       : rd_path_join(canon, "numa_node");
 		if (rd_read_attr(src, np, &t) == 0) {
 			char *end;
 			long v = strtol(t.data, &end, 10);

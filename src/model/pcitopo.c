@@ -135,8 +135,8 @@ static void load_fn(struct rd_source *src, const struct rd_pcitopo *t, const cha
 	free(p);
 	f->numa = numa_of(&f->numa_node);
 	int r = rd_resolve(src, dev, &canon);
-	free(dev);
 	if (r < 0) {
+		free(dev);
 		f->err = -r;
 		return;
 	}
@@ -153,6 +153,7 @@ static void load_fn(struct rd_source *src, const struct rd_pcitopo *t, const cha
 		f->err = RD_EPARSE; /* not a function below a root bus of /sys/devices */
 		free(copy);
 		free(canon);
+		free(dev);
 		return;
 	}
 	f->root = rd_xstrdup(comp[first - 1]);
@@ -175,10 +176,13 @@ static void load_fn(struct rd_source *src, const struct rd_pcitopo *t, const cha
 			u->sub_vendor = seen->sub_vendor;
 			u->sub_device = seen->sub_device;
 		} else {
-			u->vendor = hex_at(src, dir.data, "vendor");
-			u->device = hex_at(src, dir.data, "device");
-			u->sub_vendor = hex_at(src, dir.data, "subsystem_vendor");
-			u->sub_device = hex_at(src, dir.data, "subsystem_device");
+			/* the function's own ids by the path the PCI inventory (model/system.c) read
+			 * them at: the load's memo answers them without a second read */
+			const char *at = i == n - 1 ? dev : dir.data;
+			u->vendor = hex_at(src, at, "vendor");
+			u->device = hex_at(src, at, "device");
+			u->sub_vendor = hex_at(src, at, "subsystem_vendor");
+			u->sub_device = hex_at(src, at, "subsystem_device");
 		}
 		/* NCCL's topmost PCI node: the even position nearest the root (xml.cc), on
      * the CPU of its numa_node */
@@ -188,6 +192,7 @@ static void load_fn(struct rd_source *src, const struct rd_pcitopo *t, const cha
 	rd_buf_free(&dir);
 	free(copy);
 	free(canon);
+	free(dev);
 }
 
 /* The bus of a PCI address ("0000:17" of "0000:17:01.0"), for the hierarchy

@@ -48,6 +48,7 @@ static int load(void *out, const void *arg)
 	int r = rd_load_open(o, &l->src, l->error, sizeof l->error);
 	if (r < 0)
 		return r;
+	rd_source_memo(l->src, true); /* one view of the host for the whole load */
 	rd_source_allow_device_commands(l->src, o->mft);
 	if (rd_policy_load(o->policy, l->src, &l->pol, l->error, sizeof l->error) < 0) {
 		l->policy_failed = true;
@@ -72,6 +73,7 @@ static int load(void *out, const void *arg)
 		rd_mft_load_boot(l->src, &l->sys.mft);
 	if (o->counters) /* each read can be a firmware command */
 		rd_link_counters_load(l->src, &l->h, &l->pol, &l->sys.link);
+	rd_source_memo(l->src, false); /* what the command reads after its load is read again */
 	return 0;
 }
 

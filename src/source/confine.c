@@ -235,6 +235,49 @@ static int open_in_dir(struct rd_source *src, const char *path, int flags, struc
 	return fd;
 }
 
+/* The kept descriptor of path's directory and path's last component (openat2 kernels, a plain last
+ * component): a stat or readlink there is one call, never following a link.  NOT_IN_DIR when
+ * there is none (yet: dir_fd notes a directory the first time), or -ENOENT/-ENOTDIR. */
+static int dir_of(struct rd_source *src, const char *path, const char **base)
+{
+	const char *p = rel(path);
+	const char *slash = strrchr(p, '/');
+	if (openat2_ok <= 0 || !slash || !plain_component(slash + 1, strlen(slash + 1)))
+		return NOT_IN_DIR;
+	*base = slash + 1;
+	int dfd = dir_fd(src, p, (size_t)(slash - p));
+	if (dfd < 0)
+		return dfd == -ENOENT || dfd == -ENOTDIR ? dfd : NOT_IN_DIR;
+	return dfd;
+}
+
+int src_stat_in_dir(struct rd_source *src, const char *path, bool follow, struct stat *st)
+{
+	const char *base;
+	int dfd = dir_of(src, path, &base);
+	if (dfd < 0)
+		return dfd == NOT_IN_DIR ? 1 : dfd;
+	if (fstatat(dfd, base, st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	if (follow && S_ISLNK(st->st_mode)) {
+		memset(st, 0, sizeof *st);
+		return 1; /* a link to follow: inside the root, by openat2 */
+	}
+	return 0;
+}
+
+int src_readlink_in_dir(struct rd_source *src, const char *path, char *buf, size_t len)
+{
+	const char *base;
+	int dfd = dir_of(src, path, &base);
+	if (dfd < 0)
+		return dfd == NOT_IN_DIR ? -EAGAIN : dfd;
+	ssize_t n = readlinkat(dfd, base, buf, len);
+	if (n < 0)
+		return errno == EAGAIN ? -EIO : -errno;
+	return (int)n;
+}
+
 /* Opens any path inside the root, a final link followed unless flags has O_NOFOLLOW.  With O_PATH
  * and st, *st may come back filled with the file's fstat (st_mode 0: not done). */
 int src_open_path(struct rd_source *src, const char *path, int flags, struct stat *st)

@@ -89,6 +89,9 @@ struct rd_source {
 	 * absent without an open (a check asks for three files per device for each MFT tool) */
 	enum { CMDS_UNLISTED, CMDS_LISTED, CMDS_NONE, CMDS_UNKNOWN } cmds_state;
 	struct rd_map cmds;
+	/* the reads of one load, by path as asked (rd_source_memo): struct src_memo values */
+	bool memo_on;
+	struct rd_map memo;
 };
 
 /* A path relative to the root: no leading '/', "." for the root itself. */
@@ -142,6 +145,12 @@ int src_open_no_links(struct rd_source *src, const char *path, int flags);
 /* No component of path is "", "." or "..". */
 bool src_plain_path(const char *path);
 void src_dcache_clear(struct rd_source *src);
+/* path's stat, one fstatat in the kept descriptor of its directory (openat2 kernels): 0, -errno,
+ * or 1 when that cannot tell (no descriptor kept yet, a link to follow): then open it. */
+int src_stat_in_dir(struct rd_source *src, const char *path, bool follow, struct stat *st);
+/* path's link target into buf (len bytes, not terminated) the same way: its length, -errno
+ * (EINVAL: not a link), or -EAGAIN when that cannot tell: then open it. */
+int src_readlink_in_dir(struct rd_source *src, const char *path, char *buf, size_t len);
 /* Opens any path inside the root, a final link followed unless flags has O_NOFOLLOW.  With O_PATH
  * and st, *st may come back filled with the file's fstat (st_mode 0: not done). */
 int src_open_path(struct rd_source *src, const char *path, int flags, struct stat *st);

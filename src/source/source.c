@@ -78,6 +78,7 @@ void rd_source_close(struct rd_source *src)
 	smap_free(&src->error_bases, false);
 	smap_free(&src->error_files, false);
 	smap_free(&src->cmds, false);
+	rd_source_memo(src, false);
 	src_pdir_clear(src);
 	src_dcache_clear(src);
 	free(src->root);
@@ -135,6 +136,71 @@ bool src_need_canon(const struct rd_source *src)
 	return src->errors.n || src->einval.n || src->rec;
 }
 
+/* ---- the load's memo (rd_source_memo) ---------------------------------------------------- */
+
+struct src_memo {
+	size_t cap;
+	bool prefix_ok, single;
+	int err;    /* 0, ENOENT or ENOTDIR */
+	char *data; /* the bytes and a NUL (NULL when the read gave none) */
+	size_t len;
+};
+
+static void memo_free(void *p)
+{
+	struct src_memo *m = p;
+	free(m->data);
+	free(m);
+}
+
+void rd_source_memo(struct rd_source *src, bool on)
+{
+	if (!on)
+		rd_map_free(&src->memo, memo_free);
+	src->memo_on = on;
+}
+
+static bool memo_wanted(const struct rd_source *src, const char *path)
+{
+	return src->memo_on && !src->rec && !src_is_counter_path(path);
+}
+
+/* The first read's answer of path asked the same way, copied into *out: true; else false. */
+static bool memo_answer(const struct rd_source *src, const char *path, const struct rd_read_req *req, struct rd_text *out,
+			int *r)
+{
+	void **v = memo_wanted(src, path) ? smap_get(&src->memo, rel(path)) : NULL;
+	const struct src_memo *m = v ? *v : NULL;
+	if (!m || m->cap != req->cap || m->prefix_ok != req->prefix_ok || m->single != req->single)
+		return false;
+	if (m->data) {
+		out->data = rd_xmalloc(m->len + 1);
+		memcpy(out->data, m->data, m->len + 1);
+	}
+	out->len = m->len;
+	out->err = m->err;
+	*r = -m->err;
+	return true;
+}
+
+static void memo_keep(struct rd_source *src, const char *path, const struct rd_read_req *req, const struct rd_text *out,
+		      int r)
+{
+	if (!memo_wanted(src, path) || !(r == 0 || r == -ENOENT || r == -ENOTDIR) || out->len > RD_CAP_ATTR)
+		return;
+	void **v = smap_put(&src->memo, rel(path), NULL);
+	if (*v)
+		memo_free(*v);
+	struct src_memo *m = rd_xcalloc(1, sizeof *m);
+	*m = (struct src_memo){.cap = req->cap, .prefix_ok = req->prefix_ok, .single = req->single, .err = -r, .len = out->len};
+	if (r == 0 && out->data) {
+		m->data = rd_xmalloc(out->len + 1);
+		memcpy(m->data, out->data, out->len);
+		m->data[out->len] = '\0';
+	}
+	*v = m;
+}
+
 /* single: one read() of at most cap bytes (what libibumad does); otherwise read to EOF, with
  * EFBIG past cap unless prefix_ok.  The read is the caller's, watched in a guarded load (watchdog.h). */
 static int read_common(struct rd_source *src, const char *path, size_t cap, bool prefix_ok, bool single,
@@ -151,10 +217,12 @@ static int read_common(struct rd_source *src, const char *path, size_t cap, bool
 	 * all of the file, no read more to see its end */
 	struct rd_read_req req = {.cap = cap, .prefix_ok = prefix_ok, .single = single,
 				  .one_page = rd_str_has_prefix(rel(path), "sys/"), .positional = src->nodev};
+	int r;
+	if (memo_answer(src, path, &req, out, &r))
+		return r;
 	/* the canonical path first only to record, or for a counter that may have been refused */
 	bool canon_first = src->rec || (src->einval.n && src_is_counter_path(path));
 	int fd = src->tree ? -1 : src_open_for_read(src, path, canon_first, &canon, &req.st);
-	int r;
 	if (src->tree) {
 		r = src_tree_read(src, path, &req, out, &canon);
 	} else if (fd < 0) {
@@ -191,6 +259,7 @@ static int read_common(struct rd_source *src, const char *path, size_t cap, bool
 		src_record_stat(src, canon, &req.st, NULL);
 	else if (r != -ENOENT && r != -ENOTDIR)
 		src_record(src, canon, RD_REC_ERROR, NULL, 0, -r, &req.st);
+	memo_keep(src, path, &req, out, r);
 	free(canon);
 	return r;
 }
@@ -291,6 +360,16 @@ int rd_read_link(struct rd_source *src, const char *path, char **target)
 		return src_tree_read_link(src, path, target);
 	char *canon = NULL;
 	int fd;
+	if (!src->rec) {
+		char buf[4096];
+		int n = src_readlink_in_dir(src, path, buf, sizeof buf - 1);
+		if (n >= 0) {
+			*target = rd_xstrndup(buf, (size_t)n);
+			return 0;
+		}
+		if (n != -EAGAIN)
+			return n;
+	}
 	if (src->rec) {
 		int r = src_resolve(src, path, false, &canon);
 		fd = r < 0 ? r : src_open_canon(src, canon, O_PATH);
@@ -323,6 +402,11 @@ int rd_stat(struct rd_source *src, const char *path, bool follow, struct stat *s
 	char *canon = NULL;
 	int fd;
 	memset(st, 0, sizeof *st);
+	if (!src->rec) {
+		int r = src_stat_in_dir(src, path, follow, st);
+		if (r <= 0)
+			return r;
+	}
 	if (src->rec) {
 		int r = src_resolve(src, path, follow, &canon);
 		fd = r < 0 ? r : src_open_canon(src, canon, O_PATH);

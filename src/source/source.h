@@ -16,10 +16,10 @@
  * ignored) and is resolved inside the root: symbolic links are followed with the root as "/",
  * and ".." never climbs above it, so in root mode nothing outside the root is read.  The kernel
  * does the confinement (openat2 RESOLVE_IN_ROOT, Linux 5.6+; a file in a directory asked before
- * is one O_NOFOLLOW lookup of its name in a kept descriptor of that directory, and a link met
- * there goes back to openat2); without it every path is walked one component at a time with
- * O_PATH|O_NOFOLLOW descriptors, never by a multi-component openat.  In
- * a root only regular files are opened for reading (a device node or FIFO is fstat'ed through an
+ * is one O_NOFOLLOW lookup of its name in a kept descriptor of that directory (a stat or a
+ * readlink there is one call), and a link met there goes back to openat2); without it every path
+ * is walked one component at a time with O_PATH|O_NOFOLLOW descriptors, never by a
+ * multi-component openat.  In a root only regular files are opened for reading (a device node or FIFO is fstat'ed through an
  * O_PATH descriptor and refused, never opened).  Failures are returned as values (a negative
  * errno, also kept in rd_text.err); nothing here prints. */
 #ifndef RD_SOURCE_H
@@ -57,6 +57,14 @@ long long rd_source_time_left_ms(const struct rd_source *src);
  * remembered and fails at once when asked again, without a new read (a refused counter read is a
  * firmware command and a kernel log line each time on some HCAs). */
 unsigned rd_source_einval_remembered(const struct rd_source *src);
+
+/* Between rd_source_memo(src, true) and rd_source_memo(src, false) (a load), a file read again
+ * is answered with the bytes or the error (ENOENT, ENOTDIR) of its first read by the same path,
+ * with the same cap and mode, without touching the file: one view of the host per load, and no
+ * second open of what two parts of the model both read.  Never for port counters (read twice on
+ * purpose, a rate between the two), nor while recording (a read forgotten and read again is
+ * recorded again), nor for more than RD_CAP_ATTR bytes.  Off: the answers are freed. */
+void rd_source_memo(struct rd_source *src, bool on);
 
 /* True when reading the running host (commands may be run): rd_source_open was given no root. */
 bool rd_source_is_live(const struct rd_source *src);

@@ -191,10 +191,21 @@ RD_TEST(kept_directories_answer_as_the_whole_path)
 	CHECK(S_ISLNK(st.st_mode));
 	CHECK_INT(rd_stat(src, "sys/d/up", true, &st), 0);
 	CHECK(S_ISDIR(st.st_mode));
+	CHECK_INT(rd_stat(src, "sys/d/up", false, &st), 0);
+	CHECK(S_ISLNK(st.st_mode));
+	CHECK_INT(rd_stat(src, "sys/d/sub", false, &st), 0);
+	CHECK(S_ISDIR(st.st_mode));
+	CHECK_INT(rd_stat(src, "sys/d/none", true, &st), -ENOENT);
+	CHECK_INT(rd_stat(src, "sys/d/x/z", true, &st), -ENOTDIR);
 	char *target = NULL;
 	CHECK_INT(rd_read_link(src, "sys/d/lnk", &target), 0);
 	CHECK_STR(target, "/etc/passwd");
 	free(target);
+	CHECK_INT(rd_read_link(src, "sys/d/up", &target), 0);
+	CHECK_STR(target, "../../../../../..");
+	free(target);
+	CHECK_INT(rd_read_link(src, "sys/d/x", &target), -EINVAL);
+	CHECK_INT(rd_read_link(src, "sys/d/none", &target), -ENOENT);
 	for (int pass = 0; pass < 2; pass++)
 		for (int i = 0; i < 80; i++) {
 			char rel[64], val[16];
@@ -205,6 +216,83 @@ RD_TEST(kept_directories_answer_as_the_whole_path)
 			rd_text_free(&t);
 		}
 	rd_source_close(src);
+}
+
+static void rewrite(const char *rel, const char *content)
+{
+	char path[1024], tmp[1100];
+	snprintf(path, sizeof path, "%s/%s", root, rel);
+	snprintf(tmp, sizeof tmp, "%s.new", path);
+	FILE *f = fopen(tmp, "w");
+	CHECK(f != NULL);
+	fputs(content, f);
+	fclose(f);
+	CHECK(rename(tmp, path) == 0);
+}
+
+/* A load's memo: a file read again in the load is its first answer (also a file that was not
+ * there), whichever part asks; a counter is read each time; another cap or mode is read again;
+ * after the load, and while recording, every read reads. */
+RD_TEST(a_load_reads_each_file_once)
+{
+	setup();
+	mk("sys/d/vendor", "0x15b3\n");
+	mk("sys/d/ports/1/counters/port_rcv_data", "10\n");
+	mk("proc/modules", "mlx5_core 1 0 - Live 0x0\n");
+	struct rd_source *src = open_root();
+	struct rd_text t;
+	rd_source_memo(src, true);
+	CHECK_INT(rd_read_attr(src, "sys/d/vendor", &t), 0);
+	CHECK_STR(t.data, "0x15b3");
+	rd_text_free(&t);
+	CHECK_INT(rd_read_attr(src, "sys/d/absent", &t), -ENOENT);
+	CHECK_INT(rd_read_attr(src, "sys/d/ports/1/counters/port_rcv_data", &t), 0);
+	rd_text_free(&t);
+	CHECK_INT(rd_read_file(src, "proc/modules", RD_CAP_FILE, &t), 0);
+	rd_text_free(&t);
+	rewrite("sys/d/vendor", "0x10de\n");
+	mk("sys/d/absent", "here\n");
+	rewrite("sys/d/ports/1/counters/port_rcv_data", "20\n");
+	rewrite("proc/modules", "ib_core 1 0 - Live 0x0\n");
+	CHECK_INT(rd_read_attr(src, "sys/d/vendor", &t), 0);
+	CHECK_STR(t.data, "0x15b3"); /* one view of the host in a load */
+	CHECK_INT(t.err, 0);
+	rd_text_free(&t);
+	CHECK_INT(rd_read_attr(src, "/sys/d/vendor", &t), 0); /* a leading '/' names the same file */
+	CHECK_STR(t.data, "0x15b3");
+	rd_text_free(&t);
+	CHECK_INT(rd_read_attr(src, "sys/d/absent", &t), -ENOENT);
+	CHECK_INT(t.err, ENOENT);
+	CHECK(t.data == NULL);
+	CHECK_INT(rd_read_attr(src, "sys/d/ports/1/counters/port_rcv_data", &t), 0);
+	CHECK_STR(t.data, "20"); /* a rate is two reads */
+	rd_text_free(&t);
+	CHECK_INT(rd_read_file(src, "proc/modules", RD_CAP_FILE, &t), 0);
+	CHECK(t.len == 25 && memcmp(t.data, "mlx5_core", 9) == 0);
+	rd_text_free(&t);
+	CHECK_INT(rd_read_prefix(src, "proc/modules", 7, &t), 0); /* another cap and mode: read */
+	CHECK(t.len == 7 && memcmp(t.data, "ib_core", 7) == 0);
+	rd_text_free(&t);
+	rd_source_memo(src, false);
+	CHECK_INT(rd_read_attr(src, "sys/d/vendor", &t), 0);
+	CHECK_STR(t.data, "0x10de");
+	rd_text_free(&t);
+	CHECK_INT(rd_read_attr(src, "sys/d/absent", &t), 0);
+	CHECK_STR(t.data, "here");
+	rd_text_free(&t);
+	/* recording: each read is recorded as it was met (a forgotten file read again is kept) */
+	struct rd_recording rec = {0};
+	rd_source_memo(src, true);
+	rd_source_record(src, &rec);
+	CHECK_INT(rd_read_attr(src, "sys/d/vendor", &t), 0);
+	rd_text_free(&t);
+	rewrite("sys/d/vendor", "0x8086\n");
+	CHECK_INT(rd_read_attr(src, "sys/d/vendor", &t), 0);
+	CHECK_STR(t.data, "0x8086");
+	rd_text_free(&t);
+	rd_source_record(src, NULL);
+	rd_recording_free(&rec);
+	rd_source_close(src); /* the memo still on: freed with the source */
 }
 
 static void check_link_loops_and_dangling_links(void)
