@@ -8,6 +8,7 @@
 #   PHASE q35, q35pt, q35off (tests/vm/q35.sh): a q35 machine with an emulated Intel IOMMU and a
 #   PCIe tree (below), no network
 #   WORDS (optional): added to the kernel command line (q35.sh: iommu=pt, intel_iommu=off)
+# RDVM_TIMEOUT (optional): seconds before qemu is killed (default 540; bench/watch-soak.sh: longer)
 # RDVM_NETDEV (optional): the guest's network instead of qemu's user network, e.g.
 #   socket,id=n0,listen=127.0.0.1:PORT (the netdev's id must be n0); RDVM_MAC: its MAC address
 set -euo pipefail
@@ -33,7 +34,7 @@ q35 | q35pt | q35off)
 		-device e1000e,bus=rp3)
 	;;
 esac
-timeout 540 qemu-system-x86_64 -accel tcg -cpu max -m 1024 -smp 1 -nographic -no-reboot \
+timeout "${RDVM_TIMEOUT:-540}" qemu-system-x86_64 -accel tcg -cpu max -m 1024 -smp 1 -nographic -no-reboot \
 	-kernel "/boot/vmlinuz-$kver" -initrd "$initrd" \
 	-append "console=ttyS0 quiet panic=-1 rdinit=/init${phase:+ rdvm.phase=$phase}$extra" \
 	"${machine[@]}" \

@@ -304,6 +304,53 @@ bench_steps() {
 	wait $wp
 	echo $? > $S/bench-exit.rc
 }
+# soak_steps: watch over a long run (bench/watch-soak.sh): rdvm.soak=SECONDS,FLAPS on the kernel
+# command line (default 3600,1000).  FLAPS flaps of eth0 in bursts of 100, a flood of 20,000
+# ACCESS_REG failure lines in /dev/kmsg, then a flap every 30 s until SECONDS have passed, with
+# watch's full check every 60 s.  soak.out: "SECONDS_SINCE_START FLAPS_SO_FAR RSS_KIB CPU_TICKS FDS
+# WHAT" after each burst, after the flood and every 30 s; soak-watch.out: watch's own lines.
+soak_sample() { echo "$(($(($(ms) - soak_t0)) / 1000)) $soak_flaps $(vm_rss) $(cpu_ticks) $(ls /proc/$wp/fd | wc -l) $1" >> $S/soak.out; }
+soak_steps() {
+	local secs=3600 total=1000 w k
+	w=$(sed -n 's/.*rdvm\.soak=\([0-9]*\),\([0-9]*\).*/\1 \2/p' /proc/cmdline)
+	[ -n "$w" ] && { secs=${w% *}; total=${w#* }; }
+	mkdir -p $W
+	rm -f $P
+	env -u SOURCE_DATE_EPOCH $RD watch --output $P --interval 60 > $S/soak-watch.out 2> $S/soak-watch.err &
+	wp=$!
+	until_prom 60 "$port_active"
+	quiet
+	soak_t0=$(ms) soak_flaps=0
+	: > $S/soak.out
+	soak_sample start
+	while [ $soak_flaps -lt $total ]; do
+		k=0
+		while [ $k -lt 100 ] && [ $soak_flaps -lt $total ]; do
+			ip link set eth0 down; ip link set eth0 up
+			k=$((k + 1)) soak_flaps=$((soak_flaps + 1))
+		done
+		quiet
+		soak_sample flaps
+	done
+	k=0
+	while [ $k -lt 20000 ]; do
+		echo "<3>mlx5_core 0000:9a:00.0: mlx5_cmd_out_err:838:(pid 1): ACCESS_REG(0x805) op_mod(0x1) failed, status bad parameter(0x3), syndrome (0x15c356), err(-22)" > /dev/kmsg
+		k=$((k + 1))
+	done
+	quiet
+	soak_sample flood
+	while [ $(($(ms) - soak_t0)) -lt $((secs * 1000)) ]; do
+		sleep 30
+		ip link set eth0 down; sleep 1; ip link set eth0 up
+		soak_flaps=$((soak_flaps + 1))
+		soak_sample idle
+	done
+	until_prom 10 "$port_active"
+	cp $P $S/soak.prom
+	kill -TERM $wp
+	wait $wp
+	echo $? > $S/soak-exit.rc
+}
 ip link set lo up
 ip link set eth0 up
 
@@ -373,16 +420,16 @@ fi
 
 ip addr add 10.0.2.15/24 dev eth0
 
-# ---- the watch phase (watch's steps alone) and the bench phase (bench/watch-latency.sh): rxe0 on
-# eth0 with the nine modules, then those steps only
+# ---- the watch phase (watch's steps alone) and the bench phases (bench/watch-latency.sh,
+# bench/watch-soak.sh): rxe0 on eth0 with the nine modules, then those steps only
 case "${1:-}" in
-watch|bench)
+watch|bench|soak)
 	modprobe crc32_generic
 	modprobe rdma_rxe
 	for m in $nine; do modprobe $m; done
 	rdma link add rxe0 type rxe netdev eth0
 	wait_state rxe0 ACTIVE
-	if [ "$1" = watch ]; then watch_experiment; watch_steps; else bench_steps 120; fi
+	case $1 in watch) watch_experiment; watch_steps ;; bench) bench_steps 120 ;; soak) soak_steps ;; esac
 	echo "@@guest-done" > /dev/console
 	exit 0 ;;
 esac
