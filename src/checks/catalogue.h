@@ -121,8 +121,10 @@
 	  "than it names (prefix matching); ports of both link layers on one NIC, which NCCL fuses; "   \
 	  "NCCL_SOCKET_IFNAME selecting no running interface; NCCL_IB_PKEY (an index) with no P_Key " \
 	  "there; NCCL_TOPO_FILE unreadable; NCCL_IB_TC (or OFED's per-port traffic_class) whose DSCP "  \
-	  "a trust-dscp RoCE port maps to a priority without PFC while PFC is on another",              \
-	  "NCCL_IB_HCA, NCCL_IB_DISABLE, NCCL_SOCKET_IFNAME, NCCL_IB_PKEY, NCCL_IB_TC, NCCL_TOPO_FILE of " \
+	  "a trust-dscp RoCE port maps to a priority without PFC while PFC is on another; NCCL_IB_SL "  \
+	  "whose priority a trust-pcp RoCE port has no PFC on while PFC is on another",                \
+	  "NCCL_IB_HCA, NCCL_IB_DISABLE, NCCL_SOCKET_IFNAME, NCCL_IB_PKEY, NCCL_IB_TC, NCCL_IB_SL, "     \
+	  "NCCL_TOPO_FILE of "                                                                             \
 	  "the environment, NCCL_CONF_FILE or ~/.nccl.conf, /etc/nccl.conf, ports/N/{state,link_layer,"   \
 	  "pkeys/*}, /sys/class/net/<if>/{flags,operstate,qos/dscp2prio}, tc/N/traffic_class, mlnx_qos") \
 	X(roce_qos, "roce.qos", RD_SUBJ_PORT, RD_NEEDS_ROLE | RD_LOAD_MFT, "RoCE QoS as the policy sets",                       \

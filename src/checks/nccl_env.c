@@ -372,12 +372,19 @@ static void judge_topo_file(struct rd_check_ctx *ctx)
 	rd_evidence_add(f, v, "<%s>", rd_strerror(err));
 }
 
+/* Where the trust or the PFC of a port was read, for the evidence. */
+static const char *qos_source(const struct rd_qos_port *q, bool trust)
+{
+	const char *from = trust ? q->trust_from : q->pfc_from;
+	return !from ? q->mlnx_qos_out.cmd : !strcmp(from, "sysfs") ? (trust ? q->sys_trust.path : q->sys_pfc.path)
+	       : !strcmp(from, "dcb") ? q->dcb_out.cmd : q->mlnx_qos_out.cmd;
+}
+
 /* NCCL_IB_TC against the port's QoS: with trust dscp, the DSCP of NCCL's traffic class (or of the
  * OFED per-port class that overrides every QP's) picks a priority through the port's map; when PFC
  * is on for some priority but not that one, NCCL's traffic is the lossy class of a lossless
  * fabric.  Judged only where trust, PFC and the map are all known.  Under trust pcp the priority
- * is the VLAN tag's, which NCCL_IB_SL sets on RoCE: not judged here (nor anywhere yet); a fabric
- * with no PFC at all is roce.qos's. */
+ * is the SL's (judge_sl); a fabric with no PFC at all is roce.qos's. */
 static void judge_tc(struct rd_check_ctx *ctx, const struct port_ref *sel, size_t nsel)
 {
 	const struct rd_mft *m = &ctx->sys->mft;
@@ -450,9 +457,7 @@ static void judge_tc(struct rd_check_ctx *ctx, const struct port_ref *sel, size_
 		rd_evidence_attr(f, &q->sys_map);
 	else
 		rd_evidence_add(f, q->mlnx_qos_out.cmd, "dscp2prio: DSCP %d -> priority %d", first_tc >> 2, first_prio);
-	const char *pfc_src = !q->pfc_from ? q->mlnx_qos_out.cmd : !strcmp(q->pfc_from, "sysfs") ? q->sys_pfc.path
-			    : !strcmp(q->pfc_from, "dcb") ? q->dcb_out.cmd : q->mlnx_qos_out.cmd;
-	rd_evidence_add(f, pfc_src, "PFC enabled on priority %s", pfc);
+	rd_evidence_add(f, qos_source(q, false), "PFC enabled on priority %s", pfc);
 	if (dscp < 0)
 		return;
 	char tcs[16];
@@ -462,6 +467,76 @@ static void judge_tc(struct rd_check_ctx *ctx, const struct port_ref *sel, size_
 			      "(and where it is set at boot)", tcs, q->dev, q->port, dscp, want);
 	else
 		fix_param(f, "NCCL_IB_TC", tcs, from);
+}
+
+/* NCCL_IB_SL on RoCE under trust pcp: NCCL sets every QP's service level to it (ah_attr.sl, a
+ * uint8_t; NCCL_PARAM(IbSl, "IB_SL", 0), unset or -1 is 0), and on RoCE mlx5 sends on the
+ * priority of its low 3 bits (mlx5_set_path: dci_cfi_prio_sl = (sl & 0x7) << 4), the PCP of the
+ * VLAN tag; with trust pcp the switch and the peer classify by that PCP.  PFC on some priority but
+ * not that one: NCCL's traffic is the lossy class.  InfiniBand's SL goes through the SM's SL2VL
+ * tables, not judged on the host. */
+static void judge_sl(struct rd_check_ctx *ctx, const struct port_ref *sel, size_t nsel)
+{
+	const struct rd_mft *m = &ctx->sys->mft;
+	rd_need(m->unloaded ? RD_LOAD_MFT : 0, RD_LOAD_MFT, "the ports' QoS (model/mft.h)");
+	const char *from = NULL, *v = rd_nccl_param(ctx->sys, "NCCL_IB_SL", &from);
+	long long sl_v = v ? strtoll(v, NULL, 0) : 0; /* NCCL's strtoll: "abc" is 0 */
+	unsigned sl = sl_v < 0 ? 0 : (unsigned)(sl_v & 0xff), prio = sl & 7;
+	char ports[512] = "";
+	const struct rd_qos_port *first = NULL;
+	size_t bad = 0;
+	for (size_t i = 0; i < nsel; i++) {
+		if (sel[i].p->is_ib)
+			continue;
+		const struct rd_qos_port *q = NULL;
+		for (size_t k = 0; k < m->nqos && !q; k++)
+			if (!strcmp(m->qos[k].dev, sel[i].d->name) && m->qos[k].port == sel[i].p->num)
+				q = &m->qos[k];
+		if (!q || strcmp(q->qos.trust, "pcp") || !q->qos.pfc_ok || q->qos.pfc[prio] == 1)
+			continue;
+		bool any = false;
+		for (int k = 0; k < 8; k++)
+			any |= q->qos.pfc[k] == 1;
+		if (!any)
+			continue;
+		if (!bad++)
+			first = q;
+		append(ports, sizeof ports, "%s port %u", q->dev, q->port);
+	}
+	if (!bad)
+		return;
+	const struct rd_qos_port *q = first;
+	int want = -1;
+	char pfc[32] = "";
+	for (int k = 0, n = 0; k < 8; k++)
+		if (q->qos.pfc[k] == 1) {
+			if (want < 0)
+				want = k;
+			n += snprintf(pfc + n, sizeof pfc - (size_t)n, "%s%d", n ? "," : "", k);
+		}
+	char src[160];
+	if (v)
+		snprintf(src, sizeof src, "NCCL_IB_SL=%s, %s", v, from);
+	else
+		snprintf(src, sizeof src, "NCCL_IB_SL unset: NCCL's default 0");
+	struct rd_finding *f = rd_finding_add(
+		ctx, RD_WARN, "host",
+		"NCCL's RDMA traffic on %s has service level %u (%s), which RoCE sends on priority %u (the VLAN tag's "
+		"PCP); the port trusts the PCP (trust pcp) and PFC is off on priority %u, on for %s: under congestion "
+		"that traffic is dropped, not paused (RoCE retransmits, NCCL slows down or times out)",
+		ports, sl, src, prio, prio, pfc);
+	if (v)
+		evidence_param(ctx, f, "NCCL_IB_SL", v, from);
+	else
+		rd_evidence_add(f, "environment", "NCCL_IB_SL unset");
+	rd_evidence_add(f, qos_source(q, true), "Priority trust state: pcp");
+	rd_evidence_add(f, qos_source(q, false), "PFC enabled on priority %s", pfc);
+	char sls[16];
+	snprintf(sls, sizeof sls, "%d", want);
+	fix_param(f, "NCCL_IB_SL", sls, from);
+	rd_fix_add(f, "# the priority travels in the VLAN tag: NCCL's GID must be on a VLAN interface (untagged frames "
+		      "carry none, and the switch and the peer see priority 0), or the ports trust dscp and NCCL_IB_TC "
+		      "picks the priority");
 }
 
 void rd_check_nccl_env(struct rd_check_ctx *ctx)
@@ -543,6 +618,7 @@ void rd_check_nccl_env(struct rd_check_ctx *ctx)
 	judge_fusion(ctx, sel, nsel, v, from);
 	judge_pkey(ctx, sel, nsel);
 	judge_tc(ctx, sel, nsel);
+	judge_sl(ctx, sel, nsel);
 
 	if (rd_check_quiet(ctx)) {
 		if (!nsel && !l.set) {

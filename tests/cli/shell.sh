@@ -340,7 +340,7 @@ gid NCCL_IB_GID_INDEX=1 "$bin" --root "$work/sc/healthy-inbox" stack > "$work/ou
 expect "nccl-env-stack" all '[ $rc = 0 ]' 'grep -q "NCCL GID: mlx5_2 port 1 index 1 (RoCE v2) on enp193s0f0np0, set by NCCL_IB_GID_INDEX: unusable, link-local" "$work/out"'
 
 # ---- nccl.env: NCCL_IB_TC against the port's map and PFC (trust dscp, mlnx_qos -i as MLNX_OFED
-# prints it, the map that of the Mellanox community's mlnx_qos page); trust pcp is not judged ----
+# prints it, the map that of the Mellanox community's mlnx_qos page); NCCL_IB_SL under trust pcp ----
 qr=$work/sc/healthy-inbox Q=$work/sc/healthy-inbox/rdma-doctor/commands/mlnx_qos-enp193s0f0np0
 mq() { # TRUST PFC-ROW [DSCP-MOVED-TO-5]
 	printf 'DCBX mode: OS controlled\nPriority trust state: %s\ndscp2prio mapping:\n' "$1"
@@ -353,7 +353,7 @@ mq() { # TRUST PFC-ROW [DSCP-MOVED-TO-5]
 	done
 	printf 'Cable len: 7\nPFC configuration:\n\tpriority    0   1   2   3   4   5   6   7\n\tenabled     %s\n' "$2"
 }
-tc() { env -u NCCL_IB_TC -u NCCL_IB_HCA "$@" "$bin" --root "$qr" check --only nccl.env > "$work/out" 2>&1; rc=$?; }
+tc() { env -u NCCL_IB_TC -u NCCL_IB_SL -u NCCL_IB_HCA "$@" "$bin" --root "$qr" check --only nccl.env > "$work/out" 2>&1; rc=$?; }
 mq dscp '0   0   0   1   0   0   0   0' > "$Q"; echo 0 > "$Q.status"
 tc
 expect "nccl-tc-unset-lossy-warns" all '[ $rc = 1 ]' \
@@ -390,10 +390,34 @@ tc NCCL_IB_TC=162
 expect "nccl-tc-port-override-warns" all '[ $rc = 1 ]' 'grep -q "tc/1/traffic_class, which overrides NCCL_IB_TC" "$work/out"' \
 	'grep -q "fix: echo 162 > /sys/class/infiniband/mlx5_2/tc/1/traffic_class" "$work/out"'
 rm -r "$qr/sys/class/infiniband/mlx5_2/tc"
-# trust pcp (NCCL_IB_SL's business, and roce.qos's), no PFC at all, no map: not judged here
+# trust pcp: NCCL_IB_TC does not pick the priority, NCCL_IB_SL does (its low 3 bits on RoCE)
 mq pcp '0   0   0   1   0   0   0   0' > "$Q"
+tc NCCL_IB_SL=3 NCCL_IB_TC=0
+expect "nccl-tc-trust-pcp-not-judged" all '[ $rc = 0 ]' '! grep -q "traffic class" "$work/out"'
 tc
-expect "nccl-tc-trust-pcp-not-judged" all '[ $rc = 0 ]'
+expect "nccl-sl-unset-pcp-lossy-warns" all '[ $rc = 1 ]' \
+	'grep -q "has service level 0 (NCCL_IB_SL unset: NCCL.s default 0), which RoCE sends on priority 0 (the VLAN tag.s PCP); the port trusts the PCP (trust pcp) and PFC is off on priority 0, on for 3" "$work/out"' \
+	'grep -q "mlnx_qos -i enp193s0f0np0 = Priority trust state: pcp" "$work/out"' \
+	'grep -q "mlnx_qos -i enp193s0f0np0 = PFC enabled on priority 3" "$work/out"' \
+	'grep -q "fix: export NCCL_IB_SL=3 " "$work/out"' 'grep -q "NCCL.s GID must be on a VLAN interface" "$work/out"'
+tc NCCL_IB_SL=5
+expect "nccl-sl-5-warns" all '[ $rc = 1 ]' 'grep -q "service level 5 (NCCL_IB_SL=5, the environment), which RoCE sends on priority 5" "$work/out"'
+tc NCCL_IB_SL=11
+expect "nccl-sl-11-is-priority-3-ok" all '[ $rc = 0 ]' '! grep -q "service level" "$work/out"'
+tc NCCL_IB_SL=abc
+expect "nccl-sl-abc-is-0-as-nccl-reads-it" all '[ $rc = 1 ]' 'grep -q "service level 0 (NCCL_IB_SL=abc, " "$work/out"'
+# set in /etc/nccl.conf: the printed sed, run on that file, makes the check pass
+printf 'NCCL_IB_SL=0\n' > "$qr/etc/nccl.conf"
+tc
+fixline=$(sed -n 's/^ *fix: \(sed -i .*NCCL_IB_SL.*\)$/\1/p' "$work/out")
+expect "nccl-sl-conf-fix-is-sed" all '[ $rc = 1 ]' '[ "$fixline" = "sed -i '"'"'s/^NCCL_IB_SL=.*/NCCL_IB_SL=3/'"'"' /etc/nccl.conf" ]'
+sed -i 's/^NCCL_IB_SL=.*/NCCL_IB_SL=3/' "$qr/etc/nccl.conf"
+tc
+expect "nccl-sl-conf-fix-applied-ok" all '[ $rc = 0 ]' 'grep -q "^NCCL_IB_SL=3$" "$qr/etc/nccl.conf"'
+rm "$qr/etc/nccl.conf"
+mq pcp '1   0   0   0   0   0   0   0' > "$Q"
+tc
+expect "nccl-sl-unset-pfc-on-0-ok" all '[ $rc = 0 ]'
 mq dscp '0   0   0   0   0   0   0   0' > "$Q"
 tc
 expect "nccl-tc-no-pfc-not-judged" all '[ $rc = 0 ]'
