@@ -404,11 +404,24 @@ if [ "${1:-}" = pairserver ] || [ "${1:-}" = pairclient ]; then
 		sleep 2
 		step pair-killed timeout -s KILL 6 $RD pair $peer --size 64K,1M --duration 4000
 		sleep 3
-		# a slowed link: the client's writes leave through a 10 Mbit/s queue, deep enough (2 s, 2.5 MB)
-		# for the 2 MiB a rail keeps in flight: shaped, not dropped (rxe under TCG answered drops with
-		# a remote invalid request once)
-		step tc-slow /usr/sbin/tc qdisc add dev eth0 root tbf rate 10mbit burst 16kbit latency 2s
-		retry pair-slow $RD pair --timeout 60 $peer --json --size 64K
+		# a slowed link: the client's frames leave through netem at 10 Mbit/s, which delays each
+		# frame and drops none.  Not tbf: tbf holds rxe's skbs as rxe's own, so rxe's cap of 64
+		# in-flight skbs stalls the sender in bursts; the link idles, ACKs come late, and rxe
+		# retransmits (through tbf some ten retries a run, nothing dropped), a path on which rxe
+		# under TCG has failed the transfer with a remote invalid request.  netem orphans the
+		# frames it holds: rxe's 128 unacknowledged packets a QP (some 140 KB) bound its queue,
+		# and the limit, in packets, leaves it nothing to refuse (rxe would send a refused frame
+		# again at once); tc-stats: netem's count of drops, which pair.sh reads.  The writes are
+		# 32 KiB: rxe asks for an ACK at a write's last packet, one each 32 frames, 28 ms at this
+		# rate, well inside the QP's 67 ms retransmission timeout (at 64 KiB, 55 ms: a guest
+		# stalled for 12 ms would retransmit).  rxe-retries: the retries rxe made, printed with
+		# the figure
+		retries=/sys/class/infiniband/rxe0/ports/1/hw_counters/completer_retry_err
+		step rxe-retries-before cat $retries
+		step tc-slow /usr/sbin/tc qdisc add dev eth0 root netem rate 10mbit limit 100000
+		retry pair-slow $RD pair --timeout 60 $peer --json --size 32K
+		step tc-stats /usr/sbin/tc -s qdisc show dev eth0
+		step rxe-retries-after cat $retries
 		# the ASan+UBSan pair at the link's own speed: the queue off again
 		step tc-fast /usr/sbin/tc qdisc del dev eth0 root
 		retry pair-asan rdma-doctor-asan pair --timeout 90 $peer --json --size 64K --duration 300
