@@ -34,6 +34,14 @@ struct rd_spawn {
 				    * the child is killed: EFBIG) */
 	/* when *stop becomes non-zero (a signal handler's flag), the child is killed: EINTR */
 	const volatile sig_atomic_t *stop;
+	/* a program only: standard error read into *err (up to err_cap, reading on past it) instead
+	 * of /dev/null; ignored with merge_stderr */
+	struct rd_buf *err;
+	size_t err_cap;
+	/* a program only: the child leads a process group of its own, and at the end of the run
+	 * (after its end of file or its kill) every process left in that group is killed (SIGKILL)
+	 * before the child is reaped: a launcher's remote shells or local commands never outlive it */
+	bool own_group;
 };
 
 /* Runs s.  Returns 0 when the child ended by itself (*wstatus: its waitpid status), or -errno:
