@@ -235,8 +235,10 @@ static void run_round(struct rd_ctx *ctx, struct rd_pairs *p, const struct rd_pa
 		char round[16], fan[16], cmd_s[16], span[32];
 		snprintf(round, sizeof round, "%d", r);
 		snprintf(fan, sizeof fan, "%zu", 2 * n); /* every task of the round at once: a pair's two ends meet */
-		/* the launcher's own command timeout first (it names the node that hung), then ours */
-		snprintf(cmd_s, sizeof cmd_s, "%d", step_ms >= 4000 ? step_ms / 1000 - 2 : 1);
+		/* the launcher's own command timeout first (it names the node that hung; pdsh looks
+		 * every 2 s), then ours */
+		int step_s = step_ms / 1000;
+		snprintf(cmd_s, sizeof cmd_s, "%d", step_s >= 10 ? step_s - 5 : step_s >= 2 ? step_s / 2 : 1);
 		fmt_span(span, sizeof span, step_ms);
 		char *nodes = rd_xasprintf("--nodes=%zu", 2 * n), *nodelist = rd_xasprintf("--nodelist=%s", list.data);
 		const char *slurm_argv[] = {"srun", nodes, "--ntasks-per-node=1", nodelist, "--kill-on-bad-exit=0",
