@@ -557,12 +557,12 @@ int rd_cmd_pairs(struct rd_ctx *ctx, int argc, char **argv)
 		const char *path = getenv("PATH");
 		char *srun = rd_spawn_find("srun", path ? path : "/bin:/usr/bin", &why);
 		struct rd_strv away = {0};
-		bool answers = srun && rd_slurm_unavailable(ctx, &away) == 0;
+		bool found = srun != NULL, answers = found && rd_slurm_unavailable(ctx, &away) == 0;
 		rd_strv_free(&away);
 		free(srun);
 		if (!answers) {
 			fprintf(ctx->err, "%s: pairs: --run: %s: give --launcher pdsh or --launcher clush (or --launcher slurm)\n",
-				ctx->prog, why == 0 && path ? "Slurm does not answer" : "no srun in PATH");
+				ctx->prog, found ? "Slurm does not answer" : "no srun in PATH");
 			rd_pairs_free(&p);
 			return RD_EXIT_USAGE;
 		}

@@ -139,6 +139,14 @@ mkdir nosrun
 PATH=$work/nosrun "$bin" pairs --nodes 'n[1-2]' --run > /dev/null 2> none.err
 [ $? = 3 ] && grep -qx 'rdma-doctor: pairs: --run: no srun in PATH: give --launcher pdsh or --launcher clush (or --launcher slurm)' none.err &&
 	ok "no srun and no --launcher: the operator is told to choose" || bad "no launcher: $(cat none.err)"
+# an srun, but a Slurm that does not answer (a stand-in scontrol): the same
+mkdir deadslurm
+printf '#!/bin/sh\nexit 0\n' > deadslurm/srun
+printf '#!/bin/sh\necho "slurm_load_node error: Unable to contact slurm controller" >&2\nexit 1\n' > deadslurm/scontrol
+chmod +x deadslurm/srun deadslurm/scontrol
+PATH=$work/deadslurm "$bin" pairs --nodes 'n[1-2]' --run > /dev/null 2> dead.err
+[ $? = 3 ] && grep -qx 'rdma-doctor: pairs: --run: Slurm does not answer: give --launcher pdsh or --launcher clush (or --launcher slurm)' dead.err &&
+	ok "srun but no answering Slurm, no --launcher: the operator is told to choose" || bad "dead Slurm: $(cat dead.err)"
 "$bin" pairs --nodes 'n[1-2]' --run --launcher mpirun > /dev/null 2> bad.err
 [ $? = 3 ] && grep -q -- "--launcher 'mpirun': slurm, pdsh or clush" bad.err && ok "--launcher takes slurm, pdsh or clush" || bad "--launcher mpirun: $(cat bad.err)"
 PATH=$work/nosrun "$bin" pairs --nodes 'n[1-2]' --run --launcher pdsh > /dev/null 2> nopdsh.err
