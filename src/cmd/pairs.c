@@ -255,11 +255,15 @@ static void run_round(struct rd_ctx *ctx, struct rd_pairs *p, const struct rd_pa
 		const struct rd_spawn sp = {.argv = how == LAUNCH_PDSH ? pdsh_argv : how == LAUNCH_CLUSH ? clush_argv : slurm_argv,
 					    .timeout_ms = step_ms, .cap = RD_PAIRS_INPUT_MAX, .cap_keeps_reading = true,
 					    .err = how == LAUNCH_SLURM ? NULL : &errs, .err_cap = 256u << 10,
-					    .own_group = true, .stop = &run_stop};
+					    /* srun is left as it was: in the terminal's group, killed alone at
+					     * the deadline (it ends its job step itself on the terminal's ^C) */
+					    .own_group = how != LAUNCH_SLURM, .stop = how == LAUNCH_SLURM ? NULL : &run_stop};
 		struct rd_buf out = {0};
 		int status = 0;
 		long long t0 = rd_mono_ms();
 		int rc = run_stop ? -EINTR : rd_spawn_run(&sp, &out, &status);
+		if (how != LAUNCH_SLURM) /* what the launcher left behind it (its commands' own sessions) */
+			(void)rd_spawn_end_orphans(2000);
 		char why[200];
 		const char *what = how == LAUNCH_SLURM ? "its job step" : tool;
 		if (rc == -ENOENT)
@@ -573,9 +577,14 @@ int rd_cmd_pairs(struct rd_ctx *ctx, int argc, char **argv)
 		step_ms = RD_PAIRS_STEP_MS * 6;
 	struct sigaction stop_sa = {.sa_handler = on_stop}, old_sa[3];
 	static const int stop_sigs[] = {SIGINT, SIGTERM, SIGHUP};
-	if (run) /* a signal stops the launcher's whole process group, and the run ends with what it has */
+	bool catch = run && how != LAUNCH_SLURM;
+	if (catch) {
+		/* what a launcher leaves when it dies comes to this process, which ends it; a signal
+		 * stops the launcher's whole process group, and the run ends with what it has */
+		(void)rd_spawn_adopt_orphans();
 		for (size_t i = 0; i < 3; i++)
 			sigaction(stop_sigs[i], &stop_sa, &old_sa[i]);
+	}
 	if (run && p.nodes.n >= 2) {
 		/* round 1 covers every node; each later one is what the judgement asks for, until it asks
 		 * for nothing or --rounds are done */
@@ -591,12 +600,12 @@ int rd_cmd_pairs(struct rd_ctx *ctx, int argc, char **argv)
 				run_round(ctx, &p, &rnd, r, exec, json, how, step_ms);
 			size_t npairs = rnd.n;
 			rd_pairs_round_free(&rnd);
-			if (!npairs)
+			if (!npairs || run_stop)
 				break;
 		}
 		docs = p.nsamples ? 1 : 0;
 	}
-	if (run)
+	if (catch)
 		for (size_t i = 0; i < 3; i++)
 			sigaction(stop_sigs[i], &old_sa[i], NULL);
 	if (p.nodes.n < 2) {

@@ -2,15 +2,18 @@
 /* Running a child process (spawn.h). */
 #include "source/spawn.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 char *rd_spawn_find(const char *name, const char *path, int *why)
@@ -251,4 +254,64 @@ int rd_spawn_run(const struct rd_spawn *s, struct rd_buf *out, int *wstatus)
 		exec_err = 0;
 	close(epfd[0]);
 	return exec_err ? -exec_err : -kill_why;
+}
+
+int rd_spawn_adopt_orphans(void)
+{
+	return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0 ? -errno : 0;
+}
+
+/* Kills every child /proc lists for this process's threads; how many. */
+static size_t kill_children(void)
+{
+	size_t n = 0;
+	DIR *d = opendir("/proc/self/task");
+	if (!d)
+		return 0;
+	for (struct dirent *e; (e = readdir(d));) {
+		if (e->d_name[0] == '.')
+			continue;
+		char path[64], buf[4096];
+		snprintf(path, sizeof path, "/proc/self/task/%.20s/children", e->d_name);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		ssize_t len = read(fd, buf, sizeof buf - 1);
+		close(fd);
+		if (len <= 0)
+			continue;
+		buf[len] = '\0';
+		for (char *p = buf, *end; *p; p = end) {
+			long pid = strtol(p, &end, 10);
+			if (end == p)
+				break;
+			if (pid > 1 && kill((pid_t)pid, SIGKILL) == 0)
+				n++;
+		}
+	}
+	closedir(d);
+	return n;
+}
+
+size_t rd_spawn_end_orphans(int ms)
+{
+	size_t ended = 0;
+	long long deadline = rd_mono_ms() + ms;
+	for (;;) {
+		size_t k = kill_children();
+		ended += k;
+		int st;
+		bool reaped = false;
+		while (waitpid(-1, &st, WNOHANG) > 0)
+			reaped = true;
+		if (!k && !reaped)
+			break;
+		if (rd_mono_ms() >= deadline)
+			break;
+		if (k && !reaped) { /* killed, not yet dead: a moment */
+			struct timespec nap = {0, 10 * 1000000L};
+			nanosleep(&nap, NULL);
+		}
+	}
+	return ended;
 }

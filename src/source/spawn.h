@@ -51,6 +51,14 @@ struct rd_spawn {
  * never NULL after a child ran), also on a failure. */
 int rd_spawn_run(const struct rd_spawn *s, struct rd_buf *out, int *wstatus);
 
+/* For a process that runs one child at a time (pairs --run): what a child's own children leave
+ * when it dies (pdsh starts each remote command in a session of its own, which its group's kill
+ * does not reach) becomes this process's (PR_SET_CHILD_SUBREAPER), and rd_spawn_end_orphans,
+ * after a run, kills (SIGKILL) and reaps every child this process still has, their own as they
+ * come, for up to ms.  Returns how many it ended (0 when the kernel lists no children). */
+int rd_spawn_adopt_orphans(void);
+size_t rd_spawn_end_orphans(int ms);
+
 /* Where program name is among the ':' directories of path: a regular file that is executable
  * (malloc'd), or NULL with *why ENOENT, or EACCES when one was found that is not executable. */
 char *rd_spawn_find(const char *name, const char *path, int *why);

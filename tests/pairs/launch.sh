@@ -12,7 +12,8 @@
 #      launcher's argv, each node's name from %h, n3 found bad in three rounds and nothing else;
 #   3. a node whose command exits 255 and one that hangs: their pairs are failed samples naming
 #      what the launcher said, the others are judged, the run ends by --timeout, nothing is left;
-#      a launcher that never ends is killed with its whole process group at the deadline;
+#      a launcher that never ends is killed with its whole process group at the deadline, and
+#      what it started in sessions of their own (pdsh) after it; SIGTERM ends a step the same way;
 #   4. hostile node names and program paths are refused before any launcher runs, and nothing
 #      runs; no launcher and no srun: the operator is told to choose.
 # Usage: tests/pairs/launch.sh [BUILD_DIR]        Ends with "N passed, N failed".
@@ -42,7 +43,17 @@ a=()
 while [ \$# -gt 0 ]; do if [ "\$1" = -u ]; then shift 2; else a+=("\$1"); shift; fi; done
 exec $real_clush --worker=exec "\${a[@]}"
 EOF
-chmod +x bin/pdsh bin/clush bin/clush-no-u
+# the same for pdsh, whose exec rcmd starts each command in a session of its own
+cat > bin/pdsh-no-u << EOF
+#!/usr/bin/env bash
+echo "pdsh \$*" >> "\$LAUNCH_LOG"
+a=()
+while [ \$# -gt 0 ]; do if [ "\$1" = -u ]; then shift 2; else a+=("\$1"); shift; fi; done
+PDSH_RCMD_TYPE=exec exec $real_pdsh "\${a[@]}"
+EOF
+chmod +x bin/pdsh bin/clush bin/clush-no-u bin/pdsh-no-u
+cp bin/pdsh bin/pdsh-u
+cp bin/clush bin/clush-u
 cp "$top/tests/pairs/pair-standin" "$work/pair-standin"
 export LAUNCH_LOG=$work/launch.log PAIR_STANDIN_LOG=$work/standin.log PATH=$work/bin:$PATH
 hang=600.$$ # the hanging stand-in's sleep, found by its argument
@@ -107,17 +118,33 @@ done
 timeout 120 "$bin" pairs --nodes 'n1,dead2,n5,n6,n7,n8' --run --rounds 3 --launcher pdsh --timeout 8 --exec "$work/pair-standin" --json > why.json 2> why.err
 jq -e '.hosts.suspect | test("dead2")' why.json > /dev/null 2>&1 && grep -q 'pdsh: dead2: pair-standin exited with exit code 255' why.err &&
 	ok "rounds after a failed node go on: $(grep -c 'dead2: pdsh: dead2' why.err) pair(s) of dead2 named failed" || bad "dead2 over rounds: $(cat why.err) $(head -c 300 why.json)"
-# a launcher that does not end by itself: killed with its process group at the step's deadline
-cp bin/clush-no-u bin/clush
-timeout 120 "$bin" pairs --nodes 'n1,n2,n5,hang6' --run --rounds 1 --launcher clush --timeout 4 --exec "$work/pair-standin" --json > kill.json 2> kill.err
+# a launcher that does not end by itself: killed with its process group at the step's deadline,
+# and what it started in sessions of their own (pdsh) ended after it
+for l in clush pdsh; do
+	cp bin/$l-no-u bin/$l
+	timeout 120 "$bin" pairs --nodes 'n1,n2,n5,hang6' --run --rounds 1 --launcher $l --timeout 4 --exec "$work/pair-standin" --json > kill.json 2> kill.err
+	rc=$?
+	if [ $rc = 1 ] && grep -q "^rdma-doctor: pairs: round 1: 2 pairs on 4 nodes in [0-9]* s: $l did not end within 4 s (killed); 1 without a result\$" kill.err &&
+		jq -e '.samples == 2' kill.json > /dev/null 2>&1; then
+		ok "$l that never ends is killed at the deadline; the pairs it measured count"
+	else bad "killed $l: exit $rc: $(cat kill.err) $(head -c 300 kill.json)"; fi
+	for _ in $(seq 50); do left || break; sleep 0.2; done
+	left && bad "left after the kill of $l: $(pgrep -af "sleep $hang|pair-standin")" || ok "$l: the hanging node's command is gone with it"
+	cp bin/$l-u bin/$l
+done
+# SIGTERM during a step: the launcher and what it started end, the run judges what it has
+"$bin" pairs --nodes 'n1,n2,n5,hang6' --run --rounds 3 --launcher pdsh --exec "$work/pair-standin" --json > term.json 2> term.err &
+rd=$!
+for _ in $(seq 100); do pgrep -f "sleep $hang" > /dev/null && break; sleep 0.1; done
+kill -TERM $rd
+wait $rd
 rc=$?
-if [ $rc = 1 ] && grep -q '^rdma-doctor: pairs: round 1: 2 pairs on 4 nodes in [0-9]* s: clush did not end within 4 s (killed); 1 without a result$' kill.err &&
-	jq -e '.samples == 2' kill.json > /dev/null 2>&1; then
-	ok "a launcher that never ends is killed at the deadline; the pairs it measured count"
-else bad "killed launcher: exit $rc: $(cat kill.err) $(head -c 300 kill.json)"; fi
+if [ $rc = 1 ] && grep -q '^rdma-doctor: pairs: round 1: 2 pairs on 4 nodes in [0-9]* s: interrupted (signal 15): pdsh stopped; 1 without a result$' term.err &&
+	[ "$(grep -c 'round [2-9]' term.err)" = 0 ] && jq -e '.samples == 2 and .rounds == 1' term.json > /dev/null 2>&1; then
+	ok "SIGTERM stops the round's pdsh, no later round runs, the judgement has what was measured"
+else bad "SIGTERM: exit $rc: $(cat term.err) $(head -c 300 term.json)"; fi
 for _ in $(seq 50); do left || break; sleep 0.2; done
-left && bad "left after the kill: $(pgrep -af "sleep $hang|pair-standin")" || ok "its process group is gone with it (the hanging node's command too)"
-printf '#!/bin/sh\necho "clush $*" >> "$LAUNCH_LOG"\nexec %s --worker=exec "$@"\n' "$real_clush" > bin/clush
+left && bad "left after SIGTERM: $(pgrep -af "sleep $hang|pair-standin")" || ok "after SIGTERM nothing of the round is left"
 rm -f "$LAUNCH_LOG" "$PAIR_STANDIN_LOG"
 
 # ---- 4. hostile input, no launcher ------------------------------------------------------------------
