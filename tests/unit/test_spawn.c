@@ -145,6 +145,23 @@ RD_TEST(spawn_kills_the_whole_group_at_the_deadline)
 	rd_buf_free(&b);
 }
 
+RD_TEST(spawn_ends_what_a_child_leaves_in_a_session_of_its_own)
+{
+	/* out of the group's reach (setsid), it comes to this process when its parent ends */
+	CHECK_INT(rd_spawn_adopt_orphans(), 0);
+	const char *argv[] = {"sh", "-c", "setsid sleep 30 > /dev/null 2>&1 & echo $!", NULL};
+	const struct rd_spawn s = {.argv = argv, .path = "/usr/bin:/bin", .timeout_ms = 5000, .cap = 64, .own_group = true};
+	struct rd_buf b;
+	int st;
+	CHECK_INT(run(&s, &b, &st), 0);
+	long gc = strtol(b.data, NULL, 10);
+	CHECK(gc > 1);
+	CHECK(rd_spawn_end_orphans(5000) >= 1);
+	CHECK(!alive_after(gc));
+	CHECK_INT((int)rd_spawn_end_orphans(100), 0); /* nothing left */
+	rd_buf_free(&b);
+}
+
 RD_TEST(spawn_caps_the_output)
 {
 	const char *argv[] = {"head", "-c", "100000", "/dev/zero", NULL};
