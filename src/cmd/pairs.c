@@ -124,7 +124,9 @@ static void launcher_says(const char *err, const struct rd_strv *step, struct rd
 		*sep = '\0';
 		struct rd_strv names = {0};
 		char e[80];
-		if (rd_hostlist_expand(rest, &names, e, sizeof e) == 0)
+		unsigned long long count = 0; /* a remote's standard error is there too: no huge ranges */
+		if (rd_hostlist_count(rest, &count, e, sizeof e) == 0 && count <= step->n &&
+		    rd_hostlist_expand(rest, &names, e, sizeof e) == 0)
 			for (size_t i = 0; i < names.n; i++) {
 				bool in = false, said = false;
 				size_t nl = strlen(names.v[i]);

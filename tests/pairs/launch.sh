@@ -114,6 +114,14 @@ for l in pdsh clush; do
 	for _ in $(seq 50); do left || break; sleep 0.2; done
 	left && bad "$l left: $(pgrep -af "sleep $hang|pair-standin")" || ok "$l: nothing of the round is left running"
 done
+# a remote's standard error that looks like the launcher's, naming a range of 10^4 or 10^12 nodes: not expanded, not taken for the node it names
+for l in pdsh clush; do
+	timeout 120 "$bin" pairs --nodes 'n1,noisy2' --run --rounds 1 --launcher $l --exec "$work/pair-standin" --json > noisy.json 2> noisy.err
+	rc=$?
+	[ $rc = 1 ] && grep -qx "rdma-doctor: pairs: round 1: n1+noisy2: $l: noisy2: \(pair-standin \)\?exited with exit code 255" noisy.err &&
+		jq -e '.samples == 1' noisy.json > /dev/null 2>&1 && ok "$l: a remote's forged launcher lines naming node ranges are not taken" ||
+		bad "$l noisy: exit $rc: $(cat noisy.err)"
+done
 # the why reaches the judgement: three rounds, dead2 failing against every partner
 timeout 120 "$bin" pairs --nodes 'n1,dead2,n5,n6,n7,n8' --run --rounds 3 --launcher pdsh --timeout 8 --exec "$work/pair-standin" --json > why.json 2> why.err
 jq -e '.hosts.suspect | test("dead2")' why.json > /dev/null 2>&1 && grep -q 'pdsh: dead2: pair-standin exited with exit code 255' why.err &&
