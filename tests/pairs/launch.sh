@@ -10,6 +10,7 @@
 #      names both (no RDMA here: its error), no task is left;
 #   2. eight nodes with a stand-in measurement (tests/pairs/pair-standin: no HCA here): the
 #      launcher's argv, each node's name from %h, n3 found bad in three rounds and nothing else;
+#      pdsh over ssh too, a stand-in ssh running the words it is given with sh -c, as sshd does;
 #   3. a node whose command exits 255 and one that hangs: their pairs are failed samples naming
 #      what the launcher said, the others are judged, the run ends by --timeout, nothing is left;
 #      a launcher that never ends is killed with its whole process group at the deadline, and
@@ -99,6 +100,27 @@ for l in pdsh clush; do
 	[ "$names" = "n1 n2 n3 n4 n5 n6 n7 n8 " ] && ok "$l put each node's name for %h: $names" || bad "$l's %h: $names / $(head -3 "$PAIR_STANDIN_LOG")"
 	rm -f "$LAUNCH_LOG" "$PAIR_STANDIN_LOG"
 done
+
+# pdsh over ssh, as operators run it: a stand-in ssh (no sshd here) that does what sshd does with
+# the words pdsh gives it, joined with spaces: the user's shell runs them as one command line
+mkdir sshbin
+cat > sshbin/ssh << 'EOF'
+#!/bin/sh
+while [ $# -gt 0 ]; do case $1 in -*) shift ;; *) break ;; esac; done
+host=$1; shift
+echo "ssh $host $*" >> "$SSH_LOG"
+exec /bin/sh -c "$*"
+EOF
+chmod +x sshbin/ssh
+printf '#!/bin/sh\necho "pdsh $*" >> "$LAUNCH_LOG"\nPDSH_RCMD_TYPE=ssh exec %s "$@"\n' "$real_pdsh" > bin/pdsh
+SSH_LOG=$work/ssh.log PATH=$work/sshbin:$PATH timeout 120 "$bin" pairs --nodes 'n[1-8]' --run --rounds 3 --launcher pdsh --exec "$work/pair-standin" --json > ssh.json 2> ssh.err
+rc=$?
+if [ $rc = 2 ] && jq -e '.hosts.bad == "n3" and .hosts.cleared == "n[1-2,4-8]" and (.findings | length) == 1' ssh.json > /dev/null 2>&1 &&
+	grep -qx "ssh n3 $work/pair-standin pair --step n1+n2,n3+n4,n5+n6,n7+n8 --round 1 --as n3" ssh.log && [ "$(grep -c . ssh.log)" = "$(grep -c . "$PAIR_STANDIN_LOG")" ]; then
+	ok "pdsh over ssh (a stand-in ssh running the joined words with sh -c): the command line survives a remote shell, n3 bad"
+else bad "pdsh over ssh: exit $rc: $(jq -c '{hosts, findings}' ssh.json 2>&1 | head -c 400) $(head -3 ssh.err) $(head -2 ssh.log)"; fi
+cp bin/pdsh-u bin/pdsh
+rm -f "$LAUNCH_LOG" "$PAIR_STANDIN_LOG"
 
 # ---- 3. a node that fails, one that hangs ------------------------------------------------------------
 # the plan pairs n1+dead2, n5+hang6, n7+n8 (server+client): both bad ones are clients
