@@ -574,9 +574,12 @@ int rd_cmd_pairs(struct rd_ctx *ctx, int argc, char **argv)
 		}
 		how = LAUNCH_SLURM;
 	}
-	int step_ms = ctx->timeout_given && ctx->timeout_s > 0 ? (int)(ctx->timeout_s * 1000) : RD_PAIRS_STEP_MS;
-	if (step_ms > RD_PAIRS_STEP_MS * 6)
-		step_ms = RD_PAIRS_STEP_MS * 6;
+	/* each step's deadline: --timeout, else 10 min; an hour at most */
+	int step_ms = RD_PAIRS_STEP_MS;
+	if (ctx->timeout_given && ctx->timeout_s > 0)
+		step_ms = ctx->timeout_s * 1000 > RD_PAIRS_STEP_MS * 6.0 ? RD_PAIRS_STEP_MS * 6 : (int)(ctx->timeout_s * 1000);
+	if (step_ms < 1000)
+		step_ms = 1000;
 	struct sigaction stop_sa = {.sa_handler = on_stop}, old_sa[3];
 	static const int stop_sigs[] = {SIGINT, SIGTERM, SIGHUP};
 	bool catch = run && how != LAUNCH_SLURM;

@@ -198,7 +198,7 @@ const struct rd_cmd rd_cmds[] = {
 	 "                          or one pdsh or clush run over the round's nodes (fan-out: all of\n"
 	 "                          them; each told its name by %h); default: slurm when srun is in\n"
 	 "                          PATH and Slurm answers, else give one; a step ends by --timeout\n"
-	 "                          (default 10 min), killed with what it started\n"
+	 "                          (default 10 min, 1 h at most), killed with what it started\n"
 	 "      --exec PATH         with --run: the rdma-doctor the nodes run (default: this program's path)\n"
 	 "      --drain             with --run or --results: drain each bad node with scontrol (its finding\n"
 	 "                          as the reason) and resume each node the run cleared that pairs drained\n"
