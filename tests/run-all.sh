@@ -254,7 +254,9 @@ sec "real kernel in qemu: rxe0, modules, fix, probe, snapshot" wait - "$G,$asan"
 sec "two real kernels in qemu: pair between Soft-RoCE guests, perftest beside it" wait - "$G,$asan" tests/vm/pair.sh build
 sec "real kernel's PCI tree in qemu (q35, IOMMU, a PCIe switch): ACS, IOMMU groups, gdr.* and pcie.link" wait - "$G" tests/vm/q35.sh build
 sec "Slurm: drain and resume by a real slurmctld/slurmd (tests/slurm)" wait - "$G" tests/slurm/run.sh build
-sec "Slurm: pairs --run as job steps on eight slurmd (tests/slurm/pairs.sh)" wait - "$G" tests/slurm/pairs.sh build
+sec "Slurm: pairs --run as job steps on eight slurmd (tests/slurm/pairs.sh)" wait pairport "$G" tests/slurm/pairs.sh build
+sec "pairs --run through the real pdsh and clush (exec rcmd), failing and hanging nodes, hostile names" wait pairport "$G" tests/pairs/launch.sh build
+sec "pairs --run through pdsh and clush (ASan+UBSan)" wait pairport "$A" tests/pairs/launch.sh build-asan
 sec "fleet: 24-node scenario fleet, pdsh, clush, scontrol hostlists, bad input, Chromium" wait - "$G,$tp" tests/fleet/run.sh build
 sec "fleet (ASan+UBSan)" wait - "$A,$tp" env RD_TESTS_SUBSET=1 tests/fleet/run.sh build-asan
 sec "fleet --history: a week of scenario reports, lemons, reboots, hostile files" cpu - "$G" tests/fleet/history.sh build

@@ -270,13 +270,16 @@ static int serve(struct rd_ctx *ctx, struct pair_cfg *cfg)
 }
 
 /* --step SPEC: "SERVER+CLIENT,..." of one round; this task's part in it.  The task is the node
- * $SLURMD_NODENAME (else the short host name); a node named k times in SPEC runs k tasks, the
+ * as (--as NAME, which pdsh and clush fill in with %h), else $SLURMD_NODENAME, else the short
+ * host name ("%h" itself, from a launcher that does not fill it in, is the host name too); a
+ * node named k times in SPEC runs k tasks, the
  * one of $SLURM_LOCALID (0 first) taking the k-th naming (so that one machine can stand for two
  * nodes in a test).  Returns 1 (a part: *server, *peer set), 0 (none: the node idles this round)
  * or RD_EXIT_USAGE after a message. */
-static int step_role(struct rd_ctx *ctx, const char *spec, bool *server, char *peer, size_t plen, char *me, size_t mlen)
+static int step_role(struct rd_ctx *ctx, const char *spec, const char *as, bool *server, char *peer, size_t plen,
+		     char *me, size_t mlen)
 {
-	const char *env = getenv("SLURMD_NODENAME");
+	const char *env = as && strcmp(as, "%h") != 0 ? as : as ? NULL : getenv("SLURMD_NODENAME");
 	if (env && *env && strlen(env) < mlen && strlen(env) < 64 &&
 	    !env[strspn(env, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")])
 		snprintf(me, mlen, "%s", env);
@@ -344,7 +347,8 @@ static int num_opt(struct rd_ctx *ctx, const char *name, const char *v, long lo,
 
 int rd_cmd_pair(struct rd_ctx *ctx, int argc, char **argv)
 {
-	enum { OPT_PORT = 256, OPT_ONCE, OPT_IDLE, OPT_DEVICE, OPT_SIZE, OPT_DURATION, OPT_ITERS, OPT_ROUND, OPT_STEP };
+	enum { OPT_PORT = 256, OPT_ONCE, OPT_IDLE, OPT_DEVICE, OPT_SIZE, OPT_DURATION, OPT_ITERS, OPT_ROUND, OPT_STEP,
+	       OPT_AS };
 	static const struct option longopts[] = {
 		RD_LONGOPT_FORMAT,
 		RD_LONGOPT_HELP,
@@ -357,12 +361,13 @@ int rd_cmd_pair(struct rd_ctx *ctx, int argc, char **argv)
 		{"iters", required_argument, NULL, OPT_ITERS},
 		{"round", required_argument, NULL, OPT_ROUND},
 		{"step", required_argument, NULL, OPT_STEP},
+		{"as", required_argument, NULL, OPT_AS},
 		{NULL, 0, NULL, 0},
 	};
 	struct pair_cfg cfg = {.o = {.sizes = {64u << 10, 1u << 20}, .nsizes = 2, .duration_ms = 1000, .lat_iters = 1000}};
 	snprintf(cfg.port, sizeof cfg.port, "%d", RD_PAIR_PORT);
 	struct rd_getopt g = {.argc = argc, .argv = argv, .shortopts = "f:j", .longopts = longopts, .operands = true};
-	const char *target = NULL, *step = NULL;
+	const char *target = NULL, *step = NULL, *as = NULL;
 	long v;
 	int st = -1;
 	for (int c; (c = rd_opts_next(ctx, &g, &st)) != RD_OPT_END;) {
@@ -409,6 +414,14 @@ int rd_cmd_pair(struct rd_ctx *ctx, int argc, char **argv)
 		case OPT_STEP:
 			step = optarg;
 			break;
+		case OPT_AS:
+			/* a node name, or "%h" that a launcher did not fill in */
+			if (strcmp(optarg, "%h") != 0 &&
+			    (!*optarg || strlen(optarg) > 63 || *optarg == '-' ||
+			     optarg[strspn(optarg, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")]))
+				st = rd_usage_error(ctx, "pair", "--as takes a node name, not '%s'", optarg);
+			as = optarg;
+			break;
 		case RD_OPT_OPERAND:
 			if (target)
 				st = rd_usage_error(ctx, "pair", "unexpected argument '%s'", optarg);
@@ -422,7 +435,7 @@ int rd_cmd_pair(struct rd_ctx *ctx, int argc, char **argv)
 	if (step) { /* a task of a job step that `pairs --run` started: its part of the round */
 		if (target || cfg.once || cfg.idle_s)
 			return rd_usage_error(ctx, "pair", "--step takes no HOST, serve, --once or --idle");
-		int r = step_role(ctx, step, &cfg.server, hostbuf, sizeof hostbuf, cfg.me, sizeof cfg.me);
+		int r = step_role(ctx, step, as, &cfg.server, hostbuf, sizeof hostbuf, cfg.me, sizeof cfg.me);
 		if (r != 1)
 			return r == 0 ? RD_EXIT_OK : r;
 		cfg.step = true;
@@ -431,6 +444,8 @@ int rd_cmd_pair(struct rd_ctx *ctx, int argc, char **argv)
 		cfg.idle_s = cfg.server ? 60 : 0; /* the client dials for 30 s at most */
 		target = cfg.server ? "serve" : hostbuf;
 	}
+	if (as && !step)
+		return rd_usage_error(ctx, "pair", "--as is for --step");
 	if (!target)
 		return rd_usage_error(ctx, "pair", "give 'serve' or the server's HOST[:PORT]");
 	cfg.server = strcmp(target, "serve") == 0;

@@ -4,6 +4,7 @@
  * together, and the round that would settle the rest (pairs/pairs.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -16,6 +17,7 @@
 #include "pairs/results_in.h"
 #include "render/out.h"
 #include "render/pairs.h"
+#include "util/hostlist.h"
 
 #define RD_PAIRS_INPUT_MAX (64u << 20) /* bytes of one results or topology file */
 #define RD_PAIRS_STEP_NODES 110        /* nodes of one job step: above ~300 a single job lost results */
@@ -74,7 +76,89 @@ const char *rd_cmd_input_error(int r)
 	return r == -EFBIG ? "larger than 64 MiB" : rd_strerror(-r);
 }
 
-/* ---- --run: each round as Slurm job steps -------------------------------------------------- */
+/* ---- --run: each round as Slurm job steps, or through pdsh or clush ---------------------------- */
+
+enum launcher { LAUNCH_DEFAULT, LAUNCH_SLURM, LAUNCH_PDSH, LAUNCH_CLUSH };
+static const char *const launcher_prog[] = {"srun", "srun", "pdsh", "clush"};
+static const char *const launcher_pkg[] = {"slurm-client", "slurm-client", "pdsh", "clustershell"};
+
+/* A name pdsh or clush may be given: their -w and the remote shell command line (ssh joins the
+ * words with spaces; clush's exec worker runs its line with /bin/sh) take it as it is, so it is
+ * letters, digits, '.', '_' and '-' only, not first '-' or '.' (pdsh's exclusion, a hidden name)
+ * and never '%' (their substitutions), '@', ':', '^', '/', '[', ',' (their node syntax). */
+static bool launch_name_ok(const char *s)
+{
+	size_t n = strlen(s);
+	return n && n <= 63 && s[0] != '-' && s[0] != '.' &&
+	       !s[strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")];
+}
+
+/* The program the nodes run, on their remote shell's command line: an absolute path of the same
+ * safe characters and '/', '+'. */
+static bool launch_path_ok(const char *s)
+{
+	return s[0] == '/' && strlen(s) < 1024 &&
+	       !s[strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-/+")];
+}
+
+static volatile sig_atomic_t run_stop; /* SIGINT, SIGTERM or SIGHUP during --run */
+static void on_stop(int sig)
+{
+	run_stop = sig;
+}
+
+/* What pdsh ("pdsh@HOST: NODE: MSG") and clush ("clush: NODES: MSG", NODES folded) said of a node
+ * on their standard error: "NODE\tMSG" each, the first said of each node in step (its names). */
+static void launcher_says(const char *err, const struct rd_strv *step, struct rd_strv *out)
+{
+	char *copy = rd_xstrdup(err ? err : "");
+	for (char *save = NULL, *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *rest = NULL;
+		if (strncmp(line, "pdsh@", 5) == 0 && (rest = strstr(line, ": ")))
+			rest += 2;
+		else if (strncmp(line, "clush: ", 7) == 0)
+			rest = line + 7;
+		char *sep = rest ? strstr(rest, ": ") : NULL;
+		if (!sep || sep == rest || (size_t)(sep - rest) > 4096)
+			continue;
+		*sep = '\0';
+		struct rd_strv names = {0};
+		char e[80];
+		unsigned long long count = 0; /* a remote's standard error is there too: no huge ranges */
+		if (rd_hostlist_count(rest, &count, e, sizeof e) == 0 && count <= step->n &&
+		    rd_hostlist_expand(rest, &names, e, sizeof e) == 0)
+			for (size_t i = 0; i < names.n; i++) {
+				bool in = false, said = false;
+				size_t nl = strlen(names.v[i]);
+				for (size_t k = 0; k < step->n && !in; k++)
+					in = strcmp(step->v[k], names.v[i]) == 0;
+				for (size_t k = 0; k < out->n && !said; k++)
+					said = strncmp(out->v[k], names.v[i], nl) == 0 && out->v[k][nl] == '\t';
+				if (in && !said)
+					rd_strv_push_owned(out, rd_xasprintf("%s\t%.200s", names.v[i], sep + 2));
+			}
+		rd_strv_free(&names);
+	}
+	free(copy);
+}
+
+/* What the launcher said of node, or NULL. */
+static const char *said_of(const struct rd_strv *says, const char *node)
+{
+	size_t nl = strlen(node);
+	for (size_t k = 0; k < says->n; k++)
+		if (strncmp(says->v[k], node, nl) == 0 && says->v[k][nl] == '\t')
+			return says->v[k] + nl + 1;
+	return NULL;
+}
+
+static void fmt_span(char *buf, size_t len, int ms)
+{
+	if (ms % 60000 == 0)
+		snprintf(buf, len, "%d min", ms / 60000);
+	else
+		snprintf(buf, len, "%d s", (ms + 999) / 1000);
+}
 
 /* A failed sample for a pair whose client printed nothing (its step failed or was killed), as a
  * document the reader takes like any other. */
@@ -113,13 +197,13 @@ static bool measured(const struct rd_pairs *p, size_t before, size_t a, size_t b
  * become samples, and a pair whose client printed none is a failed sample naming why.  A step
  * that fails is said, and the next one runs. */
 static void run_round(struct rd_ctx *ctx, struct rd_pairs *p, const struct rd_pairs_round *all, int r, const char *exec,
-		      bool json)
+		      bool json, enum launcher how, int step_ms)
 {
 	/* a node Slurm has out of service runs no job step: its pairs are not run (no sample, no
 	 * blame), and said */
 	struct rd_strv away = {0};
 	struct rd_pairs_round kept = {.v = rd_xcalloc(all->n ? all->n : 1, sizeof *kept.v)};
-	if (rd_slurm_unavailable(ctx, &away) < 0)
+	if (how == LAUNCH_SLURM && rd_slurm_unavailable(ctx, &away) < 0)
 		rd_text_printf(ctx->err, ctx->ascii, "%s: pairs: round %d: the nodes' states are not known: every pair is tried\n",
 			       ctx->prog, r);
 	for (size_t k = 0; k < all->n; k++) {
@@ -150,29 +234,63 @@ static void run_round(struct rd_ctx *ctx, struct rd_pairs *p, const struct rd_pa
 			rd_buf_printf(&spec, "%s%s+%s", k > first ? "," : "", a, b);
 			rd_buf_printf(&list, "%s%s,%s", k > first ? "," : "", a, b);
 		}
-		char *nodes = rd_xasprintf("--nodes=%zu", 2 * n), *nodelist = rd_xasprintf("--nodelist=%s", list.data);
-		char round[16];
+		char round[16], fan[16], cmd_s[16], span[32];
 		snprintf(round, sizeof round, "%d", r);
-		const char *argv[] = {"srun", nodes, "--ntasks-per-node=1", nodelist, "--kill-on-bad-exit=0",
-				      "--job-name=rdma-doctor-pairs", "--quiet", exec, "pair", "--step", spec.data, "--round",
-				      round, NULL};
-		const struct rd_spawn sp = {.argv = argv, .timeout_ms = RD_PAIRS_STEP_MS, .cap = RD_PAIRS_INPUT_MAX,
-					    .cap_keeps_reading = true};
+		snprintf(fan, sizeof fan, "%zu", 2 * n); /* every task of the round at once: a pair's two ends meet */
+		/* the launcher's own command timeout first (it names the node that hung; pdsh looks
+		 * every 2 s), then ours */
+		int step_s = step_ms / 1000;
+		snprintf(cmd_s, sizeof cmd_s, "%d", step_s >= 10 ? step_s - 5 : step_s >= 2 ? step_s / 2 : 1);
+		fmt_span(span, sizeof span, step_ms);
+		char *nodes = rd_xasprintf("--nodes=%zu", 2 * n), *nodelist = rd_xasprintf("--nodelist=%s", list.data);
+		const char *slurm_argv[] = {"srun", nodes, "--ntasks-per-node=1", nodelist, "--kill-on-bad-exit=0",
+					    "--job-name=rdma-doctor-pairs", "--quiet", exec, "pair", "--step", spec.data,
+					    "--round", round, NULL};
+		/* -N: no "node: " labels (each document names its pair); -S: the largest exit status; %h:
+		 * each node's name as the launcher knows it (clush over ssh leaves "%h": the host's name) */
+		const char *pdsh_argv[] = {"pdsh", "-N", "-S", "-f", fan, "-u", cmd_s, "-w", list.data, exec, "pair",
+					   "--step", spec.data, "--round", round, "--as", "%h", NULL};
+		const char *clush_argv[] = {"clush", "--nostdin", "-N", "-S", "-f", fan, "-u", cmd_s, "-w", list.data, exec,
+					    "pair", "--step", spec.data, "--round", round, "--as", "%h", NULL};
+		const char *tool = how == LAUNCH_PDSH ? "pdsh" : how == LAUNCH_CLUSH ? "clush" : "srun";
+		struct rd_buf errs = {0};
+		const struct rd_spawn sp = {.argv = how == LAUNCH_PDSH ? pdsh_argv : how == LAUNCH_CLUSH ? clush_argv : slurm_argv,
+					    .timeout_ms = step_ms, .cap = RD_PAIRS_INPUT_MAX, .cap_keeps_reading = true,
+					    .err = how == LAUNCH_SLURM ? NULL : &errs, .err_cap = 256u << 10,
+					    /* srun is left as it was: in the terminal's group, killed alone at
+					     * the deadline (it ends its job step itself on the terminal's ^C) */
+					    .own_group = how != LAUNCH_SLURM, .stop = how == LAUNCH_SLURM ? NULL : &run_stop};
 		struct rd_buf out = {0};
 		int status = 0;
 		long long t0 = rd_mono_ms();
-		int rc = rd_spawn_run(&sp, &out, &status);
-		char why[160];
+		int rc = run_stop ? -EINTR : rd_spawn_run(&sp, &out, &status);
+		if (how != LAUNCH_SLURM) /* what the launcher left behind it (its commands' own sessions) */
+			(void)rd_spawn_end_orphans(2000);
+		char why[200];
+		const char *what = how == LAUNCH_SLURM ? "its job step" : tool;
 		if (rc == -ENOENT)
-			snprintf(why, sizeof why, "srun not found in PATH (install slurm-client)");
+			snprintf(why, sizeof why, "%s not found in PATH (install %s)", tool, launcher_pkg[how]);
+		else if (rc == -EINTR)
+			snprintf(why, sizeof why, "interrupted (signal %d): %s stopped", (int)run_stop, what);
 		else if (rc == -ETIMEDOUT)
-			snprintf(why, sizeof why, "its job step did not end within %d min (killed)", RD_PAIRS_STEP_MS / 60000);
+			snprintf(why, sizeof why, "%s did not end within %s (killed)", what, span);
 		else if (rc < 0)
-			snprintf(why, sizeof why, "its job step could not start: %s", strerror(-rc));
+			snprintf(why, sizeof why, "%s could not start: %s", what, strerror(-rc));
 		else if (WIFSIGNALED(status))
-			snprintf(why, sizeof why, "its job step was killed by signal %d", WTERMSIG(status));
-		else
+			snprintf(why, sizeof why, "%s was killed by signal %d", what, WTERMSIG(status));
+		else if (how == LAUNCH_SLURM)
 			snprintf(why, sizeof why, "no result from its job step (srun exit %d)", WEXITSTATUS(status));
+		else
+			snprintf(why, sizeof why, "no result from %s (exit %d)", tool, WEXITSTATUS(status));
+		/* what the launcher said of a node: the why of its pairs without a result */
+		struct rd_strv step_nodes = {0}, says = {0};
+		for (size_t k = first; k < first + n; k++) {
+			rd_strv_push(&step_nodes, p->nodes.v[rnd->v[k].a]);
+			rd_strv_push(&step_nodes, p->nodes.v[rnd->v[k].b]);
+		}
+		if (how != LAUNCH_SLURM)
+			launcher_says(errs.data, &step_nodes, &says);
+		rd_strv_free(&step_nodes);
 		size_t before = p->nsamples;
 		char err[400] = "";
 		int docs = out.len ? rd_pairs_read_results(p, out.data, out.len, false, err, sizeof err) : 0;
@@ -182,9 +300,17 @@ static void run_round(struct rd_ctx *ctx, struct rd_pairs *p, const struct rd_pa
 		size_t missing = 0;
 		for (size_t k = first; k < first + n; k++)
 			if (!measured(p, before, rnd->v[k].a, rnd->v[k].b, r)) {
-				missing_doc(&miss, p->nodes.v[rnd->v[k].a], p->nodes.v[rnd->v[k].b], r, why);
+				const char *a = p->nodes.v[rnd->v[k].a], *b = p->nodes.v[rnd->v[k].b];
+				const char *sa = said_of(&says, a), *sb = sa ? NULL : said_of(&says, b);
+				char *one = sa || sb ? rd_xasprintf("%s: %s: %s", tool, sa ? a : b, sa ? sa : sb) : NULL;
+				if (one)
+					rd_text_printf(ctx->err, ctx->ascii, "%s: pairs: round %d: %s+%s: %s\n", ctx->prog, r, a, b, one);
+				missing_doc(&miss, a, b, r, one ? one : why);
+				free(one);
 				missing++;
 			}
+		rd_strv_free(&says);
+		rd_buf_free(&errs);
 		if (miss.len)
 			(void)rd_pairs_read_results(p, miss.data, miss.len, false, err, sizeof err);
 		bool ran = rc == 0 && WIFEXITED(status);
@@ -192,8 +318,9 @@ static void run_round(struct rd_ctx *ctx, struct rd_pairs *p, const struct rd_pa
 			rd_text_printf(ctx->err, ctx->ascii, "%s: pairs: round %d: %zu pair%s on %zu nodes in %lld s: %s; %zu without a result\n",
 				       ctx->prog, r, n, n == 1 ? "" : "s", 2 * n, (rd_mono_ms() - t0 + 500) / 1000, why, missing);
 		else if (!json)
-			rd_text_printf(ctx->err, ctx->ascii, "%s: pairs: round %d: %zu pair%s on %zu nodes in %lld s%s\n", ctx->prog, r, n,
-				       n == 1 ? "" : "s", 2 * n, (rd_mono_ms() - t0 + 500) / 1000,
+			rd_text_printf(ctx->err, ctx->ascii, "%s: pairs: round %d: %zu pair%s on %zu nodes in %lld s%s%s%s\n", ctx->prog, r,
+				       n, n == 1 ? "" : "s", 2 * n, (rd_mono_ms() - t0 + 500) / 1000,
+				       how == LAUNCH_SLURM ? "" : " by ", how == LAUNCH_SLURM ? "" : tool,
 				       WEXITSTATUS(status) ? " (some measured nothing: their results say why)" : "");
 		rd_buf_free(&miss);
 		rd_buf_free(&out);
@@ -238,7 +365,7 @@ static int drain_nodes(struct rd_ctx *ctx, const struct rd_pairs *p, bool json, 
 int rd_cmd_pairs(struct rd_ctx *ctx, int argc, char **argv)
 {
 	enum { OPT_NODES = 256, OPT_PLAN, OPT_ROUNDS, OPT_ORDER, OPT_SEED, OPT_TOPOLOGY, OPT_RESULTS, OPT_RUN, OPT_EXEC,
-	       OPT_DRAIN };
+	       OPT_DRAIN, OPT_LAUNCHER };
 	static const struct option longopts[] = {
 		RD_LONGOPT_FORMAT,
 		RD_LONGOPT_HELP,
@@ -251,6 +378,7 @@ int rd_cmd_pairs(struct rd_ctx *ctx, int argc, char **argv)
 		{"results", required_argument, NULL, OPT_RESULTS},
 		{"run", no_argument, NULL, OPT_RUN},
 		{"exec", required_argument, NULL, OPT_EXEC},
+		{"launcher", required_argument, NULL, OPT_LAUNCHER},
 		{"drain", no_argument, NULL, OPT_DRAIN},
 		{"dry-run", no_argument, NULL, 'n'},
 		{NULL, 0, NULL, 0},
@@ -260,6 +388,7 @@ int rd_cmd_pairs(struct rd_ctx *ctx, int argc, char **argv)
 	long rounds = 1;
 	unsigned long long seed = 1;
 	enum rd_pairs_order order = RD_PAIRS_RING;
+	enum launcher how = LAUNCH_DEFAULT;
 	struct rd_strv results = {0};
 	struct rd_getopt g = {.argc = argc, .argv = argv, .shortopts = "f:jn", .longopts = longopts};
 	int st = -1;
@@ -317,6 +446,16 @@ int rd_cmd_pairs(struct rd_ctx *ctx, int argc, char **argv)
 		case OPT_RUN:
 			run = true;
 			break;
+		case OPT_LAUNCHER:
+			if (strcmp(optarg, "slurm") == 0)
+				how = LAUNCH_SLURM;
+			else if (strcmp(optarg, "pdsh") == 0)
+				how = LAUNCH_PDSH;
+			else if (strcmp(optarg, "clush") == 0)
+				how = LAUNCH_CLUSH;
+			else
+				st = rd_usage_error(ctx, "pairs", "--launcher '%s': slurm, pdsh or clush", optarg);
+			break;
 		case OPT_EXEC:
 			if (optarg[0] != '/')
 				st = rd_usage_error(ctx, "pairs", "--exec needs an absolute path (the nodes run it), not '%s'", optarg);
@@ -328,6 +467,12 @@ int rd_cmd_pairs(struct rd_ctx *ctx, int argc, char **argv)
 		st = rd_usage_error(ctx, "pairs", "--run needs --nodes, and takes no --plan or --results");
 	if (st < 0 && exec && !run)
 		st = rd_usage_error(ctx, "pairs", "--exec is for --run");
+	if (st < 0 && how != LAUNCH_DEFAULT && !run)
+		st = rd_usage_error(ctx, "pairs", "--launcher is for --run");
+	if (st < 0 && exec && how > LAUNCH_SLURM && !launch_path_ok(exec))
+		st = rd_usage_error(ctx, "pairs",
+				    "--exec '%s': the nodes' shell would read it: letters, digits and ._-/+ only with --launcher %s",
+				    exec, launcher_prog[how]);
 	if (st < 0 && (drain || dry) && (plan || (!run && !results.n)))
 		st = rd_usage_error(ctx, "pairs", "%s needs a judgement: --run or --results, without --plan",
 				    drain ? "--drain" : "--dry-run");
@@ -395,6 +540,56 @@ int rd_cmd_pairs(struct rd_ctx *ctx, int argc, char **argv)
 		self[n] = '\0';
 		exec = self;
 	}
+	if (run && how > LAUNCH_SLURM) { /* the names go on a remote shell's command line */
+		for (size_t i = 0; i < p.nodes.n; i++)
+			if (!launch_name_ok(p.nodes.v[i])) {
+				rd_text_printf(ctx->err, ctx->ascii,
+					       "%s: pairs: --nodes: '%s' is not a node name %s can be given (letters, digits, ._- only; not first - or .)\n",
+					       ctx->prog, p.nodes.v[i], launcher_prog[how]);
+				rd_pairs_free(&p);
+				return RD_EXIT_USAGE;
+			}
+		if (!launch_path_ok(exec)) {
+			fprintf(ctx->err, "%s: pairs: --run: this program's path has characters a shell would read: use --exec PATH\n",
+				ctx->prog);
+			rd_pairs_free(&p);
+			return RD_EXIT_USAGE;
+		}
+	}
+	if (run && how == LAUNCH_DEFAULT) {
+		/* Slurm when there is one that answers; else the operator says which launcher: pdsh and
+		 * clush reach nodes their own way (ssh, rsh, their configuration), not ours to guess */
+		int why = 0;
+		const char *path = getenv("PATH");
+		char *srun = rd_spawn_find("srun", path ? path : "/bin:/usr/bin", &why);
+		struct rd_strv away = {0};
+		bool found = srun != NULL, answers = found && rd_slurm_unavailable(ctx, &away) == 0;
+		rd_strv_free(&away);
+		free(srun);
+		if (!answers) {
+			fprintf(ctx->err, "%s: pairs: --run: %s: give --launcher pdsh or --launcher clush (or --launcher slurm)\n",
+				ctx->prog, found ? "Slurm does not answer" : "no srun in PATH");
+			rd_pairs_free(&p);
+			return RD_EXIT_USAGE;
+		}
+		how = LAUNCH_SLURM;
+	}
+	/* each step's deadline: --timeout, else 10 min; an hour at most */
+	int step_ms = RD_PAIRS_STEP_MS;
+	if (ctx->timeout_given && ctx->timeout_s > 0)
+		step_ms = ctx->timeout_s * 1000 > RD_PAIRS_STEP_MS * 6.0 ? RD_PAIRS_STEP_MS * 6 : (int)(ctx->timeout_s * 1000);
+	if (step_ms < 1000)
+		step_ms = 1000;
+	struct sigaction stop_sa = {.sa_handler = on_stop}, old_sa[3];
+	static const int stop_sigs[] = {SIGINT, SIGTERM, SIGHUP};
+	bool catch = run && how != LAUNCH_SLURM;
+	if (catch) {
+		/* what a launcher leaves when it dies comes to this process, which ends it; a signal
+		 * stops the launcher's whole process group, and the run ends with what it has */
+		(void)rd_spawn_adopt_orphans();
+		for (size_t i = 0; i < 3; i++)
+			sigaction(stop_sigs[i], &stop_sa, &old_sa[i]);
+	}
 	if (run && p.nodes.n >= 2) {
 		/* round 1 covers every node; each later one is what the judgement asks for, until it asks
 		 * for nothing or --rounds are done */
@@ -407,14 +602,17 @@ int rd_cmd_pairs(struct rd_ctx *ctx, int argc, char **argv)
 				rd_pairs_plan_next(&p, &rnd);
 			}
 			if (rnd.n)
-				run_round(ctx, &p, &rnd, r, exec, json);
+				run_round(ctx, &p, &rnd, r, exec, json, how, step_ms);
 			size_t npairs = rnd.n;
 			rd_pairs_round_free(&rnd);
-			if (!npairs)
+			if (!npairs || run_stop)
 				break;
 		}
 		docs = p.nsamples ? 1 : 0;
 	}
+	if (catch)
+		for (size_t i = 0; i < 3; i++)
+			sigaction(stop_sigs[i], &old_sa[i], NULL);
 	if (p.nodes.n < 2) {
 		fprintf(ctx->err, "%s: pairs: no pair to judge (%zu node%s in the results)\n", ctx->prog, p.nodes.n,
 			p.nodes.n == 1 ? "" : "s");

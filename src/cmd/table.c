@@ -163,7 +163,7 @@ const struct rd_cmd rd_cmds[] = {
 	 "cannot be written; 1 drift (firmware or stack differing within a board_id, MTU differing across\n"
 	 "RoCE ports) or a WARN; 0 uniform and healthy.  With --history: 1 a lemon; 3 bad input (and no\n"
 	 "lemon), no report, a usage error; 0 no lemon"},
-	{"pair", rd_cmd_pair, "serve [--port N] [--once] [--idle SECONDS] | HOST[:PORT] [--size SIZE,...] [--duration MS] [--iters N] [--round N]",
+	{"pair", rd_cmd_pair, "serve [--port N] [--once] [--idle SECONDS] | HOST[:PORT] | --step SRV+CLI,... [--as NAME] [--size SIZE,...] [--duration MS] [--iters N] [--round N]",
 	 "one end of an RDMA test between two hosts: per rail (each ACTIVE port, the i-th with the i-th),\n"
 	 "            RDMA WRITE bandwidth to the server at each size and a ping-pong latency",
 	 "      --port N            the TCP port of the control connection (default 18516)\n"
@@ -176,7 +176,9 @@ const struct rd_cmd rd_cmds[] = {
 	 "      --round N           the round of `pairs` this measurement is part of (in the JSON)\n"
 	 "      --step SRV+CLI,...  a task of the job step a pairs run starts: this node ($SLURMD_NODENAME) serves or\n"
 	 "                          measures its part of the round (JSON on standard output; the server's\n"
-	 "                          result on standard error), or idles\n" FORMAT_OPT HELP_OPT
+	 "                          result on standard error), or idles\n"
+	 "      --as NAME           with --step: this node's name (pdsh and clush put it for %h; \"%h\"\n"
+	 "                          itself, left by clush over ssh: the short host name)\n" FORMAT_OPT HELP_OPT
 	 "  The hosts trade each rail's queue pair over TCP, as NCCL does over its bootstrap socket; on\n"
 	 "  RoCE the GID is the one NCCL picks (roce.gid).  Each measurement runs in a child process under\n"
 	 "  a deadline (--timeout, else 10 s plus each rail's runs; serve: the client's, 1 h at most): a\n"
@@ -184,7 +186,7 @@ const struct rd_cmd rd_cmds[] = {
 	 "  rdma-doctor/pair/v1, which pairs --results reads.\n",
 	 "0 every rail measured; 1 some rail not; 2 none (no connection, no rail, the peer gone); 3 a usage\n"
 	 "error, --root, a port that cannot be served"},
-	{"pairs", rd_cmd_pairs, "--nodes HOSTLIST --plan|--run [--rounds N] [--order ring|random|rack] [--topology FILE] [--exec PATH] | --results FILE... [--drain [--dry-run]]",
+	{"pairs", rd_cmd_pairs, "--nodes HOSTLIST --plan|--run [--rounds N] [--order ring|random|rack] [--topology FILE] [--launcher slurm|pdsh|clush] [--exec PATH] | --results FILE... [--drain [--dry-run]]",
 	 "pairwise RDMA tests between hosts: plan rounds of disjoint pairs, or judge measured rounds (the\n"
 	 "            node slow against every partner, the pair slow only together) and plan the next",
 	 "      --nodes HOSTLIST    the nodes (Slurm syntax: node[001-128]); with --results, default: theirs\n"
@@ -192,6 +194,11 @@ const struct rd_cmd rd_cmds[] = {
 	 "      --run               measure: each round a Slurm job step (srun, one task a node, at most\n"
 	 "                          110 nodes a step), each task `pair --step`; round 1 covers every node,\n"
 	 "                          each later one is the judgement's next round; then the judgement\n"
+	 "      --launcher slurm|pdsh|clush  with --run: how each round starts its tasks: a Slurm job step,\n"
+	 "                          or one pdsh or clush run over the round's nodes (fan-out: all of\n"
+	 "                          them; each told its name by %h); default: slurm when srun is in\n"
+	 "                          PATH and Slurm answers, else give one; a step ends by --timeout\n"
+	 "                          (default 10 min, 1 h at most), killed with what it started\n"
 	 "      --exec PATH         with --run: the rdma-doctor the nodes run (default: this program's path)\n"
 	 "      --drain             with --run or --results: drain each bad node with scontrol (its finding\n"
 	 "                          as the reason) and resume each node the run cleared that pairs drained\n"

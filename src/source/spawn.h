@@ -34,6 +34,14 @@ struct rd_spawn {
 				    * the child is killed: EFBIG) */
 	/* when *stop becomes non-zero (a signal handler's flag), the child is killed: EINTR */
 	const volatile sig_atomic_t *stop;
+	/* a program only: standard error read into *err (up to err_cap, reading on past it) instead
+	 * of /dev/null; ignored with merge_stderr */
+	struct rd_buf *err;
+	size_t err_cap;
+	/* a program only: the child leads a process group of its own, and at the end of the run
+	 * (after its end of file or its kill) every process left in that group is killed (SIGKILL)
+	 * before the child is reaped: a launcher's remote shells or local commands never outlive it */
+	bool own_group;
 };
 
 /* Runs s.  Returns 0 when the child ended by itself (*wstatus: its waitpid status), or -errno:
@@ -42,6 +50,14 @@ struct rd_spawn {
  * child killed, *wstatus still filled).  *out gets what the child wrote (NUL-terminated, data
  * never NULL after a child ran), also on a failure. */
 int rd_spawn_run(const struct rd_spawn *s, struct rd_buf *out, int *wstatus);
+
+/* For a process that runs one child at a time (pairs --run): what a child's own children leave
+ * when it dies (pdsh starts each remote command in a session of its own, which its group's kill
+ * does not reach) becomes this process's (PR_SET_CHILD_SUBREAPER), and rd_spawn_end_orphans,
+ * after a run, kills (SIGKILL) and reaps every child this process still has, their own as they
+ * come, for up to ms.  Returns how many it ended (0 when the kernel lists no children). */
+int rd_spawn_adopt_orphans(void);
+size_t rd_spawn_end_orphans(int ms);
 
 /* Where program name is among the ':' directories of path: a regular file that is executable
  * (malloc'd), or NULL with *why ENOENT, or EACCES when one was found that is not executable. */

@@ -82,6 +82,86 @@ RD_TEST(spawn_kills_at_the_deadline)
 	rd_buf_free(&b);
 }
 
+/* Whether process pid still runs after a while (gone or a zombie: no). */
+static bool alive_after(long pid)
+{
+	for (int i = 0; i < 250; i++) {
+		char p[64], state = 0;
+		snprintf(p, sizeof p, "/proc/%ld/stat", pid);
+		FILE *f = fopen(p, "r");
+		bool alive = f && fscanf(f, "%*d %*s %c", &state) == 1 && state != 'Z';
+		if (f)
+			fclose(f);
+		if (!alive)
+			return false;
+		usleep(20000);
+	}
+	return true;
+}
+
+RD_TEST(spawn_reads_stderr_apart_and_kills_what_a_group_leaves)
+{
+	/* the child writes to both, leaves a grandchild holding the pipes, and ends: the run ends
+	 * with it, standard error apart (capped), and the grandchild killed with the group */
+	const char *argv[] = {"sh", "-c", "echo out; echo err >&2; echo more-err-past-the-cap >&2; sleep 30 & echo $! >&2", NULL};
+	struct rd_buf err = {0};
+	const struct rd_spawn s = {.argv = argv, .path = "/usr/bin:/bin", .timeout_ms = 20000, .cap = 64, .err = &err,
+				   .err_cap = 4096, .own_group = true};
+	struct rd_buf b;
+	int st;
+	long long t0 = rd_mono_ms();
+	CHECK_INT(run(&s, &b, &st), 0);
+	CHECK(rd_mono_ms() - t0 < 15000); /* not the grandchild's 30 s */
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	CHECK_STR(b.data, "out\n");
+	CHECK(strncmp(err.data, "err\nmore-err-past-the-cap\n", 26) == 0);
+	long gc = strtol(err.data + 26, NULL, 10);
+	CHECK(gc > 1);
+	CHECK(!alive_after(gc));
+	rd_buf_free(&b);
+	rd_buf_free(&err);
+	/* cut at err_cap */
+	struct rd_spawn c = s;
+	c.err_cap = 3;
+	const char *argv2[] = {"sh", "-c", "echo abcdef >&2", NULL};
+	c.argv = argv2;
+	CHECK_INT(run(&c, &b, &st), 0);
+	CHECK_STR(err.data, "abc");
+	rd_buf_free(&b);
+	rd_buf_free(&err);
+}
+
+RD_TEST(spawn_kills_the_whole_group_at_the_deadline)
+{
+	const char *argv[] = {"sh", "-c", "sleep 30 & echo $!; wait", NULL};
+	const struct rd_spawn s = {.argv = argv, .path = "/usr/bin:/bin", .timeout_ms = 500, .cap = 64, .own_group = true};
+	struct rd_buf b;
+	int st;
+	CHECK_INT(run(&s, &b, &st), -ETIMEDOUT);
+	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+	long gc = strtol(b.data, NULL, 10);
+	CHECK(gc > 1);
+	CHECK(!alive_after(gc));
+	rd_buf_free(&b);
+}
+
+RD_TEST(spawn_ends_what_a_child_leaves_in_a_session_of_its_own)
+{
+	/* out of the group's reach (setsid), it comes to this process when its parent ends */
+	CHECK_INT(rd_spawn_adopt_orphans(), 0);
+	const char *argv[] = {"sh", "-c", "setsid sleep 30 > /dev/null 2>&1 & echo $!", NULL};
+	const struct rd_spawn s = {.argv = argv, .path = "/usr/bin:/bin", .timeout_ms = 5000, .cap = 64, .own_group = true};
+	struct rd_buf b;
+	int st;
+	CHECK_INT(run(&s, &b, &st), 0);
+	long gc = strtol(b.data, NULL, 10);
+	CHECK(gc > 1);
+	CHECK(rd_spawn_end_orphans(5000) >= 1);
+	CHECK(!alive_after(gc));
+	CHECK_INT((int)rd_spawn_end_orphans(100), 0); /* nothing left */
+	rd_buf_free(&b);
+}
+
 RD_TEST(spawn_caps_the_output)
 {
 	const char *argv[] = {"head", "-c", "100000", "/dev/zero", NULL};
