@@ -585,12 +585,13 @@ void rd_fleet_finish(struct rd_fleet *f)
 		qsort(f->order, f->norder, sizeof *f->order, cmp_groups);
 	/* a node that did not report, or whose report cannot be trusted, outranks drift and WARN: an
 	 * alert on exit 3 sees every dead node whatever the others say; only a FAIL outranks it */
-	if (f->nstatus[RD_FS_FAIL])
+	enum rd_fleet_status fab = f->fabric ? f->fabric->status : RD_FS_NONE;
+	if (f->nstatus[RD_FS_FAIL] || fab == RD_FS_FAIL)
 		f->exit_code = 2;
 	else if (f->nmissing || f->nstale || f->problems.total || f->untrusted.total || f->nstatus[RD_FS_UNKNOWN] ||
-		 !f->nreported)
+		 !f->nreported || fab == RD_FS_UNKNOWN)
 		f->exit_code = 3;
-	else if (f->drift || f->nstatus[RD_FS_WARN])
+	else if (f->drift || f->nstatus[RD_FS_WARN] || fab == RD_FS_WARN)
 		f->exit_code = 1;
 	else
 		f->exit_code = 0;
@@ -647,8 +648,22 @@ static void notes_free(struct rd_fleet_notes *ns)
 	free(ns->v);
 }
 
+void rd_fleet_set_fabric(struct rd_fleet *f, struct rd_fleet_fabric *fab)
+{
+	if (f->fabric)
+		rd_fleet_fabric_free(f->fabric);
+	else
+		f->fabric = rd_xmalloc(sizeof *f->fabric);
+	*f->fabric = *fab;
+	memset(fab, 0, sizeof *fab);
+}
+
 void rd_fleet_free(struct rd_fleet *f)
 {
+	if (f->fabric) {
+		rd_fleet_fabric_free(f->fabric);
+		free(f->fabric);
+	}
 	for (size_t i = 0; i < f->nnodes; i++) {
 		free(f->nodes[i].name);
 		free(f->nodes[i].origin);
