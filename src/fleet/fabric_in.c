@@ -451,11 +451,17 @@ int rd_fleet_fabric_parse(struct rd_fleet_fabric *fab, const char *data, size_t 
 	if (!h)
 		abort();
 	yajl_status st = y->parse(h, (const unsigned char *)data, len);
-	if (st == yajl_status_ok)
+	bool cut = false;
+	if (st == yajl_status_ok) {
 		st = y->complete_parse(h);
+		cut = st != yajl_status_ok && r->at != W_NONE; /* it ends inside the document */
+	}
 	int ret = 0;
 	if (r->err[0]) {
 		rd_set_err(err, errlen, "%s", r->err);
+		ret = -EINVAL;
+	} else if (cut) {
+		rd_set_err(err, errlen, "cut short: the document ends inside it");
 		ret = -EINVAL;
 	} else if (st != yajl_status_ok) {
 		rd_yajl_reason(y, h, "not JSON", err, errlen);
