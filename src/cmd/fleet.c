@@ -20,6 +20,7 @@
 #include "cmd/cmd.h"
 #include "fleet/fabric_in.h"
 #include "fleet/history.h"
+#include "fleet/pairs_in.h"
 #include "fleet/report_in.h"
 #include "fleet/summary.h"
 #include "render/fleet.h"
@@ -352,6 +353,29 @@ static void read_fabric(struct rd_fleet *f, const char *path)
 	rd_fleet_set_fabric(f, &fab);
 }
 
+/* --pairs FILE: `pairs --results ... --format json`'s judgement, into the summary, as --fabric. */
+static void read_pairs(struct rd_fleet *f, const char *path)
+{
+	char *data = NULL, err[400] = "", msg[460];
+	size_t len = 0;
+	int r = rd_cmd_read_input(path, &data, &len);
+	if (r < 0) {
+		snprintf(msg, sizeof msg, "--pairs: %s", rd_cmd_input_error(r));
+		rd_fleet_problem(f, path, NULL, msg);
+		return;
+	}
+	struct rd_fleet_pairs p;
+	r = rd_fleet_pairs_parse(&p, data, len, err, sizeof err);
+	free(data);
+	if (r < 0) {
+		snprintf(msg, sizeof msg, "--pairs: %s", err);
+		rd_fleet_problem(f, path, NULL, msg);
+		return;
+	}
+	p.origin = rd_xstrdup(path);
+	rd_fleet_set_pairs(f, &p);
+}
+
 struct hist_job {
 	const struct hist_run *hr;
 	enum fmt fmt;
@@ -425,7 +449,7 @@ static int write_atomic(struct rd_ctx *ctx, const char *path, const struct rd_fl
 
 int rd_cmd_fleet(struct rd_ctx *ctx, int argc, char **argv)
 {
-	enum { OPT_EXPECT = 256, OPT_MAX_AGE, OPT_HISTORY, OPT_DAYS, OPT_REPEATS, OPT_FABRIC };
+	enum { OPT_EXPECT = 256, OPT_MAX_AGE, OPT_HISTORY, OPT_DAYS, OPT_REPEATS, OPT_FABRIC, OPT_PAIRS };
 	static const struct option longopts[] = {
 		RD_LONGOPT_FORMAT,
 		RD_LONGOPT_HELP,
@@ -435,11 +459,12 @@ int rd_cmd_fleet(struct rd_ctx *ctx, int argc, char **argv)
 		{"days", required_argument, NULL, OPT_DAYS},
 		{"repeats", required_argument, NULL, OPT_REPEATS},
 		{"fabric", required_argument, NULL, OPT_FABRIC},
+		{"pairs", required_argument, NULL, OPT_PAIRS},
 		{"output", required_argument, NULL, 'o'},
 		{NULL, 0, NULL, 0},
 	};
 	enum fmt fmt = FMT_TEXT;
-	const char *output = NULL, *expect = NULL, *fabric = NULL;
+	const char *output = NULL, *expect = NULL, *fabric = NULL, *pairs = NULL;
 	long long max_age = 0, days = 7, repeats = 3;
 	bool history = false, history_opt = false;
 	struct rd_strv paths = {0};
@@ -472,6 +497,11 @@ int rd_cmd_fleet(struct rd_ctx *ctx, int argc, char **argv)
 			if (fabric)
 				bad = rd_usage_error(ctx, "fleet", "--fabric given twice (one fabric document)");
 			fabric = optarg;
+			break;
+		case OPT_PAIRS:
+			if (pairs)
+				bad = rd_usage_error(ctx, "fleet", "--pairs given twice (one pairs document)");
+			pairs = optarg;
 			break;
 		case OPT_MAX_AGE:
 			if ((max_age = parse_duration(optarg)) < 0)
@@ -509,8 +539,10 @@ int rd_cmd_fleet(struct rd_ctx *ctx, int argc, char **argv)
 			bad = rd_usage_error(ctx, "fleet", "- (standard input) given twice");
 	if (bad < 0 && fabric && !strcmp(fabric, "-") && stdin_n)
 		bad = rd_usage_error(ctx, "fleet", "- (standard input) given twice: as a PATH and as --fabric");
-	if (bad < 0 && history && fabric)
-		bad = rd_usage_error(ctx, "fleet", "--history has no --fabric");
+	if (bad < 0 && pairs && !strcmp(pairs, "-") && (stdin_n || (fabric && !strcmp(fabric, "-"))))
+		bad = rd_usage_error(ctx, "fleet", "- (standard input) given twice: --pairs and %s", stdin_n ? "a PATH" : "--fabric");
+	if (bad < 0 && history && (fabric || pairs))
+		bad = rd_usage_error(ctx, "fleet", "--history has no %s", fabric ? "--fabric" : "--pairs");
 	if (bad < 0 && history_opt && !history)
 		bad = rd_usage_error(ctx, "fleet", "--days and --repeats need --history");
 	if (bad < 0 && history && (fmt == FMT_HTML || expect || max_age))
@@ -551,6 +583,8 @@ int rd_cmd_fleet(struct rd_ctx *ctx, int argc, char **argv)
 	rd_strv_free(&paths);
 	if (fabric)
 		read_fabric(&f, fabric);
+	if (pairs)
+		read_pairs(&f, pairs);
 	rd_fleet_finish(&f);
 	int rc = f.exit_code;
 	if (output) {

@@ -143,7 +143,7 @@ const struct rd_cmd rd_cmds[] = {
 	 "      --policy FILE, --only ID,..., --skip ID,...  as for check\n" HELP_OPT,
 	 "0 done, or nothing to do; 1 scontrol is missing, failed, timed out or was killed; 3 a usage error\n"
 	 "or an unreadable root or policy"},
-	{"fleet", rd_cmd_fleet, "[--format text|json|html] [--expect HOSTLIST] [--max-age DURATION] [--fabric FILE] [-o FILE] PATH... | --history [--days N] [--repeats N] [--format text|json|prometheus] [-o FILE] PATH...",
+	{"fleet", rd_cmd_fleet, "[--format text|json|html] [--expect HOSTLIST] [--max-age DURATION] [--fabric FILE] [--pairs FILE] [-o FILE] PATH... | --history [--days N] [--repeats N] [--format text|json|prometheus] [-o FILE] PATH...",
 	 "drift across nodes from their `check --format json` reports: files, directories of reports, or -\n"
 	 "            (standard input: concatenated reports, or pdsh/clush `host: line` output)",
 	 "  -f, --format text|json|html|prometheus  text (default), one JSON document (rdma-doctor/fleet/v1;\n"
@@ -154,6 +154,8 @@ const struct rd_cmd rd_cmds[] = {
 	 "      --max-age DURATION  a report older than this (SECONDS, or with s, m, h, d) counts as missing\n"
 	 "      --fabric FILE       `rdma-doctor fabric --format json`'s document: its verdict, findings and\n"
 	 "                          (HTML) each switch's links join the summary and its exit status\n"
+	 "      --pairs FILE        `rdma-doctor pairs --results ... --format json`'s judgement: its slow nodes\n"
+	 "                          and slow pairs, as findings with hostlists, join them too\n"
 	 "  -o, --output FILE       write to a temporary file beside FILE, then rename it over FILE\n"
 	 "      --history           repeat offenders (lemons) over many timestamped reports per node: PATHs read\n"
 	 "                          to 3 directory levels, *.json only; a FAIL recurring 2 times in 5 min, 3 in\n"

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "util/hostlist.h"
+#include "util/map.h"
 #include "render/out.h"
 #include "util/util.h"
 
@@ -113,10 +114,21 @@ static void fabric_reason(const struct rd_fleet *f, struct rd_strv *out, enum rd
 					     fab->bad_links == 1 ? "" : "s"));
 }
 
+static void pairs_reason(const struct rd_fleet *f, struct rd_strv *out, enum rd_fleet_status s)
+{
+	const struct rd_fleet_pairs *p = f->pairs;
+	if (!p || p->status != s)
+		return;
+	rd_strv_push_owned(out, rd_xasprintf("pairs %s (%s): %zu FAIL, %zu WARN, %zu UNKNOWN finding%s%s%s",
+					     rd_fleet_status_name(s), p->origin, p->nfail, p->nwarn, p->nunknown,
+					     p->nfail + p->nwarn + p->nunknown == 1 ? "" : "s", *p->bad ? "; bad: " : "", p->bad));
+}
+
 static void reasons(const struct rd_fleet *f, struct rd_strv *out)
 {
 	status_reason(f, out, RD_FS_FAIL);
 	fabric_reason(f, out, RD_FS_FAIL);
+	pairs_reason(f, out, RD_FS_FAIL);
 	if (f->nmissing) {
 		char *hl = rd_fleet_nodes_hostlist(f, is_missing);
 		rd_strv_push_owned(out, rd_xasprintf("%zu node%s missing (no report): %s", f->nmissing,
@@ -136,8 +148,10 @@ static void reasons(const struct rd_fleet *f, struct rd_strv *out)
 						     "several for one host)", f->untrusted.total, f->untrusted.total == 1 ? "" : "s"));
 	status_reason(f, out, RD_FS_UNKNOWN);
 	fabric_reason(f, out, RD_FS_UNKNOWN);
+	pairs_reason(f, out, RD_FS_UNKNOWN);
 	status_reason(f, out, RD_FS_WARN);
 	fabric_reason(f, out, RD_FS_WARN);
+	pairs_reason(f, out, RD_FS_WARN);
 	for (size_t i = 0; i < f->norder; i++) {
 		const struct rd_fleet_group *g = &f->groups[f->order[i]];
 		if (!g->drift)
@@ -184,6 +198,86 @@ static size_t *fabric_findings(const struct rd_fleet_fabric *fab, size_t *n)
 			if (fab->finds[i].status == order[o])
 				ix[(*n)++] = i;
 	return ix;
+}
+
+/* The pairs' findings above OK grouped: a node's (no peer) by check and status, their hosts as one
+ * hostlist; a pair's by check, status and the pair, its rails counted.  Worst first (FAIL,
+ * UNKNOWN, WARN), then in the document's order. */
+struct pairs_group {
+	const struct rd_fleet_pairs_finding *first;
+	char *subject; /* a hostlist, or "HOST - PEER" */
+	size_t count;  /* findings (rails) in it */
+	struct rd_strv hosts;
+};
+
+static size_t pairs_groups(const struct rd_fleet_pairs *p, struct pairs_group **out)
+{
+	static const enum rd_fleet_status order[] = {RD_FS_FAIL, RD_FS_UNKNOWN, RD_FS_WARN};
+	struct pairs_group *g = NULL;
+	size_t n = 0;
+	struct rd_map ix = {0};
+	for (size_t o = 0; o < 3; o++)
+		for (size_t i = 0; i < p->nfinds; i++) {
+			const struct rd_fleet_pairs_finding *fd = &p->finds[i];
+			if (fd->status != order[o])
+				continue;
+			char *key = rd_xasprintf("%s\t%d\t%s\t%s", fd->id, (int)fd->status, fd->peer ? fd->host : "",
+						 fd->peer ? fd->peer : "");
+			bool isnew;
+			struct rd_map_slot *s = rd_map_put(&ix, key, strlen(key), &isnew);
+			free(key);
+			if (isnew) {
+				s->val.ix = n;
+				g = rd_grow(g, n, sizeof *g);
+				g[n] = (struct pairs_group){.first = fd};
+				if (fd->peer)
+					g[n].subject = rd_xasprintf("%s - %s", fd->host, fd->peer);
+				n++;
+			}
+			struct pairs_group *x = &g[s->val.ix];
+			x->count++;
+			if (!fd->peer)
+				rd_strv_push(&x->hosts, fd->host);
+		}
+	for (size_t i = 0; i < n; i++)
+		if (!g[i].subject)
+			g[i].subject = rd_hostlist_compress((const char *const *)g[i].hosts.v, g[i].hosts.n);
+	rd_map_free(&ix, NULL);
+	*out = g;
+	return n;
+}
+
+static void pairs_groups_free(struct pairs_group *g, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(g[i].subject);
+		rd_strv_free(&g[i].hosts);
+	}
+	free(g);
+}
+
+static void text_pairs(FILE *out, const struct rd_fleet *f, bool ascii)
+{
+	const struct rd_fleet_pairs *p = f->pairs;
+	if (!p)
+		return;
+	rd_text_printf(out, ascii, "\nPairs %s (%s): %llu nodes, %llu rounds, %llu samples", rd_fleet_status_name(p->status),
+		       p->origin, p->nodes, p->rounds, p->samples);
+	if (p->median >= 0)
+		rd_text_printf(out, ascii, ", median %.1f Gb/s", p->median);
+	rd_text_printf(out, ascii, "\n  bad: %s; suspect: %s; untested: %s; cleared: %s\n", *p->bad ? p->bad : "none",
+		       *p->suspect ? p->suspect : "none", *p->untested ? p->untested : "none", *p->cleared ? p->cleared : "none");
+	struct pairs_group *g;
+	size_t n = pairs_groups(p, &g);
+	for (size_t i = 0; i < n && i < RD_FLEET_TEXT_MAX_FABRIC; i++) {
+		rd_text_printf(out, ascii, "  %-7s %-24s %5zu  %s\n", rd_fleet_status_name(g[i].first->status), g[i].first->id,
+			       g[i].count, g[i].subject);
+		if (g[i].first->message)
+			rd_text_printf(out, ascii, "          %s\n", g[i].first->message);
+	}
+	if (n > RD_FLEET_TEXT_MAX_FABRIC || p->finds_cut)
+		rd_text_printf(out, ascii, "  ... and more (--format json lists them)\n");
+	pairs_groups_free(g, n);
 }
 
 static void text_fabric(FILE *out, const struct rd_fleet *f, bool ascii)
@@ -257,6 +351,7 @@ void rd_fleet_text(FILE *out, const struct rd_fleet *f, bool ascii)
 		}
 	}
 	text_fabric(out, f, ascii);
+	text_pairs(out, f, ascii);
 	text_notes(out, ascii, "Unreadable", &f->problems);
 	text_notes(out, ascii, "Not trusted", &f->untrusted);
 	text_notes(out, ascii, "Notes", &f->notes);
@@ -399,6 +494,51 @@ static void json_fabric(struct rd_out *o, const struct rd_fleet_fabric *fab)
 	rd_out_obj_end(o);
 }
 
+static void json_pairs(struct rd_out *o, const struct rd_fleet_pairs *p)
+{
+	if (!p) {
+		rd_out_null(o, "pairs");
+		return;
+	}
+	rd_out_obj_begin(o, "pairs");
+	rd_out_str(o, "input", NULL, p->origin);
+	rd_out_str(o, "status", NULL, rd_fleet_status_name(p->status));
+	rd_out_obj_begin(o, "counts");
+	rd_out_uint(o, "nodes", NULL, p->nodes);
+	rd_out_uint(o, "rounds", NULL, p->rounds);
+	rd_out_uint(o, "samples", NULL, p->samples);
+	rd_out_uint(o, "fail", NULL, p->nfail);
+	rd_out_uint(o, "warn", NULL, p->nwarn);
+	rd_out_uint(o, "unknown", NULL, p->nunknown);
+	rd_out_obj_end(o);
+	if (p->median >= 0)
+		rd_out_double(o, "median_gbps", NULL, p->median);
+	else
+		rd_out_null(o, "median_gbps");
+	rd_out_obj_begin(o, "hosts");
+	rd_out_str(o, "bad", NULL, p->bad);
+	rd_out_str(o, "suspect", NULL, p->suspect);
+	rd_out_str(o, "untested", NULL, p->untested);
+	rd_out_str(o, "cleared", NULL, p->cleared);
+	rd_out_obj_end(o);
+	struct pairs_group *g;
+	size_t n = pairs_groups(p, &g);
+	rd_out_arr_begin(o, "findings");
+	for (size_t i = 0; i < n; i++) {
+		rd_out_obj_begin(o, NULL);
+		rd_out_str(o, "check", NULL, g[i].first->id);
+		rd_out_str(o, "status", NULL, rd_fleet_status_name(g[i].first->status));
+		rd_out_str(o, g[i].first->peer ? "pair" : "hosts", NULL, g[i].subject);
+		rd_out_uint(o, "count", NULL, g[i].count);
+		rd_out_str(o, "message", NULL, g[i].first->message);
+		rd_out_obj_end(o);
+	}
+	rd_out_arr_end(o);
+	pairs_groups_free(g, n);
+	rd_out_uint(o, "findings_not_listed", NULL, p->finds_cut);
+	rd_out_obj_end(o);
+}
+
 static const struct rd_fleet *sort_f;
 
 /* Per node: a bit (1 << kind) for each drift group where it has a minority value. */
@@ -485,6 +625,7 @@ void rd_fleet_json(FILE *out, const struct rd_fleet *f)
 	free(hl);
 	json_notes(&o, "notes", &f->notes, "note");
 	json_fabric(&o, f->fabric);
+	json_pairs(&o, f->pairs);
 	rd_out_arr_begin(&o, "fleet");
 	for (size_t i = 0; i < f->norder; i++) {
 		const struct rd_fleet_group *g = &f->groups[f->order[i]];
@@ -778,6 +919,41 @@ static void html_fabric(FILE *out, const struct rd_fleet_fabric *fab)
 	free(rows);
 }
 
+static void html_pairs(FILE *out, const struct rd_fleet_pairs *p)
+{
+	if (!p)
+		return;
+	fprintf(out, "<h2 id=\"pairs\">Pairs: <span class=\"st %s\">%s</span></h2>\n<p id=\"pairs-summary\">",
+		css_status(p->status), rd_fleet_status_name(p->status));
+	h(out, p->origin);
+	fprintf(out, ": %llu nodes, %llu rounds, %llu samples", p->nodes, p->rounds, p->samples);
+	if (p->median >= 0)
+		fprintf(out, ", median %.1f Gb/s", p->median);
+	fputs("; bad: ", out);
+	h(out, *p->bad ? p->bad : "none");
+	fputs("; suspect: ", out);
+	h(out, *p->suspect ? p->suspect : "none");
+	fputs("</p>\n<table class=\"drift-table\" id=\"pairs-findings\">\n<tr><th>finding</th><th>count</th>"
+	      "<th>hosts or pair</th></tr>\n", out);
+	struct pairs_group *g;
+	size_t n = pairs_groups(p, &g);
+	for (size_t i = 0; i < n; i++) {
+		fprintf(out, "<tr><td><span class=\"st %s\">%s</span> ", css_status(g[i].first->status),
+			rd_fleet_status_name(g[i].first->status));
+		h(out, g[i].first->id);
+		if (g[i].first->message) {
+			fputs("<div class=\"msg\">", out);
+			h(out, g[i].first->message);
+			fputs("</div>", out);
+		}
+		fprintf(out, "</td><td class=\"n\">%zu</td><td class=\"hosts\">", g[i].count);
+		h(out, g[i].subject);
+		fputs("</td></tr>\n", out);
+	}
+	fputs("</table>\n", out);
+	pairs_groups_free(g, n);
+}
+
 static int cmp_grid(const void *a, const void *b)
 {
 	const struct rd_fleet_node *x = &sort_f->nodes[*(const size_t *)a], *y = &sort_f->nodes[*(const size_t *)b];
@@ -867,6 +1043,7 @@ void rd_fleet_html(FILE *out, const struct rd_fleet *f)
 	if (in_table)
 		fputs("</table>\n", out);
 	html_fabric(out, f->fabric);
+	html_pairs(out, f->pairs);
 	html_notes(out, "Unreadable", "unreadable", &f->problems);
 	html_notes(out, "Not trusted", "untrusted", &f->untrusted);
 	/* nodes by checks */

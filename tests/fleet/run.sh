@@ -17,6 +17,7 @@
 #   1d. --fabric: the document fabric makes of tests/fabric/captures/w1 beside the 24 nodes: text,
 #      JSON and HTML goldens, the bad links flagged, hostile documents (cut, 65 MiB, another
 #      schema, a directory, a hostile node description), the fabric's FAIL as the exit status;
+#      --pairs: pairs' judgement of tests/pairs/results-8.json, its slow node and pair with hostlists;
 #   5. the HTML page in headless Chromium: it renders (the grid is in the DOM), no console error,
 #      a screenshot kept in BUILD_DIR/artifacts/fleet/; the --fabric page too (its bad row drawn red).
 # Usage: tests/fleet/run.sh [BUILD_DIR] [--update]      Ends with "N passed, N failed".
@@ -211,6 +212,26 @@ if grep -q '<script' fab-evil.out; then bad "fabric HTML: a node description is 
 elif grep -qF '<tr class="bad warn"><td class="n">2</td><td>&lt;/td&gt;&lt;script&gt;alert(1)&lt;/script&gt;[1]</td>' fab-evil.out; then
 	ok "fabric HTML: a hostile node description escaped, its link still flagged"
 else bad "fabric HTML evil: $(grep -F 'alert' fab-evil.out | head -2)"; fi
+
+# --pairs: what pairs judged of tests/pairs/results-8.json (n4 slow against every partner: bad;
+# n5 - n6 slow together on two rails), kept as tests/fleet/pairs-8.json
+"$bin" pairs --results "$top/tests/pairs/results-8.json" --json > prs.json 2> prs.err
+if cmp -s prs.json "$top/tests/fleet/pairs-8.json"; then ok "pairs-8.json is what pairs judges of results-8.json"
+else bad "tests/fleet/pairs-8.json differs from pairs' judgement of results-8.json (regenerate it)"; fi
+rc_is 2 prs-text "$bin" fleet --pairs prs.json okrep
+has "pairs: its verdict and counts" prs-text.out '^Pairs FAIL \(prs\.json\): 8 nodes, 4 rounds, 22 samples, median 373\.5 Gb/s$'
+has "pairs: the hosts by state" prs-text.out '^  bad: n4; suspect: none; untested: none; cleared: n\[1-3,5-8\]$'
+has "pairs: the slow node as a hostlist" prs-text.out '^  FAIL +pairs\.bandwidth +1  n4$'
+has "pairs: the slow pair, its two rails" prs-text.out '^  WARN +pairs\.link +2  n5 - n6$'
+has "pairs: the verdict names it" prs-text.out '^  pairs FAIL \(prs\.json\): 1 FAIL, 2 WARN, 0 UNKNOWN findings; bad: n4$'
+rc_is 2 prs-json "$bin" fleet --pairs prs.json --fabric fab.json --format json okrep
+if jq -e '.pairs.status == "FAIL" and .pairs.hosts.bad == "n4" and .fabric.status == "FAIL"
+	and ([.pairs.findings[] | [.check, .status, (.hosts // .pair), .count]] == [["pairs.bandwidth", "FAIL", "n4", 1], ["pairs.link", "WARN", "n5 - n6", 2]])' prs-json.out > /dev/null
+then ok "JSON: the pairs' findings with hostlists, beside the fabric"; else bad "JSON pairs: $(jq -c .pairs prs-json.out | head -c 300)"; fi
+rc_is 2 prs-html "$bin" fleet --pairs prs.json --format html okrep
+has "HTML: the pairs' table" prs-html.out '^<tr><td><span class="st fail">FAIL</span> pairs\.bandwidth'
+rc_is 3 prs-bad "$bin" fleet --pairs fab.json okrep
+has "a fabric document as --pairs: one line naming it" prs-bad.out '^  fab\.json: --pairs: schema "rdma-doctor/fabric/v1", not rdma-doctor/pairs/v1$'
 
 # ---- 2. gathered by real engines ----------------------------------------------------------------
 same_summary() { # NAME: NAME.out has the directory's text summary

@@ -2,7 +2,8 @@
 /* `rdma-doctor fleet`'s parts: Slurm hostlists (expand, compress), the streaming report reader
  * (JSON, pdsh/clush `host: line`, clush -b blocks, every kind of bad input), and the summary
  * (the newest of several reports counts, stale reports, drift, the exit status), and the fabric
- * document reader (--fabric: the w1 capture's document, bad documents, the exit status). */
+ * document reader (--fabric: the w1 capture's document, bad documents, the exit status) and the
+ * pairs judgement reader (--pairs). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 
 #include "util/hostlist.h"
 #include "fleet/fabric_in.h"
+#include "fleet/pairs_in.h"
 #include "fleet/report_in.h"
 #include "fleet/summary.h"
 #include "harness.h"
@@ -917,5 +919,62 @@ RD_TEST(fabric_doc_verdicts)
 	rd_fleet_set_fabric(&f, &fab);
 	rd_fleet_finish(&f);
 	CHECK_INT(f.exit_code, 3);
+	rd_fleet_free(&f);
+}
+
+/* What pairs judged of tests/pairs/results-8.json: n4 slow on every pair (FAIL, bad), n5 - n6 slow
+ * together on two rails (WARN). */
+RD_TEST(pairs_doc_8)
+{
+	char *doc = slurp_test("fleet/pairs-8.json");
+	struct rd_fleet_pairs p;
+	char err[400] = "";
+	CHECK_INT(rd_fleet_pairs_parse(&p, doc, strlen(doc), err, sizeof err), 0);
+	CHECK_STR(err, "");
+	CHECK_INT(p.status, RD_FS_FAIL);
+	CHECK_INT(p.nodes, 8);
+	CHECK_INT(p.samples, 22);
+	CHECK_INT(p.nfinds, 3);
+	CHECK_INT(p.nfail, 1);
+	CHECK_INT(p.nwarn, 2);
+	CHECK_STR(p.bad, "n4");
+	CHECK_STR(p.cleared, "n[1-3,5-8]");
+	CHECK_STR(p.finds[0].host, "n4");
+	CHECK(p.finds[0].peer == NULL);
+	CHECK_STR(p.finds[1].peer, "n6");
+	struct rd_fleet f;
+	rd_fleet_init(&f, rd_fleet_parse_time(T1), 0);
+	add(&f, "a", "n1", T0, "OK", "1", 9000);
+	rd_fleet_set_pairs(&f, &p);
+	rd_fleet_finish(&f);
+	CHECK_INT(f.exit_code, 2);
+	rd_fleet_free(&f);
+	free(doc);
+	/* bad documents */
+	const char *bad[][2] = {
+		{"{\"schema\":\"rdma-doctor/fabric/v1\"}", "schema \"rdma-doctor/fabric/v1\", not rdma-doctor/pairs/v1"},
+		{"{\"schema\":\"rdma-doctor/pairs/v1\",\"findings\":[{\"id\":\"pairs.link\",\"host\":\"a b\"}]}",
+		 "a finding without a \"host\" that is a host name"},
+		{"{\"schema\":\"rdma-doctor/pairs/v1\",\"findings\":[{\"id\":\"pairs.link\",\"host\":\"a\",\"peer\":\"<b>\"}]}",
+		 "a finding's \"peer\" is not a host name"},
+		{"{\"nodes\":1}", "no \"schema\": not a rdma-doctor/pairs/v1 document"},
+		{"{\"schema\":\"rdma-doctor/pairs/v1\"", "cut short: the document ends inside it"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		err[0] = '\0';
+		CHECK_INT(rd_fleet_pairs_parse(&p, bad[i][0], strlen(bad[i][0]), err, sizeof err), -EINVAL);
+		CHECK_STR(err, bad[i][1]);
+		CHECK(!p.finds && !p.bad);
+	}
+	/* a WARN only (a slow pair): exit 1 with every node OK */
+	const char *warn = "{\"schema\":\"rdma-doctor/pairs/v1\",\"findings\":[{\"id\":\"pairs.link\",\"status\":\"WARN\","
+			   "\"host\":\"n1\",\"peer\":\"n2\",\"gbps\":100}],\"hosts\":{\"bad\":\"\"}}";
+	CHECK_INT(rd_fleet_pairs_parse(&p, warn, strlen(warn), err, sizeof err), 0);
+	CHECK_INT(p.status, RD_FS_WARN);
+	rd_fleet_init(&f, rd_fleet_parse_time(T1), 0);
+	add(&f, "a", "n1", T0, "OK", "1", 9000);
+	rd_fleet_set_pairs(&f, &p);
+	rd_fleet_finish(&f);
+	CHECK_INT(f.exit_code, 1);
 	rd_fleet_free(&f);
 }
