@@ -14,7 +14,7 @@
 #include "util/util.h"
 #include "util/yajl.h"
 
-enum where { W_NONE, W_TOP, W_SUMMARY, W_LINKS, W_LINK, W_END, W_FINDS, W_FINDING };
+enum where { W_NONE, W_TOP, W_SUMMARY, W_LINKS, W_LINK, W_END, W_FINDS, W_FINDING, W_NODES, W_NODE };
 
 struct reader {
 	struct rd_fleet_fabric *fab;
@@ -22,7 +22,9 @@ struct reader {
 	int skip;             /* depth of a value being skipped (an unknown key's object or array) */
 	bool end_b;           /* W_END: the link's "b" */
 	char key[4][24];      /* the last key at the top, in summary or a link or a finding, in an end */
-	bool seen_links, seen_finds, seen_summary;
+	bool seen_links, seen_finds, seen_summary, seen_nodes;
+	struct rd_map node_desc;   /* nodes[]: GUID -> description (the one findings name a port by) */
+	char *node_guid, *node_d;  /* the node being read */
 	char *schema, *summary_status;
 	char err[300];
 };
@@ -53,7 +55,7 @@ static char *cur_key(struct reader *r)
 {
 	switch (r->at) {
 	case W_TOP: return r->key[0];
-	case W_SUMMARY: case W_LINK: case W_FINDING: return r->key[1];
+	case W_SUMMARY: case W_LINK: case W_FINDING: case W_NODE: return r->key[1];
 	case W_END: return r->key[2];
 	default: return r->key[3];
 	}
@@ -204,9 +206,17 @@ static int scalar(struct reader *r, const unsigned char *str, size_t slen, const
 		}
 		break;
 	}
+	case W_NODE:
+		if (str && !strcmp(k, "guid"))
+			set_str(&r->node_guid, str, slen, 24);
+		else if (str && !strcmp(k, "desc"))
+			set_str(&r->node_d, str, slen, RD_FLEET_MAX_STR);
+		break;
 	case W_LINKS:
 	case W_FINDS:
-		return fail(r, "\"%s\" holds something that is not an object", r->at == W_LINKS ? "links" : "findings");
+	case W_NODES:
+		return fail(r, "\"%s\" holds something that is not an object",
+			    r->at == W_LINKS ? "links" : r->at == W_NODES ? "nodes" : "findings");
 	default:
 		return fail(r, "not a JSON object%s", "");
 	}
@@ -285,6 +295,10 @@ static int cb_start_map(void *ctx)
 			return 1;
 		}
 		break;
+	case W_NODES:
+		r->at = W_NODE;
+		r->key[1][0] = '\0';
+		return 1;
 	case W_FINDS:
 		r->at = W_FINDING;
 		r->key[1][0] = '\0';
@@ -322,6 +336,18 @@ static int cb_end_map(void *ctx)
 		break;
 	case W_LINK:
 		r->at = W_LINKS;
+		break;
+	case W_NODE:
+		r->at = W_NODES;
+		if (r->node_guid && *r->node_guid && r->node_d && *r->node_d && r->node_desc.n < RD_FLEET_FABRIC_MAX_LINKS) {
+			struct rd_map_slot *s = rd_map_put(&r->node_desc, r->node_guid, strlen(r->node_guid), NULL);
+			free(s->val.p);
+			s->val.p = r->node_d;
+			r->node_d = NULL;
+		}
+		free(r->node_guid);
+		free(r->node_d);
+		r->node_guid = r->node_d = NULL;
 		break;
 	case W_FINDING: {
 		r->at = W_FINDS;
@@ -362,6 +388,11 @@ static int cb_start_array(void *ctx)
 		r->at = W_LINKS;
 		return 1;
 	}
+	if (r->at == W_TOP && !strcmp(r->key[0], "nodes") && !r->seen_nodes) {
+		r->seen_nodes = true;
+		r->at = W_NODES;
+		return 1;
+	}
 	if (r->at == W_TOP && !strcmp(r->key[0], "findings") && !r->seen_finds) {
 		r->seen_finds = true;
 		r->at = W_FINDS;
@@ -378,7 +409,7 @@ static int cb_end_array(void *ctx)
 		r->skip--;
 		return 1;
 	}
-	if (r->at == W_LINKS || r->at == W_FINDS)
+	if (r->at == W_LINKS || r->at == W_FINDS || r->at == W_NODES)
 		r->at = W_TOP;
 	return 1;
 }
@@ -403,6 +434,21 @@ char *rd_fleet_fab_end_name(const struct rd_fleet_fab_end *e)
 static enum rd_fleet_status worse(enum rd_fleet_status a, enum rd_fleet_status b)
 {
 	return a > b ? a : b;
+}
+
+/* Each end by its node's description when the document's nodes[] has one (as fabric names a port
+ * in its findings), else the one its line printed. */
+static void node_descs(struct rd_fleet_fabric *fab, const struct rd_map *nd)
+{
+	for (size_t i = 0; nd->n && i < fab->nlinks; i++)
+		for (int k = 0; k < 2; k++) {
+			struct rd_fleet_fab_end *e = k ? &fab->links[i].b : &fab->links[i].a;
+			const struct rd_map_slot *s = rd_map_get(nd, e->guid, strlen(e->guid));
+			if (s && strcmp(e->desc, s->val.p) != 0) {
+				free(e->desc);
+				e->desc = rd_xstrdup(s->val.p);
+			}
+		}
 }
 
 /* Each cabled link: the worst status of the findings whose subject names it (either way round). */
@@ -481,12 +527,16 @@ int rd_fleet_fabric_parse(struct rd_fleet_fabric *fab, const char *data, size_t 
 			/* as a node's: the worst of its summary.status and its findings */
 			fab->status = worse(s, fab->nfail ? RD_FS_FAIL : fab->nwarn ? RD_FS_WARN
 					       : fab->nunknown ? RD_FS_UNKNOWN : RD_FS_NONE);
+			node_descs(fab, &r->node_desc);
 			link_statuses(fab);
 		}
 	}
 	y->free(h);
 	free(r->schema);
 	free(r->summary_status);
+	free(r->node_guid);
+	free(r->node_d);
+	rd_map_free(&r->node_desc, free);
 	free(r);
 	if (ret < 0)
 		rd_fleet_fabric_free(fab);

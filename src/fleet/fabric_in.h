@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The fleet's fabric reader: one `rdma-doctor fabric --format json` document (schema
  * rdma-doctor/fabric/v1, docs/fabric.md), given to fleet with --fabric FILE.  Kept: the verdict
- * (summary.status), the counts, every link with both ends, width and speed against what they
- * could be, and every finding (check, status, subject, message); each link is given the worst
- * status of the findings naming it ("DESC[PORT] - DESC[PORT]", either way round).  Nodes,
- * counters, evidence and fixes are skipped.  Keys this reader does not know are skipped,
+ * (summary.status), the counts, every link with both ends (each end named by its node's
+ * description in nodes[] when it has one, as fabric's findings name it), width and speed against
+ * what they could be, and every finding (check, status, subject, message); each link is given the
+ * worst status of the findings naming it ("DESC[PORT] - DESC[PORT]", either way round).
+ * Counters, evidence and fixes are skipped.  Keys this reader does not know are skipped,
  * whatever their value.
  *
  * Ownership: struct rd_fleet_fabric owns every string and array in it (rd_fleet_fabric_free);

@@ -910,6 +910,16 @@ RD_TEST(fabric_doc_verdicts)
 	rd_fleet_finish(&f);
 	CHECK_INT(f.exit_code, 1);
 	rd_fleet_free(&f);
+	/* an end whose line printed no description is named by its node's, as fabric's findings are */
+	const char *nodes = "{\"schema\":\"rdma-doctor/fabric/v1\",\"summary\":{\"status\":\"OK\"},\"nodes\":[{\"guid\":\"0x2\","
+			    "\"desc\":\"h2 mlx5_0\"},{\"guid\":\"0x1\"}],\"links\":[{\"a\":{\"guid\":\"0x1\",\"port\":2,\"kind\":\"SW\","
+			    "\"desc\":\"sw\"},\"b\":{\"guid\":\"0x2\",\"port\":1,\"kind\":\"CA\",\"desc\":\"\"}}],\"findings\":[{\"check\":"
+			    "\"fabric.link.errors\",\"status\":\"FAIL\",\"subject\":\"sw[2] - h2 mlx5_0[1]\"}]}";
+	CHECK_INT(rd_fleet_fabric_parse(&fab, nodes, strlen(nodes), err, sizeof err), 0);
+	CHECK_INT(fab.bad_links, 1);
+	CHECK_STR(fab.links[0].b.desc, "h2 mlx5_0");
+	CHECK_STR(fab.links[0].a.desc, "sw");
+	rd_fleet_fabric_free(&fab);
 	const char *unk = "{\"schema\":\"rdma-doctor/fabric/v1\",\"summary\":{\"status\":\"OK\"},"
 			  "\"findings\":[{\"check\":\"fabric.sm\",\"status\":\"MAYBE\",\"subject\":\"subnet\"}]}";
 	CHECK_INT(rd_fleet_fabric_parse(&fab, unk, strlen(unk), err, sizeof err), 0);
