@@ -206,6 +206,7 @@ rc_is 3 fab-as-path "$bin" fleet okrep fab.json
 has "a fabric document as a PATH: the hint" fab-as-path.out 'fab\.json: schema "rdma-doctor/fabric/v1", not rdma-doctor/report/v1 \(a fabric document: give it with --fabric FILE\)$'
 # node descriptions are hostile: escaped in the page, the link still flagged
 jq '(.links[] | select(.a.desc == "leaf2" and .a.port == 2) | .b.desc) = "</td><script>alert(1)</script>"
+	| (.nodes[] | select(.desc == "node05 mlx5_0") | .desc) = "</td><script>alert(1)</script>"
 	| (.findings[] | select(.subject == "leaf2[2] - node05 mlx5_0[1]") | .subject) = "leaf2[2] - </td><script>alert(1)</script>[1]"' fab.json > fab-evil.json
 rc_is 2 fab-evil "$bin" fleet --format html --fabric fab-evil.json okrep
 if grep -q '<script' fab-evil.out; then bad "fabric HTML: a node description is not escaped"
