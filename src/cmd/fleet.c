@@ -18,7 +18,9 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "fleet/fabric_in.h"
 #include "fleet/history.h"
+#include "fleet/pairs_in.h"
 #include "fleet/report_in.h"
 #include "fleet/summary.h"
 #include "render/fleet.h"
@@ -327,6 +329,53 @@ static void read_paths(struct reading *rd, const struct rd_strv *paths)
 	}
 }
 
+/* --fabric FILE: `fabric --format json`'s document, into the summary; a file that cannot be read
+ * or is no such document is one problem naming it (the rest is summarised all the same). */
+static void read_fabric(struct rd_fleet *f, const char *path)
+{
+	char *data = NULL, err[400] = "", msg[460];
+	size_t len = 0;
+	int r = rd_cmd_read_input(path, &data, &len);
+	if (r < 0) {
+		snprintf(msg, sizeof msg, "--fabric: %s", rd_cmd_input_error(r));
+		rd_fleet_problem(f, path, NULL, msg);
+		return;
+	}
+	struct rd_fleet_fabric fab;
+	r = rd_fleet_fabric_parse(&fab, data, len, err, sizeof err);
+	free(data);
+	if (r < 0) {
+		snprintf(msg, sizeof msg, "--fabric: %s", err);
+		rd_fleet_problem(f, path, NULL, msg);
+		return;
+	}
+	fab.origin = rd_xstrdup(path);
+	rd_fleet_set_fabric(f, &fab);
+}
+
+/* --pairs FILE: `pairs --results ... --format json`'s judgement, into the summary, as --fabric. */
+static void read_pairs(struct rd_fleet *f, const char *path)
+{
+	char *data = NULL, err[400] = "", msg[460];
+	size_t len = 0;
+	int r = rd_cmd_read_input(path, &data, &len);
+	if (r < 0) {
+		snprintf(msg, sizeof msg, "--pairs: %s", rd_cmd_input_error(r));
+		rd_fleet_problem(f, path, NULL, msg);
+		return;
+	}
+	struct rd_fleet_pairs p;
+	r = rd_fleet_pairs_parse(&p, data, len, err, sizeof err);
+	free(data);
+	if (r < 0) {
+		snprintf(msg, sizeof msg, "--pairs: %s", err);
+		rd_fleet_problem(f, path, NULL, msg);
+		return;
+	}
+	p.origin = rd_xstrdup(path);
+	rd_fleet_set_pairs(f, &p);
+}
+
 struct hist_job {
 	const struct hist_run *hr;
 	enum fmt fmt;
@@ -400,7 +449,7 @@ static int write_atomic(struct rd_ctx *ctx, const char *path, const struct rd_fl
 
 int rd_cmd_fleet(struct rd_ctx *ctx, int argc, char **argv)
 {
-	enum { OPT_EXPECT = 256, OPT_MAX_AGE, OPT_HISTORY, OPT_DAYS, OPT_REPEATS };
+	enum { OPT_EXPECT = 256, OPT_MAX_AGE, OPT_HISTORY, OPT_DAYS, OPT_REPEATS, OPT_FABRIC, OPT_PAIRS };
 	static const struct option longopts[] = {
 		RD_LONGOPT_FORMAT,
 		RD_LONGOPT_HELP,
@@ -409,11 +458,13 @@ int rd_cmd_fleet(struct rd_ctx *ctx, int argc, char **argv)
 		{"history", no_argument, NULL, OPT_HISTORY},
 		{"days", required_argument, NULL, OPT_DAYS},
 		{"repeats", required_argument, NULL, OPT_REPEATS},
+		{"fabric", required_argument, NULL, OPT_FABRIC},
+		{"pairs", required_argument, NULL, OPT_PAIRS},
 		{"output", required_argument, NULL, 'o'},
 		{NULL, 0, NULL, 0},
 	};
 	enum fmt fmt = FMT_TEXT;
-	const char *output = NULL, *expect = NULL;
+	const char *output = NULL, *expect = NULL, *fabric = NULL, *pairs = NULL;
 	long long max_age = 0, days = 7, repeats = 3;
 	bool history = false, history_opt = false;
 	struct rd_strv paths = {0};
@@ -441,6 +492,16 @@ int rd_cmd_fleet(struct rd_ctx *ctx, int argc, char **argv)
 			break;
 		case OPT_EXPECT:
 			expect = optarg;
+			break;
+		case OPT_FABRIC:
+			if (fabric)
+				bad = rd_usage_error(ctx, "fleet", "--fabric given twice (one fabric document)");
+			fabric = optarg;
+			break;
+		case OPT_PAIRS:
+			if (pairs)
+				bad = rd_usage_error(ctx, "fleet", "--pairs given twice (one pairs document)");
+			pairs = optarg;
 			break;
 		case OPT_MAX_AGE:
 			if ((max_age = parse_duration(optarg)) < 0)
@@ -476,6 +537,12 @@ int rd_cmd_fleet(struct rd_ctx *ctx, int argc, char **argv)
 	for (size_t i = 0; bad < 0 && i < paths.n; i++)
 		if (!strcmp(paths.v[i], "-") && ++stdin_n > 1)
 			bad = rd_usage_error(ctx, "fleet", "- (standard input) given twice");
+	if (bad < 0 && fabric && !strcmp(fabric, "-") && stdin_n)
+		bad = rd_usage_error(ctx, "fleet", "- (standard input) given twice: as a PATH and as --fabric");
+	if (bad < 0 && pairs && !strcmp(pairs, "-") && (stdin_n || (fabric && !strcmp(fabric, "-"))))
+		bad = rd_usage_error(ctx, "fleet", "- (standard input) given twice: --pairs and %s", stdin_n ? "a PATH" : "--fabric");
+	if (bad < 0 && history && (fabric || pairs))
+		bad = rd_usage_error(ctx, "fleet", "--history has no %s", fabric ? "--fabric" : "--pairs");
 	if (bad < 0 && history_opt && !history)
 		bad = rd_usage_error(ctx, "fleet", "--days and --repeats need --history");
 	if (bad < 0 && history && (fmt == FMT_HTML || expect || max_age))
@@ -514,6 +581,10 @@ int rd_cmd_fleet(struct rd_ctx *ctx, int argc, char **argv)
 		rd.deadline = mono_s() + ctx->timeout_s;
 	read_paths(&rd, &paths);
 	rd_strv_free(&paths);
+	if (fabric)
+		read_fabric(&f, fabric);
+	if (pairs)
+		read_pairs(&f, pairs);
 	rd_fleet_finish(&f);
 	int rc = f.exit_code;
 	if (output) {

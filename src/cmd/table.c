@@ -143,7 +143,7 @@ const struct rd_cmd rd_cmds[] = {
 	 "      --policy FILE, --only ID,..., --skip ID,...  as for check\n" HELP_OPT,
 	 "0 done, or nothing to do; 1 scontrol is missing, failed, timed out or was killed; 3 a usage error\n"
 	 "or an unreadable root or policy"},
-	{"fleet", rd_cmd_fleet, "[--format text|json|html] [--expect HOSTLIST] [--max-age DURATION] [-o FILE] PATH... | --history [--days N] [--repeats N] [--format text|json|prometheus] [-o FILE] PATH...",
+	{"fleet", rd_cmd_fleet, "[--format text|json|html] [--expect HOSTLIST] [--max-age DURATION] [--fabric FILE] [--pairs FILE] [-o FILE] PATH... | --history [--days N] [--repeats N] [--format text|json|prometheus] [-o FILE] PATH...",
 	 "drift across nodes from their `check --format json` reports: files, directories of reports, or -\n"
 	 "            (standard input: concatenated reports, or pdsh/clush `host: line` output)",
 	 "  -f, --format text|json|html|prometheus  text (default), one JSON document (rdma-doctor/fleet/v1;\n"
@@ -152,16 +152,21 @@ const struct rd_cmd rd_cmds[] = {
 	 "  -j, --json              the same as --format json\n"
 	 "      --expect HOSTLIST   the nodes that should report (Slurm syntax: node[01-24]); the others are missing\n"
 	 "      --max-age DURATION  a report older than this (SECONDS, or with s, m, h, d) counts as missing\n"
+	 "      --fabric FILE       `rdma-doctor fabric --format json`'s document: its verdict, findings and\n"
+	 "                          (HTML) each switch's links join the summary and its exit status\n"
+	 "      --pairs FILE        `rdma-doctor pairs --results ... --format json`'s judgement: its slow nodes\n"
+	 "                          and slow pairs, as findings with hostlists, join them too\n"
 	 "  -o, --output FILE       write to a temporary file beside FILE, then rename it over FILE\n"
 	 "      --history           repeat offenders (lemons) over many timestamped reports per node: PATHs read\n"
 	 "                          to 3 directory levels, *.json only; a FAIL recurring 2 times in 5 min, 3 in\n"
 	 "                          1 h or N in the window is a lemon; --format prometheus: rdma_doctor_fleet_lemon_score\n"
 	 "      --days N            --history: the window, N days before the newest report (default 7)\n"
 	 "      --repeats N         --history: the window rule's N (default 3)\n" HELP_OPT,
-	 "by rank: 2 a node FAILs; 3 an expected node missing, stale, unreadable or untrusted reports (another\n"
-	 "host's, dated in the future, several for one host), an UNKNOWN node, a usage error, output that\n"
-	 "cannot be written; 1 drift (firmware or stack differing within a board_id, MTU differing across\n"
-	 "RoCE ports) or a WARN; 0 uniform and healthy.  With --history: 1 a lemon; 3 bad input (and no\n"
+	 "by rank: 2 a node or the --fabric FAILs; 3 an expected node missing, stale, unreadable or untrusted\n"
+	 "reports (another host's, dated in the future, several for one host) or --fabric file, an UNKNOWN\n"
+	 "node or fabric, a usage error, output that cannot be written; 1 drift (firmware or stack differing\n"
+	 "within a board_id, MTU differing across RoCE ports) or a WARN (of a node or the fabric); 0 uniform\n"
+	 "and healthy.  With --history: 1 a lemon; 3 bad input (and no\n"
 	 "lemon), no report, a usage error; 0 no lemon"},
 	{"pair", rd_cmd_pair, "serve [--port N] [--once] [--idle SECONDS] | HOST[:PORT] | --step SRV+CLI,... [--as NAME] [--size SIZE,...] [--duration MS] [--iters N] [--round N]",
 	 "one end of an RDMA test between two hosts: per rail (each ACTIVE port, the i-th with the i-th),\n"
@@ -246,13 +251,15 @@ static const char exit_table[] =
 	"     npd: OK or WARN; fleet: every expected node reported, uniform and healthy; fabric: no finding\n"
 	"     above OK\n"
 	"  1  check: WARN; explain: a cause is confirmed; fix: a change could not be made; slurm: scontrol\n"
-	"     missing or failed; npd: FAIL; fleet: drift or a WARN, every expected node reporting;\n"
+	"     missing or failed; npd: FAIL; fleet: drift or a WARN (a node's or --fabric's), every\n"
+	"     expected node reporting;\n"
 	"     pairs: a slow link, a run below line rate, nodes still suspect; fabric: a WARN;\n"
 	"     fleet --history: a lemon (a node whose FAILs recur)\n"
-	"  2  check: FAIL; probe: FAIL; snapshot: the snapshot could not be written; fleet: a node FAILs;\n"
-	"     pairs: a node is bad; fabric: a FAIL\n"
+	"  2  check: FAIL; probe: FAIL; snapshot: the snapshot could not be written; fleet: a node FAILs,\n"
+	"     or the --fabric document's verdict is FAIL; pairs: a node is bad; fabric: a FAIL\n"
 	"  3  check: UNKNOWN (a check could not tell, or no RDMA hardware); explain: a cause cannot be told;\n"
-	"     npd: UNKNOWN; fleet: an expected node missing, stale, unreadable or untrusted reports;\n"
+	"     npd: UNKNOWN; fleet: an expected node missing, stale, unreadable or untrusted reports, a\n"
+	"     --fabric file that cannot be read, a fabric UNKNOWN;\n"
 	"     fabric: the fabric could not be read, a route not had, slow pairs singling out no cable;\n"
 	"     and for every command: a usage error, a root, policy or input file that cannot be read, or\n"
 	"     output that cannot be written\n";

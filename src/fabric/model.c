@@ -14,6 +14,22 @@ static int end_cmp(const struct rd_fab_end *x, const struct rd_fab_end *y)
 	return x->port < y->port ? -1 : x->port > y->port;
 }
 
+static int end_qcmp(const void *a, const void *b)
+{
+	return end_cmp(a, b);
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+	return *x < *y ? -1 : *x > *y;
+}
+
+static bool guid_in(const uint64_t *v, size_t n, uint64_t guid)
+{
+	return n && bsearch(&guid, v, n, sizeof *v, u64_cmp);
+}
+
 static int node_guid_cmp(const void *a, const void *b)
 {
 	const struct rd_fab_node *x = a, *y = b;
@@ -91,17 +107,22 @@ static void free_link(struct rd_fab_link *l)
 void rd_fabric_finish(struct rd_fabric *f)
 {
 	/* the switches are the GUIDs iblinkinfo printed on the left; a peer that is not one is a CA */
+	size_t nsw = 0;
+	uint64_t *sw = NULL;
+	for (size_t i = 0; i < f->nlinks; i++)
+		if (f->links[i].a.kind == RD_FAB_SW) {
+			sw = rd_grow(sw, nsw, sizeof *sw);
+			sw[nsw++] = f->links[i].a.guid;
+		}
+	if (nsw > 1)
+		qsort(sw, nsw, sizeof *sw, u64_cmp);
 	for (size_t i = 0; i < f->nlinks; i++) {
 		struct rd_fab_link *l = &f->links[i];
 		if (!l->has_peer || l->b.kind != RD_FAB_UNKNOWN)
 			continue;
-		l->b.kind = RD_FAB_CA;
-		for (size_t j = 0; j < f->nlinks; j++)
-			if (f->links[j].a.guid == l->b.guid && f->links[j].a.kind == RD_FAB_SW) {
-				l->b.kind = RD_FAB_SW;
-				break;
-			}
+		l->b.kind = guid_in(sw, nsw, l->b.guid) ? RD_FAB_SW : RD_FAB_CA;
 	}
+	free(sw);
 	/* each cable once, duplicates (seen from both ends) dropped */
 	for (size_t i = 0; i < f->nlinks; i++) {
 		struct rd_fab_link *l = &f->links[i];
@@ -129,20 +150,28 @@ void rd_fabric_finish(struct rd_fabric *f)
 	}
 	f->nlinks = w;
 	/* a port seen down and also as the end of a cable (two captures) keeps the cable only */
+	size_t ncab = 0;
+	struct rd_fab_end *cab = NULL; /* both ends of every cable, by GUID and port (descs borrowed) */
+	for (size_t i = 0; i < f->nlinks; i++)
+		if (f->links[i].has_peer) {
+			cab = rd_grow(cab, ncab, sizeof *cab);
+			cab[ncab++] = f->links[i].a;
+			cab = rd_grow(cab, ncab, sizeof *cab);
+			cab[ncab++] = f->links[i].b;
+		}
+	if (ncab > 1)
+		qsort(cab, ncab, sizeof *cab, end_qcmp);
 	w = 0;
 	for (size_t i = 0; i < f->nlinks; i++) {
 		struct rd_fab_link *l = &f->links[i];
-		bool cabled = false;
-		for (size_t j = 0; !l->has_peer && j < f->nlinks && f->links[j].has_peer; j++)
-			if (end_cmp(&f->links[j].a, &l->a) == 0 || end_cmp(&f->links[j].b, &l->a) == 0)
-				cabled = true;
-		if (cabled) {
+		if (!l->has_peer && ncab && bsearch(&l->a, cab, ncab, sizeof *cab, end_qcmp)) {
 			free_link(l);
 			continue;
 		}
 		f->links[w++] = *l;
 	}
 	f->nlinks = w;
+	free(cab);
 
 	/* the nodes: every end, one per GUID */
 	for (size_t i = 0; i < f->nnodes; i++) {
@@ -207,28 +236,85 @@ void rd_fabric_finish(struct rd_fabric *f)
 	}
 }
 
+/* One kind a node end of net tells: the GUID, the kind, and when it was told (2 × the link's index
+ * in net + its end, 0 or 1), the later telling winning. */
+struct kind_note {
+	uint64_t guid;
+	size_t seq;
+	enum rd_fab_kind kind;
+};
+
+static int kind_note_cmp(const void *a, const void *b)
+{
+	const struct kind_note *x = a, *y = b;
+	if (x->guid != y->guid)
+		return x->guid < y->guid ? -1 : 1;
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/* The last note about guid (notes sorted by GUID, one per GUID), or NULL. */
+static const struct kind_note *kind_note_find(const struct kind_note *notes, size_t n, uint64_t guid)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (notes[mid].guid < guid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && notes[lo].guid == guid ? &notes[lo] : NULL;
+}
+
 void rd_fabric_merge(struct rd_fabric *f, struct rd_fabric *net)
 {
 	bool take_all = f->nlinks == 0;
+	size_t n0 = f->nlinks, nnotes = 0;
+	struct kind_note *notes = NULL;
+	size_t *born = NULL; /* the seq at which each link taken from net joined f */
+	size_t ntaken = 0;
 	for (size_t i = 0; i < net->nlinks; i++) {
 		struct rd_fab_link *l = &net->links[i];
 		bool take = take_all || (l->has_peer && l->a.kind == RD_FAB_CA && l->b.kind == RD_FAB_CA);
 		if (!take) {
-			for (size_t j = 0; j < f->nlinks; j++) {
-				struct rd_fab_end *ends[2] = {&f->links[j].a, &f->links[j].b};
-				for (int k = 0; k < 2; k++)
-					for (int m = 0; m < 2; m++) {
-						const struct rd_fab_end *src = m ? &l->b : &l->a;
-						if (ends[k]->guid == src->guid && src->kind != RD_FAB_UNKNOWN)
-							ends[k]->kind = src->kind;
-					}
+			/* the kinds this link's ends tell, applied below to every end of f of their
+			 * GUIDs that was in f by then */
+			for (int m = 0; m < 2; m++) {
+				const struct rd_fab_end *src = m ? &l->b : &l->a;
+				if (src->kind == RD_FAB_UNKNOWN)
+					continue;
+				notes = rd_grow(notes, nnotes, sizeof *notes);
+				notes[nnotes++] = (struct kind_note){.guid = src->guid, .seq = 2 * i + (size_t)m, .kind = src->kind};
 			}
 			free_link(l);
 			continue;
 		}
 		f->links = rd_grow(f->links, f->nlinks, sizeof *f->links);
 		f->links[f->nlinks++] = *l;
+		born = rd_grow(born, ntaken, sizeof *born);
+		born[ntaken++] = 2 * i + 1;
 	}
+	if (nnotes) {
+		/* one note per GUID: its last */
+		qsort(notes, nnotes, sizeof *notes, kind_note_cmp);
+		size_t w = 0;
+		for (size_t i = 0; i < nnotes; i++) {
+			if (w > 0 && notes[w - 1].guid == notes[i].guid)
+				w--;
+			notes[w++] = notes[i];
+		}
+		nnotes = w;
+		for (size_t j = 0; j < f->nlinks; j++) {
+			struct rd_fab_end *ends[2] = {&f->links[j].a, &f->links[j].b};
+			for (int k = 0; k < 2; k++) {
+				const struct kind_note *nt = kind_note_find(notes, nnotes, ends[k]->guid);
+				if (nt && (j < n0 || nt->seq > born[j - n0]))
+					ends[k]->kind = nt->kind;
+			}
+		}
+	}
+	free(notes);
+	free(born);
 	free(net->links);
 	net->links = NULL;
 	net->nlinks = 0;

@@ -585,15 +585,20 @@ void rd_fleet_finish(struct rd_fleet *f)
 		qsort(f->order, f->norder, sizeof *f->order, cmp_groups);
 	/* a node that did not report, or whose report cannot be trusted, outranks drift and WARN: an
 	 * alert on exit 3 sees every dead node whatever the others say; only a FAIL outranks it */
-	if (f->nstatus[RD_FS_FAIL])
+	/* the fabric's and the pairs' verdicts rank as a node's */
+	enum rd_fleet_status fab = f->fabric ? f->fabric->status : RD_FS_NONE;
+	enum rd_fleet_status prs = f->pairs ? f->pairs->status : RD_FS_NONE;
+#define EITHER(s) (fab == (s) || prs == (s))
+	if (f->nstatus[RD_FS_FAIL] || EITHER(RD_FS_FAIL))
 		f->exit_code = 2;
 	else if (f->nmissing || f->nstale || f->problems.total || f->untrusted.total || f->nstatus[RD_FS_UNKNOWN] ||
-		 !f->nreported)
+		 !f->nreported || EITHER(RD_FS_UNKNOWN))
 		f->exit_code = 3;
-	else if (f->drift || f->nstatus[RD_FS_WARN])
+	else if (f->drift || f->nstatus[RD_FS_WARN] || EITHER(RD_FS_WARN))
 		f->exit_code = 1;
 	else
 		f->exit_code = 0;
+#undef EITHER
 }
 
 static char *hostlist_of(const struct rd_fleet *f, uint32_t *ids, size_t n)
@@ -647,8 +652,36 @@ static void notes_free(struct rd_fleet_notes *ns)
 	free(ns->v);
 }
 
+void rd_fleet_set_fabric(struct rd_fleet *f, struct rd_fleet_fabric *fab)
+{
+	if (f->fabric)
+		rd_fleet_fabric_free(f->fabric);
+	else
+		f->fabric = rd_xmalloc(sizeof *f->fabric);
+	*f->fabric = *fab;
+	memset(fab, 0, sizeof *fab);
+}
+
+void rd_fleet_set_pairs(struct rd_fleet *f, struct rd_fleet_pairs *p)
+{
+	if (f->pairs)
+		rd_fleet_pairs_free(f->pairs);
+	else
+		f->pairs = rd_xmalloc(sizeof *f->pairs);
+	*f->pairs = *p;
+	memset(p, 0, sizeof *p);
+}
+
 void rd_fleet_free(struct rd_fleet *f)
 {
+	if (f->pairs) {
+		rd_fleet_pairs_free(f->pairs);
+		free(f->pairs);
+	}
+	if (f->fabric) {
+		rd_fleet_fabric_free(f->fabric);
+		free(f->fabric);
+	}
 	for (size_t i = 0; i < f->nnodes; i++) {
 		free(f->nodes[i].name);
 		free(f->nodes[i].origin);

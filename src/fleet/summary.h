@@ -12,6 +12,8 @@
 #include <stdint.h>
 
 #include "util/map.h"
+#include "fleet/fabric_in.h"
+#include "fleet/pairs_in.h"
 #include "fleet/report_in.h"
 #include "util/util.h"
 
@@ -94,6 +96,8 @@ struct rd_fleet {
 					  * where they came from, dated in the future, several for one host */
 	struct rd_fleet_notes notes;     /* more than the reader keeps, summary.status and findings disagreeing */
 	bool have_expect;
+	struct rd_fleet_fabric *fabric; /* --fabric's document, or NULL (owned) */
+	struct rd_fleet_pairs *pairs;   /* --pairs' document, or NULL (owned) */
 	/* after rd_fleet_finish */
 	size_t *order; /* group indexes: fleet scope first (by kind), then boards (by board_id), findings last */
 	size_t norder;
@@ -126,9 +130,14 @@ void rd_fleet_expect(struct rd_fleet *f, const struct rd_strv *names);
  * findings. */
 void rd_fleet_add(struct rd_fleet *f, const char *origin, const char *label, const struct rd_fleet_report *r);
 void rd_fleet_problem(struct rd_fleet *f, const char *origin, const char *label, const char *msg);
+/* The fabric's document (--fabric), taken over by f (fab is left empty). */
+void rd_fleet_set_fabric(struct rd_fleet *f, struct rd_fleet_fabric *fab);
+/* The pairs' judgement (--pairs), taken over by f (p is left empty). */
+void rd_fleet_set_pairs(struct rd_fleet *f, struct rd_fleet_pairs *p);
 /* Missing and stale nodes, drift, the order of groups and entries, the exit status, by rank: 2 a
- * node FAILs; 3 missing, stale, unreadable or untrusted reports (or a node UNKNOWN); 1 drift or a
- * WARN; 0 uniform and healthy. */
+ * node, the fabric or the pairs FAIL; 3 missing, stale, unreadable or untrusted reports (or a
+ * node, the fabric or the pairs UNKNOWN); 1 drift or a WARN (of a node, the fabric or the pairs);
+ * 0 uniform and healthy. */
 void rd_fleet_finish(struct rd_fleet *f);
 /* The entry's nodes as a compressed hostlist (owned by the caller). */
 char *rd_fleet_entry_hostlist(const struct rd_fleet *f, const struct rd_fleet_entry *e);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "util/hostlist.h"
+#include "util/map.h"
 #include "render/out.h"
 #include "util/util.h"
 
@@ -102,9 +103,32 @@ static void status_reason(const struct rd_fleet *f, struct rd_strv *out, enum rd
 
 /* The reasons behind the verdict, one line each, into out, in the order of the exit status's
  * ranks: FAIL; missing, stale, unreadable, untrusted, UNKNOWN; WARN, drift */
+static void fabric_reason(const struct rd_fleet *f, struct rd_strv *out, enum rd_fleet_status s)
+{
+	const struct rd_fleet_fabric *fab = f->fabric;
+	if (!fab || fab->status != s)
+		return;
+	rd_strv_push_owned(out, rd_xasprintf("fabric %s (%s): %zu FAIL, %zu WARN, %zu UNKNOWN finding%s, %zu bad link%s",
+					     rd_fleet_status_name(s), fab->origin, fab->nfail, fab->nwarn, fab->nunknown,
+					     fab->nfail + fab->nwarn + fab->nunknown == 1 ? "" : "s", fab->bad_links,
+					     fab->bad_links == 1 ? "" : "s"));
+}
+
+static void pairs_reason(const struct rd_fleet *f, struct rd_strv *out, enum rd_fleet_status s)
+{
+	const struct rd_fleet_pairs *p = f->pairs;
+	if (!p || p->status != s)
+		return;
+	rd_strv_push_owned(out, rd_xasprintf("pairs %s (%s): %zu FAIL, %zu WARN, %zu UNKNOWN finding%s%s%s",
+					     rd_fleet_status_name(s), p->origin, p->nfail, p->nwarn, p->nunknown,
+					     p->nfail + p->nwarn + p->nunknown == 1 ? "" : "s", *p->bad ? "; bad: " : "", p->bad));
+}
+
 static void reasons(const struct rd_fleet *f, struct rd_strv *out)
 {
 	status_reason(f, out, RD_FS_FAIL);
+	fabric_reason(f, out, RD_FS_FAIL);
+	pairs_reason(f, out, RD_FS_FAIL);
 	if (f->nmissing) {
 		char *hl = rd_fleet_nodes_hostlist(f, is_missing);
 		rd_strv_push_owned(out, rd_xasprintf("%zu node%s missing (no report): %s", f->nmissing,
@@ -123,7 +147,11 @@ static void reasons(const struct rd_fleet *f, struct rd_strv *out)
 		rd_strv_push_owned(out, rd_xasprintf("%zu report%s not trusted (another host's, dated in the future, or "
 						     "several for one host)", f->untrusted.total, f->untrusted.total == 1 ? "" : "s"));
 	status_reason(f, out, RD_FS_UNKNOWN);
+	fabric_reason(f, out, RD_FS_UNKNOWN);
+	pairs_reason(f, out, RD_FS_UNKNOWN);
 	status_reason(f, out, RD_FS_WARN);
+	fabric_reason(f, out, RD_FS_WARN);
+	pairs_reason(f, out, RD_FS_WARN);
 	for (size_t i = 0; i < f->norder; i++) {
 		const struct rd_fleet_group *g = &f->groups[f->order[i]];
 		if (!g->drift)
@@ -156,6 +184,125 @@ static void text_notes(FILE *out, bool ascii, const char *title, const struct rd
 	if (ns->total > RD_FLEET_TEXT_MAX_PROBLEMS)
 		rd_text_printf(out, ascii, "  ... and %zu more (--format json lists up to %d)\n",
 			       ns->total - RD_FLEET_TEXT_MAX_PROBLEMS, RD_FLEET_MAX_NOTES);
+}
+
+/* The fabric's findings above OK, worst first (FAIL, UNKNOWN, WARN: the exit status's ranks), in
+ * the document's order within a status; *n their number. */
+static size_t *fabric_findings(const struct rd_fleet_fabric *fab, size_t *n)
+{
+	static const enum rd_fleet_status order[] = {RD_FS_FAIL, RD_FS_UNKNOWN, RD_FS_WARN};
+	size_t *ix = rd_xmalloc((fab->nfinds ? fab->nfinds : 1) * sizeof *ix);
+	*n = 0;
+	for (size_t o = 0; o < 3; o++)
+		for (size_t i = 0; i < fab->nfinds; i++)
+			if (fab->finds[i].status == order[o])
+				ix[(*n)++] = i;
+	return ix;
+}
+
+/* The pairs' findings above OK grouped: a node's (no peer) by check and status, their hosts as one
+ * hostlist; a pair's by check, status and the pair, its rails counted.  Worst first (FAIL,
+ * UNKNOWN, WARN), then in the document's order. */
+struct pairs_group {
+	const struct rd_fleet_pairs_finding *first;
+	char *subject; /* a hostlist, or "HOST - PEER" */
+	size_t count;  /* findings (rails) in it */
+	struct rd_strv hosts;
+};
+
+static size_t pairs_groups(const struct rd_fleet_pairs *p, struct pairs_group **out)
+{
+	static const enum rd_fleet_status order[] = {RD_FS_FAIL, RD_FS_UNKNOWN, RD_FS_WARN};
+	struct pairs_group *g = NULL;
+	size_t n = 0;
+	struct rd_map ix = {0};
+	for (size_t o = 0; o < 3; o++)
+		for (size_t i = 0; i < p->nfinds; i++) {
+			const struct rd_fleet_pairs_finding *fd = &p->finds[i];
+			if (fd->status != order[o])
+				continue;
+			char *key = rd_xasprintf("%s\t%d\t%s\t%s", fd->id, (int)fd->status, fd->peer ? fd->host : "",
+						 fd->peer ? fd->peer : "");
+			bool isnew;
+			struct rd_map_slot *s = rd_map_put(&ix, key, strlen(key), &isnew);
+			free(key);
+			if (isnew) {
+				s->val.ix = n;
+				g = rd_grow(g, n, sizeof *g);
+				g[n] = (struct pairs_group){.first = fd};
+				if (fd->peer)
+					g[n].subject = rd_xasprintf("%s - %s", fd->host, fd->peer);
+				n++;
+			}
+			struct pairs_group *x = &g[s->val.ix];
+			x->count++;
+			if (!fd->peer)
+				rd_strv_push(&x->hosts, fd->host);
+		}
+	for (size_t i = 0; i < n; i++)
+		if (!g[i].subject)
+			g[i].subject = rd_hostlist_compress((const char *const *)g[i].hosts.v, g[i].hosts.n);
+	rd_map_free(&ix, NULL);
+	*out = g;
+	return n;
+}
+
+static void pairs_groups_free(struct pairs_group *g, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(g[i].subject);
+		rd_strv_free(&g[i].hosts);
+	}
+	free(g);
+}
+
+static void text_pairs(FILE *out, const struct rd_fleet *f, bool ascii)
+{
+	const struct rd_fleet_pairs *p = f->pairs;
+	if (!p)
+		return;
+	rd_text_printf(out, ascii, "\nPairs %s (%s): %llu nodes, %llu rounds, %llu samples", rd_fleet_status_name(p->status),
+		       p->origin, p->nodes, p->rounds, p->samples);
+	if (p->median >= 0)
+		rd_text_printf(out, ascii, ", median %.1f Gb/s", p->median);
+	rd_text_printf(out, ascii, "\n  bad: %s; suspect: %s; untested: %s; cleared: %s\n", *p->bad ? p->bad : "none",
+		       *p->suspect ? p->suspect : "none", *p->untested ? p->untested : "none", *p->cleared ? p->cleared : "none");
+	struct pairs_group *g;
+	size_t n = pairs_groups(p, &g);
+	for (size_t i = 0; i < n && i < RD_FLEET_TEXT_MAX_FABRIC; i++) {
+		rd_text_printf(out, ascii, "  %-7s %-24s %5zu  %s\n", rd_fleet_status_name(g[i].first->status), g[i].first->id,
+			       g[i].count, g[i].subject);
+		if (g[i].first->message)
+			rd_text_printf(out, ascii, "          %s\n", g[i].first->message);
+	}
+	if (n > RD_FLEET_TEXT_MAX_FABRIC || p->finds_cut)
+		rd_text_printf(out, ascii, "  ... and more (--format json lists them)\n");
+	pairs_groups_free(g, n);
+}
+
+static void text_fabric(FILE *out, const struct rd_fleet *f, bool ascii)
+{
+	const struct rd_fleet_fabric *fab = f->fabric;
+	if (!fab)
+		return;
+	rd_text_printf(out, ascii, "\nFabric %s (%s%s%s): %llu switches, %llu CA ports on %llu hosts, %llu links, %zu bad\n",
+		       rd_fleet_status_name(fab->status), fab->origin, fab->time ? ", " : "", fab->time ? fab->time : "",
+		       fab->switches, fab->cas, fab->hosts, fab->cables, fab->bad_links);
+	size_t n, *ix = fabric_findings(fab, &n);
+	for (size_t i = 0; i < n && i < RD_FLEET_TEXT_MAX_FABRIC; i++) {
+		const struct rd_fleet_fab_finding *fd = &fab->finds[ix[i]];
+		rd_text_printf(out, ascii, "  %-7s %-24s %s\n", rd_fleet_status_name(fd->status), fd->check, fd->subject);
+		if (fd->message)
+			rd_text_printf(out, ascii, "          %s\n", fd->message);
+	}
+	size_t more = n > RD_FLEET_TEXT_MAX_FABRIC ? n - RD_FLEET_TEXT_MAX_FABRIC : 0;
+	more += fab->finds_cut;
+	if (more)
+		rd_text_printf(out, ascii, "  ... and %zu more (--format json lists up to %d)\n", more,
+			       RD_FLEET_FABRIC_MAX_FINDINGS);
+	if (!n && !fab->finds_cut)
+		rd_text_printf(out, ascii, "  no finding above OK\n");
+	free(ix);
 }
 
 void rd_fleet_text(FILE *out, const struct rd_fleet *f, bool ascii)
@@ -203,6 +350,8 @@ void rd_fleet_text(FILE *out, const struct rd_fleet *f, bool ascii)
 			free(hl);
 		}
 	}
+	text_fabric(out, f, ascii);
+	text_pairs(out, f, ascii);
 	text_notes(out, ascii, "Unreadable", &f->problems);
 	text_notes(out, ascii, "Not trusted", &f->untrusted);
 	text_notes(out, ascii, "Notes", &f->notes);
@@ -266,6 +415,127 @@ static void json_group(struct rd_out *o, const struct rd_fleet *f, const struct 
 		free(hl);
 	}
 	rd_out_arr_end(o);
+	rd_out_obj_end(o);
+}
+
+static void json_fab_end(struct rd_out *o, const char *key, const struct rd_fleet_fab_end *e)
+{
+	rd_out_obj_begin(o, key);
+	rd_out_str(o, "guid", NULL, e->guid);
+	rd_out_uint(o, "port", NULL, e->port);
+	rd_out_str(o, "kind", NULL, e->kind);
+	rd_out_str(o, "desc", NULL, e->desc);
+	rd_out_obj_end(o);
+}
+
+static void json_fabric(struct rd_out *o, const struct rd_fleet_fabric *fab)
+{
+	if (!fab) {
+		rd_out_null(o, "fabric");
+		return;
+	}
+	rd_out_obj_begin(o, "fabric");
+	rd_out_str(o, "input", NULL, fab->origin);
+	rd_out_str(o, "time", NULL, fab->time);
+	rd_out_str(o, "source", NULL, fab->source);
+	rd_out_str(o, "status", NULL, rd_fleet_status_name(fab->status));
+	rd_out_obj_begin(o, "counts");
+	rd_out_uint(o, "switches", NULL, fab->switches);
+	rd_out_uint(o, "cas", NULL, fab->cas);
+	rd_out_uint(o, "hosts", NULL, fab->hosts);
+	rd_out_uint(o, "links", NULL, fab->cables);
+	rd_out_uint(o, "bad_links", NULL, fab->bad_links);
+	rd_out_uint(o, "fail", NULL, fab->nfail);
+	rd_out_uint(o, "warn", NULL, fab->nwarn);
+	rd_out_uint(o, "unknown", NULL, fab->nunknown);
+	rd_out_obj_end(o);
+	size_t n, *ix = fabric_findings(fab, &n);
+	rd_out_arr_begin(o, "findings");
+	for (size_t i = 0; i < n; i++) {
+		const struct rd_fleet_fab_finding *fd = &fab->finds[ix[i]];
+		rd_out_obj_begin(o, NULL);
+		rd_out_str(o, "check", NULL, fd->check);
+		rd_out_str(o, "status", NULL, rd_fleet_status_name(fd->status));
+		rd_out_str(o, "subject", NULL, fd->subject);
+		rd_out_str(o, "message", NULL, fd->message);
+		rd_out_obj_end(o);
+	}
+	rd_out_arr_end(o);
+	free(ix);
+	rd_out_uint(o, "findings_not_listed", NULL, fab->finds_cut);
+	rd_out_arr_begin(o, "bad_links");
+	for (size_t i = 0; i < fab->nlinks; i++) {
+		const struct rd_fleet_fab_link *l = &fab->links[i];
+		if (l->status == RD_FS_NONE)
+			continue;
+		rd_out_obj_begin(o, NULL);
+		json_fab_end(o, "a", &l->a);
+		if (l->has_peer)
+			json_fab_end(o, "b", &l->b);
+		else
+			rd_out_null(o, "b");
+		rd_out_uint(o, "width", NULL, l->width);
+		rd_out_double(o, "speed_gbps", NULL, l->speed);
+		if (l->could_width)
+			rd_out_uint(o, "could_width", NULL, l->could_width);
+		else
+			rd_out_null(o, "could_width");
+		if (l->could_speed > 0)
+			rd_out_double(o, "could_speed_gbps", NULL, l->could_speed);
+		else
+			rd_out_null(o, "could_speed_gbps");
+		rd_out_str(o, "state", NULL, l->state);
+		rd_out_str(o, "phys_state", NULL, l->phys);
+		rd_out_str(o, "status", NULL, rd_fleet_status_name(l->status));
+		rd_out_obj_end(o);
+	}
+	rd_out_arr_end(o);
+	rd_out_uint(o, "links_not_read", NULL, fab->links_cut);
+	rd_out_obj_end(o);
+}
+
+static void json_pairs(struct rd_out *o, const struct rd_fleet_pairs *p)
+{
+	if (!p) {
+		rd_out_null(o, "pairs");
+		return;
+	}
+	rd_out_obj_begin(o, "pairs");
+	rd_out_str(o, "input", NULL, p->origin);
+	rd_out_str(o, "status", NULL, rd_fleet_status_name(p->status));
+	rd_out_obj_begin(o, "counts");
+	rd_out_uint(o, "nodes", NULL, p->nodes);
+	rd_out_uint(o, "rounds", NULL, p->rounds);
+	rd_out_uint(o, "samples", NULL, p->samples);
+	rd_out_uint(o, "fail", NULL, p->nfail);
+	rd_out_uint(o, "warn", NULL, p->nwarn);
+	rd_out_uint(o, "unknown", NULL, p->nunknown);
+	rd_out_obj_end(o);
+	if (p->median >= 0)
+		rd_out_double(o, "median_gbps", NULL, p->median);
+	else
+		rd_out_null(o, "median_gbps");
+	rd_out_obj_begin(o, "hosts");
+	rd_out_str(o, "bad", NULL, p->bad);
+	rd_out_str(o, "suspect", NULL, p->suspect);
+	rd_out_str(o, "untested", NULL, p->untested);
+	rd_out_str(o, "cleared", NULL, p->cleared);
+	rd_out_obj_end(o);
+	struct pairs_group *g;
+	size_t n = pairs_groups(p, &g);
+	rd_out_arr_begin(o, "findings");
+	for (size_t i = 0; i < n; i++) {
+		rd_out_obj_begin(o, NULL);
+		rd_out_str(o, "check", NULL, g[i].first->id);
+		rd_out_str(o, "status", NULL, rd_fleet_status_name(g[i].first->status));
+		rd_out_str(o, g[i].first->peer ? "pair" : "hosts", NULL, g[i].subject);
+		rd_out_uint(o, "count", NULL, g[i].count);
+		rd_out_str(o, "message", NULL, g[i].first->message);
+		rd_out_obj_end(o);
+	}
+	rd_out_arr_end(o);
+	pairs_groups_free(g, n);
+	rd_out_uint(o, "findings_not_listed", NULL, p->finds_cut);
 	rd_out_obj_end(o);
 }
 
@@ -354,6 +624,8 @@ void rd_fleet_json(FILE *out, const struct rd_fleet *f)
 	rd_out_str(&o, "unexpected", NULL, f->have_expect ? hl : "");
 	free(hl);
 	json_notes(&o, "notes", &f->notes, "note");
+	json_fabric(&o, f->fabric);
+	json_pairs(&o, f->pairs);
 	rd_out_arr_begin(&o, "fleet");
 	for (size_t i = 0; i < f->norder; i++) {
 		const struct rd_fleet_group *g = &f->groups[f->order[i]];
@@ -513,6 +785,175 @@ static void html_notes(FILE *out, const char *title, const char *id, const struc
 	fputs("</ul>\n", out);
 }
 
+/* One row of a switch's table: a cable seen from one of its switch ends. */
+struct fab_row {
+	const struct rd_fleet_fab_link *l;
+	const struct rd_fleet_fab_end *sw, *peer;
+};
+
+static int cmp_fab_rows(const void *a, const void *b)
+{
+	const struct fab_row *x = a, *y = b;
+	int c = rd_natural_cmp(x->sw->desc, y->sw->desc);
+	if (!c)
+		c = strcmp(x->sw->guid, y->sw->guid);
+	return c ? c : (x->sw->port > y->sw->port) - (x->sw->port < y->sw->port);
+}
+
+static void html_rate(FILE *out, unsigned width, double speed, const char *name)
+{
+	if (width)
+		fprintf(out, "%uX ", width);
+	if (name && *name)
+		h(out, name);
+	else if (speed > 0)
+		fprintf(out, "%g Gbps", speed);
+}
+
+static void html_fab_switch_head(FILE *out, const struct fab_row *rows, size_t n)
+{
+	size_t bad = 0;
+	enum rd_fleet_status worst = RD_FS_NONE;
+	for (size_t i = 0; i < n; i++) {
+		bad += rows[i].l->status != RD_FS_NONE;
+		if (rows[i].l->status > worst)
+			worst = rows[i].l->status;
+	}
+	fprintf(out, "<details class=\"switch\"%s><summary>", bad ? " open" : "");
+	h(out, *rows[0].sw->desc ? rows[0].sw->desc : rows[0].sw->guid);
+	fputs(" <span class=\"msg\">", out);
+	h(out, rows[0].sw->guid);
+	fprintf(out, "</span>: %zu link%s", n, n == 1 ? "" : "s");
+	if (bad)
+		fprintf(out, ", <span class=\"st %s\">%zu bad</span>", css_status(worst), bad);
+	fputs("</summary>\n<table class=\"fabric-links\">\n<tr><th>port</th><th>peer</th><th>width, speed</th>"
+	      "<th>could be</th><th>state</th><th>status</th></tr>\n", out);
+}
+
+static void html_fabric(FILE *out, const struct rd_fleet_fabric *fab)
+{
+	if (!fab)
+		return;
+	fprintf(out, "<h2 id=\"fabric\">Fabric: <span class=\"st %s\">%s</span></h2>\n<p id=\"fabric-summary\">",
+		css_status(fab->status), rd_fleet_status_name(fab->status));
+	h(out, fab->origin);
+	if (fab->time) {
+		fputs(", ", out);
+		h(out, fab->time);
+	}
+	fprintf(out, ": %llu switches, %llu CA ports on %llu hosts, %llu links, %zu bad</p>\n", fab->switches, fab->cas,
+		fab->hosts, fab->cables, fab->bad_links);
+	size_t n, *ix = fabric_findings(fab, &n);
+	fputs("<ul id=\"fabric-findings\">\n", out);
+	for (size_t i = 0; i < n; i++) {
+		const struct rd_fleet_fab_finding *fd = &fab->finds[ix[i]];
+		fprintf(out, "<li><span class=\"st %s\">%s</span> ", css_status(fd->status), rd_fleet_status_name(fd->status));
+		h(out, fd->check);
+		fputs(" <b>", out);
+		h(out, fd->subject);
+		fputs("</b>", out);
+		if (fd->message) {
+			fputs("<div class=\"msg\">", out);
+			h(out, fd->message);
+			fputs("</div>", out);
+		}
+		fputs("</li>\n", out);
+	}
+	if (!n)
+		fputs("<li>no finding above OK</li>\n", out);
+	fputs("</ul>\n", out);
+	free(ix);
+	/* switch by switch: each cable under each of its switch ends */
+	struct fab_row *rows = NULL;
+	size_t nrows = 0;
+	for (size_t i = 0; i < fab->nlinks; i++) {
+		const struct rd_fleet_fab_link *l = &fab->links[i];
+		if (!l->has_peer)
+			continue;
+		for (int side = 0; side < 2; side++) {
+			const struct rd_fleet_fab_end *sw = side ? &l->b : &l->a, *peer = side ? &l->a : &l->b;
+			if (strcmp(sw->kind, "SW") != 0)
+				continue;
+			rows = rd_grow(rows, nrows, sizeof *rows);
+			rows[nrows++] = (struct fab_row){l, sw, peer};
+		}
+	}
+	if (nrows > 1)
+		qsort(rows, nrows, sizeof *rows, cmp_fab_rows);
+	size_t shown = nrows < RD_FLEET_HTML_MAX_LINK_ROWS ? nrows : RD_FLEET_HTML_MAX_LINK_ROWS;
+	fprintf(out, "<h3>Switches</h3>\n<div id=\"fabric-switches\">\n");
+	for (size_t i = 0; i < shown;) {
+		size_t j = i;
+		while (j < shown && strcmp(rows[j].sw->guid, rows[i].sw->guid) == 0 &&
+		       strcmp(rows[j].sw->desc, rows[i].sw->desc) == 0)
+			j++;
+		html_fab_switch_head(out, rows + i, j - i);
+		for (; i < j; i++) {
+			const struct rd_fleet_fab_link *l = rows[i].l;
+			if (l->status != RD_FS_NONE)
+				fprintf(out, "<tr class=\"bad %s\">", css_status(l->status));
+			else
+				fputs("<tr>", out);
+			fprintf(out, "<td class=\"n\">%u</td><td>", rows[i].sw->port);
+			char *peer = rd_fleet_fab_end_name(rows[i].peer);
+			h(out, peer);
+			free(peer);
+			fputs("</td><td>", out);
+			html_rate(out, l->width, l->speed, l->speed_name);
+			fputs("</td><td>", out);
+			html_rate(out, l->could_width, l->could_speed, NULL);
+			fputs("</td><td>", out);
+			h(out, l->state ? l->state : "");
+			if (l->phys) {
+				fputs("/", out);
+				h(out, l->phys);
+			}
+			fprintf(out, "</td><td class=\"%s\">%s</td></tr>\n", css_status(l->status),
+				l->status == RD_FS_NONE ? "" : rd_fleet_status_name(l->status));
+		}
+		fputs("</table></details>\n", out);
+	}
+	fputs("</div>\n", out);
+	if (shown < nrows)
+		fprintf(out, "<p>%zu more switch ports not shown (--format json lists the bad links)</p>\n", nrows - shown);
+	free(rows);
+}
+
+static void html_pairs(FILE *out, const struct rd_fleet_pairs *p)
+{
+	if (!p)
+		return;
+	fprintf(out, "<h2 id=\"pairs\">Pairs: <span class=\"st %s\">%s</span></h2>\n<p id=\"pairs-summary\">",
+		css_status(p->status), rd_fleet_status_name(p->status));
+	h(out, p->origin);
+	fprintf(out, ": %llu nodes, %llu rounds, %llu samples", p->nodes, p->rounds, p->samples);
+	if (p->median >= 0)
+		fprintf(out, ", median %.1f Gb/s", p->median);
+	fputs("; bad: ", out);
+	h(out, *p->bad ? p->bad : "none");
+	fputs("; suspect: ", out);
+	h(out, *p->suspect ? p->suspect : "none");
+	fputs("</p>\n<table class=\"drift-table\" id=\"pairs-findings\">\n<tr><th>finding</th><th>count</th>"
+	      "<th>hosts or pair</th></tr>\n", out);
+	struct pairs_group *g;
+	size_t n = pairs_groups(p, &g);
+	for (size_t i = 0; i < n; i++) {
+		fprintf(out, "<tr><td><span class=\"st %s\">%s</span> ", css_status(g[i].first->status),
+			rd_fleet_status_name(g[i].first->status));
+		h(out, g[i].first->id);
+		if (g[i].first->message) {
+			fputs("<div class=\"msg\">", out);
+			h(out, g[i].first->message);
+			fputs("</div>", out);
+		}
+		fprintf(out, "</td><td class=\"n\">%zu</td><td class=\"hosts\">", g[i].count);
+		h(out, g[i].subject);
+		fputs("</td></tr>\n", out);
+	}
+	fputs("</table>\n", out);
+	pairs_groups_free(g, n);
+}
+
 static int cmp_grid(const void *a, const void *b)
 {
 	const struct rd_fleet_node *x = &sort_f->nodes[*(const size_t *)a], *y = &sort_f->nodes[*(const size_t *)b];
@@ -542,6 +983,9 @@ void rd_fleet_html(FILE *out, const struct rd_fleet *f)
 	      ".missing{background:#343a40;color:#fff}\n"
 	      "table.grid td{font-size:.8em;text-align:center}\n"
 	      "table.grid th.v{writing-mode:vertical-rl;font-size:.8em}\n"
+	      "tr.bad td{background:#f8d7da;font-weight:bold}\n"
+	      "tr.bad.warn td{background:#fff3cd}\n"
+	      "details.switch{margin:.3em 0}\n"
 	      "</style></head><body>\n",
 	      out);
 	fprintf(out, "<h1>rdma-doctor fleet: <span class=\"st %s\">%s</span></h1>\n",
@@ -598,6 +1042,8 @@ void rd_fleet_html(FILE *out, const struct rd_fleet *f)
 	}
 	if (in_table)
 		fputs("</table>\n", out);
+	html_fabric(out, f->fabric);
+	html_pairs(out, f->pairs);
 	html_notes(out, "Unreadable", "unreadable", &f->problems);
 	html_notes(out, "Not trusted", "untrusted", &f->untrusted);
 	/* nodes by checks */

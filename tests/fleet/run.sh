@@ -14,8 +14,12 @@
 #   4. bad input: truncated, not JSON, another schema, check's error document, a 1 GiB file, a
 #      FIFO and a link to /dev/zero in a directory, a directory of 100,000 files: one line each,
 #      the rest summarised; several reports for one node; --max-age; -o (atomic); usage errors;
+#   1d. --fabric: the document fabric makes of tests/fabric/captures/w1 beside the 24 nodes: text,
+#      JSON and HTML goldens, the bad links flagged, hostile documents (cut, 65 MiB, another
+#      schema, a directory, a hostile node description), the fabric's FAIL as the exit status;
+#      --pairs: pairs' judgement of tests/pairs/results-8.json, its slow node and pair with hostlists;
 #   5. the HTML page in headless Chromium: it renders (the grid is in the DOM), no console error,
-#      a screenshot kept in BUILD_DIR/artifacts/fleet/.
+#      a screenshot kept in BUILD_DIR/artifacts/fleet/; the --fabric page too (its bad row drawn red).
 # Usage: tests/fleet/run.sh [BUILD_DIR] [--update]      Ends with "N passed, N failed".
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -142,6 +146,93 @@ if jq -e '([.fleet[] | select(.kind == "gdr_path" or .kind == "iommu" or .kind =
 	and ([.nodes[] | select(.drift != []) | [.host, .drift[]]] | sort == [["gpu05", "iommu"], ["gpu06", "iommu", "acs"], ["gpu07", "gdr_path", "iommu"]])' gpu-json.out > /dev/null; then
 	ok "gpu JSON: gdr_path, iommu and acs groups, the drifting nodes marked"
 else bad "gpu JSON fields"; jq -c '.fleet[] | select(.kind == "gdr_path" or .kind == "iommu" or .kind == "acs")' gpu-json.out; jq -c '[.nodes[] | select(.drift != []) | [.host, .drift[]]]' gpu-json.out; fi
+
+# ---- 1d. the fabric beside the nodes: --fabric FILE ------------------------------------------------
+# the document fabric makes of tests/fabric/captures/w1 (leaf1[6] - spine1[2] at 1X with error
+# counters: FAIL; leaf2[2] - node05's cable with receive errors: WARN), kept as
+# tests/fleet/fabric-w1.json for the CLI goldens: the same document but for its "source"
+(cd "$top" && "$bin" fabric tests/fabric/captures/w1 --format json) > fab.json 2> fab.err
+if cmp -s fab.json "$top/tests/fleet/fabric-w1.json"; then ok "fabric-w1.json is what fabric makes of the w1 captures"
+else bad "tests/fleet/fabric-w1.json differs from fabric's document of the captures (regenerate it)"; diff fab.json "$top/tests/fleet/fabric-w1.json" | head -5; fi
+rc_is 2 fab-text "$bin" fleet --expect 'node[01-24]' --fabric fab.json reports
+golden fleet24-fabric.txt fab-text.out
+has "fabric: its verdict and counts" fab-text.out '^Fabric FAIL \(fab\.json, 2025-11-30T00:00:00Z\): 4 switches, 6 CA ports on 6 hosts, 14 links, 2 bad$'
+has "fabric: the FAIL finding with its subject" fab-text.out '^  FAIL +fabric\.link\.errors +leaf1\[6\] - spine1\[2\]$'
+has "fabric: the host cable's WARN" fab-text.out '^  WARN +fabric\.link\.errors +leaf2\[2\] - node05 mlx5_0\[1\]$'
+has "fabric: the verdict names it" fab-text.out '^  fabric FAIL \(fab\.json\): 1 FAIL, 2 WARN, 0 UNKNOWN findings, 2 bad links$'
+has "fabric: the nodes' summary is still there" fab-text.out '^  ! 28\.39\.1010 +3  node\[05-07\]$'
+rc_is 2 fab-json "$bin" fleet --expect 'node[01-24]' --fabric fab.json --format json reports
+golden fleet24-fabric.json fab-json.out
+if jq -e '.fabric.status == "FAIL" and .fabric.input == "fab.json" and .fabric.counts.bad_links == 2
+	and ([.fabric.findings[] | [.status, .check, .subject]] == [["FAIL", "fabric.link.errors", "leaf1[6] - spine1[2]"],
+		["WARN", "fabric.link.degraded", "leaf1[6] - spine1[2]"], ["WARN", "fabric.link.errors", "leaf2[2] - node05 mlx5_0[1]"]])
+	and ([.fabric.bad_links[] | [.a.desc, .a.port, .b.desc, .b.port, .width, .could_width, .status]] ==
+		[["leaf1", 6, "spine1", 2, 1, 12, "FAIL"], ["leaf2", 2, "node05 mlx5_0", 1, 4, 12, "WARN"]])
+	and .counts.reported == 23 and .missing == "node24"' fab-json.out > /dev/null; then
+	ok "JSON: the fabric's verdict, findings with subjects, bad links; the nodes' summary unchanged"
+else bad "JSON fabric: $(jq -c '.fabric | .status, .counts' fab-json.out)"; fi
+if jq -e '.fabric == null' dir-json.out > /dev/null; then ok "JSON without --fabric: fabric null"; else bad "JSON: fabric not null without --fabric"; fi
+rc_is 2 fab-html "$bin" fleet --expect 'node[01-24]' --fabric fab.json --format html reports
+golden fleet24-fabric.html fab-html.out
+if grep -qiE '(src|href)=|https?:|<script|<link|@import|url\(' fab-html.out; then bad "the fabric page refers to something outside it"
+else ok "the fabric page is self-contained"; fi
+# the bad rows: leaf1's port 6 (FAIL) and its other end spine1's port 2, leaf2's port 2 (WARN)
+if [ "$(grep -c '^<tr class="bad fail"><td class="n">6</td><td>spine1\[2\]</td><td>1X 2.5 Gbps</td><td>12X 10 Gbps</td>' fab-html.out)" = 1 ] &&
+	grep -q '^<tr class="bad fail"><td class="n">2</td><td>leaf1\[6\]</td>' fab-html.out &&
+	grep -q '^<tr class="bad warn"><td class="n">2</td><td>node05 mlx5_0\[1\]</td>' fab-html.out &&
+	[ "$(grep -c '^<tr class="bad' fab-html.out)" = 3 ] && [ "$(grep -c '^<details class="switch" open>' fab-html.out)" = 3 ] &&
+	[ "$(grep -c '^<details class="switch">' fab-html.out)" = 1 ]; then
+	ok "HTML: the bad links' rows (both ends of a switch-to-switch cable) flagged, their switches open, spine2 folded"
+else bad "HTML fabric rows: $(grep -c '^<tr class="bad' fab-html.out) bad rows"; grep '^<tr class="bad\|^<details' fab-html.out | head; fi
+# hostile documents: one line naming the file each, the nodes' summary still out
+head -c 2000 fab.json > fab-cut.json
+truncate -s 65M fab-big.json
+printf '%s' '{"schema":"\u001b[31mx","summary":{"status":"OK"}}' > fab-other.json
+for c in "cut fab-cut.json cut short: the document ends inside it" "big fab-big.json larger than 64 MiB" \
+	"other fab-other.json not a fabric document (its \"schema\" is not rdma-doctor's; want rdma-doctor/fabric/v1)" \
+	"report reports/node01.json schema \"rdma-doctor/report/v1\", not rdma-doctor/fabric/v1" \
+	"missing fab-none.json No such file or directory" "dir reports not a regular file"; do
+	read -r name file why <<< "$c"
+	rc_is 2 "fab-$name" "$bin" fleet --expect 'node[01-24]' --fabric "$file" reports
+	if grep -qxF "  $file: --fabric: $why" "fab-$name.out" && grep -qE '^  ! 28\.39\.1010 +3  node\[05-07\]$' "fab-$name.out" &&
+		! grep -q '^Fabric' "fab-$name.out"; then ok "bad fabric ($name): one line naming it, the rest summarised"
+	else bad "bad fabric ($name): $(grep -F -- "$file" "fab-$name.out" | head -2)"; fi
+done
+if grep -q '31mx' fab-other.out; then bad "the other program's schema was echoed"; else ok "another program's JSON is not echoed"; fi
+# every node OK but the fabric FAILs: exit 2; a fabric document as a PATH: refused with the hint
+mkdir okrep && cp reports/node01.json reports/node02.json okrep/
+rc_is 2 fab-only-fail "$bin" fleet --fabric fab.json okrep
+rc_is 3 fab-as-path "$bin" fleet okrep fab.json
+has "a fabric document as a PATH: the hint" fab-as-path.out 'fab\.json: schema "rdma-doctor/fabric/v1", not rdma-doctor/report/v1 \(a fabric document: give it with --fabric FILE\)$'
+# node descriptions are hostile: escaped in the page, the link still flagged
+jq '(.links[] | select(.a.desc == "leaf2" and .a.port == 2) | .b.desc) = "</td><script>alert(1)</script>"
+	| (.nodes[] | select(.desc == "node05 mlx5_0") | .desc) = "</td><script>alert(1)</script>"
+	| (.findings[] | select(.subject == "leaf2[2] - node05 mlx5_0[1]") | .subject) = "leaf2[2] - </td><script>alert(1)</script>[1]"' fab.json > fab-evil.json
+rc_is 2 fab-evil "$bin" fleet --format html --fabric fab-evil.json okrep
+if grep -q '<script' fab-evil.out; then bad "fabric HTML: a node description is not escaped"
+elif grep -qF '<tr class="bad warn"><td class="n">2</td><td>&lt;/td&gt;&lt;script&gt;alert(1)&lt;/script&gt;[1]</td>' fab-evil.out; then
+	ok "fabric HTML: a hostile node description escaped, its link still flagged"
+else bad "fabric HTML evil: $(grep -F 'alert' fab-evil.out | head -2)"; fi
+
+# --pairs: what pairs judged of tests/pairs/results-8.json (n4 slow against every partner: bad;
+# n5 - n6 slow together on two rails), kept as tests/fleet/pairs-8.json
+"$bin" pairs --results "$top/tests/pairs/results-8.json" --json > prs.json 2> prs.err
+if cmp -s prs.json "$top/tests/fleet/pairs-8.json"; then ok "pairs-8.json is what pairs judges of results-8.json"
+else bad "tests/fleet/pairs-8.json differs from pairs' judgement of results-8.json (regenerate it)"; fi
+rc_is 2 prs-text "$bin" fleet --pairs prs.json okrep
+has "pairs: its verdict and counts" prs-text.out '^Pairs FAIL \(prs\.json\): 8 nodes, 4 rounds, 22 samples, median 373\.5 Gb/s$'
+has "pairs: the hosts by state" prs-text.out '^  bad: n4; suspect: none; untested: none; cleared: n\[1-3,5-8\]$'
+has "pairs: the slow node as a hostlist" prs-text.out '^  FAIL +pairs\.bandwidth +1  n4$'
+has "pairs: the slow pair, its two rails" prs-text.out '^  WARN +pairs\.link +2  n5 - n6$'
+has "pairs: the verdict names it" prs-text.out '^  pairs FAIL \(prs\.json\): 1 FAIL, 2 WARN, 0 UNKNOWN findings; bad: n4$'
+rc_is 2 prs-json "$bin" fleet --pairs prs.json --fabric fab.json --format json okrep
+if jq -e '.pairs.status == "FAIL" and .pairs.hosts.bad == "n4" and .fabric.status == "FAIL"
+	and ([.pairs.findings[] | [.check, .status, (.hosts // .pair), .count]] == [["pairs.bandwidth", "FAIL", "n4", 1], ["pairs.link", "WARN", "n5 - n6", 2]])' prs-json.out > /dev/null
+then ok "JSON: the pairs' findings with hostlists, beside the fabric"; else bad "JSON pairs: $(jq -c .pairs prs-json.out | head -c 300)"; fi
+rc_is 2 prs-html "$bin" fleet --pairs prs.json --format html okrep
+has "HTML: the pairs' table" prs-html.out '^<tr><td><span class="st fail">FAIL</span> pairs\.bandwidth'
+rc_is 3 prs-bad "$bin" fleet --pairs fab.json okrep
+has "a fabric document as --pairs: one line naming it" prs-bad.out '^  fab\.json: --pairs: schema "rdma-doctor/fabric/v1", not rdma-doctor/pairs/v1$'
 
 # ---- 2. gathered by real engines ----------------------------------------------------------------
 same_summary() { # NAME: NAME.out has the directory's text summary
@@ -456,5 +547,41 @@ if [ -s fleet.png ] && [ "$(head -c 8 fleet.png | od -An -tx1 | tr -d ' \n')" = 
 else bad "no screenshot: $(tail -3 chrome-shot.err)"; fi
 if grep -hE 'CONSOLE|Uncaught|ERR_FILE_NOT_FOUND|net::ERR' chrome-dom.err chrome-shot.err; then bad "console errors above"
 else ok "no console error or failed load"; fi
+# the page with --fabric: rendered, the bad link's row in its DOM highlighted by the page's own rule
+cp fab-html.out fleet-fabric.html
+chrome --dump-dom "file://$work/fleet-fabric.html" > fab-dom.html 2> chrome-fab-dom.err
+if grep -q '<h2 id="fabric">Fabric: <span class="st fail">FAIL</span></h2>' fab-dom.html &&
+	grep -q '<tr class="bad fail"><td class="n">6</td><td>spine1\[2\]</td>' fab-dom.html &&
+	grep -q 'tr.bad td{background:#f8d7da;font-weight:bold}' fab-dom.html; then
+	ok "Chromium renders the fabric section: the bad link's row, and the rule that highlights it, in its DOM"
+else bad "Chromium fabric DOM: $(grep -c 'class="bad' fab-dom.html) bad rows; $(tail -3 chrome-fab-dom.err)"; fi
+chrome --screenshot="$work/fleet-fabric.png" --window-size=1400,4000 "file://$work/fleet-fabric.html" > /dev/null 2> chrome-fab-shot.err
+# the FAIL row's red (#f8d7da) is in the screenshot: the row is drawn highlighted
+if [ -s fleet-fabric.png ] && python3 -c '
+import sys, zlib, struct
+d = open(sys.argv[1], "rb").read()
+w, h, bd, ct = struct.unpack(">IIBB", d[16:26])
+idat = b"".join(d[i + 8:i + 8 + struct.unpack(">I", d[i:i + 4])[0]] for i in range(8, len(d)) if d[i + 4:i + 8] == b"IDAT")
+raw = zlib.decompress(idat); bpp = {2: 3, 6: 4}[ct]; stride = w * bpp
+prev = bytearray(stride); found = False; p = 0
+for y in range(h):
+    f = raw[p]; line = bytearray(raw[p + 1:p + 1 + stride]); p += 1 + stride
+    for x in range(stride):
+        a = line[x - bpp] if x >= bpp else 0; b = prev[x]; c = prev[x - bpp] if x >= bpp else 0
+        if f == 1: line[x] = (line[x] + a) & 255
+        elif f == 2: line[x] = (line[x] + b) & 255
+        elif f == 3: line[x] = (line[x] + (a + b) // 2) & 255
+        elif f == 4:
+            pa, pb, pc = abs(b - c), abs(a - c), abs(a + b - 2 * c)
+            line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+    prev = line
+    for x in range(0, stride, bpp):
+        if tuple(line[x:x + 3]) == (0xf8, 0xd7, 0xda): found = True
+sys.exit(0 if found else 1)' fleet-fabric.png; then
+	cp fleet-fabric.png "$art/fleet24-fabric.png"
+	ok "the screenshot shows the FAIL row's red: $art/fleet24-fabric.png"
+else bad "no red row in the fabric page's screenshot: $(tail -3 chrome-fab-shot.err)"; fi
+if grep -hE 'CONSOLE|Uncaught|ERR_FILE_NOT_FOUND|net::ERR' chrome-fab-dom.err chrome-fab-shot.err; then bad "console errors above (fabric page)"
+else ok "no console error on the fabric page"; fi
 
 ts_finalize

@@ -102,6 +102,11 @@ seed fuzz_acs "$top/tests/topo/lspci-vvv" "$topo"/h100-acs-redirect/sys/bus/pci/
 { printf '\0'; cat "$top/tests/pairs/results-8.json"; } > "$gen/pairs-results"
 { printf '\1'; printf 'SwitchName=leaf1 Nodes=h[01-10]\nSwitchName=leaf2 Nodes=h[11-20],n[1-9]\nSwitchName=spine Switches=leaf[1-2]\n'; } > "$gen/pairs-topology"
 seed fuzz_pairs "$gen/pairs-results" "$gen/pairs-topology"
+# the fabric document fleet --fabric reads (what fabric made of tests/fabric/captures/w1), and a
+# small one with a hostile description on a bad link
+seed fuzz_fleet_fabric "$top"/tests/fleet/fabric-w1.json
+seed fuzz_fleet_pairs "$top"/tests/fleet/pairs-8.json "$top"/tests/cli/expected/pairs-judge-json
+printf '%s' '{"schema":"rdma-doctor/fabric/v1","summary":{"status":"WARN","switches":1},"links":[{"a":{"guid":"0x1","port":1,"kind":"SW","desc":"<s>"},"b":null,"width":4,"speed_gbps":25,"could_width":4,"could_speed_gbps":null,"state":"Down"},{"a":{"guid":"0x1","port":2,"kind":"SW","desc":"<s>"},"b":{"guid":"0x2","port":1,"kind":"CA","desc":"h1 mlx5_0"},"width":1,"speed_gbps":25}],"findings":[{"check":"fabric.link.degraded","status":"WARN","subject":"<s>[2] - h1 mlx5_0[1]","message":"m","evidence":[{"path":"p","value":"v"}],"fix":["x"]}]}' > "$corpus/fuzz_fleet_fabric/small"
 # NCCL conf files: the scenario roots' /etc/nccl.conf, and lines as setEnvFile reads them
 printf '# c\nNCCL_IB_HCA=^=mlx5_1:1,mlx5_10\r\n=x\nNCCL_IB_DISABLE=0x1\n' > "$gen/nccl.conf"
 seed fuzz_ncclconf "$gen/nccl.conf" "$roots"/nccl-*/etc/nccl.conf

@@ -203,6 +203,40 @@ RD_TEST(host_mapping)
 	rd_fabric_free(&f);
 }
 
+static struct rd_fab_link mklink(uint64_t ga, enum rd_fab_kind ka, uint64_t gb, enum rd_fab_kind kb, unsigned port)
+{
+	struct rd_fab_link l = {.has_peer = true, .width = 4, .speed = 25};
+	l.a = (struct rd_fab_end){.guid = ga, .port = port, .desc = rd_xstrdup("a"), .kind = ka};
+	l.b = (struct rd_fab_end){.guid = gb, .port = 1, .desc = rd_xstrdup("b"), .kind = kb};
+	return l;
+}
+
+/* ibnetdiscover's links give f the kinds of its nodes (the later telling of a GUID winning) and
+ * the CA-to-CA cables; a cable taken keeps its own kinds against earlier tellings. */
+RD_TEST(merge_kinds_and_ca_links)
+{
+	struct rd_fabric f = {0}, net = {0};
+	f.links = rd_xcalloc(8, sizeof *f.links);
+	f.links[f.nlinks++] = mklink(0x100, RD_FAB_SW, 1, RD_FAB_UNKNOWN, 1);
+	f.links[f.nlinks++] = mklink(0x100, RD_FAB_SW, 2, RD_FAB_UNKNOWN, 2);
+	rd_fabric_finish(&f);
+	CHECK_INT(rd_fabric_node(&f, 1)->kind, RD_FAB_CA);
+	net.links = rd_xcalloc(8, sizeof *net.links);
+	net.links[net.nlinks++] = mklink(0x100, RD_FAB_SW, 1, RD_FAB_CA, 1);
+	net.links[net.nlinks++] = mklink(0x100, RD_FAB_SW, 1, RD_FAB_RT, 1); /* later: wins */
+	net.links[net.nlinks++] = mklink(3, RD_FAB_CA, 4, RD_FAB_CA, 1);     /* taken */
+	net.links[net.nlinks++] = mklink(0x100, RD_FAB_SW, 3, RD_FAB_RT, 3); /* after: retells 3 */
+	net.links[net.nlinks++] = mklink(0x100, RD_FAB_SW, 2, RD_FAB_UNKNOWN, 2); /* tells nothing of 2 */
+	rd_fabric_merge(&f, &net);
+	CHECK_INT(rd_fabric_node(&f, 1)->kind, RD_FAB_RT);
+	CHECK_INT(rd_fabric_node(&f, 2)->kind, RD_FAB_CA);
+	CHECK(rd_fabric_node(&f, 4) != NULL);
+	CHECK_INT(rd_fabric_node(&f, 4)->kind, RD_FAB_CA);
+	CHECK_INT(rd_fabric_node(&f, 3)->kind, RD_FAB_RT);
+	CHECK_INT(f.nlinks, 3);
+	rd_fabric_free(&f);
+}
+
 /* The captures of the simulated subnet with one leaf-spine cable at w=1 (tests/fabric). */
 static void load_w1(struct rd_fabric *f)
 {

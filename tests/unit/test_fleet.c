@@ -1,11 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* `rdma-doctor fleet`'s parts: Slurm hostlists (expand, compress), the streaming report reader
  * (JSON, pdsh/clush `host: line`, clush -b blocks, every kind of bad input), and the summary
- * (the newest of several reports counts, stale reports, drift, the exit status). */
+ * (the newest of several reports counts, stale reports, drift, the exit status), and the fabric
+ * document reader (--fabric: the w1 capture's document, bad documents, the exit status) and the
+ * pairs judgement reader (--pairs). */
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/hostlist.h"
+#include "fleet/fabric_in.h"
+#include "fleet/pairs_in.h"
 #include "fleet/report_in.h"
 #include "fleet/summary.h"
 #include "harness.h"
@@ -783,5 +789,202 @@ RD_TEST(summary_gpudirect_drift)
 	rd_fleet_finish(&f);
 	CHECK(!f.drift);
 	values_are(&f, group(&f, "", RD_FK_GDR_PATH), "10de:2330 x1: 1 PXB=2:n[1-2]");
+	rd_fleet_free(&f);
+}
+
+static char *slurp_test(const char *rel)
+{
+	char *path = rd_xasprintf("%s/%s", rd_test_dir(), rel);
+	FILE *fp = fopen(path, "rb");
+	if (!fp)
+		rd_test_fail(__FILE__, __LINE__, "cannot read %s", path);
+	free(path);
+	struct rd_buf b = {0};
+	rd_buf_puts(&b, "");
+	char chunk[4096];
+	size_t n;
+	while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0)
+		rd_buf_add(&b, chunk, n);
+	fclose(fp);
+	return rd_buf_steal(&b);
+}
+
+static const struct rd_fleet_fab_link *fab_link(const struct rd_fleet_fabric *fab, const char *a, unsigned pa)
+{
+	for (size_t i = 0; i < fab->nlinks; i++)
+		if (!strcmp(fab->links[i].a.desc, a) && fab->links[i].a.port == pa)
+			return &fab->links[i];
+	return NULL;
+}
+
+/* What fabric made of tests/fabric/captures/w1: a leaf-spine cable at 1X with error counters
+ * (FAIL), a host cable with receive errors (WARN). */
+RD_TEST(fabric_doc_w1)
+{
+	char *doc = slurp_test("fleet/fabric-w1.json");
+	struct rd_fleet_fabric fab;
+	char err[400] = "";
+	CHECK_INT(rd_fleet_fabric_parse(&fab, doc, strlen(doc), err, sizeof err), 0);
+	CHECK_STR(err, "");
+	CHECK_INT(fab.status, RD_FS_FAIL);
+	CHECK_INT(fab.switches, 4);
+	CHECK_INT(fab.cables, 14);
+	CHECK_INT(fab.nfinds, 5); /* 1 FAIL, 2 WARN, 2 OK notes */
+	CHECK_INT(fab.nfail, 1);
+	CHECK_INT(fab.nwarn, 2);
+	CHECK_INT(fab.bad_links, 2);
+	const struct rd_fleet_fab_link *l = fab_link(&fab, "leaf1", 6);
+	CHECK(l != NULL);
+	if (l) {
+		CHECK(l->has_peer);
+		CHECK_STR(l->b.desc, "spine1");
+		CHECK_INT(l->b.port, 2);
+		CHECK_INT(l->width, 1);
+		CHECK_INT(l->could_width, 12);
+		CHECK_STR(l->state, "Active");
+		CHECK_INT(l->status, RD_FS_FAIL);
+	}
+	l = fab_link(&fab, "leaf2", 2);
+	CHECK(l && l->status == RD_FS_WARN);
+	l = fab_link(&fab, "leaf1", 5);
+	CHECK(l && l->status == RD_FS_NONE);
+	/* the fleet: the fabric's FAIL is a FAIL of the whole, even with every node OK */
+	struct rd_fleet f;
+	rd_fleet_init(&f, rd_fleet_parse_time(T1), 0);
+	add(&f, "a", "n1", T0, "OK", "1", 9000);
+	rd_fleet_set_fabric(&f, &fab);
+	CHECK_INT(fab.nlinks, 0); /* taken over */
+	rd_fleet_finish(&f);
+	CHECK_INT(f.exit_code, 2);
+	rd_fleet_free(&f);
+	free(doc);
+}
+
+static void fabric_bad(const char *doc, const char *want)
+{
+	struct rd_fleet_fabric fab;
+	char err[400] = "";
+	CHECK_INT(rd_fleet_fabric_parse(&fab, doc, strlen(doc), err, sizeof err), -EINVAL);
+	CHECK_STR(err, want);
+	CHECK(!fab.links && !fab.finds && !fab.nlinks);
+}
+
+RD_TEST(fabric_doc_bad)
+{
+	fabric_bad("", "not JSON (parse error: premature EOF)");
+	fabric_bad("[1]", "an array, not a rdma-doctor/fabric/v1 document");
+	fabric_bad("{\"schema\":\"rdma-doctor/report/v1\"}", "schema \"rdma-doctor/report/v1\", not rdma-doctor/fabric/v1");
+	fabric_bad("{\"schema\":\"\\u001b[31m\"}",
+		   "not a fabric document (its \"schema\" is not rdma-doctor's; want rdma-doctor/fabric/v1)");
+	fabric_bad("{\"schema\":\"rdma-doctor/fabric/v1\"}", "no summary.status (FAIL, WARN, UNKNOWN, OK, SKIP)");
+	fabric_bad("{\"summary\":{\"status\":\"OK\"}}", "no \"schema\": not a rdma-doctor/fabric/v1 document");
+	fabric_bad("{\"schema\":\"rdma-doctor/fabric/v1\",\"summary\":{\"status\":\"OK\",\"links\":-1}}",
+		   "summary.links is not a count");
+	fabric_bad("{\"schema\":\"rdma-doctor/fabric/v1\",\"links\":[{\"a\":{\"port\":256}}]}",
+		   "a link's \"port\" is not a port number");
+	fabric_bad("{\"schema\":\"rdma-doctor/fabric/v1\",\"findings\":[{\"status\":\"WARN\"}]}",
+		   "a finding without \"check\"");
+	fabric_bad("{\"schema\":\"rdma-doctor/fabric/v1\",\"findings\":[1]}", "\"findings\" holds something that is not an object");
+	fabric_bad("{\"schema\":\"rdma-doctor/fabric/v1\",\"summary\":{\"status\":\"OK\"}", "cut short: the document ends inside it");
+	fabric_bad("{\"schema\":\"rdma-doctor/fabric/v1\",\"summary\":{\"status\":\"OK\"}} {}", "not JSON (parse error: trailing garbage)");
+}
+
+/* A WARN finding on a link makes the fabric WARN (worse than its summary's OK): exit 1; an
+ * unknown finding status counts as UNKNOWN (exit 3); unknown keys are skipped. */
+RD_TEST(fabric_doc_verdicts)
+{
+	const char *warn = "{\"schema\":\"rdma-doctor/fabric/v1\",\"x\":{\"links\":[1]},\"summary\":{\"status\":\"OK\"},"
+			   "\"links\":[{\"a\":{\"guid\":\"0x1\",\"port\":2,\"kind\":\"SW\",\"desc\":\"<sw>\"},\"b\":{\"guid\":"
+			   "\"0x2\",\"port\":1,\"kind\":\"CA\",\"desc\":\"\"},\"width\":1,\"new\":[{}]}],"
+			   "\"findings\":[{\"check\":\"fabric.link.degraded\",\"status\":\"WARN\",\"subject\":\"0x2[1] - <sw>[2]\"}]}";
+	struct rd_fleet_fabric fab;
+	char err[400] = "";
+	CHECK_INT(rd_fleet_fabric_parse(&fab, warn, strlen(warn), err, sizeof err), 0);
+	CHECK_INT(fab.status, RD_FS_WARN);
+	CHECK_INT(fab.nlinks, 1);
+	CHECK_INT(fab.bad_links, 1); /* named the other way round, the GUID for the end without a description */
+	struct rd_fleet f;
+	rd_fleet_init(&f, rd_fleet_parse_time(T1), 0);
+	add(&f, "a", "n1", T0, "OK", "1", 9000);
+	rd_fleet_set_fabric(&f, &fab);
+	rd_fleet_finish(&f);
+	CHECK_INT(f.exit_code, 1);
+	rd_fleet_free(&f);
+	/* an end whose line printed no description is named by its node's, as fabric's findings are */
+	const char *nodes = "{\"schema\":\"rdma-doctor/fabric/v1\",\"summary\":{\"status\":\"OK\"},\"nodes\":[{\"guid\":\"0x2\","
+			    "\"desc\":\"h2 mlx5_0\"},{\"guid\":\"0x1\"}],\"links\":[{\"a\":{\"guid\":\"0x1\",\"port\":2,\"kind\":\"SW\","
+			    "\"desc\":\"sw\"},\"b\":{\"guid\":\"0x2\",\"port\":1,\"kind\":\"CA\",\"desc\":\"\"}}],\"findings\":[{\"check\":"
+			    "\"fabric.link.errors\",\"status\":\"FAIL\",\"subject\":\"sw[2] - h2 mlx5_0[1]\"}]}";
+	CHECK_INT(rd_fleet_fabric_parse(&fab, nodes, strlen(nodes), err, sizeof err), 0);
+	CHECK_INT(fab.bad_links, 1);
+	CHECK_STR(fab.links[0].b.desc, "h2 mlx5_0");
+	CHECK_STR(fab.links[0].a.desc, "sw");
+	rd_fleet_fabric_free(&fab);
+	const char *unk = "{\"schema\":\"rdma-doctor/fabric/v1\",\"summary\":{\"status\":\"OK\"},"
+			  "\"findings\":[{\"check\":\"fabric.sm\",\"status\":\"MAYBE\",\"subject\":\"subnet\"}]}";
+	CHECK_INT(rd_fleet_fabric_parse(&fab, unk, strlen(unk), err, sizeof err), 0);
+	CHECK_INT(fab.status, RD_FS_UNKNOWN);
+	rd_fleet_init(&f, rd_fleet_parse_time(T1), 0);
+	add(&f, "a", "n1", T0, "OK", "1", 9000);
+	rd_fleet_set_fabric(&f, &fab);
+	rd_fleet_finish(&f);
+	CHECK_INT(f.exit_code, 3);
+	rd_fleet_free(&f);
+}
+
+/* What pairs judged of tests/pairs/results-8.json: n4 slow on every pair (FAIL, bad), n5 - n6 slow
+ * together on two rails (WARN). */
+RD_TEST(pairs_doc_8)
+{
+	char *doc = slurp_test("fleet/pairs-8.json");
+	struct rd_fleet_pairs p;
+	char err[400] = "";
+	CHECK_INT(rd_fleet_pairs_parse(&p, doc, strlen(doc), err, sizeof err), 0);
+	CHECK_STR(err, "");
+	CHECK_INT(p.status, RD_FS_FAIL);
+	CHECK_INT(p.nodes, 8);
+	CHECK_INT(p.samples, 22);
+	CHECK_INT(p.nfinds, 3);
+	CHECK_INT(p.nfail, 1);
+	CHECK_INT(p.nwarn, 2);
+	CHECK_STR(p.bad, "n4");
+	CHECK_STR(p.cleared, "n[1-3,5-8]");
+	CHECK_STR(p.finds[0].host, "n4");
+	CHECK(p.finds[0].peer == NULL);
+	CHECK_STR(p.finds[1].peer, "n6");
+	struct rd_fleet f;
+	rd_fleet_init(&f, rd_fleet_parse_time(T1), 0);
+	add(&f, "a", "n1", T0, "OK", "1", 9000);
+	rd_fleet_set_pairs(&f, &p);
+	rd_fleet_finish(&f);
+	CHECK_INT(f.exit_code, 2);
+	rd_fleet_free(&f);
+	free(doc);
+	/* bad documents */
+	const char *bad[][2] = {
+		{"{\"schema\":\"rdma-doctor/fabric/v1\"}", "schema \"rdma-doctor/fabric/v1\", not rdma-doctor/pairs/v1"},
+		{"{\"schema\":\"rdma-doctor/pairs/v1\",\"findings\":[{\"id\":\"pairs.link\",\"host\":\"a b\"}]}",
+		 "a finding without a \"host\" that is a host name"},
+		{"{\"schema\":\"rdma-doctor/pairs/v1\",\"findings\":[{\"id\":\"pairs.link\",\"host\":\"a\",\"peer\":\"<b>\"}]}",
+		 "a finding's \"peer\" is not a host name"},
+		{"{\"nodes\":1}", "no \"schema\": not a rdma-doctor/pairs/v1 document"},
+		{"{\"schema\":\"rdma-doctor/pairs/v1\"", "cut short: the document ends inside it"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		err[0] = '\0';
+		CHECK_INT(rd_fleet_pairs_parse(&p, bad[i][0], strlen(bad[i][0]), err, sizeof err), -EINVAL);
+		CHECK_STR(err, bad[i][1]);
+		CHECK(!p.finds && !p.bad);
+	}
+	/* a WARN only (a slow pair): exit 1 with every node OK */
+	const char *warn = "{\"schema\":\"rdma-doctor/pairs/v1\",\"findings\":[{\"id\":\"pairs.link\",\"status\":\"WARN\","
+			   "\"host\":\"n1\",\"peer\":\"n2\",\"gbps\":100}],\"hosts\":{\"bad\":\"\"}}";
+	CHECK_INT(rd_fleet_pairs_parse(&p, warn, strlen(warn), err, sizeof err), 0);
+	CHECK_INT(p.status, RD_FS_WARN);
+	rd_fleet_init(&f, rd_fleet_parse_time(T1), 0);
+	add(&f, "a", "n1", T0, "OK", "1", 9000);
+	rd_fleet_set_pairs(&f, &p);
+	rd_fleet_finish(&f);
+	CHECK_INT(f.exit_code, 1);
 	rd_fleet_free(&f);
 }
