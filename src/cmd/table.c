@@ -37,7 +37,7 @@ const struct rd_cmd rd_cmds[] = {
 	 "      --env-from PID      judge NCCL's variables (NCCL_*, HOME) as that process was started with\n"
 	 "                          them (/proc/PID/environ, read in the root), not this shell's\n"
 	 "  -o, --output FILE       write to a temporary file beside FILE, then rename it over FILE\n"
-	 "      --history-dir DIR   also keep this run's JSON report as DIR/HOST/TIME.json, for fleet --history\n"
+	 "      --history-dir DIR   also keep this run's JSON report as DIR/HOST/TIME.json (fleet's repeat offenders)\n"
 	 "                          (a report that cannot be kept is a line on stderr, the exit status unchanged)\n"
 	 "      --history-days N    remove the host's reports there older than N days (default 8)\n" HELP_OPT,
 	 "0 OK, 1 WARN, 2 FAIL, 3 UNKNOWN (a check could not tell, no RDMA hardware, a usage error, an unreadable\n"
