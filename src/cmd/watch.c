@@ -87,7 +87,6 @@ struct watch_history {
 	bool due;                 /* a change (or the start) not written yet */
 	bool written, armed;
 	long long last_ms;        /* the last write (monotonic) */
-	unsigned long long n;     /* reports written */
 };
 
 /* watch --slurm: the node, the damping, and what Slurm was last told */
@@ -337,7 +336,6 @@ static void write_history(struct watch *w, bool force)
 	struct rd_report_meta meta = {.root = live ? NULL : rd_source_root(l->src), .time = when, .ascii = w->ctx->ascii,
 				      .no_hardware = !rd_host_has_rdma_hardware(&l->h, &l->sys)};
 	rd_emit_history_write(w->ctx, "watch", hs->dir, hs->days, t, &w->report, &l->h, &l->sys, &l->pol, &meta);
-	hs->n++;
 }
 
 /* ---- --slurm ------------------------------------------------------------------------------- */
