@@ -13,6 +13,11 @@
 # the series); hostile files (garbage, another schema, truncated, a link, a sparse 65 MiB file,
 # a report dated in the future, a directory past the depth bound) get one line each on stderr,
 # the rest is scored the same; usage errors exit 3.
+# check --history-dir keeps the reports itself: one DIR/HOST/EPOCH.json per run (text, json or
+# prometheus -o), the document --format json prints, modes 0755/0644; fleet --history finds the
+# lemon of two FAILs 100 s apart in it; the next run prunes by --history-days, leaving foreign
+# files and other hosts alone; a history that cannot be written (a file, a link as DIR/HOST, a
+# directory others can write) is one line on stderr, the verdict and the report unchanged.
 # Usage: tests/fleet/history.sh [BUILD_DIR] [--update]      Ends with "N passed, N failed".
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
