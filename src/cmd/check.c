@@ -15,11 +15,11 @@
 #include "render/policy.h"
 #include "render/report.h"
 
-static void iso_time(char *buf, size_t len)
+static void iso_time(long long t, char *buf, size_t len)
 {
 	/* SOURCE_DATE_EPOCH makes reports reproducible (tests, packaging); UTC computed here, since
 	 * gmtime would read /etc/localtime, outside any --root */
-	rd_utc_iso8601(rd_run_time(), buf, len);
+	rd_utc_iso8601(t, buf, len);
 }
 
 static bool ids_valid(struct rd_ctx *ctx, const char *cmd, const char *list, const char *opt)
@@ -147,7 +147,7 @@ int rd_cmd_check(struct rd_ctx *ctx, int argc, char **argv)
 int rd_check_as(struct rd_ctx *ctx, int argc, char **argv, struct rd_emit *e)
 {
 	enum { OPT_ONLY = 256, OPT_SKIP, OPT_POLICY, OPT_NO_COLOR, OPT_PROBE, OPT_PROBE_SIZE, OPT_COUNTERS, OPT_MFT,
-	       OPT_NO_COUNTERS, OPT_STATE_DIR, OPT_ENV_FROM, OPT_POLICY_EXPLAIN };
+	       OPT_NO_COUNTERS, OPT_STATE_DIR, OPT_ENV_FROM, OPT_POLICY_EXPLAIN, OPT_HISTORY_DIR, OPT_HISTORY_DAYS };
 	static const struct option longopts[] = {
 		RD_LONGOPT_FORMAT,
 		RD_LONGOPT_HELP,
@@ -164,6 +164,8 @@ int rd_check_as(struct rd_ctx *ctx, int argc, char **argv, struct rd_emit *e)
 		{"state-dir", required_argument, NULL, OPT_STATE_DIR},
 		{"env-from", required_argument, NULL, OPT_ENV_FROM},
 		{"policy-explain", no_argument, NULL, OPT_POLICY_EXPLAIN},
+		{"history-dir", required_argument, NULL, OPT_HISTORY_DIR},
+		{"history-days", required_argument, NULL, OPT_HISTORY_DAYS},
 		{NULL, 0, NULL, 0},
 	};
 	bool json = false, color = !ctx->no_color && rd_out_want_color(ctx->out_tty), probe = false, sized = false;
@@ -188,6 +190,14 @@ int rd_check_as(struct rd_ctx *ctx, int argc, char **argv, struct rd_emit *e)
 			break;
 		case 'o':
 			if (rd_emit_output(ctx, "--output", optarg, e) < 0)
+				bad = RD_EXIT_USAGE;
+			break;
+		case OPT_HISTORY_DIR:
+			if (rd_emit_history(ctx, "--history-dir", optarg, e) < 0)
+				bad = RD_EXIT_USAGE;
+			break;
+		case OPT_HISTORY_DAYS:
+			if (rd_emit_history(ctx, "--history-days", optarg, e) < 0)
 				bad = RD_EXIT_USAGE;
 			break;
 		case OPT_COUNTERS: /* the default: kept for the command lines that name it */
@@ -252,7 +262,9 @@ int rd_check_as(struct rd_ctx *ctx, int argc, char **argv, struct rd_emit *e)
 			ctx->prog);
 		bad = RD_EXIT_USAGE;
 	}
-	if (bad < 0 && explain && (e->prometheus || e->output || probe || has_only || has_skip))
+	if (bad < 0 && e->history_days && !e->history_dir)
+		bad = rd_usage_error(ctx, "check", "--history-days needs --history-dir");
+	if (bad < 0 && explain && (e->prometheus || e->output || e->history_dir || probe || has_only || has_skip))
 		bad = rd_usage_error(ctx, "check", "--policy-explain prints the policy, as text or json, and runs no check: "
 						   "it takes --policy and --format text|json only");
 	if (bad >= 0) {
@@ -276,7 +288,7 @@ static int run_check(struct rd_ctx *ctx, bool json, bool color, const char *poli
 	long long started = rd_mono_ms(); /* --timeout is the whole run's, the probe's included */
 	/* the text report and the NPD line show only findings: read what the selected checks need
 	 * (the JSON and Prometheus views show the whole inventory: everything is read for them) */
-	if (!json && !e->prometheus) {
+	if (!json && !e->prometheus && !e->history_dir) { /* the history keeps the JSON report */
 		unsigned parts = RD_LOAD_ONLY;
 		for (const struct rd_check *c = rd_checks; c->id; c++)
 			if ((!only || rd_check_selected(c->id, only)) && !(skip && rd_check_selected(c->id, skip)))
@@ -312,7 +324,8 @@ static int run_check(struct rd_ctx *ctx, bool json, bool color, const char *poli
 	}
 
 	char when[32];
-	iso_time(when, sizeof when);
+	e->time = rd_run_time(); /* once: the report's time and its name in --history-dir agree */
+	iso_time(e->time, when, sizeof when);
 	struct rd_report_meta meta = {.root = live ? NULL : rd_source_root(src), .time = when, .color = color,
 				      .ascii = ctx->ascii, .no_hardware = !hardware};
 	int rc = rd_status_exit_code(rd_report_summary_status(&report, &meta));

@@ -18,6 +18,9 @@ struct rd_emit {
 	bool prometheus;      /* --format prometheus (the last --format wins) */
 	const char *output;   /* --output FILE, or NULL for standard output */
 	bool printed;         /* npd: the line was printed */
+	const char *history_dir; /* --history-dir DIR: the JSON report kept there too (run/historydir.h) */
+	long long history_days;  /* --history-days N (0: not given; RD_HISTDIR_DAYS) */
+	long long time;          /* the report's time (seconds), its name in the history directory */
 };
 
 /* check's --format/-f (value NULL for --json/-j) and --output/-o, for its getopt_long loop: 1
@@ -26,10 +29,20 @@ struct rd_emit {
  * message printed).  opt names the option in messages. */
 int rd_emit_format(struct rd_ctx *ctx, const char *opt, const char *value, struct rd_emit *e);
 int rd_emit_output(struct rd_ctx *ctx, const char *opt, const char *value, struct rd_emit *e);
+/* --history-dir DIR and --history-days N (value: the option's); 1 taken, -1 refused. */
+int rd_emit_history(struct rd_ctx *ctx, const char *opt, const char *value, struct rd_emit *e);
+/* Parses --history-days' value: 1..RD_HISTDIR_DAYS_MAX, else -1 (the usage error printed). */
+long long rd_history_days_opt(struct rd_ctx *ctx, const char *cmd, const char *value);
+/* The JSON report into the history directory (run/historydir.h); a failure is one line on
+ * stderr naming the path and why, and changes nothing else.  cmd names the command. */
+void rd_emit_history_write(struct rd_ctx *ctx, const char *cmd, const char *dir, long long days, long long t,
+			   const struct rd_report *r, const struct rd_host *h, const struct rd_system *s,
+			   const struct rd_policy *p, const struct rd_report_meta *meta);
 
 /* Prints the report the way e says and returns the exit status: rc (check's own) for check, 3
  * when --output could not be written (a line naming the file; nothing is left beside it), and
- * NPD's 0, 1 or 3 for npd. */
+ * NPD's 0, 1 or 3 for npd.  With --history-dir the JSON report is also kept there: a failure
+ * to keep it is a line on stderr and leaves the exit status as it is. */
 int rd_emit(struct rd_ctx *ctx, struct rd_emit *e, bool json, const struct rd_report *r, const struct rd_host *h,
 	    const struct rd_system *s, const struct rd_policy *p, const struct rd_report_meta *meta, int rc);
 

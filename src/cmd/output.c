@@ -32,46 +32,14 @@ int rd_output_atomic(struct rd_ctx *ctx, const char *cmd, const char *path, void
 			       ctx->prog, cmd, path, why);
 		return -1;
 	}
-	char *tmp = NULL;
-	int fd = -1;
 	/* ".NAME.tmp-PID-N" does not end in .prom: node_exporter's collector never reads a half-written file */
-	for (unsigned n = 0; n < 100 && fd < 0; n++) {
-		free(tmp);
-		tmp = rd_xasprintf(".%s.tmp-%ld-%u", base, (long)getpid(), n);
-		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-		if (fd < 0 && errno != EEXIST)
-			break;
-	}
-	if (fd < 0) {
+	bool made;
+	int r = rd_file_replace(dfd, base, fill, arg, &made);
+	if (r < 0 && !made)
 		rd_text_printf(ctx->err, ctx->ascii, "%s: %s: --output %s: cannot create a file in its directory: %s\n",
-			       ctx->prog, cmd, path, strerror(errno));
-		free(tmp);
-		close(dfd);
-		return -1;
-	}
-	FILE *f = fdopen(fd, "w");
-	int err = 0;
-	if (!f) {
-		err = errno;
-		close(fd);
-	} else {
-		fill(f, arg);
-		if (fflush(f) != 0 || ferror(f))
-			err = errno ? errno : EIO;
-		else if (fsync(fileno(f)) != 0)
-			err = errno;
-		if (fclose(f) != 0 && !err)
-			err = errno ? errno : EIO;
-	}
-	if (!err && renameat(dfd, tmp, dfd, base) != 0)
-		err = errno;
-	if (err) {
-		unlinkat(dfd, tmp, 0);
-		rd_text_printf(ctx->err, ctx->ascii, "%s: %s: --output %s: %s\n", ctx->prog, cmd, path, strerror(err));
-	} else {
-		(void)fsync(dfd); /* the rename itself; a descriptor opened O_PATH cannot be synced */
-	}
-	free(tmp);
+			       ctx->prog, cmd, path, strerror(-r));
+	else if (r < 0)
+		rd_text_printf(ctx->err, ctx->ascii, "%s: %s: --output %s: %s\n", ctx->prog, cmd, path, strerror(-r));
 	close(dfd);
-	return err ? -1 : 0;
+	return r < 0 ? -1 : 0;
 }

@@ -14,7 +14,7 @@ const struct rd_cmd rd_cmds[] = {
 	{"check", rd_cmd_check,
 	 "[--format text|json|prometheus [--counters]] [--output FILE] [--policy FILE] [--only ID,...] [--skip ID,...] "
 	 "[--no-color] [--probe [--probe-size BYTES]] [--mft] [--state-dir DIR] [--no-counters] [--env-from PID] "
-	 "[--policy-explain]",
+	 "[--history-dir DIR [--history-days N]] [--policy-explain]",
 	 "check this host's RDMA stack and print each finding with its evidence and fix; --probe adds\n"
 	 "            `probe` as check probe.loopback (live host only; --probe-size BYTES)",
 	 FORMAT_OPT
@@ -36,10 +36,13 @@ const struct rd_cmd rd_cmds[] = {
 	 "                          live host; under --root only when given)\n"
 	 "      --env-from PID      judge NCCL's variables (NCCL_*, HOME) as that process was started with\n"
 	 "                          them (/proc/PID/environ, read in the root), not this shell's\n"
-	 "  -o, --output FILE       write to a temporary file beside FILE, then rename it over FILE\n" HELP_OPT,
+	 "  -o, --output FILE       write to a temporary file beside FILE, then rename it over FILE\n"
+	 "      --history-dir DIR   also keep this run's JSON report as DIR/HOST/TIME.json (fleet's repeat offenders)\n"
+	 "                          (a report that cannot be kept is a line on stderr, the exit status unchanged)\n"
+	 "      --history-days N    remove the host's reports there older than N days (default 8)\n" HELP_OPT,
 	 "0 OK, 1 WARN, 2 FAIL, 3 UNKNOWN (a check could not tell, no RDMA hardware, a usage error, an unreadable\n"
 	 "root or policy, output that cannot be written): the monitoring-plugin convention"},
-	{"npd", rd_cmd_npd, "[check's options but --format, --output and --policy-explain]",
+	{"npd", rd_cmd_npd, "[check's options but --format, --output, --history-dir, --history-days and --policy-explain]",
 	 "check as a node-problem-detector custom plugin: one line of at most 80 printable characters\n"
 	 "            naming the worst finding", HELP_OPT,
 	 "0 OK or WARN, 1 FAIL, 3 UNKNOWN, no RDMA hardware, a usage error or an unreadable root (NPD: Unknown)"},
@@ -221,7 +224,8 @@ const struct rd_cmd rd_cmds[] = {
 	 "0 no finding and nothing left to measure; 1 a slow link, a run below line rate, or nodes still\n"
 	 "suspect (the next round settles them); 2 a node is bad; 3 a usage error or results that cannot\n"
 	 "be read"},
-	{"watch", rd_cmd_watch, "[--policy FILE] [--output FILE] [--interval SECONDS] [--state-dir DIR] [--slurm [--node NAME] [--drain-on fail|warn]]",
+	{"watch", rd_cmd_watch, "[--policy FILE] [--output FILE] [--interval SECONDS] [--state-dir DIR] [--history-dir DIR [--history-days N]]\n"
+	 "            [--slurm [--node NAME] [--drain-on fail|warn]]",
 	 "keep checking: listen to the kernel log, netdev link changes and device events, re-run the\n"
 	 "            checks each concerns, rewrite the Prometheus textfile; one line per change of a finding",
 	 "      --policy FILE       as for check (re-read on SIGHUP)\n"
@@ -229,6 +233,9 @@ const struct rd_cmd rd_cmds[] = {
 	 "                          check --format prometheus --output does)\n"
 	 "      --interval SECONDS  run every check this often (default 300), for what sends no event\n"
 	 "      --state-dir DIR     as for check\n"
+	 "      --history-dir DIR   keep the JSON report there as check does, at the start and after each\n"
+	 "                          judgement that changed a finding, at most one a minute\n"
+	 "      --history-days N    as for check (default 8)\n"
 	 "      --slurm             drain or resume this Slurm node as slurm does, after each judgement that\n"
 	 "                          changes what Slurm should be told; a port that is not ACTIVE drains by\n"
 	 "                          the policy's [watch] rules (drain_down_after, drain_flaps, resume_stable)\n"

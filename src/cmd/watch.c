@@ -39,12 +39,14 @@
 
 #include "checks/check.h"
 #include "cmd/cmd.h"
+#include "cmd/emit.h"
 #include "cmd/slurm.h"
 #include "model/state.h"
 #include "render/out.h"
 #include "render/prometheus.h"
 #include "render/report.h"
 #include "run/damp.h"
+#include "run/historydir.h"
 #include "run/watchnotify.h"
 #include "run/watchreport.h"
 #include "source/kmsg.h"
@@ -68,10 +70,24 @@
 #define RD_WATCH_NETDEVS 64              /* netdevs whose last told state is kept */
 #define RD_WATCH_SLURM_RETRY_MS 30000    /* after scontrol failed */
 #define RD_WATCH_SCONTROL_MS 10000       /* each scontrol: two of them stay below the unit's WatchdogSec=30 */
+/* --history-dir: at most one report a minute (a change within it is written when the minute is
+ * up, as the report then stands), so a port flapping for days keeps at most 1,440 reports a day,
+ * and two downs within 5 min, fleet --history's tightest rule, are still two reports */
+#define RD_WATCH_HISTORY_GAP_MS 60000
 
 enum { EV_KMSG = 1, EV_NETDEV = 2, EV_FULL = 4 }; /* by how much a judgement re-runs */
 enum { SRC_SIGNAL, SRC_KMSG, SRC_RTNL, SRC_UEVENT, SRC_INTERVAL, SRC_DEBOUNCE, SRC_WATCHDOG, SRC_VERBS, SRC_SETTLE,
-       SRC_RULE };
+       SRC_RULE, SRC_HISTORY };
+
+/* watch --history-dir: the reports kept for fleet --history (run/historydir.h) */
+struct watch_history {
+	const char *dir;
+	long long days;           /* 0: RD_HISTDIR_DAYS */
+	int timer;                /* the gap is up: the change it held back is written */
+	bool due;                 /* a change (or the start) not written yet */
+	bool written, armed;
+	long long last_ms;        /* the last write (monotonic) */
+};
 
 /* watch --slurm: the node, the damping, and what Slurm was last told */
 struct watch_slurm {
@@ -118,6 +134,7 @@ struct watch {
 	const char *notify;
 	bool stop;
 	struct watch_slurm slurm;
+	struct watch_history history;
 	bool slurm_force; /* the next decision tells Slurm even what it was told last */
 	/* what the run saw, said when it stops: judgements, and events by source (a netdev's change as
 	 * rtnetlink tells it, a verbs event, a device event, a kernel line taken) */
@@ -290,6 +307,35 @@ static void write_textfile(struct watch *w)
 	struct textfile t = {w, {.root = live ? NULL : rd_source_root(l->src), .time = when, .ascii = w->ctx->ascii,
 				 .no_hardware = !rd_host_has_rdma_hardware(&l->h, &l->sys)}};
 	(void)rd_output_atomic(w->ctx, "watch", w->output, textfile_fill, &t);
+}
+
+/* The report as check --format json prints it, into --history-dir: after the first judgement and
+ * each one that changed a finding's status, at most one per RD_WATCH_HISTORY_GAP_MS (a change
+ * within the gap is written when it is up, as the report then stands; force: at the stop, a
+ * change held back).  A failure is one line on stderr; the next change tries again. */
+static void write_history(struct watch *w, bool force)
+{
+	struct watch_history *hs = &w->history;
+	if (!hs->dir || !hs->due || !w->have_model)
+		return;
+	long long now = rd_mono_ms(), next = hs->last_ms + RD_WATCH_HISTORY_GAP_MS;
+	if (hs->written && now < next && !force) {
+		if (!hs->armed)
+			arm(hs->timer, next - now, 0);
+		hs->armed = true;
+		return;
+	}
+	hs->due = false;
+	hs->written = true;
+	hs->last_ms = now;
+	const struct rd_loaded *l = &w->model;
+	long long t = rd_run_time();
+	char when[32];
+	rd_utc_iso8601(t, when, sizeof when);
+	bool live = rd_source_is_live(l->src);
+	struct rd_report_meta meta = {.root = live ? NULL : rd_source_root(l->src), .time = when, .ascii = w->ctx->ascii,
+				      .no_hardware = !rd_host_has_rdma_hardware(&l->h, &l->sys)};
+	rd_emit_history_write(w->ctx, "watch", hs->dir, hs->days, t, &w->report, &l->h, &l->sys, &l->pol, &meta);
 }
 
 /* ---- --slurm ------------------------------------------------------------------------------- */
@@ -542,12 +588,16 @@ static void judge(struct watch *w, bool first)
 	}
 	rd_watch_keys_take(&after, &w->report);
 	struct change_ctx cc = {w, cause, first, 0};
-	(void)rd_watch_diff(&before, &after, change, &cc);
+	size_t changed = rd_watch_diff(&before, &after, change, &cc);
 	size_t n = cc.said;
 	rd_watch_keys_free(&before);
 	rd_watch_keys_free(&after);
 	if (ok)
 		write_textfile(w);
+	if (ok && (first || changed))
+		w->history.due = true;
+	if (ok)
+		write_history(w, false);
 	if (ok && ev & EV_FULL)
 		sync_verbs(w);
 	if (w->netdev_seen)
@@ -714,6 +764,13 @@ static int open_sources(struct watch *w)
 	rd_verbsev_init(w->verbs);
 	if ((r = w->uevent = rd_uevent_open()) < 0 || (r = add_fd(w, w->uevent, SRC_UEVENT)) < 0)
 		warn_source(w, "kernel uevents", r);
+	if (w->history.dir) {
+		w->history.timer = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+		if (w->history.timer < 0 || add_fd(w, w->history.timer, SRC_HISTORY) < 0) {
+			fprintf(w->ctx->err, "%s: watch: the history timer: %s\n", w->ctx->prog, strerror(errno));
+			return -1;
+		}
+	}
 	if (w->slurm.on) {
 		w->slurm.timer = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 		if (w->slurm.timer < 0 || add_fd(w, w->slurm.timer, SRC_RULE) < 0) {
@@ -732,7 +789,7 @@ static int open_sources(struct watch *w)
 
 static void close_sources(struct watch *w)
 {
-	int fds[] = {w->ep, w->sig, w->interval, w->debounce, w->wdog, w->uevent, w->settle, w->slurm.timer};
+	int fds[] = {w->ep, w->sig, w->interval, w->debounce, w->wdog, w->uevent, w->settle, w->slurm.timer, w->history.timer};
 	for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
@@ -812,11 +869,18 @@ static int loop(struct watch *w)
 				drain_timer(w->slurm.timer);
 				slurm_decide(w, "a damping rule's time", false);
 				break;
+			case SRC_HISTORY:
+				drain_timer(w->history.timer);
+				w->history.armed = false;
+				write_history(w, false);
+				fflush(w->ctx->err);
+				break;
 			}
 		}
 		if (!w->stop)
 			settle(w);
 	}
+	write_history(w, true); /* a change the gap held back */
 	notify(w, "STOPPING=1");
 	say(w, "stopped: %llu judgement%s; events: %llu netdev, %llu verbs, %llu device, %llu kernel line%s", w->n_judged,
 	    w->n_judged == 1 ? "" : "s", w->n_netdev, w->n_verbs, w->n_device, w->n_lines, w->n_lines == 1 ? "" : "s");
@@ -826,7 +890,8 @@ static int loop(struct watch *w)
 
 int rd_cmd_watch(struct rd_ctx *ctx, int argc, char **argv)
 {
-	enum { OPT_POLICY = 256, OPT_INTERVAL, OPT_STATE_DIR, OPT_SLURM, OPT_NODE, OPT_DRAIN_ON };
+	enum { OPT_POLICY = 256, OPT_INTERVAL, OPT_STATE_DIR, OPT_SLURM, OPT_NODE, OPT_DRAIN_ON, OPT_HISTORY_DIR,
+	       OPT_HISTORY_DAYS };
 	static const struct option longopts[] = {
 		RD_LONGOPT_HELP,
 		{"policy", required_argument, NULL, OPT_POLICY},
@@ -836,12 +901,14 @@ int rd_cmd_watch(struct rd_ctx *ctx, int argc, char **argv)
 		{"slurm", no_argument, NULL, OPT_SLURM},
 		{"node", required_argument, NULL, OPT_NODE},
 		{"drain-on", required_argument, NULL, OPT_DRAIN_ON},
+		{"history-dir", required_argument, NULL, OPT_HISTORY_DIR},
+		{"history-days", required_argument, NULL, OPT_HISTORY_DAYS},
 		{NULL, 0, NULL, 0},
 	};
 	struct watch w = {.ctx = ctx, .policy = ctx->policy, .interval_s = 300, .ep = -1, .sig = -1, .interval = -1,
 			  .debounce = -1, .wdog = -1, .uevent = -1, .settle = -1, .kmsg = {.fd = -1},
 			  .limit = {.per_s = RD_WATCH_LINES_PER_S}, .notify = getenv("NOTIFY_SOCKET"),
-			  .slurm = {.level = RD_FAIL, .timer = -1}};
+			  .slurm = {.level = RD_FAIL, .timer = -1}, .history = {.timer = -1}};
 	const char *node = NULL;
 	bool node_given = false, drain_on_given = false;
 	struct rd_getopt g = {.argc = argc, .argv = argv, .shortopts = "o:", .longopts = longopts};
@@ -879,6 +946,15 @@ int rd_cmd_watch(struct rd_ctx *ctx, int argc, char **argv)
 			node = optarg;
 			node_given = true;
 			break;
+		case OPT_HISTORY_DIR:
+			if (!*optarg)
+				st = rd_usage_error(ctx, "watch", "--history-dir needs a directory");
+			w.history.dir = optarg;
+			break;
+		case OPT_HISTORY_DAYS:
+			if ((w.history.days = rd_history_days_opt(ctx, "watch", optarg)) < 0)
+				st = RD_EXIT_USAGE;
+			break;
 		case OPT_DRAIN_ON:
 			drain_on_given = true;
 			if (strcmp(optarg, "fail") == 0)
@@ -890,6 +966,8 @@ int rd_cmd_watch(struct rd_ctx *ctx, int argc, char **argv)
 			break;
 		}
 	}
+	if (st < 0 && w.history.days && !w.history.dir)
+		st = rd_usage_error(ctx, "watch", "--history-days needs --history-dir");
 	if (st < 0 && (node_given || drain_on_given) && !w.slurm.on)
 		st = rd_usage_error(ctx, "watch", "%s is for --slurm", node_given ? "--node" : "--drain-on");
 	if (st < 0 && w.slurm.on && rd_slurm_node_name(ctx, "watch", node, w.slurm.node, sizeof w.slurm.node) < 0)

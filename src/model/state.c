@@ -19,16 +19,23 @@ bool rd_state_name_ok(const char *s)
 	return n > 0 && n < RD_STATE_NAME_MAX;
 }
 
+const char *rd_state_safe_name(const char *host, char *buf, size_t len)
+{
+	size_t n = 0;
+	for (const char *c = host && *host ? host : "localhost"; *c && n + 1 < len; c++) {
+		bool ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+			  *c == '-' || *c == '_' || (*c == '.' && n > 0);
+		buf[n++] = ok ? *c : '_';
+	}
+	if (len)
+		buf[n] = '\0';
+	return buf;
+}
+
 const char *rd_state_file_name(const char *host, char *buf, size_t len)
 {
 	char safe[RD_STATE_NAME_MAX * 4];
-	size_t n = 0;
-	for (const char *c = host && *host ? host : "localhost"; *c && n + 1 < sizeof safe; c++) {
-		bool ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
-			  *c == '-' || *c == '_' || (*c == '.' && n > 0);
-		safe[n++] = ok ? *c : '_';
-	}
-	safe[n] = '\0';
+	rd_state_safe_name(host, safe, sizeof safe);
 	snprintf(buf, len, "%s.link-state", safe);
 	return buf;
 }

@@ -87,6 +87,10 @@ const struct rd_state_entry *rd_state_find(const struct rd_state_sample *s, char
 void rd_state_free(struct rd_state *st);
 /* True when s can be stored: 1..RD_STATE_NAME_MAX-1 bytes of [A-Za-z0-9_.:@+-]. */
 bool rd_state_name_ok(const char *s);
+/* host made safe as one file name, into buf: every byte but [A-Za-z0-9_-] and a '.' after the
+ * first byte becomes '_' (no '/', no "." or "..", no hidden name), cut at len - 1 bytes; an empty
+ * or absent host is "localhost". */
+const char *rd_state_safe_name(const char *host, char *buf, size_t len);
 /* The file name for host ("<host>.link-state", the host's unsafe bytes as '_'), into buf. */
 const char *rd_state_file_name(const char *host, char *buf, size_t len);
 

@@ -14,8 +14,7 @@
 
 #include "util/util.h"
 
-/* NULL when sb passes the ownership rule, else why not (in buf). */
-static const char *unsafe(const struct stat *sb, char *buf, size_t len)
+const char *rd_statefile_unsafe(const struct stat *sb, char *buf, size_t len)
 {
 	if (sb->st_uid != 0 && sb->st_uid != geteuid()) {
 		snprintf(buf, len, "owned by uid %u, neither root nor this user", (unsigned)sb->st_uid);
@@ -27,6 +26,11 @@ static const char *unsafe(const struct stat *sb, char *buf, size_t len)
 		return buf;
 	}
 	return NULL;
+}
+
+static const char *unsafe(const struct stat *sb, char *buf, size_t len)
+{
+	return rd_statefile_unsafe(sb, buf, len);
 }
 
 static int fail(char *err, size_t errlen, int e, const char *fmt, const char *a, const char *b)

@@ -30,6 +30,8 @@
 
 #include "model/state.h"
 
+struct stat;
+
 #define RD_STATEFILE_WAIT_S 10.0 /* the longest wait for another run's lock */
 
 struct rd_statefile {
@@ -57,6 +59,9 @@ int rd_statefile_lock(struct rd_statefile *sf, double wait_s, char *err, size_t 
 int rd_statefile_read(struct rd_statefile *sf, struct rd_state *st, char *err, size_t errlen);
 /* Replaces the state file with st.  Only under the exclusive lock (else -ENOLCK). */
 int rd_statefile_write(struct rd_statefile *sf, const struct rd_state *st, char *err, size_t errlen);
+/* The ownership rule above, for another directory or file kept the same way (run/historydir.h):
+ * NULL when sb passes it, else why not (in buf). */
+const char *rd_statefile_unsafe(const struct stat *sb, char *buf, size_t len);
 /* Unlocks and closes; sf may be zeroed or already closed. */
 void rd_statefile_close(struct rd_statefile *sf);
 

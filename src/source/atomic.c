@@ -405,3 +405,46 @@ int rd_dir_open_safe(const char *dir, char *err, size_t errlen)
 	close(fd);
 	return rfd;
 }
+
+int rd_file_replace(int dfd, const char *name, void (*fill)(FILE *f, void *arg), void *arg, bool *made)
+{
+	char *tmp = NULL;
+	int fd = -1;
+	*made = false;
+	for (unsigned n = 0; n < 100 && fd < 0; n++) {
+		free(tmp);
+		tmp = rd_xasprintf(".%s.tmp-%ld-%u", name, (long)getpid(), n);
+		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
+	if (fd < 0) {
+		int e = errno;
+		free(tmp);
+		return -e;
+	}
+	*made = true;
+	FILE *f = fdopen(fd, "w");
+	int err = 0;
+	if (!f) {
+		err = errno;
+		close(fd);
+	} else {
+		errno = 0;
+		fill(f, arg);
+		if (fflush(f) != 0 || ferror(f))
+			err = errno ? errno : EIO;
+		else if (fsync(fileno(f)) != 0)
+			err = errno;
+		if (fclose(f) != 0 && !err)
+			err = errno ? errno : EIO;
+	}
+	if (!err && renameat(dfd, tmp, dfd, name) != 0)
+		err = errno;
+	if (err)
+		unlinkat(dfd, tmp, 0);
+	else
+		(void)fsync(dfd); /* the rename itself; a descriptor opened O_PATH cannot be synced */
+	free(tmp);
+	return -err;
+}

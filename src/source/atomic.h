@@ -13,7 +13,9 @@
  * Ownership: borrows everything; the caller owns the data.  data may hold any bytes (len of them). */
 #ifndef RD_ATOMIC_H
 #define RD_ATOMIC_H
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "source/source.h"
@@ -33,5 +35,13 @@ int rd_atomic_write(struct rd_source *src, const char *dir, const char *name, co
  * Returns a descriptor of the directory (O_RDONLY, or O_PATH when it is not readable), or -errno
  * with a one-line reason (naming the path) in err. */
 int rd_dir_open_safe(const char *dir, char *err, size_t errlen);
+
+/* Replaces (or creates) name in the directory dfd (reached safely: rd_dir_open_safe, or openat
+ * with O_NOFOLLOW) with what fill writes: a new ".NAME.tmp-PID-N" (O_EXCL|O_NOFOLLOW, mode 0644
+ * less the umask), flushed, fsync, renamed over name (a link there is replaced, never followed),
+ * then the directory synced.  The temporary name ends neither in .prom nor in .json, so no reader
+ * of the directory takes a half-written file.  Returns 0 or -errno; *made is false when no
+ * temporary file could be made.  Nothing is left beside name on a failure. */
+int rd_file_replace(int dfd, const char *name, void (*fill)(FILE *f, void *arg), void *arg, bool *made);
 
 #endif

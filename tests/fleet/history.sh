@@ -13,6 +13,11 @@
 # the series); hostile files (garbage, another schema, truncated, a link, a sparse 65 MiB file,
 # a report dated in the future, a directory past the depth bound) get one line each on stderr,
 # the rest is scored the same; usage errors exit 3.
+# check --history-dir keeps the reports itself: one DIR/HOST/EPOCH.json per run (text, json or
+# prometheus -o), the document --format json prints, modes 0755/0644; fleet --history finds the
+# lemon of two FAILs 100 s apart in it; the next run prunes by --history-days, leaving foreign
+# files and other hosts alone; a history that cannot be written (a file, a link as DIR/HOST, a
+# directory others can write) is one line on stderr, the verdict and the report unchanged.
 # Usage: tests/fleet/history.sh [BUILD_DIR] [--update]      Ends with "N passed, N failed".
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -45,14 +50,18 @@ has() { # NAME FILE PATTERN (grep -E)
 
 "$top/tests/scenarios/make.sh" "$work/base" healthy-inbox ib-umad-missing port-polling > /dev/null || { bad "make.sh"; ts_finalize; }
 # run HOST SCENARIO OFFSET BOOT_ID [DIR]: HOST's report at T+OFFSET (seconds) from the scenario root
-run() {
-	local host=$1 scen=$2 t=$(($T + $3)) boot=$4 dir=${5:-reports/$1} root=roots/$1-$2
+mkroot() { # mkroot HOST SCENARIO: roots/HOST-SCENARIO, the scenario's root named HOST
+	local host=$1 root=roots/$1-$2
 	if [ ! -d "$root" ]; then
-		mkdir -p roots && cp -a "base/$scen" "$root"
+		mkdir -p roots && cp -a "base/$2" "$root"
 		echo "$host" > "$root/proc/sys/kernel/hostname"
 		echo "$host" > "$root/etc/hostname"
 		mkdir -p "$root/proc/sys/kernel/random"
 	fi
+}
+run() {
+	local host=$1 scen=$2 t=$(($T + $3)) boot=$4 dir=${5:-reports/$1} root=roots/$1-$2
+	mkroot "$host" "$scen"
 	echo "$boot" > "$root/proc/sys/kernel/random/boot_id"
 	mkdir -p "$dir"
 	SOURCE_DATE_EPOCH=$t "$bin" --root "$root" check --format json > "$dir/$t.json"
@@ -150,6 +159,71 @@ rc_is 3 bad-only "$bin" fleet --history bad
 mkdir none
 rc_is 3 no-report "$bin" fleet --history none
 has "an empty directory is said" no-report.err 'none: an empty directory'
+
+# check --history-dir: the runs keep the reports themselves, DIR/HOST/EPOCH.json
+# hcheck HOST SCENARIO OFFSET ARGS...: check of HOST's root at T+OFFSET
+hcheck() {
+	local host=$1 scen=$2 t=$(($T + $3)); shift 3
+	mkroot "$host" "$scen"
+	echo "$A" > "roots/$host-$scen/proc/sys/kernel/random/boot_id"
+	SOURCE_DATE_EPOCH=$t "$bin" --root "roots/$host-$scen" check "$@"
+}
+mkdir kept
+hcheck hist06 healthy-inbox -7200 --history-dir kept/h > h1.out 2> h1.err; rc1=$?
+hcheck hist06 ib-umad-missing -600 --history-dir kept/h > h2.out 2> h2.err; rc2=$?
+hcheck hist06 ib-umad-missing -600 > h2-plain.out 2> /dev/null; rc2p=$?
+hcheck hist06 ib-umad-missing -500 --format json --history-dir kept/h > h3.out 2> h3.err
+hcheck hist06 healthy-inbox 0 --format prometheus -o h4.prom --history-dir kept/h > h4.out 2> h4.err; rc4=$?
+hcheck hist07 port-polling -3000 --history-dir kept/h --history-days 30 > /dev/null 2> h5.err
+hcheck hist07 healthy-inbox 0 --history-dir=kept/h > /dev/null 2> h6.err
+[ "$rc1/$rc2/$rc2p/$rc4" = "0/2/2/0" ] && ok "--history-dir leaves the exit status the verdict's" || bad "exit $rc1/$rc2/$rc2p/$rc4"
+cat h[1-6].err > h.err
+[ -s h.err ] && bad "stderr of --history-dir runs: $(head -3 h.err)" || ok "nothing on stderr"
+cmp -s h2.out h2-plain.out && ok "the text report is the same with --history-dir" || bad "--history-dir changed the text report"
+[ "$(cd kept/h && find . | sort | tr '\n' ' ')" = ". ./hist06 ./hist06/$(($T - 7200)).json ./hist06/$(($T - 600)).json ./hist06/$(($T - 500)).json ./hist06/$T.json ./hist07 ./hist07/$(($T - 3000)).json ./hist07/$T.json " ] &&
+	ok "one DIR/HOST/EPOCH.json per run, nothing else" || bad "kept: $(cd kept/h && find . | sort | tr '\n' ' ')"
+[ "$(stat -c %a kept/h/hist06 kept/h/hist06/$T.json | tr '\n' ' ')" = "755 644 " ] && ok "modes 0755 and 0644" ||
+	bad "modes: $(stat -c '%n %a' kept/h/hist06 kept/h/hist06/$T.json)"
+cmp -s h3.out kept/h/hist06/$(($T - 500)).json && ok "the kept report is the one --format json prints" ||
+	bad "the kept report differs from --format json's"
+hcheck hist06 ib-umad-missing -600 --format json > h2.json 2> /dev/null
+cmp -s h2.json kept/h/hist06/$(($T - 600)).json && ok "a text run keeps the whole JSON report" || bad "a text run's kept report differs"
+grep -q '^rdma_doctor_status' h4.prom && ok "--output is still written" || bad "--output: $(head -3 h4.prom)"
+rc_is 1 kept "$bin" fleet --history -j kept/h
+[ "$(jq -c '[.nodes[] | select(.lemon) | .node, .rule, (.subjects[] | select(.check == "modules.loaded") | .rule)]' kept.out)" = '["hist06","2 in 5 min","2 in 5 min"]' ] &&
+	ok "fleet --history finds the lemon the runs kept: 2 FAILs within 5 min" ||
+	bad "kept: $(jq -c '[.nodes[] | [.node, .lemon, .score]]' kept.out)"
+[ -s kept.err ] && bad "fleet --history: $(head -3 kept.err)"
+# the host's reports older than --history-days (default 8) are removed by the next run, the rest kept
+cp -a kept/h kept/p && touch kept/p/hist06/notes.txt kept/p/hist06/1.json.bak
+hcheck hist06 healthy-inbox $((8 * 86400 - 3600)) --history-dir kept/p > /dev/null 2> p1.err
+[ "$(ls -A kept/p/hist06 | tr '\n' ' ')" = "1.json.bak $(($T - 600)).json $(($T - 500)).json $T.json $(($T + 8 * 86400 - 3600)).json notes.txt " ] &&
+	ok "the next run removes the reports more than 8 days older, nothing else" || bad "pruned: $(ls -A kept/p/hist06 | tr '\n' ' ')"
+[ "$(ls kept/p/hist07 | wc -l)" = 2 ] && ok "another host's reports are left alone" || bad "hist07: $(ls kept/p/hist07)"
+hcheck hist06 healthy-inbox $((20 * 86400)) --history-dir kept/p --history-days 30 > /dev/null 2> p2.err
+[ "$(ls kept/p/hist06/*.json | wc -l)" = 5 ] && ok "--history-days 30 keeps a month" || bad "--history-days 30: $(ls kept/p/hist06)"
+# a failure to keep the report: one line on stderr naming the path, the verdict and output unchanged
+echo x > kept/file
+hcheck hist06 ib-umad-missing -600 --history-dir kept/file > f1.out 2> f1.err; rc=$?
+[ "$rc" = 2 ] && cmp -s f1.out h2-plain.out && ok "a history that cannot be written changes neither the verdict nor the report" ||
+	bad "history failure: exit $rc"
+[ "$(wc -l < f1.err)" = 1 ] && has "the line names the path and why" f1.err '^rdma-doctor: check: --history-dir: .*kept/file.* not a directory' ||
+	{ bad "stderr: $(cat f1.err)"; }
+mkdir kept/l && ln -s "$work/kept/h/hist06" kept/l/hist06
+hcheck hist06 ib-umad-missing -400 --history-dir kept/l > /dev/null 2> f2.err; rc=$?
+[ "$rc" = 2 ] && has "a link in place of DIR/HOST is refused" f2.err '^rdma-doctor: check: --history-dir: kept/l/hist06: a symbolic link or not a directory: refusing to write through it$' ||
+	bad "link: exit $rc"
+[ -e kept/h/hist06/$(($T - 400)).json ] && bad "written through the link" || ok "nothing written through the link"
+mkdir -m 0777 kept/o && mkdir -m 0777 kept/o/hist06 && chmod 0777 kept/o/hist06
+hcheck hist06 healthy-inbox 0 --history-dir kept/o > /dev/null 2> f3.err; rc=$?
+[ "$rc" = 0 ] && has "a host directory others can write is refused" f3.err 'kept/o/hist06 is refused: writable by others \(mode 0777\)' || bad "0777: exit $rc"
+rc_is 3 hdays-no-dir hcheck hist06 healthy-inbox 0 --history-days 3
+rc_is 3 hdays-0 hcheck hist06 healthy-inbox 0 --history-dir kept/h --history-days 0
+rc_is 3 hdir-empty hcheck hist06 healthy-inbox 0 --history-dir ''
+rc_is 3 hdir-explain hcheck hist06 healthy-inbox 0 --history-dir kept/h --policy-explain
+rc_is 3 hdir-npd "$bin" --root roots/hist06-healthy-inbox npd --history-dir kept/h
+rc_is 3 watch-hdays "$bin" --root roots/hist06-healthy-inbox watch --history-days 3
+has "--history-days without --history-dir is said" hdays-no-dir.err 'needs --history-dir'
 
 # usage errors
 rc_is 3 days-0 "$bin" fleet --history --days 0 reports

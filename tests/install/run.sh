@@ -90,7 +90,7 @@ for prefix in /usr/local /usr; do
 		if [ "$src" != - ]; then cmp -s "$p" "$top/$src" && ok || bad "$prefix/$f differs from $src"; fi
 	done < <(expected)
 	unit=$dest$prefix/lib/systemd/system/rdma-doctor.service
-	grep -qxF "ExecStart=$prefix/bin/rdma-doctor --timeout 60 check --format prometheus --output /var/lib/prometheus/node-exporter/rdma-doctor.prom" "$unit" &&
+	grep -qxF "ExecStart=$prefix/bin/rdma-doctor --timeout 60 check --format prometheus --output /var/lib/prometheus/node-exporter/rdma-doctor.prom --history-dir /var/lib/rdma-doctor/history" "$unit" &&
 		ok || bad "$prefix: rdma-doctor.service's ExecStart is not $prefix/bin/rdma-doctor ... --output /var/lib/prometheus/node-exporter/rdma-doctor.prom: $(grep ExecStart "$unit")"
 	grep -q @ "$dest$prefix/lib/systemd/system/"rdma-doctor* && bad "$prefix: a @VARIABLE@ left in a unit: $(grep -h @ "$dest$prefix/lib/systemd/system/"rdma-doctor*)" || ok
 	[ "$("$dest$prefix/bin/rdma-doctor" version)" = "rdma-doctor $version" ] && ok || bad "$prefix: installed rdma-doctor version is not rdma-doctor $version"
@@ -121,7 +121,7 @@ for k in 0 1; do
 		[ "$got" = "$want" ] && ok || bad "make install with DESTDIR and PREFIX of blanks, &, |, ; and quotes: files differ: $(diff <(echo "$want") <(echo "$got") | grep '^[<>]' | tr '\n' ' ')"
 		xs=$odd_prefix/bin
 		[[ $xs == *' '* ]] && xs=\"$xs\"
-		grep -qxF "ExecStart=$xs/rdma-doctor --timeout 60 check --format prometheus --output /var/lib/prometheus/node-exporter/rdma-doctor.prom" \
+		grep -qxF "ExecStart=$xs/rdma-doctor --timeout 60 check --format prometheus --output /var/lib/prometheus/node-exporter/rdma-doctor.prom --history-dir /var/lib/rdma-doctor/history" \
 			"$odd_dest$odd_prefix/lib/systemd/system/rdma-doctor.service" && ok ||
 			bad "make install PREFIX=$odd_prefix: ExecStart: $(grep -h ExecStart "$odd_dest$odd_prefix/lib/systemd/system/rdma-doctor.service" 2>&1)"
 	else
@@ -329,12 +329,20 @@ if mk install PREFIX="$pfx/usr" TEXTFILE_DIR="$pfx/textfile" > "$work/install.lo
 	wto=$(sed -n 's/^ExecStart=.* --timeout \([0-9]*\) watch .*/\1/p' "$wu")
 	wds=$(sed -n 's/^WatchdogSec=//p' "$wu")
 	if grep -qx 'Type=notify' "$wu" && grep -qx 'Restart=on-failure' "$wu" && [ -n "$wto" ] && [ -n "$wds" ] && [ "$wto" -lt "$wds" ] &&
-		grep -qx "ExecStart=$pfx/usr/bin/rdma-doctor --timeout $wto watch --output $pfx/textfile/rdma-doctor.prom" "$wu" &&
+		grep -qx "ExecStart=$pfx/usr/bin/rdma-doctor --timeout $wto watch --output $pfx/textfile/rdma-doctor.prom --history-dir /var/lib/rdma-doctor/history" "$wu" &&
 		grep -qx 'ProtectSystem=strict' "$wu" && grep -qx 'StateDirectory=rdma-doctor' "$wu"; then ok
 	else bad "rdma-doctor-watch.service: not Type=notify with Restart=on-failure, a --timeout below WatchdogSec= and the sandbox: $(grep -E '^(Type|Restart|ExecStart|WatchdogSec)=' "$wu" | tr '\n' ' ')"; fi
-	# ExecStart as the unit has it (on an example root, through RDMA_DOCTOR_ROOT): the textfile is
-	# written, with nothing else in its directory, and the status is one SuccessExitStatus= allows
-	exec_line=$(sed -n 's/^ExecStart=//p' "$units/rdma-doctor.service")
+	# both services keep the reports for fleet --history below their StateDirectory=, which the
+	# sandbox leaves writable
+	for u in rdma-doctor.service rdma-doctor-watch.service; do
+		hd=$(sed -n 's/^ExecStart=.* --history-dir \([^ ]*\).*/\1/p' "$units/$u")
+		[ "$hd" = "/var/lib/$(sed -n 's/^StateDirectory=//p' "$units/$u")/history" ] && ok ||
+			bad "$u: --history-dir '$hd' is not below its StateDirectory="
+	done
+	# ExecStart as the unit has it (on an example root, through RDMA_DOCTOR_ROOT, its history in
+	# the scratch directory): the textfile is written, with nothing else in its directory, the
+	# report kept, and the status is one SuccessExitStatus= allows
+	exec_line=$(sed -n 's/^ExecStart=//p' "$units/rdma-doctor.service" | sed "s| --history-dir /var/lib/rdma-doctor/history| --history-dir $pfx/history|")
 	success=" 0 $(sed -n 's/^SuccessExitStatus=//p' "$units/rdma-doctor.service") "
 	# shellcheck disable=SC2086
 	(cd "$top" && RDMA_DOCTOR_ROOT=examples/mixed-states $exec_line)
@@ -343,6 +351,10 @@ if mk install PREFIX="$pfx/usr" TEXTFILE_DIR="$pfx/textfile" > "$work/install.lo
 	[ "$(ls -A "$pfx/textfile")" = rdma-doctor.prom ] && ok || bad "textfile directory after ExecStart: $(ls -A "$pfx/textfile")"
 	grep -q '^rdma_doctor_check_status{check="ports.state"' "$pfx/textfile/rdma-doctor.prom" && ok ||
 		bad "the textfile has no rdma_doctor_check_status series: $(head -3 "$pfx/textfile/rdma-doctor.prom")"
+	kept=$(cd "$pfx" && find history -type f)
+	[[ $kept == history/*/[0-9]*.json ]] && [ "$(wc -l <<< "$kept")" = 1 ] &&
+		grep -q '"schema": "rdma-doctor/report/v1"' "$pfx/$kept" && ok ||
+		bad "ExecStart kept no report in its history directory: $kept"
 else
 	bad "make install PREFIX=$pfx/usr: $(tail -3 "$work/install.log")"
 fi
@@ -356,7 +368,7 @@ if mk install PREFIX="$opfx/usr" TEXTFILE_DIR="$otf" > "$work/install.log" 2>&1;
 	out=$(MANPATH=$opfx/usr/share/man: systemd-analyze verify "$units/rdma-doctor.service" "$units/rdma-doctor.timer" "$units/rdma-doctor-watch.service" 2>&1)
 	rc=$?
 	[ $rc = 0 ] && [ -z "$out" ] && ok || bad "systemd-analyze verify of the units made with PREFIX=$opfx/usr TEXTFILE_DIR=$otf (exit $rc): $out"
-	grep -qxF "ExecStart=\"${opfx//%/%%}/usr/bin\"/rdma-doctor --timeout 60 check --format prometheus --output \"${otf//%/%%}\"/rdma-doctor.prom" "$units/rdma-doctor.service" &&
+	grep -qxF "ExecStart=\"${opfx//%/%%}/usr/bin\"/rdma-doctor --timeout 60 check --format prometheus --output \"${otf//%/%%}\"/rdma-doctor.prom --history-dir /var/lib/rdma-doctor/history" "$units/rdma-doctor.service" &&
 		grep -qxF "ConditionPathIsDirectory=${otf//%/%%}" "$units/rdma-doctor.service" && ok ||
 		bad "the units made with PREFIX=$opfx/usr TEXTFILE_DIR=$otf: $(grep -E '^(ExecStart|Condition)' "$units/rdma-doctor.service")"
 else

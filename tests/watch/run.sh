@@ -7,7 +7,9 @@
 # within a second and a line names the event; a port going down in the root is a change line; a
 # new netdev (a device event) re-runs every check; SIGHUP re-reads a changed policy; idle for 10 s
 # it uses almost no CPU; 50 link flips, each timed from the command to the rename; SIGTERM ends it
-# with 0 within a second, the textfile left whole.  Usage errors and an unreadable policy exit 3.
+# with 0 within a second, the textfile left whole.  --history-dir keeps the JSON report at the
+# start and a change held back by its one-a-minute bound at the stop, the newest report as the host
+# last stood.  Usage errors and an unreadable policy exit 3.
 # Needs root (a network namespace) and python3 (the notify receiver, the timings).
 # Usage: tests/watch/run.sh [BUILD_DIR]        Ends with "N passed, N failed".
 set -uo pipefail
@@ -79,8 +81,10 @@ renamed_within() { # INODE MS
 	return 1
 }
 
+hist=$work/hist
+started=$(date +%s)
 NOTIFY_SOCKET=$sock WATCHDOG_USEC=1000000 nsenter -t "$ns" -n "$bin" --root "$R" watch --policy "$pol" \
-	--output "$prom" > "$work/w.out" 2> "$work/w.err" &
+	--output "$prom" --history-dir "$hist" > "$work/w.out" 2> "$work/w.err" &
 wpid=$!
 
 # ---- started: READY=1 after the first judgement, the textfile written, the watchdog fed
@@ -90,6 +94,8 @@ grep -q '^rdma_doctor_check_status{check="ports.state",subject="host"} 0$' "$pro
 grep -qE 'judged every check \(start\)' "$work/w.out" && ok || bad "no line for the first judgement: $(cat "$work/w.out")"
 waitfor 3 "$work/notify.log" '^WATCHDOG=1$' && ok || bad "no WATCHDOG=1 within 3 s with WATCHDOG_USEC=1000000"
 [ -z "$(ls -A "$work/out" | grep -vx rdma-doctor.prom)" ] && ok || bad "beside the textfile: $(ls -A "$work/out")"
+[ "$(cd "$hist" 2> /dev/null && ls -A */ | grep -cE '^[0-9]+\.json$')" = 1 ] && ok ||
+	bad "--history-dir: not one report after the start: $(ls -AR "$hist" 2>&1)"
 
 # ---- a netdev's link change: the textfile renamed over within a second, a line naming it
 sleep 0.5
@@ -196,6 +202,21 @@ wpid=
 cmp -s "$prom" "$work/last.prom" && ok || bad "the textfile changed at SIGTERM"
 [ "$(ls -A "$work/out")" = rdma-doctor.prom ] && ok || bad "after SIGTERM, beside the textfile: $(ls -A "$work/out")"
 grep -q 'STOPPING=1' "$work/notify.log" && ok || bad "no STOPPING=1 at the end"
+# the history: the start's report, then at most one a minute (the changes above came within one,
+# so the newest was written at the stop): at least 2, never more than the minutes run + 2; each a
+# whole report of the root's host; the newest shows the policy SIGHUP re-read
+reports=$(ls "$hist"/gpu-node-017/ 2> /dev/null | grep -E '^[0-9]+\.json$' | sort -n)
+n=$(grep -c . <<< "$reports") mins=$((($(date +%s) - started) / 60))
+[ "$n" -ge 2 ] && [ "$n" -le $((mins + 2)) ] && ok ||
+	bad "--history-dir: $n reports in $mins min (not 2 to $((mins + 2))): $(ls -A "$hist"/* 2>&1 | tr '\n' ' ')"
+[ "$(ls -A "$hist")" = gpu-node-017 ] && [ -z "$(ls -A "$hist/gpu-node-017" | grep -vE '^[0-9]+\.json$')" ] && ok ||
+	bad "--history-dir: more than the host's reports: $(ls -AR "$hist" | tr '\n' ' ')"
+newest=$hist/gpu-node-017/$(tail -1 <<< "$reports")
+if command -v jq > /dev/null; then
+	jq -e '.schema == "rdma-doctor/report/v1" and .host == "gpu-node-017" and
+		([.findings[] | select(.check == "ports.rate") | .status] | any(. == "WARN" or . == "FAIL"))' "$newest" > /dev/null &&
+		ok || bad "--history-dir: the newest report does not show the re-read policy's ports.rate: $(head -c 300 "$newest")"
+fi
 [ ! -s "$work/w.err" ] && ok || bad "standard error of the run: $(head -5 "$work/w.err")"
 
 # ---- usage errors and an unreadable policy: 3, with one line
