@@ -134,7 +134,22 @@ for x in h200-host h200-guest; do
 	got=$(jq -r '(input.gpus | sort_by(.pci) | to_entries | map({key: .value.pci, value: "GPU\(.key)"}) | from_entries) as $g
 		| .findings[] | select(.status == "OK") | "\($g[.subject]) \(.message | capture(" is (?<t>[A-Z]+),").t)"' "$x.gdr.json" "$x.topo.json" | sort)
 	[ "$(st "$x" OK)" = 8 ] && [ -n "$want" ] && [ "$want" = "$got" ] && ok || bad "$x: gdr.path is not 8 OK at nvidia-smi's nearest types: $got"
+	# each GPU's NUMA node is nvidia-smi's NUMA Affinity (the column after CPU Affinity)
+	want=$(awk '/^NIC Legend:/ { exit } !n && $1 == "GPU0" { for (i = 1; i <= NF && $i != "CPU"; i++) n++; next }
+		n && $1 ~ /^GPU[0-9]+$/ { print $1, $(n + 3) }' "$top/tests/topo/captures/$x.nvidia-smi-topo")
+	got=$(jq -r '.gpus | sort_by(.pci) | to_entries[] | "GPU\(.key) \(.value.numa_node)"' "$x.topo.json")
+	[ "$(wc -l <<< "$want")" = 8 ] && [ "$want" = "$got" ] && ok || bad "$x: the GPUs' NUMA nodes are not nvidia-smi's: $got"
 done
+
+# the guest's capture lists all its RDMA devices: topo's own labels (GPUi in PCI order, NICk in
+# RDMA device name order) are nvidia-smi's, so the two matrices read the same cell for cell
+awk '/^NIC Legend:/ { exit } !n && $1 == "GPU0" { for (i = 1; i <= NF && $i != "CPU"; i++) col[++n] = $i; next }
+	n && $1 ~ /^GPU[0-9]+$/ { for (i = 1; i <= n; i++) if (col[i] ~ /^NIC/) print $1, col[i], $(i + 1) }' \
+	"$top/tests/topo/captures/h200-guest.nvidia-smi-topo" | sort > guest.labels-want
+jq -r '.paths[] | select((.from | startswith("GPU")) and (.to | startswith("NIC"))) | "\(.from) \(.to) \(.type)"' h200-guest.topo.json |
+	sort > guest.labels-got
+[ "$(wc -l < guest.labels-want)" = 32 ] && cmp -s guest.labels-want guest.labels-got && ok ||
+	bad "h200-guest: topo's GPUi-NICk cells are not nvidia-smi's: $(diff guest.labels-want guest.labels-got | head -4)"
 
 # NCCL_NET_GDR_LEVEL: SYS lets every GPU use a NIC across the sockets; PHB does not; a word NCCL does
 # not read leaves its default
