@@ -26,6 +26,20 @@
 #     xml_table below puts back the levels NCCL's XML leaves out (the root ports and downstream
 #     ports) and gives each <pci> below a <cpu> a host bridge of its own (the file does not say which
 #     share one), so nvidia-smi's NODE/PHB split of NCCL's PHB is this root's, not the machine's.
+#   h200-host, h200-guest: one machine with both captures, its PCIe tree and its own
+#     `nvidia-smi topo -m`: NVIDIA/nccl-tests issue #380 (https://github.com/NVIDIA/nccl-tests/issues/380,
+#     opened by mjf-89, last updated 2026-06-15; read in the search index's stored copy of the
+#     issue, file id 69552560476), an 8x H200 SXM host with 4 ConnectX-7 (InfiniBand) and the QEMU/KVM guest that
+#     passes all of them through.  captures/h200-host.lstopo and h200-guest.lstopo are the issue's
+#     `lstopo` blocks verbatim ("..." are the issue's own elisions: the lines it leaves out are
+#     siblings, never an ancestor of a GPU or NIC, as the indentation shows);
+#     captures/h200-host.nvidia-smi-topo and h200-guest.nvidia-smi-topo its `nvidia-smi topo -m`
+#     blocks of the same host and guest, verbatim (the host's lists only mlx5_2..mlx5_5, as the
+#     issue printed it).  lstopo_table below turns lstopo's tree into TABLE lines: the GPUs', NICs'
+#     addresses, their nesting and their NUMA nodes are the capture's; the bridges' addresses and
+#     ids (0000:0000), the GPU and NIC PCI ids (10de:2335 H200 SXM, 15b3:1021 ConnectX-7, from the
+#     issue's text) are synthesised.  run.sh compares topo's cells with nvidia-smi's, cell by cell.
+#     The guest root's sys_vendor is QEMU (the issue's VMs are QEMU/KVM).
 #   h100-nics-on-socket1: the same host with only the NICs of NUMA node 1 (the GPUs of socket 0
 #     reach a NIC only across the CPU interconnect: SYS).
 #   h100-nics-two-host-bridges: the same host with only the ConnectX-7 of 0000:3c:00.0 (socket 0)
@@ -185,8 +199,9 @@ config() {
 
 # tree NAME HOSTNAME NIC_FILTER [ACS [KERNEL [TABLE]]]: the root OUTDIR/NAME of the tree TABLE
 # (H100_PEX890XX by default) with the NICs that NIC_FILTER (a grep -E pattern on the tree line)
-# keeps, its bridges' config as ACS says (config: real by default).  A NIC line's ninth column, when
-# there is one, names its RDMA device; else the NICs are named mlx5_N in PCI order.
+# keeps, its bridges' config as ACS says (config: real by default).  A NIC line (class 0x0200xx,
+# Ethernet, or 0x0207xx, InfiniBand) may have a ninth column, which names its RDMA device; else
+# the NICs are named mlx5_N in PCI order.
 tree() {
 	R=$out/$1
 	host "$2" "${5:-6.8.0-49-generic}"
@@ -195,7 +210,7 @@ tree() {
 	local n=0 g=0 bdf parent v d sv sd cls numa p name
 	while read -r bdf parent v d sv sd cls numa name; do
 		[ -n "$bdf" ] || continue
-		if [ "$cls" = 0x020000 ] && ! grep -qE -- "$3" <<< "$bdf $parent $v $d $sv $sd $cls $numa"; then
+		if case $cls in 0x0200??|0x0207??) true ;; *) false ;; esac && ! grep -qE -- "$3" <<< "$bdf $parent $v $d $sv $sd $cls $numa"; then
 			continue
 		fi
 		case $parent in pci*) p=sys/devices/$parent ;; *) p=${dir[$parent]} ;; esac
@@ -213,7 +228,7 @@ tree() {
 			lnk "$p/iommu_group" "$(printf '../%.0s' $(seq "$(tr -cd / <<< "$p" | wc -c)"))kernel/iommu_groups/$g"
 			attr "sys/kernel/iommu_groups/$g/type" "$IOMMU"
 		fi
-		if [ "$cls" = 0x020000 ]; then
+		if case $cls in 0x0200??|0x0207??) true ;; *) false ;; esac; then
 			[ -n "$name" ] && [ "$name" != - ] || name=mlx5_$n
 			lnk "sys/class/infiniband/$name" "../../${p#sys/}/infiniband/$name"
 			lnk "$p/infiniband/$name/device" "../../../$bdf"
@@ -259,9 +274,62 @@ xml_table() {
 	/<\/pci>/ { if (depth > 0) depth-- }
 	END { if (bad) exit 1; for (i = 1; i <= nb; i++) print line[i] }' "$1"
 }
+# lstopo_table LSTOPO: the PCIe tree of an `lstopo` (hwloc) text capture as TABLE lines.  An
+# object's parent is the nearest line above it indented less.  Each HostBridge is a root bus of
+# its own, each PCIBridge a bridge, "PCI BB:DD.F (3D)" a GPU (10de:2335, H200 SXM, class
+# 0x030200) and "PCI BB:DD.F (InfiniBand)" a ConnectX-7 (15b3:1021, class 0x020700) named by its
+# OpenFabrics line; every function's numa_node is the P# of the NUMANode line above it.  lstopo
+# prints no bridge addresses or ids: each bridge gets the ids 0000:0000 and an address on its
+# parent's secondary bus (DDDD:SS:II.0, II its index among the bridges there); a bridge's
+# secondary bus is the bus of the functions below it, or, with none, the lowest bus no function
+# uses.  Lines of other objects ("...", caches, cores, Net) are skipped.  Bounded: a line of at
+# most 4096 bytes, at most 512 objects, a depth of at most 32; two functions of one bridge on
+# different buses, or anything else it cannot place, stops it.
+lstopo_table() {
+	awk '
+	function die(w) { print "lstopo_table: line " NR ": " w > "/dev/stderr"; bad = 1; exit 1 }
+	function push(k, a,   p) { if (++n > 512) die("too many"); if (depth >= 32) die("too deep")
+		p = depth ? stk[depth] : 0; kind[n] = k; addr[n] = a; par[n] = p; nm[n] = numa; kids[p] = kids[p] " " n
+		stk[++depth] = n; ind[depth] = indent }
+	function hexbus(b) { return (index("0123456789abcdef", substr(b, 1, 1)) - 1) * 16 + index("0123456789abcdef", substr(b, 2, 1)) - 1 }
+	function fresh(   b) { for (b = 1; b < 256; b++) if (!(b in used)) { used[b] = 1; return b } die("no bus left") }
+	function walk(i, pa,   k, c, m, j, sec, nb) {
+		if (kind[i] == "fn") { print addr[i] " " pa " " dev[i] " " nm[i] (name[i] != "" ? " " name[i] : ""); return }
+		m = split(kids[i], c, " "); sec = -1
+		if (i == 0) { for (j = 1; j <= m; j++) if (kind[c[j]] == "hb") walk(c[j], ""); return }
+		for (j = 1; j <= m; j++) if (kind[c[j]] == "fn") { k = hexbus(substr(addr[c[j]], 6, 2))
+			if (sec >= 0 && k != sec) die("functions of one bridge on buses " sprintf("%02x", sec) " and " sprintf("%02x", k)); sec = k }
+		if (sec < 0) sec = fresh()
+		if (kind[i] == "br") print addr[i] " " pa " 0x0000 0x0000 - - 0x060400 " nm[i]
+		nb = 0
+		for (j = 1; j <= m; j++) if (kind[c[j]] == "br") { if (nb > 31) die("too many bridges"); addr[c[j]] = sprintf("0000:%02x:%02x.0", sec, nb++) }
+		for (j = 1; j <= m; j++) walk(c[j], kind[i] == "hb" ? sprintf("pci0000:%02x", sec) : addr[i])
+	}
+	length($0) > 4096 { die("too long") }
+	{ indent = match($0, /[^ ]/) - 1; line = substr($0, indent + 1); while (depth > 0 && ind[depth] >= indent) depth-- }
+	line ~ /^NUMANode L#[0-9]+ \(P#[0-9]+[ )]/ { numa = line; sub(/^[^(]*\(P#/, "", numa); sub(/[ )].*/, "", numa) }
+	line ~ /^HostBridge$/ { if (numa == "") die("a host bridge before any NUMANode"); push("hb", ""); next }
+	line ~ /^PCIBridge$/ { if (!depth || (kind[stk[depth]] != "hb" && kind[stk[depth]] != "br")) die("a bridge outside a host bridge"); push("br", ""); next }
+	line ~ /^PCI [0-9a-f][0-9a-f]:[0-1][0-9a-f]\.[0-7] \(/ {
+		if (!depth || kind[stk[depth]] != "br") die("a function outside a bridge")
+		b = "0000:" substr(line, 5, 7); if (b in seen) die("address " b " twice"); seen[b] = 1; used[hexbus(substr(b, 6, 2))] = 1
+		push("fn", b)
+		if (line ~ /\(3D\)$/) dev[n] = "0x10de 0x2335 - - 0x030200"
+		else if (line ~ /\(InfiniBand\)$/) dev[n] = "0x15b3 0x1021 - - 0x020700"
+		else die("a function of another kind: " line)
+		next }
+	line ~ /^OpenFabrics "[A-Za-z0-9_]+"$/ { if (!depth || kind[stk[depth]] != "fn") die("OpenFabrics outside a function")
+		name[stk[depth]] = substr(line, 14, length(line) - 14); next }
+	END { if (bad) exit 1; walk(0, "") }' "$1"
+}
 tree h100-pex890xx h100-a 'x'
 IBM_H100_VSI=$(xml_table "$here/captures/ibm-h100-vsi.topo.xml")
 tree ibm-h100-vsi ibm-a 'x' none 6.8.0-49-generic "$IBM_H100_VSI"
+H200_HOST=$(lstopo_table "$here/captures/h200-host.lstopo")
+tree h200-host h200-a 'x' none 6.8.0-49-generic "$H200_HOST"
+H200_GUEST=$(lstopo_table "$here/captures/h200-guest.lstopo")
+tree h200-guest h200-b 'x' none 6.8.0-49-generic "$H200_GUEST"
+attr sys/class/dmi/id/sys_vendor QEMU
 tree h100-nics-on-socket1 h100-b ' 1$'
 tree h100-nics-two-host-bridges h100-c '^0000:(3c|9c):00.0 '
 tree h100-acs-redirect h100-d 'x' redirect

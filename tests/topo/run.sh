@@ -3,6 +3,9 @@
 # GPU <-> NIC topology tests: the roots of tests/topo/make.sh (real GPU servers' PCIe trees):
 #   * `topo` (text and JSON) and `check --only gdr.path` (text and JSON) equal the goldens in
 #     tests/topo/expected/; the JSON parses and the exit status is the worst finding's;
+#   * on the roots of a real H200 host and its guest (lstopo captures), every GPU x NIC and NIC x
+#     NIC type equals that machine's own `nvidia-smi topo -m`, NCCL's type is nvidia-smi's with
+#     NODE as PHB, and gdr.path's verdicts follow from those types;
 #   * NCCL_NET_GDR_LEVEL moves the GPUDirect distance as NCCL reads it (SYS: every GPU OK; a value
 #     NCCL does not read: its default);
 #   * a snapshot of a root gives the same `topo` and gdr.path as the root; the live host's `topo` runs;
@@ -39,7 +42,7 @@ golden() {
 	[ $update = 1 ] && cp "$2" "$exp/$1"
 	if cmp -s "$2" "$exp/$1"; then ok; else bad "$1 differs from the golden"; diff "$exp/$1" "$2" | head -10; fi
 }
-for r in h100-pex890xx h100-nics-on-socket1 h100-nics-two-host-bridges ibm-h100-vsi; do
+for r in h100-pex890xx h100-nics-on-socket1 h100-nics-two-host-bridges ibm-h100-vsi h200-host h200-guest; do
 	"$bin" --root "$r" topo > "$r.topo.txt" 2> "$r.err" && ok || bad "$r: topo exit $?"
 	"$bin" --root "$r" topo --format json > "$r.topo.json" 2>> "$r.err" && ok || bad "$r: topo --format json exit $?"
 	"$bin" --root "$r" check --only gdr.path > "$r.gdr.txt" 2>> "$r.err"; rc_text=$?
@@ -92,6 +95,61 @@ for x in ibm-h100-vsi; do
 	[ "$cells" = 64 ] && [ "$same" = "$cells" ] && cmp -s "$x.nccl-want" "$x.nccl-got" && ok ||
 		bad "$x: $same of $cells GPU x NIC cells agree with NCCL's types: $(diff "$x.nccl-want" "$x.nccl-got" | head -4)"
 done
+
+# smi_types TOPO: the GPU x NIC and NIC x NIC cells of a captured `nvidia-smi topo -m` as
+# "GPUi mlx5_N TYPE" and "mlx5_M mlx5_N TYPE" (M before N; the NICs by the NIC Legend's RDMA devices, the GPUs
+# by nvidia-smi's index, which is their PCI order); stops on a cell that is no PCIe type
+smi_types() {
+	awk '
+	/^NIC Legend:/ { legend = 1; next }
+	legend && $1 ~ /^NIC[0-9]+:$/ { sub(/:$/, "", $1); dev[$1] = $2; next }
+	!ncol && $1 == "GPU0" { for (i = 1; i <= NF && $i != "CPU"; i++) col[++ncol] = $i; next }
+	ncol && ($1 ~ /^GPU[0-9]+$/ || $1 ~ /^NIC[0-9]+$/) { for (i = 1; i <= ncol; i++) cell[$1, col[i]] = $(i + 1); rows[++nr] = $1 }
+	END { for (r = 1; r <= nr; r++) for (i = 1; i <= ncol; i++) { a = rows[r]; b = col[i]
+		if (b !~ /^NIC/ || a == b || (a ~ /^NIC/ && a > b)) continue
+		t = cell[a, b]; if (t !~ /^(PIX|PXB|PHB|NODE|SYS)$/ || !(b in dev) || (a ~ /^NIC/ && !(a in dev))) { print "cell " a " " b ": " t > "/dev/stderr"; exit 1 }
+		x = a ~ /^NIC/ ? dev[a] : a; y = dev[b]; if (a ~ /^NIC/ && x > y) { z = x; x = y; y = z }
+		print x, y, t } }' "$1"
+}
+# topo's cells on the roots built from a machine's lstopo equal that machine's nvidia-smi topo -m,
+# cell by cell: the type (nvidia-smi's names), and NCCL's type with nvidia-smi's NODE and PHB both
+# NCCL's PHB (topo.h: NCCL has no NODE; the roots have no Broadcom switch ids, so nothing is
+# flattened and NCCL's PIX and PXB are nvidia-smi's); gdr.path follows: each GPU's nearest NIC
+# within NCCL's default PXB is OK
+for x in h200-host h200-guest; do
+	smi_types "$top/tests/topo/captures/$x.nvidia-smi-topo" | sort > "$x.smi-want" || bad "$x: the cells of the nvidia-smi capture"
+	jq -r '(.gpus | sort_by(.pci) | to_entries | map({key: .value.name, value: "GPU\(.key)"}) | from_entries) as $g
+		| (.nics | map({key: .name, value: .device}) | from_entries) as $n
+		| .paths[] | select(.to | startswith("NIC"))
+		| "\(if (.from | startswith("GPU")) then "\($g[.from]) \($n[.to])" else [$n[.from], $n[.to]] | sort | join(" ") end) \(.type)"' \
+		"$x.topo.json" | sort > "$x.smi-got"
+	cells=$(wc -l < "$x.smi-want") same=$(comm -12 "$x.smi-want" "$x.smi-got" | wc -l)
+	[ "$cells" = 38 ] && [ "$same" = "$cells" ] && cmp -s "$x.smi-want" "$x.smi-got" && ok ||
+		bad "$x: $same of $cells cells agree with nvidia-smi topo -m: $(diff "$x.smi-want" "$x.smi-got" | head -4)"
+	jq -e 'all(.paths[] | select(.to | startswith("NIC")); .nccl_type == ({"PIX": "PIX", "PXB": "PXB", "PHB": "PHB", "NODE": "PHB", "SYS": "SYS"}[.type]))' \
+		"$x.topo.json" > /dev/null && ok || bad "$x: NCCL's type is not nvidia-smi's with NODE as PHB"
+	# the verdict from the types: every GPU has a NIC at PIX or PXB, so all 8 OK, each naming its nearest
+	want=$(awk '$1 ~ /^GPU/ { r = $3 == "PIX" ? 0 : $3 == "PXB" ? 1 : 2; if (!($1 in b) || r < b[$1]) { b[$1] = r; t[$1] = $3 } }
+		END { for (g in b) print g, t[g] }' "$x.smi-want" | sort)
+	got=$(jq -r '(input.gpus | sort_by(.pci) | to_entries | map({key: .value.pci, value: "GPU\(.key)"}) | from_entries) as $g
+		| .findings[] | select(.status == "OK") | "\($g[.subject]) \(.message | capture(" is (?<t>[A-Z]+),").t)"' "$x.gdr.json" "$x.topo.json" | sort)
+	[ "$(st "$x" OK)" = 8 ] && [ -n "$want" ] && [ "$want" = "$got" ] && ok || bad "$x: gdr.path is not 8 OK at nvidia-smi's nearest types: $got"
+	# each GPU's NUMA node is nvidia-smi's NUMA Affinity (the column after CPU Affinity)
+	want=$(awk '/^NIC Legend:/ { exit } !n && $1 == "GPU0" { for (i = 1; i <= NF && $i != "CPU"; i++) n++; next }
+		n && $1 ~ /^GPU[0-9]+$/ { print $1, $(n + 3) }' "$top/tests/topo/captures/$x.nvidia-smi-topo")
+	got=$(jq -r '.gpus | sort_by(.pci) | to_entries[] | "GPU\(.key) \(.value.numa_node)"' "$x.topo.json")
+	[ "$(wc -l <<< "$want")" = 8 ] && [ "$want" = "$got" ] && ok || bad "$x: the GPUs' NUMA nodes are not nvidia-smi's: $got"
+done
+
+# the guest's capture lists all its RDMA devices: topo's own labels (GPUi in PCI order, NICk in
+# RDMA device name order) are nvidia-smi's, so the two matrices read the same cell for cell
+awk '/^NIC Legend:/ { exit } !n && $1 == "GPU0" { for (i = 1; i <= NF && $i != "CPU"; i++) col[++n] = $i; next }
+	n && $1 ~ /^GPU[0-9]+$/ { for (i = 1; i <= n; i++) if (col[i] ~ /^NIC/) print $1, col[i], $(i + 1) }' \
+	"$top/tests/topo/captures/h200-guest.nvidia-smi-topo" | sort > guest.labels-want
+jq -r '.paths[] | select((.from | startswith("GPU")) and (.to | startswith("NIC"))) | "\(.from) \(.to) \(.type)"' h200-guest.topo.json |
+	sort > guest.labels-got
+[ "$(wc -l < guest.labels-want)" = 32 ] && cmp -s guest.labels-want guest.labels-got && ok ||
+	bad "h200-guest: topo's GPUi-NICk cells are not nvidia-smi's: $(diff guest.labels-want guest.labels-got | head -4)"
 
 # NCCL_NET_GDR_LEVEL: SYS lets every GPU use a NIC across the sockets; PHB does not; a word NCCL does
 # not read leaves its default
