@@ -48,6 +48,22 @@ ok() { pass=$((pass + 1)); [ "${ts_say_ok:-0}" = 0 ] || echo "ok $*"; }
 bad() { fail=$((fail + 1)); echo "FAIL $*"; }
 ts_die() { echo "FAIL: $*"; echo "0 passed, 1 failed"; exit 1; }
 ts_subset() { [ -n "${RD_TESTS_SUBSET:-}" ]; }
+# jq -e (--exit-status) as it is documented: jq 1.6 (Debian 12) exits 0 when its input is empty,
+# so `jq -e '.ok' "$out"` would pass on a command that printed nothing.  Here no output at all is
+# exit 4 ("no valid result").  Other uses of jq are the real one's.
+jq() {
+	local a e=0
+	for a in "$@"; do
+		case "$a" in --exit-status) e=1 ;; --*) ;; -*e*) e=1 ;; esac
+	done
+	[ $e = 1 ] || { command jq "$@"; return; }
+	local out rc
+	out=$(command jq "$@")
+	rc=$?
+	[ -n "$out" ] && printf '%s\n' "$out"
+	[ $rc = 0 ] && [ -z "$out" ] && return 4
+	return $rc
+}
 ts_finalize() {
 	echo "$pass passed, $fail failed"
 	[ "$fail" = 0 ]
