@@ -252,6 +252,7 @@ sec "build: clang -Werror" cpu - - build clang
 # the daemons, the VM and the sleeps first: they wait more than they work, beside the lanes
 sec "real kernel in qemu: rxe0, modules, fix, probe, snapshot" wait - "$G,$asan" tests/vm/run.sh build
 sec "two real kernels in qemu: pair between Soft-RoCE guests, perftest beside it" wait - "$G,$asan" tests/vm/pair.sh build
+sec "four real kernels in qemu: pairs names the slowed node from the planner's and the judgement's rounds" wait - "$G" tests/vm/pairs.sh build
 sec "real kernel's PCI tree in qemu (q35, IOMMU, a PCIe switch): ACS, IOMMU groups, gdr.* and pcie.link" wait - "$G" tests/vm/q35.sh build
 sec "Slurm: drain and resume by a real slurmctld/slurmd (tests/slurm)" wait - "$G" tests/slurm/run.sh build
 sec "Slurm: pairs --run as job steps on eight slurmd (tests/slurm/pairs.sh)" wait pairport "$G" tests/slurm/pairs.sh build

@@ -57,28 +57,38 @@ const char *rd_pairs_finding_id(const struct rd_pairs_finding *f)
 	return f->kind == RD_PAIRS_NODE ? "pairs.bandwidth" : f->kind == RD_PAIRS_LINK ? "pairs.link" : "pairs.line_rate";
 }
 
+/* A rate as a finding says it: whole Gb/s from 10 up (the drain reasons of real rails: "121 Gb/s,
+ * peers median 388"), one decimal from 1, two significant digits below (a link trained down to
+ * 1x SDR, a test rig's emulated one: "0.0094", never "0"). */
+static const char *rate(char *buf, size_t len, double v)
+{
+	snprintf(buf, len, v >= 10 || v <= 0 ? "%.0f" : v >= 1 ? "%.1f" : "%.2g", v);
+	return buf;
+}
+
 char *rd_pairs_finding_text(const struct rd_pairs *p, const struct rd_pairs_finding *f)
 {
 	struct rd_buf b = {0};
+	char r1[32], r2[32], r3[32];
 	rd_buf_printf(&b, "%s ", rd_pairs_finding_id(f));
 	if (f->kind == RD_PAIRS_NODE) {
 		rd_buf_printf(&b, "%s rail %s: ", p->nodes.v[f->node], f->rail);
 		if (f->gbps > 0)
-			rd_buf_printf(&b, "%.0f Gb/s", f->gbps);
+			rd_buf_printf(&b, "%s Gb/s", rate(r1, sizeof r1, f->gbps));
 		else
 			rd_buf_printf(&b, "no result (%s)", f->error ? f->error : "every sample failed");
-		rd_buf_printf(&b, ", peers median %.0f", p->median);
+		rd_buf_printf(&b, ", peers median %s", rate(r2, sizeof r2, p->median));
 	} else if (f->kind == RD_PAIRS_LINK) {
 		rd_buf_printf(&b, "%s - %s rail %s: ", p->nodes.v[f->node], p->nodes.v[f->peer], f->rail);
 		if (f->gbps > 0)
-			rd_buf_printf(&b, "%.0f Gb/s", f->gbps);
+			rd_buf_printf(&b, "%s Gb/s", rate(r1, sizeof r1, f->gbps));
 		else
 			rd_buf_printf(&b, "no result (%s)", f->error ? f->error : "every sample failed");
-		rd_buf_printf(&b, " in %zu of %zu samples, peers median %.0f; both ends are fast with other partners",
-			      f->slow, f->slow + f->fast, p->median);
+		rd_buf_printf(&b, " in %zu of %zu samples, peers median %s; both ends are fast with other partners",
+			      f->slow, f->slow + f->fast, rate(r2, sizeof r2, p->median));
 	} else {
-		rd_buf_printf(&b, "%s: the median %.0f Gb/s is %.0f%% of the %.0f Gb/s line rate on every pair", "run",
-			      f->gbps, 100 * f->gbps / f->line_gbps, f->line_gbps);
+		rd_buf_printf(&b, "%s: the median %s Gb/s is %.0f%% of the %s Gb/s line rate on every pair", "run",
+			      rate(r1, sizeof r1, f->gbps), 100 * f->gbps / f->line_gbps, rate(r3, sizeof r3, f->line_gbps));
 	}
 	return rd_buf_steal(&b);
 }

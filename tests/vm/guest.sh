@@ -433,6 +433,58 @@ fi
 
 ip addr add 10.0.2.15/24 dev eth0
 
+# ---- the many-guest phase (tests/vm/pairs.sh): guests on one qemu multicast hub, each with its
+# name and address on the kernel command line (rdvm.node=g2 rdvm.ip=10.9.1.2
+# rdvm.hosts=g1/10.9.1.1,g2/10.9.1.2,... rdvm.slow=g4).  The slow node's link runs at 10 Mbit/s
+# both ways: its own frames leave through netem, and every other guest sends the frames it
+# addresses to it through netem too (prio + u32 on the destination address).  The rounds are the
+# host's: round R starts when /out/next-R holds its SPEC (what `pairs --run` starts on every node:
+# `pair --step SPEC --round R` as the node $SLURMD_NODENAME), "done" ends; the clients' documents
+# are in round-R.json
+if [ "${1:-}" = pairs ]; then
+	arg() { sed -n "s/.*rdvm\.$1=\([^ ]*\).*/\1/p" /proc/cmdline; }
+	node=$(arg node) ip=$(arg ip) hosts=$(arg hosts) slow=$(arg slow)
+	hostname "$node"
+	echo "127.0.0.1 localhost" > /etc/hosts
+	for h in $(echo "$hosts" | tr ',' ' '); do echo "${h#*/} ${h%/*}" >> /etc/hosts; done
+	ip addr del 10.0.2.15/24 dev eth0 # the single guest's address: every guest has it
+	ip addr add "$ip/24" dev eth0
+	modprobe crc32_generic
+	modprobe rdma_rxe
+	modprobe ib_uverbs
+	rdma link add rxe0 type rxe netdev eth0
+	wait_state rxe0 ACTIVE
+	slow_ip=$(awk -v n="$slow" '$2 == n { print $1 }' /etc/hosts)
+	if [ "$node" = "$slow" ]; then
+		step tc-slow /usr/sbin/tc qdisc add dev eth0 root netem rate 10mbit limit 100000
+	elif [ -n "$slow_ip" ]; then
+		step tc-slow sh -c "/usr/sbin/tc qdisc add dev eth0 root handle 1: prio &&
+			/usr/sbin/tc qdisc add dev eth0 parent 1:3 handle 30: netem rate 10mbit limit 100000 &&
+			/usr/sbin/tc filter add dev eth0 parent 1:0 protocol ip u32 match ip dst $slow_ip/32 flowid 1:3"
+	fi
+	# every peer answers before the first round (the guests boot at their own pace)
+	for h in $(echo "$hosts" | tr ',' ' '); do
+		k=0
+		until ping -c 1 -W 1 "${h#*/}" > /dev/null 2>&1 || [ $k -ge 120 ]; do k=$((k + 1)); sleep 0.5; done
+		echo "${h%/*} $k" >> $S/peers.out
+	done
+	echo ready > $S/ready
+	r=1
+	while [ $r -le 8 ]; do
+		k=0
+		until [ -s /out/next-$r ] || [ $k -ge 1200 ]; do k=$((k + 1)); sleep 0.25; done
+		spec=$(cat /out/next-$r 2> /dev/null)
+		case "$spec" in "" | done) break ;; esac
+		SLURMD_NODENAME=$node $RD pair --step "$spec" --round $r --timeout 60 --size 32K --duration 500 > $S/round-$r.json 2> $S/round-$r.err
+		echo $? > $S/round-$r.rc
+		r=$((r + 1))
+	done
+	[ "$node" = "$slow" ] && step tc-stats /usr/sbin/tc -s qdisc show dev eth0
+	sync
+	echo "@@guest-done" > /dev/console
+	exit 0
+fi
+
 # ---- the watch phase (watch's steps alone) and the bench phases (bench/watch-latency.sh,
 # bench/watch-soak.sh): rxe0 on eth0 with the nine modules, then those steps only
 case "${1:-}" in

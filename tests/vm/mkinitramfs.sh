@@ -75,7 +75,7 @@ chmod 755 "$r/init" "$r/guest.sh"
 
 # the kernel modules: the nine of the guide, rxe (crc32_generic first), virtio net and 9p
 mods="ib_core ib_uverbs ib_umad rdma_ucm rdma_cm ib_cm iw_cm ib_ipoib mlx5_core mlx5_ib rdma_rxe
-      crc32_generic virtio_pci virtio_net 9p 9pnet_virtio sch_netem"
+      crc32_generic virtio_pci virtio_net 9p 9pnet_virtio sch_netem sch_prio cls_u32"
 [ $pci = 1 ] && mods="virtio_pci virtio_net 9p 9pnet_virtio"
 for m in $mods; do
 	modprobe --show-depends -S "$kver" "$m" | awk '$1 == "insmod" {print $2}'
