@@ -118,15 +118,9 @@ static int scalar(struct reader *r, const unsigned char *str, size_t slen, const
 		if (!strcmp(k, "schema") && str) {
 			set_str(&r->schema, str, slen, 64);
 			if (strcmp(r->schema, RD_FLEET_FABRIC_SCHEMA) != 0) {
-				/* another program's JSON (a credentials file ...): nothing of it is echoed */
-				if (rd_str_has_prefix(r->schema, "rdma-doctor/") && strlen(r->schema) < 64 &&
-				    strspn(r->schema, "abcdefghijklmnopqrstuvwxyz0123456789/._-") == strlen(r->schema)) {
-					char m[160];
-					snprintf(m, sizeof m, "schema \"%s\", not " RD_FLEET_FABRIC_SCHEMA, r->schema);
-					return fail(r, "%s", m);
-				}
-				return fail(r, "not a fabric document (its \"schema\" is not rdma-doctor's; want %s)",
-					    RD_FLEET_FABRIC_SCHEMA);
+				char m[200];
+				rd_schema_mismatch(m, sizeof m, r->schema, RD_FLEET_FABRIC_SCHEMA, "a fabric document");
+				return fail(r, "%s", m);
 			}
 		} else if (!strcmp(k, "time") && str)
 			set_str(&fab->time, str, slen, RD_FLEET_MAX_STR);

@@ -87,14 +87,9 @@ static int scalar(struct reader *r, const unsigned char *str, size_t slen, const
 		if (!strcmp(k, "schema") && str) {
 			set_str(&r->schema, str, slen, 64);
 			if (strcmp(r->schema, RD_FLEET_PAIRS_SCHEMA) != 0) {
-				if (rd_str_has_prefix(r->schema, "rdma-doctor/") && strlen(r->schema) < 64 &&
-				    strspn(r->schema, "abcdefghijklmnopqrstuvwxyz0123456789/._-") == strlen(r->schema)) {
-					char m[160];
-					snprintf(m, sizeof m, "schema \"%s\", not " RD_FLEET_PAIRS_SCHEMA, r->schema);
-					return fail(r, "%s", m);
-				}
-				return fail(r, "not a pairs document (its \"schema\" is not rdma-doctor's; want %s)",
-					    RD_FLEET_PAIRS_SCHEMA);
+				char m[200];
+				rd_schema_mismatch(m, sizeof m, r->schema, RD_FLEET_PAIRS_SCHEMA, "a pairs document");
+				return fail(r, "%s", m);
 			}
 		} else if (num) {
 			unsigned long long *dst = !strcmp(k, "nodes") ? &p->nodes : !strcmp(k, "rounds") ? &p->rounds

@@ -69,13 +69,10 @@ bool rd_fleet_report_valid(const struct rd_fleet_report *r, char *why, size_t wh
 		return false;
 	}
 	if (strcmp(r->schema, want) != 0) {
-		/* another program's JSON (a credentials file ...): nothing of it is echoed */
-		if (rd_str_has_prefix(r->schema, "rdma-doctor/") && strlen(r->schema) < 64 &&
-		    strspn(r->schema, "abcdefghijklmnopqrstuvwxyz0123456789/._-") == strlen(r->schema))
-			rd_set_err(why, whylen, "schema \"%s\", not %s%s", r->schema, want,
-				   strcmp(r->schema, "rdma-doctor/fabric/v1") == 0 ? " (a fabric document: give it with --fabric FILE)" : "");
-		else
-			rd_set_err(why, whylen, "not a report (its \"schema\" is not rdma-doctor's; want %s)", want);
+		rd_schema_mismatch(why, whylen, r->schema, want, "a report");
+		size_t n = why ? strlen(why) : 0;
+		if (why && strcmp(r->schema, "rdma-doctor/fabric/v1") == 0 && n < whylen)
+			rd_set_err(why + n, whylen - n, " (a fabric document: give it with --fabric FILE)");
 		return false;
 	}
 	if (!r->host) {

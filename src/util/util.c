@@ -526,6 +526,15 @@ void rd_set_err(char *err, size_t errlen, const char *fmt, ...)
 	va_end(ap);
 }
 
+void rd_schema_mismatch(char *err, size_t errlen, const char *got, const char *want, const char *what)
+{
+	if (rd_str_has_prefix(got, "rdma-doctor/") && strlen(got) < 64 &&
+	    strspn(got, "abcdefghijklmnopqrstuvwxyz0123456789/._-") == strlen(got))
+		rd_set_err(err, errlen, "schema \"%s\", not %s", got, want);
+	else
+		rd_set_err(err, errlen, "not %s (its \"schema\" is not rdma-doctor's; want %s)", what, want);
+}
+
 int rd_write_all(int fd, const void *data, size_t len)
 {
 	const char *p = data;

@@ -20,6 +20,10 @@ enum {
 const char *rd_strerror(int err);
 /* A one-line reason, printf-style, into err (nothing when err is NULL or errlen 0). */
 void rd_set_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Why a JSON document whose "schema" is got is not want (what: "a report", "a fabric document"):
+ * another of rdma-doctor's schemas is named; anything else (another program's JSON, a credentials
+ * file) is not echoed. */
+void rd_schema_mismatch(char *err, size_t errlen, const char *got, const char *want, const char *what);
 
 void *rd_xmalloc(size_t n);
 void *rd_xcalloc(size_t n, size_t size);
