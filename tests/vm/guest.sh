@@ -435,9 +435,11 @@ ip addr add 10.0.2.15/24 dev eth0
 
 # ---- the many-guest phase (tests/vm/pairs.sh): guests on one qemu multicast hub, each with its
 # name and address on the kernel command line (rdvm.node=g2 rdvm.ip=10.9.1.2
-# rdvm.hosts=g1/10.9.1.1,g2/10.9.1.2,... rdvm.slow=g4).  The slow node's link runs at 10 Mbit/s
-# both ways: its own frames leave through netem, and every other guest sends the frames it
-# addresses to it through netem too (prio + u32 on the destination address).  The rounds are the
+# rdvm.hosts=g1/10.9.1.1,g2/10.9.1.2,... rdvm.slow=g4).  Every link is shaped by netem, so that a
+# pair's rate is the shaper's and not what the emulator has to spare (under TCG that varies with
+# the host's load by a factor of three): 5 Mbit/s, and 500 kbit/s both ways for the slow node (its
+# own frames, and the frames every other guest addresses to it: a prio qdisc of two bands whose
+# u32 filter sends the slow node's address to the second).  The rounds are the
 # host's: round R starts when /out/next-R holds its SPEC (what `pairs --run` starts on every node:
 # `pair --step SPEC --round R` as the node $SLURMD_NODENAME), "done" ends; the clients' documents
 # are in round-R.json
@@ -456,11 +458,12 @@ if [ "${1:-}" = pairs ]; then
 	wait_state rxe0 ACTIVE
 	slow_ip=$(awk -v n="$slow" '$2 == n { print $1 }' /etc/hosts)
 	if [ "$node" = "$slow" ]; then
-		step tc-slow /usr/sbin/tc qdisc add dev eth0 root netem rate 10mbit limit 100000
+		step tc-slow /usr/sbin/tc qdisc add dev eth0 root netem rate 500kbit limit 100000
 	elif [ -n "$slow_ip" ]; then
-		step tc-slow sh -c "/usr/sbin/tc qdisc add dev eth0 root handle 1: prio &&
-			/usr/sbin/tc qdisc add dev eth0 parent 1:3 handle 30: netem rate 10mbit limit 100000 &&
-			/usr/sbin/tc filter add dev eth0 parent 1:0 protocol ip u32 match ip dst $slow_ip/32 flowid 1:3"
+		step tc-slow sh -c "/usr/sbin/tc qdisc add dev eth0 root handle 1: prio bands 2 priomap 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 &&
+			/usr/sbin/tc qdisc add dev eth0 parent 1:1 handle 10: netem rate 5mbit limit 100000 &&
+			/usr/sbin/tc qdisc add dev eth0 parent 1:2 handle 20: netem rate 500kbit limit 100000 &&
+			/usr/sbin/tc filter add dev eth0 parent 1:0 protocol ip u32 match ip dst $slow_ip/32 flowid 1:2"
 	fi
 	# every peer answers before the first round (the guests boot at their own pace)
 	for h in $(echo "$hosts" | tr ',' ' '); do
@@ -475,11 +478,11 @@ if [ "${1:-}" = pairs ]; then
 		until [ -s /out/next-$r ] || [ $k -ge 1200 ]; do k=$((k + 1)); sleep 0.25; done
 		spec=$(cat /out/next-$r 2> /dev/null)
 		case "$spec" in "" | done) break ;; esac
-		SLURMD_NODENAME=$node $RD pair --step "$spec" --round $r --timeout 60 --size 32K --duration 500 > $S/round-$r.json 2> $S/round-$r.err
+		SLURMD_NODENAME=$node $RD pair --step "$spec" --round $r --timeout 60 --size 4K --duration 500 > $S/round-$r.json 2> $S/round-$r.err
 		echo $? > $S/round-$r.rc
 		r=$((r + 1))
 	done
-	[ "$node" = "$slow" ] && step tc-stats /usr/sbin/tc -s qdisc show dev eth0
+	step tc-stats /usr/sbin/tc -s qdisc show dev eth0
 	sync
 	echo "@@guest-done" > /dev/console
 	exit 0

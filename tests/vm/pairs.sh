@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # `rdma-doctor pairs` across four real kernels: four qemu guests of the real-kernel tier, each with
 # Soft-RoCE (rxe0) on a virtio-net, all on one qemu multicast socket netdev (a hub) in a network
-# namespace of this test's own (its loopback, nothing else).  Guest g4's link is slowed to 10
-# Mbit/s both ways (tests/vm/guest.sh's pairs phase).  The rounds are the real planner's and the
+# namespace of this test's own (its loopback, nothing else).  Every link is shaped to 5 Mbit/s and
+# g4's to 500 kbit/s both ways (tests/vm/guest.sh's pairs phase).  The rounds are the real planner's and the
 # real judgement's: round 1 is `pairs --nodes g[1-4] --plan`, each later round the `next_round`
 # that `pairs --results` asks for given every document so far, written to each guest's share; every
 # guest runs `pair --step SPEC --round R` as `pairs --run` would start it.  Then the judgement names
@@ -72,7 +72,11 @@ for i in 1 2 3 4; do
 		{ bad "guest g$i did not finish:"; tail -20 "$work/g$i/console-pairs.log"; }
 done
 [ "$(cat "$work/g4/s/tc-slow.rc" 2> /dev/null)" = 0 ] && [ "$(cat "$work/g1/s/tc-slow.rc" 2> /dev/null)" = 0 ] &&
-	ok "g4's link slowed both ways (netem on g4, and on the others for g4's address)" || bad "tc-slow: $(cat "$work"/g*/s/tc-slow.err 2> /dev/null | head -3)"
+	ok "the links shaped, g4's slowed both ways (netem on g4, and on the others for g4's address)" || bad "tc-slow: $(cat "$work"/g*/s/tc-slow.err 2> /dev/null | head -3)"
+# netem delays and drops nothing (a drop would be rxe's retransmission, not the rate)
+drops=$(cat "$work"/g*/s/tc-stats.out 2> /dev/null | sed -n 's/.*dropped \([0-9]*\).*/\1/p' | awk '{ n += $1 } END { print n + 0 }')
+[ "$(cat "$work"/g*/s/tc-stats.out 2> /dev/null | grep -c netem)" -ge 7 ] && [ "$drops" = 0 ] && ok "netem on every guest, nothing dropped" ||
+	bad "netem: $(cat "$work"/g*/s/tc-stats.out 2> /dev/null | grep -c netem) qdiscs, $drops dropped"
 j=$work/judged.json
 [ -s "$j" ] || { bad "no judgement"; ts_finalize; }
 jq -e '[.[] | .rails[] | .gid | startswith("::ffff:10.9.1.")] | all' -s "$work/all.json" > /dev/null 2>&1 &&
