@@ -101,12 +101,12 @@ static void judge_power(struct rd_check_ctx *ctx, const struct rd_device *d, con
 		return;
 	bool many = strchr(lanes, ',') != NULL;
 	struct rd_finding *f = rd_finding_add(
-		ctx, RD_WARN, subj, "%s: %s power of %s lane%s %s %s the module's low alarm %g dBm%s (%s)", subj, rx ? "Rx" : "Tx",
-		name, many ? "s" : "", lanes, below ? "is at or below" : "is within 2 dB of", dd->lo,
-		below ? "" : " (its low warning is about there)",
-		rx ? "too little light arrives: a dirty or damaged fiber end or connector, a bent cable, or a failing "
-		     "laser at the far end"
-		   : "its own laser is weak: the module is failing");
+		ctx, RD_WARN, subj, "%s: %s power of %s lane%s %s %s %s the module's low alarm %g dBm%s: %s", subj,
+		rx ? "Rx" : "Tx", name, many ? "s" : "", lanes, many ? "are" : "is", below ? "at or below" : "within 2 dB of",
+		dd->lo, below ? "" : " (about where its low warning sits)",
+		rx ? "too little light arrives (a dirty or damaged fiber end or connector, a bent cable, or a failing "
+		     "laser at the far end)"
+		   : "its own laser is weakening (the module is ageing or failing)");
 	rd_evidence_add(f, module_src(&mp->mlxlink_out), "%s [dBm]: %s", rx ? "Rx Power Current" : "Tx Power Current",
 			dd->text);
 	if (m->bias.text && rx == false)

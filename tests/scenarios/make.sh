@@ -458,6 +458,9 @@ build() {
 	link-module-rx-low)
 		# lane 3 of mlx5_0 receives too little light: below the module's low alarm (-5.003 dBm)
 		mft_optics; mlxlink_set mlx5_0 'Rx Power Current \[dBm\]' '1.945,1.892,-7.412,2.025 [-5.003..3.998]' ;;
+	link-module-tx-low)
+		# mlx5_1's own laser weakens: Tx of lanes 2 and 3 within 2 dB of the low alarm (-3.468 dBm)
+		mft_optics; mlxlink_set mlx5_1 'Tx Power Current \[dBm\]' '0.867,-2.104,-2.511,1.069 [-3.468..3.998]' ;;
 	link-phy-state-differs)
 		# sysfs says Active/LinkUp, the firmware says the link is polling
 		mft_base; mlxlink_set mlx5_0 State Polling; mlxlink_set mlx5_0 'Physical state' Polling ;;
@@ -581,7 +584,7 @@ ALL=(healthy-inbox healthy-mlnx-ofed healthy-doca-ofed ib-umad-missing rdma-ucm-
 	roce-gid-link-local-only roce-gid-empty roce-gid-index-v1 roce-gid-index-pinned-ok roce-gid-nccl-2.18
 	roce-gid-nccl-policy-version
 	healthy-mft link-phy-ber-high link-phy-ber-high-mft-4.30 link-phy-cable-unplugged link-phy-opcode link-phy-state-differs
-	link-module-optic-ok link-module-passive-copper link-module-hot link-module-hot-near link-module-hot-no-threshold link-module-rx-low mlxconfig-policy-differs
+	link-module-optic-ok link-module-passive-copper link-module-hot link-module-hot-near link-module-hot-no-threshold link-module-rx-low link-module-tx-low mlxconfig-policy-differs
 	mlxconfig-policy-not-applied mft-tools-failed firmware-from-flint firmware-image-pending roce-qos-differs roce-qos-dcb-differs roce-qos-seen-no-policy
 	roce-qos-boot-udev roce-qos-boot-unit-script roce-qos-boot-other-if roce-qos-differs-boot
 	mlxconfig-array-not-judged nccl-ib-disable-conf nccl-hca-matches-none nccl-hca-port-down nccl-hca-only-port-down nccl-hca-pinned-ok nccl-hca-prefix roce-gid-index-nccl-conf nccl-ib-pkey-value)
