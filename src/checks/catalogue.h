@@ -62,7 +62,9 @@
 	  "an IB port with no SM: lid 0 or 0xffff, sm_lid 0", "ports/N/{lid,sm_lid}")                 \
 	X(link_phy, "link.phy", RD_SUBJ_PORT, RD_NEEDS_ROLE | RD_LOAD_PCI | RD_LOAD_MFT, "physical layer clean (mlxlink)",                      \
 	  "Effective Physical BER 1E-12 or worse, a firmware Status Opcode (with its Recommendation), " \
-	  "mlxlink's State/Physical state differing from sysfs",                                      \
+	  "mlxlink's State/Physical state differing from sysfs, a transceiver at or within 5 C of its " \
+	  "high temperature alarm (70 C when it prints none), a lane's Rx or Tx power at or within 2 dB " \
+	  "of its low alarm (WARN; passive copper never judged)",                                     \
 	  "mlxlink -d <pci> -p <port> -m -c -e (check --mft, snapshot), ports/N/{state,phys_state}")  \
 	X(firmware_uniform, "firmware.uniform", RD_SUBJ_DEVICE, RD_LOAD_DEVINFO | RD_LOAD_DEVLINK | RD_LOAD_MFT, "one firmware per HCA model",       \
 	  "HCAs of one model (board_id) on different firmware versions", "fw_ver, board_id, hca_type") \

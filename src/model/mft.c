@@ -6,6 +6,8 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -184,6 +186,128 @@ static char *time_since_clear(char *v, const char *unit)
 	return out;
 }
 
+/* One number of a DDM line, s[0..n): the whole of it, finite. */
+static bool ddm_number(const char *s, size_t n, double *out)
+{
+	char buf[48];
+	while (n && isspace((unsigned char)*s))
+		s++, n--;
+	while (n && isspace((unsigned char)s[n - 1]))
+		n--;
+	if (!n || n >= sizeof buf)
+		return false;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	char *end;
+	errno = 0;
+	double v = strtod(buf, &end);
+	if (errno || end == buf || *end || !isfinite(v))
+		return false;
+	*out = v;
+	return true;
+}
+
+int rd_parse_ddm(const char *text, struct rd_ddm *d)
+{
+	d->n = 0;
+	d->th = false;
+	d->lo = d->hi = 0;
+	if (!text)
+		return -RD_EPARSE;
+	size_t len = strlen(text);
+	while (len && isspace((unsigned char)text[len - 1]))
+		len--;
+	while (len && isspace((unsigned char)*text))
+		text++, len--;
+	if (!len || (len == 3 && !strncasecmp(text, "N/A", 3)))
+		return 0;
+	const char *open = memchr(text, '[', len);
+	size_t vlen = open ? (size_t)(open - text) : len;
+	double v[RD_DDM_LANES];
+	size_t n = 0;
+	for (const char *p = text, *end = text + vlen; p < end;) {
+		const char *comma = memchr(p, ',', (size_t)(end - p));
+		const char *stop = comma ? comma : end;
+		if (n == RD_DDM_LANES || !ddm_number(p, (size_t)(stop - p), &v[n]))
+			return -RD_EPARSE;
+		n++;
+		p = comma ? comma + 1 : end;
+		if (comma && p == end)
+			return -RD_EPARSE; /* a trailing comma */
+	}
+	if (!n)
+		return -RD_EPARSE;
+	double lo = 0, hi = 0;
+	bool th = false;
+	if (open) {
+		/* "[LOW..HIGH]" and nothing after it; "..", not strtod, splits "-5..75" */
+		const char *in = open + 1, *close = text + len - 1;
+		if (*close != ']' || close < in)
+			return -RD_EPARSE;
+		const char *dots = NULL;
+		for (const char *q = in; q + 1 < close; q++)
+			if (q[0] == '.' && q[1] == '.') {
+				dots = q;
+				break;
+			}
+		if (!dots || !ddm_number(in, (size_t)(dots - in), &lo) || !ddm_number(dots + 2, (size_t)(close - dots - 2), &hi))
+			return -RD_EPARSE;
+		th = lo < hi;
+	}
+	memcpy(d->v, v, n * sizeof v[0]);
+	d->n = n;
+	d->lo = lo;
+	d->hi = hi;
+	d->th = th;
+	return 0;
+}
+
+bool rd_module_passive_copper(const struct rd_mlxlink_module *m)
+{
+	const char *f[] = {m->cable_type, m->cable_tech};
+	for (size_t i = 0; i < 2; i++)
+		if (f[i] && strcasestr(f[i], "copper") && strcasestr(f[i], "passive"))
+			return true;
+	return false;
+}
+
+/* The Module Info field k (its unit already cut off) of m, as a string field or a DDM line. */
+static char **module_field(struct rd_mlxlink_module *m, const char *k, struct rd_ddm **ddm)
+{
+	static const struct {
+		const char *key;
+		size_t off;
+	} str[] = {
+		{"Identifier", offsetof(struct rd_mlxlink_module, identifier)},
+		{"Cable Type", offsetof(struct rd_mlxlink_module, cable_type)},
+		{"Cable Technology", offsetof(struct rd_mlxlink_module, cable_tech)},
+		{"Vendor Name", offsetof(struct rd_mlxlink_module, vendor)},
+		{"Vendor Part Number", offsetof(struct rd_mlxlink_module, part)},
+		{"Vendor Serial Number", offsetof(struct rd_mlxlink_module, serial)},
+		{"Digital Diagnostic Monitoring", offsetof(struct rd_mlxlink_module, ddm_supported)},
+	};
+	static const struct {
+		const char *key;
+		size_t off;
+	} dd[] = {
+		{"Temperature", offsetof(struct rd_mlxlink_module, temp)},
+		{"Voltage", offsetof(struct rd_mlxlink_module, voltage)},
+		{"Bias Current", offsetof(struct rd_mlxlink_module, bias)},
+		{"Rx Power Current", offsetof(struct rd_mlxlink_module, rx)},
+		{"Tx Power Current", offsetof(struct rd_mlxlink_module, tx)},
+	};
+	*ddm = NULL;
+	for (size_t i = 0; i < sizeof str / sizeof str[0]; i++)
+		if (!strcasecmp(k, str[i].key))
+			return (char **)((char *)m + str[i].off);
+	for (size_t i = 0; i < sizeof dd / sizeof dd[0]; i++)
+		if (!strcasecmp(k, dd[i].key)) {
+			*ddm = (struct rd_ddm *)((char *)m + dd[i].off);
+			return &(*ddm)->text;
+		}
+	return NULL;
+}
+
 int rd_parse_mlxlink(const char *text, struct rd_mlxlink_info *m)
 {
 	memset(m, 0, sizeof *m);
@@ -227,7 +351,18 @@ int rd_parse_mlxlink(const char *text, struct rd_mlxlink_info *m)
 			dst = &m->raw_ber;
 		else if (!strcasecmp(k, "Raw Physical Errors Per Lane"))
 			dst = &m->raw_errors_lanes;
-		if (!strcasecmp(k, "Status Opcode")) {
+		struct rd_ddm *ddm;
+		char **mf = dst ? NULL : module_field(&m->module, k, &ddm);
+		if (mf) {
+			/* the first of each, as for the other fields; "N/A" is no string (a DDM line keeps it) */
+			if (!*mf && *v && (ddm || strcasecmp(v, "N/A") != 0)) {
+				m->module.present = true;
+				if (ddm)
+					rd_parse_ddm(v, ddm);
+				*mf = v;
+				v = NULL;
+			}
+		} else if (!strcasecmp(k, "Status Opcode")) {
 			long long op;
 			if (parse_long(v, &op) && op >= 0 && op < 1000000) {
 				m->status_opcode = (long)op;
@@ -254,6 +389,11 @@ void rd_mlxlink_info_free(struct rd_mlxlink_info *m)
 		      &m->fw_version, &m->time_since_clear, &m->eff_errors, &m->eff_ber, &m->raw_ber, &m->raw_errors_lanes};
 	for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
 		free(*f[i]);
+	struct rd_mlxlink_module *mo = &m->module;
+	char *g[] = {mo->identifier, mo->cable_type, mo->cable_tech, mo->vendor, mo->part, mo->serial, mo->ddm_supported,
+		     mo->temp.text, mo->voltage.text, mo->bias.text, mo->rx.text, mo->tx.text};
+	for (size_t i = 0; i < sizeof g / sizeof g[0]; i++)
+		free(g[i]);
 	memset(m, 0, sizeof *m);
 	m->status_opcode = -1;
 }

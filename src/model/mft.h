@@ -24,6 +24,31 @@
 void rd_strip_ansi(char *s, size_t *len);
 
 /* ---- mlxlink -d <pci> -p <port> -m -c -e ------------------------------------------------------ */
+/* One digital-diagnostics line of mlxlink's "Module Info" section, as mstflint's
+ * MlxlinkCommander::prepareDDMSection prints it (the same from mstlink's first port through MFT
+ * 4.35): "VALUE [LOW..HIGH]", VALUE one number or one per lane ("1.886,1.989,2.281,1.976"), and
+ * LOW..HIGH the module's own alarm thresholds (PRM PDDR module info: "Alarm high temperature
+ * threshold", "Alarm low RX Power threshold"); "N/A" when the module has no DDM. */
+#define RD_DDM_LANES 16
+struct rd_ddm {
+	char *text;               /* as printed (NULL when absent); "N/A" is kept here, n = 0 */
+	double v[RD_DDM_LANES];   /* the values, lane by lane */
+	size_t n;                 /* 0: absent, N/A, or not understood */
+	double lo, hi;            /* valid when th */
+	bool th;                  /* thresholds printed and meaningful (not "[0..0]", lo < hi) */
+};
+/* The transceiver or cable ("Module Info", mlxlink -m): the strings as printed ("N/A" = NULL). */
+struct rd_mlxlink_module {
+	char *identifier, *cable_type, *cable_tech, *vendor, *part, *serial, *ddm_supported;
+	struct rd_ddm temp, voltage, bias, rx, tx; /* [C], [mV], [mA] per lane, [dBm] per lane */
+	bool present;             /* a Module Info field was found */
+};
+/* "54 [-5..75]", "8.380,8.380 [2..15]", "N/A": 0 with d filled (d->n lanes), -RD_EPARSE when the
+ * text is not in that form (d->n = 0 then; d->text is not touched). */
+int rd_parse_ddm(const char *text, struct rd_ddm *d);
+/* True for a passive copper cable (Cable Type or Cable Technology says so): its diagnostics, when
+ * it prints any ("0 [0..0]"), mean nothing. */
+bool rd_module_passive_copper(const struct rd_mlxlink_module *m);
 struct rd_mlxlink_info {
 	char *state, *phys_state, *speed, *width, *fec;
 	long status_opcode;      /* -1 when absent */
@@ -35,6 +60,7 @@ struct rd_mlxlink_info {
 	double eff_ber_v;        /* valid when eff_ber_ok */
 	bool eff_ber_ok;
 	char *raw_errors_lanes;  /* "Raw Physical Errors Per Lane": "0,0,0,0" */
+	struct rd_mlxlink_module module; /* -m's Module Info (owned) */
 };
 /* Parses the text (ANSI codes already stripped).  Returns 0 when it has at least State or the
  * Status Opcode or a BER line, -RD_EPARSE otherwise (fields found are kept either way). */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* Fuzz target: the captured outputs of mlxlink, mlxconfig, flint, mlnx_qos, dcb and ethtool -S, the sysfs
+/* Fuzz target: the captured outputs of mlxlink (with -m's Module Info and its DDM lines), mlxconfig, flint, mlnx_qos, dcb and ethtool -S, the sysfs
  * qos/trust, qos/pfc and qos/dscp2prio files and tc/N/traffic_class (model/mft.h), each after
  * rd_strip_ansi as the loader does. */
 #include <stdint.h>
@@ -20,7 +20,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort(); /* an ESC byte survived */
 	struct rd_mlxlink_info l;
 	rd_parse_mlxlink(s, &l);
+	const struct rd_ddm *dd[] = {&l.module.temp, &l.module.voltage, &l.module.bias, &l.module.rx, &l.module.tx};
+	for (size_t i = 0; i < sizeof dd / sizeof dd[0]; i++) {
+		if (dd[i]->n > RD_DDM_LANES || (dd[i]->n && !dd[i]->text) || (dd[i]->th && !(dd[i]->lo < dd[i]->hi)))
+			abort(); /* lanes within bounds, from a printed line; a threshold is a range */
+		for (size_t k = 0; k < dd[i]->n; k++)
+			if (!(dd[i]->v[k] == dd[i]->v[k]) || dd[i]->v[k] > 1e308 || dd[i]->v[k] < -1e308)
+				abort(); /* finite */
+	}
+	rd_module_passive_copper(&l.module);
 	rd_mlxlink_info_free(&l);
+	struct rd_ddm d1;
+	if (rd_parse_ddm(s, &d1) < 0 && d1.n)
+		abort();
 	struct rd_mlxconfig_info c;
 	if (rd_parse_mlxconfig(s, &c) == 0 && c.nparams) {
 		char v[64];

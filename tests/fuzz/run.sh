@@ -43,7 +43,7 @@ seed fuzz_explain "$top"/tests/explain/cases.txt "$top"/tests/explain/scenarios.
 seed fuzz_diff "$top"/tests/fix/expected/*.txt
 seed fuzz_mft "$roots"/*/rdma-doctor/commands/mlxlink-* "$roots"/*/rdma-doctor/commands/mlxconfig-* \
 	"$roots"/*/rdma-doctor/commands/flint-* "$roots"/*/rdma-doctor/commands/mlnx_qos-* "$roots"/*/rdma-doctor/commands/dcb-pfc-* \
-	"$roots"/roce-congestion-*/rdma-doctor/commands/ethtool-S-* \
+	"$roots"/roce-congestion-*/rdma-doctor/commands/ethtool-S-* "$top"/tests/fixtures/real/*mlxlink* \
 	"$roots"/healthy-mft/sys/devices/*/*/*/net/*/qos/* "$real"/skyao__hp544-cx3pro__mlxconfig-query.txt "$real"/skyao__cx6-ocp3__mlxlink-pcie-e.txt
 seed fuzz_bootset "$roots"/roce-qos-*/etc/udev/rules.d/* "$roots"/roce-qos-*/etc/systemd/system/*.service \
 	"$roots"/roce-qos-*/usr/local/sbin/*

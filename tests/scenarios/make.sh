@@ -190,6 +190,26 @@ mft_base() { # base mlnx with every tool's capture, healthy; the policy asks for
 mlxlink_set() { # DEV KEY VALUE: one line of a captured mlxlink output
 	sed -i -E "s/^($2 +: ).*\$/\\1${ESC}[31m$3${ESC}[0m/" "$R/$CMD/mlxlink-$1-1"
 }
+# mlxlink -m's Module Info of a ConnectX-7 OSFP optic (tests/fixtures/real/SOURCES.txt), appended to the
+# guide's block (which has none); its Identifier / Cable Type / Vendor lines are added in mlxlink's
+# layout, their words from mstflint's maps (MFT-SOURCES.md)
+OPTIC=$here/../fixtures/real/facebookresearch-gcm__mlxlink-m-cx7-osfp.txt
+module_optic() { # DEV SERIAL
+	{ echo; sed -n '/^Module Info/,$p' "$OPTIC"
+	  printf '%s\n' 'Identifier                         : OSFP' 'Cable Technology                   : 850 nm VCSEL' \
+		'Cable Type                         : Optical Module (separated)' 'Vendor Name                        : Mellanox' \
+		'Vendor Part Number                 : MMA4Z00-NS' "Vendor Serial Number               : $2" \
+		'Digital Diagnostic Monitoring      : Yes'; } | colour >> "$R/$CMD/mlxlink-$1-1"
+}
+module_dac() { # DEV: a passive copper OSFP cable, its diagnostics "0 [0..0]" as MFT 4.35 prints them
+	printf '%s\n' '' 'Module Info' '-----------' 'Temperature [C]                    : 0 [0..0]' \
+		'Voltage [mV]                       : 0 [0..0]' 'Bias Current [mA]                  : 0,0,0,0 [0..0]' \
+		'Rx Power Current [dBm]             : 0,0,0,0 [0..0]' 'Tx Power Current [dBm]             : 0,0,0,0 [0..0]' \
+		'Identifier                         : OSFP' 'Cable Technology                   : Copper cable, passive, unequalized' \
+		'Cable Type                         : Passive copper cable' 'Vendor Name                        : Mellanox' \
+		'Vendor Part Number                 : MCP4Y10-N001' 'Digital Diagnostic Monitoring      : Yes' | colour >> "$R/$CMD/mlxlink-$1-1"
+}
+mft_optics() { mft_base; module_optic mlx5_0 MT2331FT01234; module_optic mlx5_1 MT2331FT01235; }
 
 drop_module() { # NAME: unload it (and its lines)
 	sed -i "/^$1 /d" "$R/proc/modules"
@@ -420,6 +440,27 @@ build() {
 		# the link is up, but the PHY firmware reports an issue (synthetic opcode and text: MFT-SOURCES.md)
 		mft_base; mlxlink_set mlx5_0 'Status Opcode' 13
 		mlxlink_set mlx5_0 'Recommendation' 'Check the cable and the connectors at both ends' ;;
+	link-module-optic-ok)
+		# two ConnectX-7 OSFP optics well inside their alarm thresholds: the OK names them
+		mft_optics ;;
+	link-module-passive-copper)
+		# a passive copper cable prints "0 [0..0]" (no thresholds): never judged
+		mft_optics; module_dac mlx5_2 ;;
+	link-module-hot)
+		# mlx5_1's optic at its high temperature alarm (80 C)
+		mft_optics; mlxlink_set mlx5_1 'Temperature \[C\]' '81 [-10..80]' ;;
+	link-module-hot-near)
+		# within 5 C of the alarm: what the module's own warning threshold would say
+		mft_optics; mlxlink_set mlx5_1 'Temperature \[C\]' '77 [-10..80]' ;;
+	link-module-hot-no-threshold)
+		# a module that prints its temperature without thresholds: held to 70 C
+		mft_optics; mlxlink_set mlx5_0 'Temperature \[C\]' 72 ;;
+	link-module-rx-low)
+		# lane 3 of mlx5_0 receives too little light: below the module's low alarm (-5.003 dBm)
+		mft_optics; mlxlink_set mlx5_0 'Rx Power Current \[dBm\]' '1.945,1.892,-7.412,2.025 [-5.003..3.998]' ;;
+	link-module-tx-low)
+		# mlx5_1's own laser weakens: Tx of lanes 2 and 3 within 2 dB of the low alarm (-3.468 dBm)
+		mft_optics; mlxlink_set mlx5_1 'Tx Power Current \[dBm\]' '0.867,-2.104,-2.511,1.069 [-3.468..3.998]' ;;
 	link-phy-state-differs)
 		# sysfs says Active/LinkUp, the firmware says the link is polling
 		mft_base; mlxlink_set mlx5_0 State Polling; mlxlink_set mlx5_0 'Physical state' Polling ;;
@@ -542,7 +583,8 @@ ALL=(healthy-inbox healthy-mlnx-ofed healthy-doca-ofed ib-umad-missing rdma-ucm-
 	firmware-ofed-train-mismatch firmware-ofed-train-pinned firmware-doca-connectx5-not-judged
 	roce-gid-link-local-only roce-gid-empty roce-gid-index-v1 roce-gid-index-pinned-ok roce-gid-nccl-2.18
 	roce-gid-nccl-policy-version
-	healthy-mft link-phy-ber-high link-phy-ber-high-mft-4.30 link-phy-cable-unplugged link-phy-opcode link-phy-state-differs mlxconfig-policy-differs
+	healthy-mft link-phy-ber-high link-phy-ber-high-mft-4.30 link-phy-cable-unplugged link-phy-opcode link-phy-state-differs
+	link-module-optic-ok link-module-passive-copper link-module-hot link-module-hot-near link-module-hot-no-threshold link-module-rx-low link-module-tx-low mlxconfig-policy-differs
 	mlxconfig-policy-not-applied mft-tools-failed firmware-from-flint firmware-image-pending roce-qos-differs roce-qos-dcb-differs roce-qos-seen-no-policy
 	roce-qos-boot-udev roce-qos-boot-unit-script roce-qos-boot-other-if roce-qos-differs-boot
 	mlxconfig-array-not-judged nccl-ib-disable-conf nccl-hca-matches-none nccl-hca-port-down nccl-hca-only-port-down nccl-hca-pinned-ok nccl-hca-prefix roce-gid-index-nccl-conf nccl-ib-pkey-value)

@@ -334,6 +334,120 @@ RD_TEST(flint_pending_image_real)
 	free(path);
 }
 
+/* mlxlink -m's Module Info (tests/fixtures/real/SOURCES.txt): a ConnectX-7 OSFP optic's diagnostics
+ * with its own alarm thresholds, "VALUE [LOW..HIGH]" (mstflint MlxlinkCommander::prepareDDMSection,
+ * getValueAndThresholdsStr). */
+RD_TEST(mlxlink_module_info_osfp_optic)
+{
+	char *path = rd_xasprintf("%s/fixtures/real/facebookresearch-gcm__mlxlink-m-cx7-osfp.txt", rd_test_dir());
+	char *text = slurp(path);
+	free(path);
+	struct rd_mlxlink_info m;
+	CHECK_INT(rd_parse_mlxlink(text, &m), 0);
+	const struct rd_mlxlink_module *mo = &m.module;
+	CHECK(mo->present);
+	CHECK(mo->identifier == NULL && mo->vendor == NULL && !rd_module_passive_copper(mo));
+	CHECK_STR(mo->temp.text, "49 [-10..80]");
+	CHECK(mo->temp.n == 1 && mo->temp.v[0] == 49 && mo->temp.th && mo->temp.lo == -10 && mo->temp.hi == 80);
+	CHECK(mo->voltage.n == 1 && fabs(mo->voltage.v[0] - 3189.4) < 1e-9 && mo->voltage.hi == 3500);
+	CHECK(mo->bias.n == 4 && fabs(mo->bias.v[1] - 9.264) < 1e-9 && mo->bias.lo == 7 && mo->bias.hi == 11);
+	CHECK(mo->rx.n == 4 && fabs(mo->rx.v[2] - 2.167) < 1e-9 && fabs(mo->rx.lo + 5.003) < 1e-9 && mo->rx.th);
+	CHECK(mo->tx.n == 4 && fabs(mo->tx.v[0] - 0.867) < 1e-9 && fabs(mo->tx.lo + 3.468) < 1e-9);
+	CHECK_STR(m.state, "Active");
+	rd_mlxlink_info_free(&m);
+	CHECK(m.module.temp.text == NULL && !m.module.present);
+	free(text);
+}
+
+/* A passive copper cable, in the layout of two real captures (tests/scenarios/MFT-SOURCES.md): MFT
+ * 4.30 on a BlueField-3 prints N/A for every diagnostic of a QSFP28 DAC and "Digital Diagnostic
+ * Monitoring : No"; MFT 4.35 on a ConnectX-7 prints "0 [0..0]" for an OSFP DAC and "Yes". */
+RD_TEST(mlxlink_module_info_passive_copper)
+{
+	static const char na[] = "State                              : Active\n"
+				 "Module Info\n-----------\n"
+				 "Temperature [C]                    : N/A\n"
+				 "Rx Power Current [dBm]             : N/A\n"
+				 "Identifier                         : QSFP28\n"
+				 "Cable Technology                   : Copper cable, passive, unequalized\n"
+				 "Cable Type                         : Passive copper cable\n"
+				 "Vendor Name                        : ACME\n"
+				 "Vendor Part Number                 : DAC-100G-3M\n"
+				 "Vendor Serial Number               : N/A\n"
+				 "Digital Diagnostic Monitoring      : No\n";
+	struct rd_mlxlink_info m;
+	CHECK_INT(rd_parse_mlxlink(na, &m), 0);
+	CHECK(m.module.present && rd_module_passive_copper(&m.module));
+	CHECK_STR(m.module.identifier, "QSFP28");
+	CHECK_STR(m.module.part, "DAC-100G-3M");
+	CHECK(m.module.serial == NULL);
+	CHECK_STR(m.module.temp.text, "N/A");
+	CHECK(m.module.temp.n == 0 && m.module.rx.n == 0);
+	CHECK_STR(m.module.ddm_supported, "No");
+	rd_mlxlink_info_free(&m);
+	static const char zero[] = "State                              : Active\n"
+				   "Temperature [C]                    : 0 [0..0]\n"
+				   "Bias Current [mA]                  : 0,0,0,0 [0..0]\n"
+				   "Rx Power Current [dBm]             : 0,0,0,0 [0..0]\n"
+				   "Identifier                         : OSFP\n"
+				   "Cable Type                         : Passive copper cable\n"
+				   "Digital Diagnostic Monitoring      : Yes\n";
+	CHECK_INT(rd_parse_mlxlink(zero, &m), 0);
+	CHECK(rd_module_passive_copper(&m.module));
+	CHECK(m.module.temp.n == 1 && !m.module.temp.th); /* [0..0]: no threshold */
+	CHECK(m.module.rx.n == 4 && !m.module.rx.th);
+	rd_mlxlink_info_free(&m);
+	/* no Module Info at all (the guide's block, mlxlink without -m) */
+	CHECK_INT(rd_parse_mlxlink("State : Active\n", &m), 0);
+	CHECK(!m.module.present && m.module.temp.text == NULL);
+	rd_mlxlink_info_free(&m);
+}
+
+/* mlxlink --json: the Module Info object's members, one "Key" : "value", a line (jsoncpp). */
+RD_TEST(mlxlink_module_info_json)
+{
+	static const char js[] = "{\n   \"result\" : {\n      \"output\" : {\n"
+				 "         \"Module Info\" : {\n"
+				 "            \"Identifier\" : \"OSFP\",\n"
+				 "            \"Rx Power Current [dBm]\" : \"-12.5,1.2,1.3,1.1 [-10.41..6]\",\n"
+				 "            \"Temperature [C]\" : \"61 [-5..75]\",\n"
+				 "            \"Vendor Name\" : \"ACME\"\n         },\n"
+				 "         \"Operational Info\" : {\n            \"State\" : \"Active\"\n         }\n"
+				 "      }\n   }\n}\n";
+	struct rd_mlxlink_info m;
+	CHECK_INT(rd_parse_mlxlink(js, &m), 0);
+	CHECK_STR(m.module.identifier, "OSFP");
+	CHECK_STR(m.module.vendor, "ACME");
+	CHECK(m.module.rx.n == 4 && m.module.rx.v[0] == -12.5 && fabs(m.module.rx.lo + 10.41) < 1e-9 && m.module.rx.hi == 6);
+	CHECK(m.module.temp.n == 1 && m.module.temp.v[0] == 61 && m.module.temp.hi == 75);
+	rd_mlxlink_info_free(&m);
+}
+
+RD_TEST(ddm_line_forms)
+{
+	struct rd_ddm d = {0};
+	CHECK_INT(rd_parse_ddm("61 [-5..75]", &d), 0);
+	CHECK(d.n == 1 && d.v[0] == 61 && d.th && d.lo == -5 && d.hi == 75);
+	CHECK_INT(rd_parse_ddm("  1.5,-2.25,-40,0.001 [-10.41..6]  ", &d), 0);
+	CHECK(d.n == 4 && d.v[1] == -2.25 && d.v[2] == -40 && fabs(d.lo + 10.41) < 1e-12 && d.hi == 6);
+	CHECK_INT(rd_parse_ddm("-3 [-8.5..-1]", &d), 0); /* a negative high threshold */
+	CHECK(d.th && d.lo == -8.5 && d.hi == -1);
+	CHECK_INT(rd_parse_ddm("3261.2", &d), 0); /* no thresholds */
+	CHECK(d.n == 1 && !d.th);
+	CHECK_INT(rd_parse_ddm("N/A", &d), 0);
+	CHECK(d.n == 0);
+	CHECK_INT(rd_parse_ddm("5 [7..3]", &d), 0); /* inverted: not a threshold */
+	CHECK(d.n == 1 && !d.th);
+	static const char *const bad[] = {"1,,2", "1,", ",1", "[1..2]", "1 [2..]", "1 [..2]", "1 [1.2]", "abc", "1 [1..2]x",
+					  "1 [1..2", "inf", "nan [0..1]", "1e999", "1 [0..1e999]",
+					  "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17"};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		CHECK_INT(rd_parse_ddm(bad[i], &d), -RD_EPARSE);
+		CHECK(d.n == 0);
+	}
+	CHECK_INT(rd_parse_ddm(NULL, &d), -RD_EPARSE);
+}
+
 RD_TEST(flint_guide_block)
 {
 	char *text = guide_block("$ flint -d /dev/mst/mt4129_pciconf0 query | head -5", "Rom Info:");
