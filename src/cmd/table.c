@@ -157,7 +157,7 @@ const struct rd_cmd rd_cmds[] = {
 	 "      --max-age DURATION  a report older than this (SECONDS, or with s, m, h, d) counts as missing\n"
 	 "      --fabric FILE       `rdma-doctor fabric --format json`'s document: its verdict, findings and\n"
 	 "                          (HTML) each switch's links join the summary and its exit status\n"
-	 "      --pairs FILE        `rdma-doctor pairs --results ... --format json`'s judgement: its slow nodes\n"
+	 "      --pairs FILE        a judgement of `rdma-doctor pairs ... --format json`: its slow nodes\n"
 	 "                          and slow pairs, as findings with hostlists, join them too\n"
 	 "  -o, --output FILE       write to a temporary file beside FILE, then rename it over FILE\n"
 	 "      --history           repeat offenders (lemons) over many timestamped reports per node: PATHs read\n"
