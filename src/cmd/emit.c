@@ -16,7 +16,7 @@
 
 static int npd_refuses(struct rd_ctx *ctx, const char *opt)
 {
-	fprintf(ctx->err, "%s: npd: %s: npd prints NPD's one line (no --format, --output, --history-dir)\n", ctx->prog, opt);
+	fprintf(ctx->err, "%s: npd: %s: not for npd, which prints NPD's one line\n", ctx->prog, opt);
 	return -1;
 }
 
