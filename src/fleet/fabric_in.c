@@ -36,21 +36,6 @@ static int fail(struct reader *r, const char *fmt, const char *what)
 	return 0; /* yajl stops */
 }
 
-/* a kept string: cut at cap bytes (not inside a UTF-8 sequence), a NUL byte ends it */
-static void set_str(char **dst, const unsigned char *s, size_t n, size_t cap)
-{
-	const void *nul = memchr(s, '\0', n);
-	if (nul)
-		n = (size_t)((const unsigned char *)nul - s);
-	if (n > cap) {
-		n = cap;
-		while (n > 0 && (s[n] & 0xc0) == 0x80)
-			n--;
-	}
-	free(*dst);
-	*dst = rd_xstrndup((const char *)s, n);
-}
-
 static char *cur_key(struct reader *r)
 {
 	switch (r->at) {
@@ -94,19 +79,6 @@ static long long whole(const char *num, size_t nlen, long long max)
 	return *end || errno || v < 0 || v > max ? -1 : v;
 }
 
-/* a rate in Gb/s from 0 to 10^6, or -1 */
-static double rate(const char *num, size_t nlen)
-{
-	char b[64];
-	if (!num || nlen >= sizeof b)
-		return -1;
-	memcpy(b, num, nlen);
-	b[nlen] = '\0';
-	char *end;
-	double v = strtod(b, &end);
-	return *end || !isfinite(v) || v < 0 || v > 1e6 ? -1 : v;
-}
-
 static int scalar(struct reader *r, const unsigned char *str, size_t slen, const char *num, size_t nlen)
 {
 	if (r->skip)
@@ -116,20 +88,20 @@ static int scalar(struct reader *r, const unsigned char *str, size_t slen, const
 	switch (r->at) {
 	case W_TOP:
 		if (!strcmp(k, "schema") && str) {
-			set_str(&r->schema, str, slen, 64);
+			rd_json_keep_str(&r->schema, str, slen, 64);
 			if (strcmp(r->schema, RD_FLEET_FABRIC_SCHEMA) != 0) {
 				char m[200];
 				rd_schema_mismatch(m, sizeof m, r->schema, RD_FLEET_FABRIC_SCHEMA, "a fabric document");
 				return fail(r, "%s", m);
 			}
 		} else if (!strcmp(k, "time") && str)
-			set_str(&fab->time, str, slen, RD_FLEET_MAX_STR);
+			rd_json_keep_str(&fab->time, str, slen, RD_FLEET_MAX_STR);
 		else if (!strcmp(k, "source") && str)
-			set_str(&fab->source, str, slen, RD_FLEET_MAX_STR);
+			rd_json_keep_str(&fab->source, str, slen, RD_FLEET_MAX_STR);
 		break;
 	case W_SUMMARY:
 		if (!strcmp(k, "status") && str)
-			set_str(&r->summary_status, str, slen, 16);
+			rd_json_keep_str(&r->summary_status, str, slen, 16);
 		else if (num) {
 			unsigned long long *dst = !strcmp(k, "switches") ? &fab->switches : !strcmp(k, "cas") ? &fab->cas
 						: !strcmp(k, "hosts") ? &fab->hosts : !strcmp(k, "links") ? &fab->cables : NULL;
@@ -145,18 +117,18 @@ static int scalar(struct reader *r, const unsigned char *str, size_t slen, const
 			break;
 		struct rd_fleet_fab_link *l = cur_link(r);
 		if (str && !strcmp(k, "state"))
-			set_str(&l->state, str, slen, 24);
+			rd_json_keep_str(&l->state, str, slen, 24);
 		else if (str && !strcmp(k, "phys_state"))
-			set_str(&l->phys, str, slen, 32);
+			rd_json_keep_str(&l->phys, str, slen, 32);
 		else if (str && !strcmp(k, "speed_name"))
-			set_str(&l->speed_name, str, slen, 16);
+			rd_json_keep_str(&l->speed_name, str, slen, 16);
 		else if (num && (!strcmp(k, "width") || !strcmp(k, "could_width"))) {
 			long long v = whole(num, nlen, 64);
 			if (v < 0)
 				return fail(r, "a link's \"%s\" is not a lane count", k);
 			*(k[0] == 'w' ? &l->width : &l->could_width) = (unsigned)v;
 		} else if (num && (!strcmp(k, "speed_gbps") || !strcmp(k, "could_speed_gbps"))) {
-			double v = rate(num, nlen);
+			double v = rd_json_number(num, nlen, 1e6);
 			if (v < 0)
 				return fail(r, "a link's \"%s\" is not a rate", k);
 			*(k[0] == 's' ? &l->speed : &l->could_speed) = v;
@@ -169,11 +141,11 @@ static int scalar(struct reader *r, const unsigned char *str, size_t slen, const
 		struct rd_fleet_fab_link *l = cur_link(r);
 		struct rd_fleet_fab_end *e = r->end_b ? &l->b : &l->a;
 		if (str && !strcmp(k, "guid"))
-			set_str(&e->guid, str, slen, 24);
+			rd_json_keep_str(&e->guid, str, slen, 24);
 		else if (str && !strcmp(k, "kind"))
-			set_str(&e->kind, str, slen, 4);
+			rd_json_keep_str(&e->kind, str, slen, 4);
 		else if (str && !strcmp(k, "desc"))
-			set_str(&e->desc, str, slen, RD_FLEET_MAX_STR);
+			rd_json_keep_str(&e->desc, str, slen, RD_FLEET_MAX_STR);
 		else if (num && !strcmp(k, "port")) {
 			long long v = whole(num, nlen, 255);
 			if (v < 0)
@@ -187,14 +159,14 @@ static int scalar(struct reader *r, const unsigned char *str, size_t slen, const
 			break;
 		struct rd_fleet_fab_finding *fd = &fab->finds[fab->nfinds - 1];
 		if (str && !strcmp(k, "check"))
-			set_str(&fd->check, str, slen, RD_FLEET_MAX_STR);
+			rd_json_keep_str(&fd->check, str, slen, RD_FLEET_MAX_STR);
 		else if (str && !strcmp(k, "subject"))
-			set_str(&fd->subject, str, slen, RD_FLEET_MAX_STR);
+			rd_json_keep_str(&fd->subject, str, slen, RD_FLEET_MAX_STR);
 		else if (str && !strcmp(k, "message"))
-			set_str(&fd->message, str, slen, RD_FLEET_FABRIC_MAX_MSG);
+			rd_json_keep_str(&fd->message, str, slen, RD_FLEET_FABRIC_MAX_MSG);
 		else if (str && !strcmp(k, "status")) {
 			char *s = NULL;
-			set_str(&s, str, slen, 16);
+			rd_json_keep_str(&s, str, slen, 16);
 			fd->status = rd_fleet_status_parse(s);
 			free(s);
 		}
@@ -202,9 +174,9 @@ static int scalar(struct reader *r, const unsigned char *str, size_t slen, const
 	}
 	case W_NODE:
 		if (str && !strcmp(k, "guid"))
-			set_str(&r->node_guid, str, slen, 24);
+			rd_json_keep_str(&r->node_guid, str, slen, 24);
 		else if (str && !strcmp(k, "desc"))
-			set_str(&r->node_d, str, slen, RD_FLEET_MAX_STR);
+			rd_json_keep_str(&r->node_d, str, slen, RD_FLEET_MAX_STR);
 		break;
 	case W_LINKS:
 	case W_FINDS:

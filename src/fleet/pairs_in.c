@@ -31,20 +31,6 @@ static int fail(struct reader *r, const char *fmt, const char *what)
 	return 0;
 }
 
-static void set_str(char **dst, const unsigned char *s, size_t n, size_t cap)
-{
-	const void *nul = memchr(s, '\0', n);
-	if (nul)
-		n = (size_t)((const unsigned char *)nul - s);
-	if (n > cap) {
-		n = cap;
-		while (n > 0 && (s[n] & 0xc0) == 0x80)
-			n--;
-	}
-	free(*dst);
-	*dst = rd_xstrndup((const char *)s, n);
-}
-
 static char *cur_key(struct reader *r)
 {
 	return r->at == W_TOP ? r->key[0] : r->key[1];
@@ -64,18 +50,6 @@ static int cb_key(void *ctx, const unsigned char *s, size_t n)
 	return 1;
 }
 
-static double number(const char *num, size_t nlen, double max)
-{
-	char b[64];
-	if (!num || nlen >= sizeof b)
-		return -1;
-	memcpy(b, num, nlen);
-	b[nlen] = '\0';
-	char *end;
-	double v = strtod(b, &end);
-	return *end || !isfinite(v) || v < 0 || v > max ? -1 : v;
-}
-
 static int scalar(struct reader *r, const unsigned char *str, size_t slen, const char *num, size_t nlen)
 {
 	if (r->skip)
@@ -85,7 +59,7 @@ static int scalar(struct reader *r, const unsigned char *str, size_t slen, const
 	switch (r->at) {
 	case W_TOP:
 		if (!strcmp(k, "schema") && str) {
-			set_str(&r->schema, str, slen, 64);
+			rd_json_keep_str(&r->schema, str, slen, 64);
 			if (strcmp(r->schema, RD_FLEET_PAIRS_SCHEMA) != 0) {
 				char m[200];
 				rd_schema_mismatch(m, sizeof m, r->schema, RD_FLEET_PAIRS_SCHEMA, "a pairs document");
@@ -94,7 +68,7 @@ static int scalar(struct reader *r, const unsigned char *str, size_t slen, const
 		} else if (num) {
 			unsigned long long *dst = !strcmp(k, "nodes") ? &p->nodes : !strcmp(k, "rounds") ? &p->rounds
 						: !strcmp(k, "samples") ? &p->samples : NULL;
-			double v = number(num, nlen, 1e12);
+			double v = rd_json_number(num, nlen, 1e12);
 			if ((dst || !strcmp(k, "median_gbps")) && v < 0)
 				return fail(r, "\"%s\" is not a count or a rate", k);
 			if (dst)
@@ -108,7 +82,7 @@ static int scalar(struct reader *r, const unsigned char *str, size_t slen, const
 			char **dst = !strcmp(k, "bad") ? &p->bad : !strcmp(k, "suspect") ? &p->suspect
 				   : !strcmp(k, "untested") ? &p->untested : !strcmp(k, "cleared") ? &p->cleared : NULL;
 			if (dst)
-				set_str(dst, str, slen, 4096);
+				rd_json_keep_str(dst, str, slen, 4096);
 		}
 		break;
 	case W_FINDING: {
@@ -119,14 +93,14 @@ static int scalar(struct reader *r, const unsigned char *str, size_t slen, const
 			   : !strcmp(k, "peer") ? &fd->peer : !strcmp(k, "rail") ? &fd->rail
 			   : !strcmp(k, "message") ? &fd->message : NULL;
 		if (dst)
-			set_str(dst, str, slen, !strcmp(k, "message") ? 1024 : RD_FLEET_MAX_STR);
+			rd_json_keep_str(dst, str, slen, !strcmp(k, "message") ? 1024 : RD_FLEET_MAX_STR);
 		else if (str && !strcmp(k, "status")) {
 			char *s = NULL;
-			set_str(&s, str, slen, 16);
+			rd_json_keep_str(&s, str, slen, 16);
 			fd->status = rd_fleet_status_parse(s);
 			free(s);
 		} else if (num && !strcmp(k, "gbps")) {
-			double v = number(num, nlen, 1e7);
+			double v = rd_json_number(num, nlen, 1e7);
 			if (v < 0)
 				return fail(r, "a finding's \"gbps\" is not a rate%s", "");
 			fd->gbps = v;

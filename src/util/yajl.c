@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 #include "util/yajl.h"
 
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util/dl.h"
@@ -44,4 +46,30 @@ void rd_yajl_reason(const struct rd_yajl *y, yajl_handle h, const char *what, ch
 		n--;
 	rd_set_err(err, errlen, "%s (%.*s)", what, (int)n, s ? s : "");
 	y->free_error(h, m);
+}
+
+void rd_json_keep_str(char **dst, const unsigned char *s, size_t n, size_t cap)
+{
+	const void *nul = memchr(s, '\0', n);
+	if (nul)
+		n = (size_t)((const unsigned char *)nul - s);
+	if (n > cap) {
+		n = cap;
+		while (n > 0 && (s[n] & 0xc0) == 0x80)
+			n--;
+	}
+	free(*dst);
+	*dst = rd_xstrndup((const char *)s, n);
+}
+
+double rd_json_number(const char *num, size_t nlen, double max)
+{
+	char b[64];
+	if (!num || nlen >= sizeof b)
+		return -1;
+	memcpy(b, num, nlen);
+	b[nlen] = '\0';
+	char *end;
+	double v = strtod(b, &end);
+	return *end || !isfinite(v) || v < 0 || v > max ? -1 : v;
 }

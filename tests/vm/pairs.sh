@@ -35,6 +35,14 @@ nodes=(g1 g2 g3 g4) slow=g4
 hosts=$(for i in 1 2 3 4; do printf '%sg%d/10.9.1.%d' "${hosts_sep:-}" $i $i; hosts_sep=,; done)
 t0=$(date +%s)
 pids=()
+# a run that ends early stops its guests: boot.sh's child is timeout, which passes TERM to qemu
+stop_guests() {
+	local p
+	for p in "${pids[@]}"; do pkill -TERM -P "$p" 2> /dev/null; kill "$p" 2> /dev/null; done
+	wait 2> /dev/null
+	ts_cleanup
+}
+trap stop_guests EXIT
 for i in 1 2 3 4; do
 	mkdir -p "$work/g$i"
 	RDVM_NETDEV="socket,id=n0,mcast=230.0.9.1:18519,localaddr=127.0.0.1" RDVM_MAC=52:54:00:00:09:1$i RDVM_TIMEOUT=600 \
