@@ -143,36 +143,40 @@ node uverbs0
 node uverbs1
 
 # ---- rxe-qemu: the real Linux 6.1 Soft-RoCE device captured under qemu (Debian 12, inbox) ----
-new_root rxe-qemu
 tsv="$real/qemu-debian12-6.1-rxe0-sysfs.tsv"
-if [ ! -f "$tsv" ]; then echo "make-examples: $tsv is missing" >&2; exit 1; fi
-while IFS=$'\t' read -r path value; do
-	rel=${path#/}
-	case "$value" in
-	"cat: read error: Invalid argument|") readerr EINVAL "$rel"; continue ;;
-	esac
-	case "$rel" in
-	sys/module/*/holders)
-		for h in $value; do lnk "$rel/$h" "../../$h"; done
-		continue ;;
-	esac
-	raw "$rel" "$(printf '%s' "$value" | tr '|' '\n' | sed 's/\\/\\\\/g')"
-	# the capture wrote each value's newline as '|'; raw keeps it as the kernel wrote it
-	[ "${value: -1}" = "|" ] && printf '\n' >> "$R/$rel"
-done < "$tsv"
-# /proc files have no trailing '|' lost: the capture kept their final newline
-lnk sys/class/infiniband/rxe0 ../../devices/virtual/infiniband/rxe0
-lnk sys/class/infiniband_verbs/uverbs0 ../../devices/virtual/infiniband_verbs/uverbs0
-lnk sys/class/infiniband_mad/umad0 ../../devices/virtual/infiniband_mad/umad0
-lnk sys/class/infiniband_mad/issm0 ../../devices/virtual/infiniband_mad/issm0
-while read -r mode _ _ _ _ _ _ _ _ name; do
-	case "$mode" in c*) node "$name" ;; esac
-done < "$real/qemu-debian12-6.1-rxe0-dev-infiniband.txt"
-rdma_cm
-attr proc/sys/kernel/hostname debian-rxe
-attr sys/class/net/eth0/mtu 1500
-attr sys/class/net/eth0/operstate up
-attr sys/class/net/eth0/carrier 1
+# a plain clone has no ../shared: this root is not written then, and tests/examples.sh skips it
+if [ -f "$tsv" ]; then
+	new_root rxe-qemu
+	while IFS=$'\t' read -r path value; do
+		rel=${path#/}
+		case "$value" in
+		"cat: read error: Invalid argument|") readerr EINVAL "$rel"; continue ;;
+		esac
+		case "$rel" in
+		sys/module/*/holders)
+			for h in $value; do lnk "$rel/$h" "../../$h"; done
+			continue ;;
+		esac
+		raw "$rel" "$(printf '%s' "$value" | tr '|' '\n' | sed 's/\\/\\\\/g')"
+		# the capture wrote each value's newline as '|'; raw keeps it as the kernel wrote it
+		[ "${value: -1}" = "|" ] && printf '\n' >> "$R/$rel"
+	done < "$tsv"
+	# /proc files have no trailing '|' lost: the capture kept their final newline
+	lnk sys/class/infiniband/rxe0 ../../devices/virtual/infiniband/rxe0
+	lnk sys/class/infiniband_verbs/uverbs0 ../../devices/virtual/infiniband_verbs/uverbs0
+	lnk sys/class/infiniband_mad/umad0 ../../devices/virtual/infiniband_mad/umad0
+	lnk sys/class/infiniband_mad/issm0 ../../devices/virtual/infiniband_mad/issm0
+	while read -r mode _ _ _ _ _ _ _ _ name; do
+		case "$mode" in c*) node "$name" ;; esac
+	done < "$real/qemu-debian12-6.1-rxe0-dev-infiniband.txt"
+	rdma_cm
+	attr proc/sys/kernel/hostname debian-rxe
+	attr sys/class/net/eth0/mtu 1500
+	attr sys/class/net/eth0/operstate up
+	attr sys/class/net/eth0/carrier 1
+else
+	echo "make-examples: rxe-qemu not written: $tsv is missing" >&2
+fi
 
 # ---- no-rdma: a host with no RDMA hardware or modules at all ----
 new_root no-rdma
