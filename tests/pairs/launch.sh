@@ -163,9 +163,15 @@ for l in clush pdsh; do
 	cp bin/$l-u bin/$l
 done
 # SIGTERM during a step: the launcher and what it started end, the run judges what it has
+: > "$PAIR_STANDIN_LOG"
 "$bin" pairs --nodes 'n1,n2,n5,hang6' --run --rounds 3 --launcher pdsh --exec "$work/pair-standin" --json > term.json 2> term.err &
 rd=$!
-for _ in $(seq 100); do pgrep -f "sleep $hang" > /dev/null && break; sleep 0.1; done
+# TERM once the hanging node sleeps and the measured pair's two ends have ended (under load they
+# may end after the sleep starts: then both pairs would lack a result)
+ended() { grep -q -- '--as n1$' "$PAIR_STANDIN_LOG" 2> /dev/null && grep -q -- '--as n2$' "$PAIR_STANDIN_LOG" &&
+	! pgrep -f "pair-standin pair --step .* --as n[12]\$" > /dev/null; }
+for _ in $(seq 100); do pgrep -f "sleep $hang" > /dev/null && ended && break; sleep 0.1; done
+sleep 0.5 # pdsh passes on what the ended ones printed
 kill -TERM $rd
 wait $rd
 rc=$?
