@@ -211,6 +211,31 @@ static struct rd_pairs_finding *finding_new(struct rd_pairs *p, size_t *cap)
 	return f;
 }
 
+/* What its peers get: the median of the measured samples of the group that line rate falls in,
+ * leaving out every sample of node x (a node) or of the pair x-y (a link, y != x).  The run's
+ * median when no other sample is left. */
+static double peers_median(const struct rd_pairs *p, const struct rd_pairs_judgement *j, double line,
+			   size_t x, size_t y)
+{
+	size_t g = j->ngroups;
+	for (size_t i = 0; i < j->ngroups && g == j->ngroups; i++)
+		if (fabs(j->groups[i].line - line) < 0.5)
+			g = i;
+	double *v = rd_xcalloc(p->nsamples ? p->nsamples : 1, sizeof *v);
+	size_t n = 0;
+	for (size_t i = 0; i < p->nsamples; i++) {
+		const struct rd_pairs_sample *s = &p->samples[i];
+		if ((g < j->ngroups && j->group[i] != g) || s->error || s->gbps < 0)
+			continue;
+		if (x == y ? s->a == x || s->b == x : (s->a == x && s->b == y) || (s->a == y && s->b == x))
+			continue;
+		v[n++] = s->gbps;
+	}
+	double m = n ? median_of(v, n) : p->median;
+	free(v);
+	return m;
+}
+
 static void distribution(struct rd_pairs *p, struct rd_pairs_judgement *j)
 {
 	j->group = rd_xcalloc(p->nsamples ? p->nsamples : 1, sizeof *j->group);
@@ -384,6 +409,7 @@ void rd_pairs_judge(struct rd_pairs *p)
 		f->rail = rd_xstrdup(x->rail);
 		f->gbps = median_copy(x->slow_gbps, x->nslow_gbps);
 		f->line_gbps = x->line;
+		f->peers_gbps = peers_median(p, j, x->line, x->node, x->node);
 		f->slow = x->nslow;
 		f->fast = x->nfast;
 		for (size_t k = 0; k < x->nslow; k++)
@@ -401,6 +427,7 @@ void rd_pairs_judge(struct rd_pairs *p)
 			f->rail = rd_xstrdup(l->rail_a);
 			f->gbps = median_copy(l->gbps, l->ngbps);
 			f->line_gbps = l->line;
+			f->peers_gbps = peers_median(p, j, l->line, l->a, l->b);
 			f->slow = l->slow;
 			f->fast = l->fast;
 			f->error = l->error ? rd_xstrdup(l->error) : NULL;
@@ -411,6 +438,7 @@ void rd_pairs_judge(struct rd_pairs *p)
 		f->kind = RD_PAIRS_FLEET;
 		f->gbps = p->median;
 		f->line_gbps = p->line_gbps;
+		f->peers_gbps = p->median;
 	}
 	p->suspects = 0;
 	for (size_t n = 0; n < p->nodes.n; n++)

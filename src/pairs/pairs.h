@@ -55,6 +55,7 @@ struct rd_pairs_finding {
 	char *rail;           /* the rail on node's side */
 	double gbps;          /* the median of its slow samples (0 when every one failed) */
 	double line_gbps;
+	double peers_gbps;    /* the median of the other pairs of its line rate (FLEET: the run's) */
 	size_t slow, fast;    /* its samples: slow, fast */
 	struct rd_strv partners; /* NODE: the partners it was slow against; LINK: empty */
 	char *error;          /* the last failure's text, when a sample failed */

@@ -77,7 +77,7 @@ char *rd_pairs_finding_text(const struct rd_pairs *p, const struct rd_pairs_find
 			rd_buf_printf(&b, "%s Gb/s", rate(r1, sizeof r1, f->gbps));
 		else
 			rd_buf_printf(&b, "no result (%s)", f->error ? f->error : "every sample failed");
-		rd_buf_printf(&b, ", peers median %s", rate(r2, sizeof r2, p->median));
+		rd_buf_printf(&b, ", peers median %s", rate(r2, sizeof r2, f->peers_gbps));
 	} else if (f->kind == RD_PAIRS_LINK) {
 		rd_buf_printf(&b, "%s - %s rail %s: ", p->nodes.v[f->node], p->nodes.v[f->peer], f->rail);
 		if (f->gbps > 0)
@@ -85,7 +85,7 @@ char *rd_pairs_finding_text(const struct rd_pairs *p, const struct rd_pairs_find
 		else
 			rd_buf_printf(&b, "no result (%s)", f->error ? f->error : "every sample failed");
 		rd_buf_printf(&b, " in %zu of %zu samples, peers median %s; both ends are fast with other partners",
-			      f->slow, f->slow + f->fast, rate(r2, sizeof r2, p->median));
+			      f->slow, f->slow + f->fast, rate(r2, sizeof r2, f->peers_gbps));
 	} else {
 		rd_buf_printf(&b, "%s: the median %s Gb/s is %.0f%% of the %s Gb/s line rate on every pair", "run",
 			      rate(r1, sizeof r1, f->gbps), 100 * f->gbps / f->line_gbps, rate(r3, sizeof r3, f->line_gbps));
@@ -133,7 +133,7 @@ void rd_render_pairs(struct rd_out *o, const struct rd_pairs *p, const struct rd
 			rd_out_double(o, "line_gbps", NULL, f->line_gbps);
 		else
 			rd_out_null(o, "line_gbps");
-		rd_out_double(o, "peers_median_gbps", NULL, p->median);
+		rd_out_double(o, "peers_median_gbps", NULL, f->peers_gbps);
 		rd_out_uint(o, "slow", NULL, f->slow);
 		rd_out_uint(o, "fast", NULL, f->fast);
 		if (f->kind == RD_PAIRS_NODE) {

@@ -227,6 +227,30 @@ RD_TEST(judge_failed_pair_counts_as_slow)
 	rd_pairs_free(&p);
 }
 
+RD_TEST(judge_peers_median_is_of_its_rate_without_it)
+{
+	/* h1-h6 on 400 Gb/s rails, h7-h10 on 200 Gb/s ones; h10 gets 60.  Its peers are the other
+	 * 200 Gb/s pairs (190), not the run's larger 400 Gb/s group (390), and not its own samples. */
+	struct rd_pairs p = {0};
+	nodes(&p, "h[1-10]");
+	for (size_t a = 0; a < 10; a++)
+		for (size_t b = a + 1; b < 10; b++) {
+			if ((a < 6) != (b < 6))
+				continue;
+			struct rd_pairs_sample s = {.a = a, .b = b, .rail_a = "mlx5_0", .rail_b = "mlx5_0",
+						    .gbps = a < 6 ? 390 : b == 9 ? 60 : 190,
+						    .line_gbps = a < 6 ? 400 : 200, .round = 1};
+			rd_pairs_add(&p, &s);
+		}
+	rd_pairs_judge(&p);
+	CHECK_INT(count_kind(&p, RD_PAIRS_NODE), 1);
+	CHECK_INT(p.findings[0].node, 9);
+	CHECK(p.median == 390);
+	CHECK(p.findings[0].peers_gbps == 190);
+	CHECK(p.findings[0].gbps == 60);
+	rd_pairs_free(&p);
+}
+
 /* 1,024 nodes, 2 rails: one bad node rail, one bad link, 2 % jitter and 1 % dips; 100 trials */
 RD_TEST(judge_1024_nodes_100_noisy_trials)
 {
