@@ -39,6 +39,11 @@ int rd_cmd_read_input(const char *path, char **data, size_t *len)
 			close(fd);
 			return -RD_ENOTREG;
 		}
+		/* a file known to be too large is refused before any of it is read */
+		if (S_ISREG(st.st_mode) && st.st_size > (off_t)RD_PAIRS_INPUT_MAX) {
+			close(fd);
+			return -EFBIG;
+		}
 	}
 	struct rd_buf b = {0};
 	rd_buf_puts(&b, "");
