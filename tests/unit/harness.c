@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 #include "harness.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -51,6 +54,17 @@ const char *rd_test_real_dir_or_skip(void)
 	if (!d)
 		rd_test_skip("../shared/fixtures/real is absent (set RD_REAL_FIXTURES to its path)");
 	return d;
+}
+
+char *rd_test_mkdtemp(char *buf, size_t len, const char *name)
+{
+	const char *t = getenv("TMPDIR");
+	int n = snprintf(buf, len, "%s/%s.XXXXXX", t && *t ? t : "/tmp", name);
+	if (n < 0 || (size_t)n >= len)
+		rd_test_fail(__FILE__, __LINE__, "TMPDIR too long for %s", name);
+	if (!mkdtemp(buf))
+		rd_test_fail(__FILE__, __LINE__, "mkdtemp %s: %s", buf, strerror(errno));
+	return buf;
 }
 
 const char *rd_test_dir(void)

@@ -22,6 +22,9 @@ const char *rd_test_real_dir(void);
 void rd_test_skip(const char *reason) __attribute__((noreturn));
 /* rd_test_real_dir(), or ends this case as skipped naming the absent directory. */
 const char *rd_test_real_dir_or_skip(void);
+/* Makes a fresh directory $TMPDIR/NAME.XXXXXX (/tmp without TMPDIR), its path in buf; a path that
+ * does not fit or a mkdtemp that fails ends the case as failed.  The caller removes it. */
+char *rd_test_mkdtemp(char *buf, size_t len, const char *name);
 /* True when a mapping of this process (/proc/self/maps) names what, e.g. "libarchive.so": a
  * library loaded on first use is not mapped before it. */
 bool rd_test_mapped(const char *what);

@@ -138,8 +138,8 @@ RD_TEST(no_rdma_example)
  * them as one ("mx\x01" and "mx\x02" both as U+FFFD; ports "01" and "1.0" as port 1). */
 RD_TEST(names_that_are_not_kernel_names)
 {
-	char cmd[4096], root[] = "/tmp/rd-names.XXXXXX";
-	CHECK(mkdtemp(root) != NULL);
+	char cmd[4096], root[1024];
+	rd_test_mkdtemp(root, sizeof root, "rd-names");
 	snprintf(cmd, sizeof cmd,
 		 "cd %s && d=sys/class/infiniband && mkdir -p $d/mlx5_0/ports/1/counters $d/mlx5_0/ports/01 "
 		 "$d/mlx5_0/ports/1.0 $d/mlx5_0/ports/2 \"$d/$(printf 'mx\\001')\" \"$d/$(printf 'mx\\002')\" "
@@ -196,8 +196,8 @@ RD_TEST(mixed_states_example_missing_files)
 RD_TEST(real_h100_gpud_tree)
 {
 	const char *real = rd_test_real_dir_or_skip();
-	char cmd[2048], root[] = "/tmp/rd-h100.XXXXXX";
-	CHECK(mkdtemp(root) != NULL);
+	char cmd[2048], root[512];
+	rd_test_mkdtemp(root, sizeof root, "rd-h100");
 	snprintf(cmd, sizeof cmd, "mkdir -p %s/sys/class && cp -r '%s/gpud-h100-sys-class-infiniband' %s/sys/class/infiniband",
 		 root, real, root);
 	CHECK(system(cmd) == 0);

@@ -110,8 +110,8 @@ RD_TEST(larchive_missing_library_says_what_to_install)
 
 RD_TEST(larchive_incomplete_library_names_the_missing_function)
 {
-	char dir[] = "/tmp/rd_larchive_test.XXXXXX", cmd[512], so[128], err[256] = "";
-	CHECK(mkdtemp(dir));
+	char dir[96], cmd[512], so[128], err[256] = "";
+	rd_test_mkdtemp(dir, sizeof dir, "rd_larchive_test");
 	snprintf(so, sizeof so, "%s/libarchive.so.13", dir);
 	snprintf(cmd, sizeof cmd,
 		 "printf 'const char *archive_error_string(void *a);\\n"

@@ -98,7 +98,7 @@ RD_TEST(fix_plan_suggest_apply_then_by_hand)
 /* ibstatus reads sys/class/infiniband through model/umad.c: [ -d ], `*`, cat. */
 RD_TEST(umad_status_view_of_example)
 {
-	char path[1024], err[256], root[] = "/tmp/rd-layout.XXXXXX";
+	char path[1024], err[256], root[256];
 	snprintf(path, sizeof path, "%s/../examples/h100-ofed", rd_test_dir());
 	struct rd_umad u = {0};
 	CHECK_INT(rd_source_open(path, &u.src, err, sizeof err), 0);
@@ -128,7 +128,7 @@ RD_TEST(umad_status_view_of_example)
 	CHECK_INT(rd_umad_status_read(&u, "mlx5_0", "1", "gids", &t), -EISDIR); /* cat of a directory */
 	rd_source_close(u.src);
 	/* an empty class directory: no device, "*" */
-	CHECK(mkdtemp(root) != NULL);
+	rd_test_mkdtemp(root, sizeof root, "rd-layout");
 	snprintf(path, sizeof path, "mkdir -p %s/sys/class/infiniband", root);
 	CHECK(system(path) == 0);
 	CHECK_INT(rd_source_open(root, &u.src, err, sizeof err), 0);
@@ -146,8 +146,8 @@ RD_TEST(umad_status_view_of_example)
  * rule for "a Mellanox/NVIDIA network controller". */
 RD_TEST(pci_walk_and_mellanox_nic_rule)
 {
-	char cmd[1024], err[256], root[] = "/tmp/rd-layout.XXXXXX";
-	CHECK(mkdtemp(root) != NULL);
+	char cmd[1024], err[256], root[256];
+	rd_test_mkdtemp(root, sizeof root, "rd-layout");
 	snprintf(cmd, sizeof cmd,
 		 "set -e; cd %s; d=sys/bus/pci/devices; mkdir -p $d/0000:0c:00.0 $d/0000:0d:00.0 $d/0000:0e:00.0;"
 		 "printf '0x15b3\\n' > $d/0000:0c:00.0/vendor; printf '0x0c0600\\n' > $d/0000:0c:00.0/class;"

@@ -163,8 +163,8 @@ static void gone(const char *dir, const char *rel)
  * relative NCCL_CONF_FILE is not guessed at. */
 RD_TEST(nccl_conf_files_through_the_root)
 {
-	char dir[] = "/tmp/rd-ncclconf-XXXXXX";
-	CHECK(mkdtemp(dir) != NULL);
+	char dir[512];
+	rd_test_mkdtemp(dir, sizeof dir, "rd-ncclconf");
 	static const char *const dirs[] = {"etc", "home", "home/u"};
 	for (size_t i = 0; i < 3; i++) {
 		char *p = rd_xasprintf("%s/%s", dir, dirs[i]);
@@ -235,8 +235,8 @@ RD_TEST(nccl_environ_keeps_only_nccl_and_home)
  * that is not there is an error, and pid 0 is this process's own environment (getenv). */
 RD_TEST(nccl_environ_through_the_root_and_recorded_redacted)
 {
-	char dir[] = "/tmp/rd-ncclenv-XXXXXX";
-	CHECK(mkdtemp(dir) != NULL);
+	char dir[512];
+	rd_test_mkdtemp(dir, sizeof dir, "rd-ncclenv");
 	char *p = rd_xasprintf("%s/proc", dir), *q = rd_xasprintf("%s/proc/42", dir), *f = rd_xasprintf("%s/proc/42/environ", dir);
 	CHECK(mkdir(p, 0755) == 0 && mkdir(q, 0755) == 0);
 	static const char block[] = "TOKEN=s3cret\0NCCL_IB_HCA=mlx5\0HOME=/root\0";

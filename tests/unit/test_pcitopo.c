@@ -183,8 +183,8 @@ static const char *env_phb(const char *name)
  * buses below it (not a PCIe hierarchy). */
 RD_TEST(load_from_a_root)
 {
-	char cmd[4096], root[] = "/tmp/rd-pcitopo.XXXXXX";
-	CHECK(mkdtemp(root) != NULL);
+	char cmd[4096], root[512];
+	rd_test_mkdtemp(root, sizeof root, "rd-pcitopo");
 	snprintf(cmd, sizeof cmd,
 		 "cd %s && p=sys/devices/pci0000:15/0000:15:01.0 && mkdir -p "
 		 "$p/0000:16:00.0/0000:17:01.0/0000:19:00.0 "

@@ -187,8 +187,7 @@ static void setup(void)
 	CHECK(readlink("/proc/self/exe", shim, sizeof shim - 32) > 0);
 	snprintf(strrchr(shim, '/'), 32, "/librpmshim.so");
 	CHECK(access(shim, R_OK) == 0);
-	snprintf(root, sizeof root, "/tmp/rd-test-rpmdb.XXXXXX");
-	CHECK(mkdtemp(root));
+	rd_test_mkdtemp(root, sizeof root, "rd-test-rpmdb");
 	snprintf(tmp, sizeof tmp, "%s.tmp", root);
 	CHECK(mkdir(tmp, 0700) == 0);
 	setenv("TMPDIR", tmp, 1);

@@ -22,12 +22,10 @@
 
 static char *tmpdir(void)
 {
-	static char pool[16][40];
+	static char pool[16][256];
 	static int used;
 	CHECK(used < 16);
-	char *t = strcpy(pool[used++], "/tmp/rd_snapwrite_test.XXXXXX");
-	CHECK(mkdtemp(t) != NULL);
-	return t;
+	return rd_test_mkdtemp(pool[used++], sizeof pool[0], "rd_snapwrite_test");
 }
 
 static void rm_rf(const char *dir)

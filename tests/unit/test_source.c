@@ -55,8 +55,7 @@ static void cleanup(void)
 
 static void setup(void)
 {
-	snprintf(root, sizeof root, "/tmp/rd-src-test.XXXXXX");
-	CHECK(mkdtemp(root) != NULL);
+	rd_test_mkdtemp(root, sizeof root, "rd-src-test");
 	atexit(cleanup);
 }
 

@@ -186,8 +186,8 @@ RD_TEST(spawn_finds_no_program_without_a_fork)
 	int st;
 	CHECK_INT(run(&s, &b, &st), -ENOENT);
 	CHECK(b.data == NULL);
-	char dir[] = "/tmp/rd-spawn-XXXXXX";
-	CHECK(mkdtemp(dir) != NULL);
+	char dir[512];
+	rd_test_mkdtemp(dir, sizeof dir, "rd-spawn");
 	char *f = rd_xasprintf("%s/tool", dir);
 	int fd = open(f, O_WRONLY | O_CREAT, 0644);
 	CHECK(fd >= 0);

@@ -264,8 +264,8 @@ RD_TEST(policy_link_keys)
 /* the state directory (run/statefile.c): one descriptor through a link, the ownership rule, the lock */
 RD_TEST(statefile_dir_rules)
 {
-	char tmpl[] = "/tmp/rd-test-state.XXXXXX";
-	char *top = mkdtemp(tmpl);
+	char tmpl[512];
+	char *top = rd_test_mkdtemp(tmpl, sizeof tmpl, "rd-test-state");
 	CHECK(top != NULL);
 	if (!top)
 		return;
