@@ -23,7 +23,7 @@ bool rd_status_worse(enum rd_status a, enum rd_status b); /* a is worse than b *
 
 struct rd_evidence {
 	char *path;  /* a host path ("/sys/...") or a command ("systemctl is-active openibd") */
-	char *value; /* what was read, or "<error: ...>" */
+	char *value; /* what was read, or "<why it could not be read>" */
 };
 
 /* What a finding is about: the kind is its check's (the catalogue's column), or the whole host

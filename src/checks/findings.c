@@ -160,7 +160,7 @@ bool rd_nccl_environ_unread(struct rd_check_ctx *ctx)
 	struct rd_finding *f = rd_finding_add(ctx, RD_UNKNOWN, "host",
 					      "cannot read the environment of process %d (%s): what NCCL is told there is not known",
 					      e->pid, why);
-	rd_evidence_add(f, e->path, "<error: %s>", rd_strerror(e->err));
+	rd_evidence_add(f, e->path, "<%s>", rd_strerror(e->err));
 	return true;
 }
 

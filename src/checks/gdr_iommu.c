@@ -50,7 +50,7 @@ static void fn_evidence(struct rd_finding *f, const struct rd_topo_fn *x)
 		rd_evidence_add(f, "/sys/bus/pci/devices", "%s/iommu_group -> %s", x->addr, x->iommu_group);
 		rd_evidence_attr(f, &x->iommu_type);
 	} else {
-		rd_evidence_add(f, "/sys/bus/pci/devices", "%s/iommu_group: <error: %s>", x->addr,
+		rd_evidence_add(f, "/sys/bus/pci/devices", "%s/iommu_group: <%s>", x->addr,
 				rd_strerror(x->iommu_group_err));
 	}
 }

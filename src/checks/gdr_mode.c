@@ -79,7 +79,7 @@ void rd_check_gdr_mode(struct rd_check_ctx *ctx)
 		rd_evidence_add(f, t->kconfig_path, "CONFIG_DMA_SHARED_BUFFER=%s CONFIG_PCI_P2PDMA=%s",
 				t->kc_dmabuf[0] ? t->kc_dmabuf : "<absent>", t->kc_p2pdma[0] ? t->kc_p2pdma : "<absent>");
 	else if (t->kconfig_path)
-		rd_evidence_add(f, t->kconfig_path, "<error: %s>", t->kconfig_why[0] ? t->kconfig_why : rd_strerror(t->kconfig_err));
+		rd_evidence_add(f, t->kconfig_path, "<%s>", t->kconfig_why[0] ? t->kconfig_why : rd_strerror(t->kconfig_err));
 	for (size_t i = 0; i < 3; i++)
 		rd_evidence_add(f, "NCCL's nvidia_peermem probe", "/%s: %s", rd_nccl_peermem_files[i],
 				t->peermem_file[i] ? "exists" : "absent");

@@ -49,7 +49,7 @@ static void judge_gpu(struct rd_check_ctx *ctx, const struct rd_pcitopo *t, cons
 	if (g->err) {
 		struct rd_finding *f = rd_finding_add(ctx, RD_UNKNOWN, g->addr, "GPU %s: cannot read its PCIe path: %s",
 						      g->addr, rd_strerror(g->err));
-		rd_evidence_add(f, "/sys/bus/pci/devices", "%s: <error: %s>", g->addr, rd_strerror(g->err));
+		rd_evidence_add(f, "/sys/bus/pci/devices", "%s: <%s>", g->addr, rd_strerror(g->err));
 		return;
 	}
 	struct rd_topo_route br, r;
@@ -60,7 +60,7 @@ static void judge_gpu(struct rd_check_ctx *ctx, const struct rd_pcitopo *t, cons
 						      "GPU %s: the PCIe path of no RDMA NIC can be read (%zu NIC%s)",
 						      g->addr, unreadable, unreadable == 1 ? "" : "s");
 		for (size_t i = 0; i < t->nnics; i++)
-			rd_evidence_add(f, "/sys/bus/pci/devices", "%s (%s): <error: %s>", t->nics[i].addr,
+			rd_evidence_add(f, "/sys/bus/pci/devices", "%s (%s): <%s>", t->nics[i].addr,
 					t->nics[i].name, rd_strerror(t->nics[i].err));
 		return;
 	}

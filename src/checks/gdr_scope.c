@@ -25,7 +25,7 @@ bool rd_gdr_scope(struct rd_check_ctx *ctx, const struct rd_pcitopo *t)
 		if (t->pci_err && t->pci_err != ENOENT) {
 			struct rd_finding *f = rd_finding_add(
 				ctx, RD_UNKNOWN, "host", "cannot list the PCI functions: %s", rd_strerror(t->pci_err));
-			rd_evidence_add(f, "/sys/bus/pci/devices", "<error: %s>", rd_strerror(t->pci_err));
+			rd_evidence_add(f, "/sys/bus/pci/devices", "<%s>", rd_strerror(t->pci_err));
 		} else {
 			rd_finding_add(ctx, RD_SKIP, "host",
 				       "no NVIDIA GPU (PCI vendor 0x10de, class 0x0300 or "

@@ -247,7 +247,7 @@ void rd_check_link_counters(struct rd_check_ctx *ctx)
 							      "in this run (a refused read is a firmware command and a kernel log "
 							      "line each time)",
 							      d->name, rd_strerror(ref->err));
-			rd_evidence_add(f, ref->path, "<error: %s>", rd_strerror(ref->err));
+			rd_evidence_add(f, ref->path, "<%s>", rd_strerror(ref->err));
 			rd_fix_add(f, "[counters] exclude = %s    # in the policy, when this function does not give its counters",
 				   d->name);
 		}

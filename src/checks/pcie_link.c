@@ -90,7 +90,7 @@ void rd_check_pcie_link(struct rd_check_ctx *ctx)
 		if (ld->path_err || !ld->npath) {
 			struct rd_finding *f = rd_finding_add(ctx, RD_UNKNOWN, d->name, "%s: cannot find PCI function %s: %s",
 							      d->name, d->pci_addr, rd_strerror(ld->path_err));
-			rd_evidence_add(f, "/sys/bus/pci/devices", "<error: %s>", rd_strerror(ld->path_err));
+			rd_evidence_add(f, "/sys/bus/pci/devices", "<%s>", rd_strerror(ld->path_err));
 			continue;
 		}
 		const struct rd_pcie_hop *fn = &ld->path[0];

@@ -394,7 +394,7 @@ int rd_cmd_fabric(struct rd_ctx *ctx, int argc, char **argv)
 						      live ? "had" : "read");
 		for (int i = 0; i < 2; i++) {
 			const struct rd_fab_input *x = &in[i == 0 ? RD_FAB_IN_LINKINFO : RD_FAB_IN_NETDISCOVER];
-			rd_evidence_add(fd, x->command, "<error: %s>", x->text.err == RD_ENOTCAPTURED
+			rd_evidence_add(fd, x->command, "<%s>", x->text.err == RD_ENOTCAPTURED
 									? (live ? "not run" : "not captured")
 									: rd_strerror(x->text.err));
 		}

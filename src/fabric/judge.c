@@ -275,7 +275,7 @@ static bool judge_sm(const struct rd_fabric *f, const struct rd_fab_judge_opts *
 					   "flows (%zu cabled ports Initialize)",
 					   init);
 		if (t->err)
-			rd_evidence_add(fd, "sminfo", "<error: %s>", rd_strerror(t->err));
+			rd_evidence_add(fd, "sminfo", "<%s>", rd_strerror(t->err));
 		else
 			rd_evidence_add(fd, "sminfo", "exit status %d%s%.*s", t->status, t->len ? ": " : "",
 					(int)trimmed_len(t), t->data ? t->data : "");
@@ -420,7 +420,7 @@ static void judge_counters(const struct rd_fabric *f, const struct rd_text *t, c
 						      "the ports' error counters could not be had: ibqueryerrors' output %s",
 						      t->err ? "could not be read" : "has no \"## Summary\" line (not its format, or it failed)");
 		if (t->err)
-			rd_evidence_add(fd, QE_CMD, "<error: %s>", rd_strerror(t->err));
+			rd_evidence_add(fd, QE_CMD, "<%s>", rd_strerror(t->err));
 		else
 			rd_evidence_add(fd, QE_CMD, "exit status %d%s%.*s", t->status, t->len ? ": " : "", (int)trimmed_len(t),
 					t->data ? t->data : "");

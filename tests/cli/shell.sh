@@ -149,7 +149,7 @@ expect "nccl-env-from-home-finds-its-conf" njq '[.findings[] | .status] == ["OK"
 envnccl --env-from 4243 --only nccl.env,roce.gid; rc=$?
 expect "nccl-env-from-missing-process-unknown" njq '[.findings[] | .status] == ["UNKNOWN", "UNKNOWN"] and
 	([.findings[] | .message] | unique) == ["cannot read the environment of process 4243 (no such process): what NCCL is told there is not known"] and
-	.findings[0].evidence == [{"path": "/proc/4243/environ", "value": "<error: No such file or directory>"}]'
+	.findings[0].evidence == [{"path": "/proc/4243/environ", "value": "<No such file or directory>"}]'
 expect "nccl-env-from-missing-exit-3" all '[ $rc = 3 ]'
 "$bin" --root "$work/nccl-root" check --env-from 12x > /dev/null 2> "$work/err"; rc=$?
 expect "nccl-env-from-not-a-pid" all '[ $rc = 3 ]' "grep -qx \"rdma-doctor: check: --env-from needs a process id, not '12x' (see 'rdma-doctor check --help')\" '$work/err'"
