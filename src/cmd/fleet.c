@@ -387,6 +387,8 @@ static void hist_fill(FILE *out, void *arg)
 	const struct hist_job *j = arg;
 	if (j->fmt == FMT_PROM)
 		rd_hist_prometheus(out, &j->hr->h, j->hr->problems);
+	else if (j->fmt == FMT_HTML)
+		rd_hist_html(out, &j->hr->h, j->hr->problems);
 	else
 		rd_hist_render(out, &j->hr->h, j->hr->problems, j->fmt == FMT_JSON, j->ascii);
 }
@@ -545,8 +547,8 @@ int rd_cmd_fleet(struct rd_ctx *ctx, int argc, char **argv)
 		bad = rd_usage_error(ctx, "fleet", "--history has no %s", fabric ? "--fabric" : "--pairs");
 	if (bad < 0 && history_opt && !history)
 		bad = rd_usage_error(ctx, "fleet", "--days and --repeats need --history");
-	if (bad < 0 && history && (fmt == FMT_HTML || expect || max_age))
-		bad = rd_usage_error(ctx, "fleet", "--history has no %s", fmt == FMT_HTML ? "HTML page" : expect ? "--expect" : "--max-age (--days is its window)");
+	if (bad < 0 && history && (expect || max_age))
+		bad = rd_usage_error(ctx, "fleet", "--history has no %s", expect ? "--expect" : "--max-age (--days is its window)");
 	if (bad < 0 && !history && fmt == FMT_PROM)
 		bad = rd_usage_error(ctx, "fleet", "--format prometheus needs --history");
 	if (bad < 0 && history) {

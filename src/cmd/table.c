@@ -146,7 +146,7 @@ const struct rd_cmd rd_cmds[] = {
 	 "      --policy FILE, --only ID,..., --skip ID,...  as for check\n" HELP_OPT,
 	 "0 done, or nothing to do; 1 scontrol is missing, failed, timed out or was killed; 3 a usage error\n"
 	 "or an unreadable root or policy"},
-	{"fleet", rd_cmd_fleet, "[--format text|json|html] [--expect HOSTLIST] [--max-age DURATION] [--fabric FILE] [--pairs FILE] [-o FILE] PATH... | --history [--days N] [--repeats N] [--format text|json|prometheus] [-o FILE] PATH...",
+	{"fleet", rd_cmd_fleet, "[--format text|json|html] [--expect HOSTLIST] [--max-age DURATION] [--fabric FILE] [--pairs FILE] [-o FILE] PATH... | --history [--days N] [--repeats N] [--format text|json|html|prometheus] [-o FILE] PATH...",
 	 "drift across nodes from their `check --format json` reports: files, directories of reports, or -\n"
 	 "            (standard input: concatenated reports, or pdsh/clush `host: line` output)",
 	 "  -f, --format text|json|html|prometheus  text (default), one JSON document (rdma-doctor/fleet/v1;\n"

@@ -728,6 +728,11 @@ static void h(FILE *out, const char *s)
 	rd_buf_free(&vis);
 }
 
+void rd_fleet_html_text(FILE *out, const char *s)
+{
+	h(out, s);
+}
+
 static const char *css_status(enum rd_fleet_status s)
 {
 	switch (s) {

@@ -26,5 +26,7 @@ const char *rd_fleet_verdict(const struct rd_fleet *f);
 void rd_fleet_text(FILE *out, const struct rd_fleet *f, bool ascii);
 void rd_fleet_json(FILE *out, const struct rd_fleet *f);
 void rd_fleet_html(FILE *out, const struct rd_fleet *f);
+/* s as HTML text: first made visible as the text output makes it, then & < > " ' escaped. */
+void rd_fleet_html_text(FILE *out, const char *s);
 
 #endif

@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "render/fleet.h"
 #include "render/out.h"
 #include "util/util.h"
 
@@ -127,6 +128,181 @@ void rd_hist_render(FILE *out, const struct rd_hist *h, size_t problems, bool js
 	rd_out_arr_end(&o);
 	rd_out_obj_end(&o);
 	rd_out_finish(&o);
+}
+
+/* ---- HTML ---------------------------------------------------------------------------------- */
+
+static int status_rank(enum rd_fleet_status s)
+{
+	switch (s) {
+	case RD_FS_FAIL: return 4;
+	case RD_FS_UNKNOWN: return 3;
+	case RD_FS_WARN: return 2;
+	case RD_FS_OK: return 1;
+	default: return 0;
+	}
+}
+
+static const char *status_css(enum rd_fleet_status s)
+{
+	switch (s) {
+	case RD_FS_OK: return "ok";
+	case RD_FS_WARN: return "warn";
+	case RD_FS_FAIL: return "fail";
+	case RD_FS_UNKNOWN: return "unknown";
+	default: return "none";
+	}
+}
+
+struct span {
+	enum rd_fleet_status worst;
+	unsigned reports, reboots;
+};
+
+/* The node's reports in the window, span by span; the spans' width in seconds (at least 1). */
+static void spans(const struct rd_hist *h, const struct rd_hist_node *n, struct span *sp, long long *width)
+{
+	long long from = h->since, len = h->newest - h->since;
+	long long w = len > 0 ? (len + RD_HIST_HTML_SPANS - 1) / RD_HIST_HTML_SPANS : 1;
+	*width = w > 0 ? w : 1;
+	memset(sp, 0, RD_HIST_HTML_SPANS * sizeof *sp);
+	for (size_t i = 0; i < n->nreps; i++) {
+		const struct rd_hist_report *r = &n->reps[i];
+		if (!r->in_window || r->t < from)
+			continue;
+		long long k = (r->t - from) / *width;
+		if (k >= RD_HIST_HTML_SPANS)
+			k = RD_HIST_HTML_SPANS - 1;
+		struct span *x = &sp[k];
+		x->reports++;
+		x->reboots += r->after_reboot;
+		if (status_rank(r->status) > status_rank(x->worst))
+			x->worst = r->status;
+	}
+}
+
+static void html_timeline(FILE *out, const struct rd_hist *h, const struct rd_hist_node *n)
+{
+	struct span sp[RD_HIST_HTML_SPANS];
+	long long w;
+	char b1[40], b2[40];
+	spans(h, n, sp, &w);
+	fprintf(out, "<svg class=\"tl\" width=\"%d\" height=\"18\" viewBox=\"0 0 %d 18\" role=\"img\">", 3 * RD_HIST_HTML_SPANS,
+		3 * RD_HIST_HTML_SPANS);
+	for (int k = 0; k < RD_HIST_HTML_SPANS; k++) {
+		if (!sp[k].reports)
+			continue;
+		long long t0 = h->since + k * w, t1 = t0 + w;
+		fprintf(out, "<rect class=\"%s\" x=\"%d\" y=\"4\" width=\"3\" height=\"14\"><title>%s to %s: %u report%s, worst %s%s</title></rect>",
+			status_css(sp[k].worst), 3 * k, iso(t0, b1, sizeof b1), iso(t1 < h->newest ? t1 : h->newest, b2, sizeof b2),
+			sp[k].reports, sp[k].reports == 1 ? "" : "s", rd_fleet_status_name(sp[k].worst),
+			sp[k].reboots ? ", after a reboot" : "");
+		if (sp[k].reboots)
+			fprintf(out, "<rect class=\"reboot\" x=\"%d\" y=\"0\" width=\"3\" height=\"3\"/>", 3 * k);
+	}
+	fputs("</svg>", out);
+}
+
+static void html_subjects(FILE *out, const struct rd_hist *h, const struct rd_hist_node *n)
+{
+	char b[40];
+	size_t shown = 0;
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t k = 0; k < n->nsubj; k++) {
+			const struct rd_hist_subject *s = &n->subj[k];
+			if ((pass == 0) != (s->rule >= 0) || !(s->n || s->transient))
+				continue;
+			if (!shown++)
+				fputs("<ul class=\"subj\">", out);
+			fprintf(out, "<li%s>", s->rule >= 0 ? " class=\"lemon\"" : "");
+			rd_fleet_html_text(out, s->check);
+			fputc(' ', out);
+			rd_fleet_html_text(out, s->subject);
+			fprintf(out, ": %zu counted", s->n);
+			if (s->transient)
+				fprintf(out, " (+%zu after a reboot, not counted)", s->transient);
+			if (s->rule >= 0) {
+				fputs(", LEMON by &quot;", out);
+				rd_fleet_html_text(out, rule_name(h, s->rule));
+				fputs("&quot;", out);
+			}
+			if (s->n) {
+				fputs("<br><span class=\"t\">", out);
+				for (size_t i = 0; i < s->n && i < RD_HIST_TEXT_MAX_TIMES; i++)
+					fprintf(out, "%s%s", i ? ", " : "", iso(s->times[i], b, sizeof b));
+				if (s->n > RD_HIST_TEXT_MAX_TIMES)
+					fprintf(out, ", ... (%zu more)", s->n - RD_HIST_TEXT_MAX_TIMES);
+				fputs("</span>", out);
+			}
+			fputs("</li>", out);
+		}
+	if (shown)
+		fputs("</ul>", out);
+}
+
+void rd_hist_html(FILE *out, const struct rd_hist *h, size_t problems)
+{
+	char b1[40], b2[40];
+	int code = rd_hist_exit_code(h, problems);
+	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>rdma-doctor fleet --history</title>\n"
+	      "<style>\n"
+	      "body{font-family:sans-serif;margin:1.5em;color:#222}\n"
+	      "table{border-collapse:collapse;margin:.5em 0 1.5em}\n"
+	      "td,th{border:1px solid #ccc;padding:.2em .5em;text-align:left;vertical-align:top}\n"
+	      "th{background:#eee}\n"
+	      "td.n{text-align:right}\n"
+	      "td.last{white-space:nowrap}\n"
+	      "tr.lemon td.node{background:#f8d7da;font-weight:bold}\n"
+	      "svg.tl{background:#f8f9fa;display:block}\n"
+	      "rect.ok{fill:#28a745}rect.warn{fill:#e0a800}rect.fail{fill:#dc3545}rect.unknown{fill:#6c757d}"
+	      "rect.none{fill:#fff}rect.reboot{fill:#000}\n"
+	      ".key span{display:inline-block;width:.8em;height:.8em;margin:0 .2em 0 .8em}\n"
+	      ".key .ok{background:#28a745}.key .warn{background:#e0a800}.key .fail{background:#dc3545}"
+	      ".key .unknown{background:#6c757d}.key .reboot{background:#000}\n"
+	      "ul.subj{margin:.3em 0;padding-left:1.2em;font-size:.85em}\n"
+	      "li.lemon{color:#a71d2a}\n"
+	      ".t{font-family:monospace;color:#555}\n"
+	      "</style></head><body>\n",
+	      out);
+	fprintf(out, "<h1>rdma-doctor fleet --history: %zu lemon%s among %zu node%s</h1>\n", h->nlemons,
+		h->nlemons == 1 ? "" : "s", h->nnodes, h->nnodes == 1 ? "" : "s");
+	fprintf(out, "<p id=\"summary\">window %s to %s (%lld days); reports %zu, %zu older than the window, %zu duplicate, "
+		"%zu in the future, %zu unreadable (on standard error); exit status %d</p>\n",
+		h->newest >= 0 ? iso(h->since, b1, sizeof b1) : "-", h->newest >= 0 ? iso(h->newest, b2, sizeof b2) : "-",
+		h->days, h->nreports - h->old, h->old, h->duplicates, h->future, problems + h->too_many, code);
+	fputs("<p id=\"rules\">rules (the first that matches names the lemon):", out);
+	for (size_t r = 0; r < RD_HIST_NRULES; r++) {
+		fputs(r ? ", " : " ", out);
+		rd_fleet_html_text(out, h->rules[r].name);
+	}
+	fputs("</p>\n<p class=\"key\">each mark is a span of the window in the worst status of its reports:"
+	      "<span class=\"ok\"></span>OK<span class=\"warn\"></span>WARN<span class=\"fail\"></span>FAIL"
+	      "<span class=\"unknown\"></span>UNKNOWN<span class=\"reboot\"></span>a reboot before it</p>\n",
+	      out);
+	fputs("<table id=\"nodes\">\n<tr><th>node</th><th>score</th><th>reboots</th><th>reports</th><th>last</th>"
+	      "<th>timeline</th></tr>\n",
+	      out);
+	for (size_t i = 0; i < h->nnodes; i++) {
+		const struct rd_hist_node *n = &h->nodes[h->order[i]];
+		fprintf(out, "<tr class=\"%s\"><td class=\"node\">%s ", n->lemon ? "lemon" : "ok", n->lemon ? "LEMON" : "ok");
+		rd_fleet_html_text(out, n->name);
+		fprintf(out, "</td><td class=\"n\">%llu</td><td class=\"n\">%zu</td><td class=\"n\">%zu</td><td class=\"last\">%s %s</td><td>",
+			n->score, n->reboots, n->nwindow, n->nwindow ? iso(n->last_t, b1, sizeof b1) : "-",
+			n->last != RD_FS_NONE ? rd_fleet_status_name(n->last) : "");
+		html_timeline(out, h, n);
+		if (n->nfail || n->rule >= 0) {
+			fprintf(out, "<div class=\"t\">(node) %zu failing report%s", n->nfail, n->nfail == 1 ? "" : "s");
+			if (n->rule >= 0) {
+				fputs(", LEMON by &quot;", out);
+				rd_fleet_html_text(out, rule_name(h, n->rule));
+				fputs("&quot;", out);
+			}
+			fputs("</div>", out);
+		}
+		html_subjects(out, h, n);
+		fputs("</td></tr>\n", out);
+	}
+	fputs("</table>\n</body></html>\n", out);
 }
 
 static void label(FILE *out, const char *s)

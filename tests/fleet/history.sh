@@ -9,8 +9,8 @@
 #          report after a reboot is not counted), and FAILs 10 days ago (older than --days 7): no lemon;
 #   hist05 ib_umad missing every other day, three times: a lemon by "3 in 7 days" (not with
 #          --repeats 4, nor with --days 2);
-# text, JSON and Prometheus equal the goldens expected/history.{txt,json,prom} (promtool accepts
-# the series); hostile files (garbage, another schema, truncated, a link, a sparse 65 MiB file,
+# text, JSON, HTML and Prometheus equal the goldens expected/history.{txt,json,html,prom}
+# (promtool accepts the series; headless Chromium renders the page); hostile files (garbage, another schema, truncated, a link, a sparse 65 MiB file,
 # a report dated in the future, a directory past the depth bound) get one line each on stderr,
 # the rest is scored the same; usage errors exit 3.
 # check --history-dir keeps the reports itself: one DIR/HOST/EPOCH.json per run (text, json or
@@ -106,6 +106,31 @@ if command -v promtool > /dev/null; then
 	if promtool check metrics < prom.out > promtool.out 2>&1; then ok "promtool check metrics accepts it"
 	else bad "promtool: $(head -3 promtool.out)"; fi
 fi
+# the page: a row per node (lemons first), the window in spans coloured by their worst report
+rc_is 1 html "$bin" fleet --history --format html reports
+golden history.html html.out
+has "HTML: the lemon first, named" html.out '^<tr class="lemon"><td class="node">LEMON hist05</td><td class="n">6</td>'
+has "HTML: a healthy node's row" html.out '<tr class="ok"><td class="node">ok hist01</td><td class="n">0</td><td class="n">0</td><td class="n">4</td>'
+has "HTML: hist02's FAIL span, with its time and reports" html.out '<rect class="fail" x="[0-9]+" y="4" width="3" height="14"><title>2025-11-29T2[0-9:]+Z to 2025-11-29T2[0-9:]+Z: 2 reports, worst FAIL</title></rect>'
+has "HTML: hist04's reboot is marked" html.out '<title>[^<]*, after a reboot</title></rect><rect class="reboot"'
+has "HTML: the lemon subject and its rule" html.out '<li class="lemon">modules.loaded ib_umad: 2 counted, LEMON by &quot;2 in 5 min&quot;'
+n=$(grep -o '<rect class="[a-z]*" x=' html.out | wc -l)
+[ "$n" -le $((5 * 192)) ] && ok "HTML: at most 192 spans a node ($n marks)" || bad "HTML: $n marks for 5 nodes"
+# a hostile subject (a device name a report can carry) is text on the page, never markup
+mkdir -p evil/hist02 && for f in reports/hist02/*.json; do
+	jq '(.findings[] | select(.check == "modules.loaded" and .status == "FAIL") | .subject) = "</li><script>alert(1)</script>"' "$f" > "evil/hist02/${f##*/}"
+done
+rc_is 1 html-evil "$bin" fleet --history --format html evil
+if grep -q '<script' html-evil.out; then bad "HTML: a hostile subject is markup"
+else has "HTML: a hostile subject escaped" html-evil.out 'modules.loaded &lt;/li&gt;&lt;script&gt;alert\(1\)&lt;/script&gt;: 2 counted'; fi
+if command -v chromium > /dev/null; then
+	cp html.out history.html
+	timeout 90 chromium --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run \
+		--user-data-dir="$work/chrome" --dump-dom "file://$work/history.html" > hist-dom.html 2> hist-dom.err
+	if grep -q '<td class="node">LEMON hist05</td>' hist-dom.html && grep -q '<rect class="fail"' hist-dom.html; then
+		ok "Chromium renders the history page: the lemon's row and its timeline in its DOM"
+	else bad "Chromium DOM: $(head -c 300 hist-dom.html) $(tail -3 hist-dom.err)"; fi
+else bad "chromium is missing (apt-get install chromium)"; fi
 rc_is 1 out-file "$bin" fleet --history --format prometheus -o hist.prom reports
 cmp -s hist.prom prom.out && ok "-o FILE holds the same series" || bad "-o FILE differs"
 [ -s out-file.out ] && bad "-o FILE: stdout not empty"
@@ -230,7 +255,6 @@ rc_is 3 days-0 "$bin" fleet --history --days 0 reports
 rc_is 3 days-word "$bin" fleet --history --days 7x reports
 rc_is 3 repeats-no-history "$bin" fleet --repeats 3 reports
 rc_is 3 days-no-history "$bin" fleet --days 3 reports
-rc_is 3 html "$bin" fleet --history --format html reports
 rc_is 3 prom-no-history "$bin" fleet --format prometheus reports
 rc_is 3 no-path "$bin" fleet --history
 has "a usage error names the option" days-0.err "--days '0'"

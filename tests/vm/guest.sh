@@ -323,6 +323,7 @@ soak_steps() {
 	soak_t0=$(ms) soak_flaps=0
 	: > $S/soak.out
 	soak_sample start
+	ls -l /proc/$wp/fd > $S/soak-fds-start.out 2>&1
 	while [ $soak_flaps -lt $total ]; do
 		k=0
 		while [ $k -lt 100 ] && [ $soak_flaps -lt $total ]; do
@@ -347,6 +348,7 @@ soak_steps() {
 	done
 	until_prom 10 "$port_active"
 	cp $P $S/soak.prom
+	ls -l /proc/$wp/fd > $S/soak-fds-end.out 2>&1
 	kill -TERM $wp
 	wait $wp
 	echo $? > $S/soak-exit.rc
