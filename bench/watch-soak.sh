@@ -6,7 +6,7 @@
 # eth0 in bursts of 100, a flood of 20,000 ACCESS_REG failure lines in /dev/kmsg (printk.devkmsg=on:
 # no rate limit on the writer's side), then a flap every 30 s until SECONDS have passed.  Prints
 # watch's RSS, CPU and open descriptors over the run, whether every netdev transition reached it,
-# and the kernel-line summary.  The bars: RSS flat (no growth from the end of the flaps to the end
+# the descriptors open at the end and not at the start, and the kernel-line summary.  The bars: RSS flat (no growth from the end of the flaps to the end
 # of the run), every transition seen, descriptors constant, exit 0 at SIGTERM.
 # Usage: bench/watch-soak.sh [SECONDS [FLAPS [BUILD_DIR]]]   (default 3600 1000: about 65 minutes)
 # RD_SOAK_KEEP=DIR keeps the guest's results (soak.out, watch's lines, the textfile) in DIR.
@@ -36,6 +36,12 @@ awk '$6 == "start" { s = $3 } $6 == "flood" { fl = $3 } { last = $3; if ($3 > ma
 	printf "  RSS: %d KiB at start, %d after the flaps, %d after the flood, %d at the end, %d at most\n", s, af, fl, last, max
 	printf "  growth from the end of the flaps to the end: %d KiB (bar: none beyond allocator noise, 256 KiB)\n", last - af
 	printf "  open descriptors: %d to %d\n", min, mx }' "$f"
+if [ -s "$S/soak-fds-start.out" ] && [ -s "$S/soak-fds-end.out" ]; then
+	# the source keeps up to 64 directory descriptors between loads (source/confine.c's cache)
+	echo "  descriptors open at the end, not at the start (what they point to):"
+	comm -13 <(awk 'NF > 9 { print $NF }' "$S/soak-fds-start.out" | sort) <(awk 'NF > 9 { print $NF }' "$S/soak-fds-end.out" | sort) |
+		sed 's/^/    /'
+fi
 made=$(awk 'END { print $2 * 2 }' "$f")
 line=$(grep -E ' stopped: ' "$S/soak-watch.out" | tail -1 || true)
 netdev=$(sed -nE 's/.* stopped: [0-9]+ judgements?; events: ([0-9]+) netdev, .*/\1/p' <<< "$line")
