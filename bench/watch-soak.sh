@@ -6,8 +6,9 @@
 # eth0 in bursts of 100, a flood of 20,000 ACCESS_REG failure lines in /dev/kmsg (printk.devkmsg=on:
 # no rate limit on the writer's side), then a flap every 30 s until SECONDS have passed.  Prints
 # watch's RSS, CPU and open descriptors over the run, whether every netdev transition reached it,
-# the descriptors open at the end and not at the start, and the kernel-line summary.  The bars: RSS flat (no growth from the end of the flaps to the end
-# of the run), every transition seen, descriptors constant, exit 0 at SIGTERM.
+# the descriptors open at the end and not at the start, and the kernel-line summary.  The bars:
+# RSS flat (no growth from the end of the flaps to the end of the run), every transition seen,
+# descriptors bounded (the source's directory cache holds at most 64), exit 0 at SIGTERM.
 # Usage: bench/watch-soak.sh [SECONDS [FLAPS [BUILD_DIR]]]   (default 3600 1000: about 65 minutes)
 # RD_SOAK_KEEP=DIR keeps the guest's results (soak.out, watch's lines, the textfile) in DIR.
 set -euo pipefail
