@@ -15,6 +15,8 @@
 #   * node03's cable unplugged: with --against the healthy reference exactly fabric.ref.missing on
 #     it, with --expect node[01-06] exactly fabric.expect node03;
 #   * node04's cable moved to another leaf port: with --against exactly one fabric.ref.moved;
+#   * LMC 2 (opensm gives each port four LIDs from an aligned base): as healthy as LMC 0, the
+#     reference still matches, --route follows the base LIDs;
 #   * two hosts with one port GUID (ibsim -I): the port the real discovery drops is
 #     fabric.duplicate (WARN) on its switch port;
 #   * the same outputs captured into a directory (`fabric DIR`) give the same findings;
@@ -133,10 +135,12 @@ sim_set() {
 	ts_die "ibsim: PerformanceSet $1[$2] $3 not done: $(tail -2 "$sim_log")"
 }
 
-# start_sm: opensm on the simulated fabric until every cabled port is Active
+# start_sm [LMC]: opensm on the simulated fabric until every cabled port is Active; with LMC,
+# each port gets 2^LMC LIDs from an aligned base
 start_sm() {
 	opensm -c osm.conf > /dev/null 2>&1 || ts_die "opensm -c"
 	sed -i "s#^log_file .*#log_file $work/osm.log#; s#^dump_files_dir .*#dump_files_dir $work/#" osm.conf
+	[ -n "${1:-}" ] && sed -i "s#^lmc .*#lmc $1#" osm.conf
 	mkdir -p osmcache
 	OSM_CACHE_DIR=$work/osmcache OSM_TMP_DIR=$work ibsim-run opensm -F osm.conf > osm.out 2>&1 &
 	sm_pid=$!
@@ -363,6 +367,30 @@ WARN fabric.duplicate leaf1[1]
 WARN fabric.link.capability leaf1[2] - node01 mlx5_0[1]"
 jq -e '.findings[] | select(.check == "fabric.duplicate") | .message | test("a port GUID that another port already has")' \
 	dup.json > /dev/null && ok "dup: the message says what it may be" || bad "dup: $(jq -c '.findings' dup.json | head -c 400)"
+stop_sim
+
+# LMC 2: every port owns four LIDs from a base aligned to four; the fabric is as healthy as with
+# one LID a port (no duplicate-LID finding from the ranges), the reference still matches (LIDs are
+# not part of it), and --route between two hosts follows their base LIDs
+start_sim base.net
+start_sm 2
+grep -q '^lmc 2$' osm.conf || bad "lmc: osm.conf has no 'lmc 2'"
+run lmc --against base.ref --expect 'node[01-06]'
+expect_findings lmc ""
+expect_rc lmc 0
+if jq -e '[.links[] | select(.b != null) | .a, .b | select(.lid != null and .lid > 0) | .lid] as $l
+	| ($l | length) > 0' lmc.json > /dev/null; then ok "lmc: the links carry their ends' LIDs"; else bad "lmc: no LIDs in the links"; fi
+timeout 10 ibsim-run ibnetdiscover -p > lmc.disc 2> /dev/null
+timeout 10 ibsim-run ibnetdiscover > lmc.topo 2> /dev/null
+n=$(grep -cE '# lid [0-9]+ lmc 2 ' lmc.topo)
+[ "$n" = 6 ] && ok "lmc: the real ibnetdiscover says lmc 2 for each of the six hosts' ports" ||
+	bad "lmc: ibnetdiscover: $n ports with lmc 2: $(grep -m2 'lmc' lmc.topo)"
+if awk '$1 == "CA" { if ($2 % 4) bad = 1; n++ } END { exit !(n == 6 && !bad) }' lmc.disc; then ok "lmc: every host's base LID is a multiple of 4"
+else bad "lmc: base LIDs $(awk '$1 == "CA" { print $2 }' lmc.disc | tr '\n' ' ')"; fi
+timeout 60 ibsim-run "$bin" fabric --route node01 node05 --format json > lmcr.json 2> lmcr.err
+if jq -e '.routes[0].hops | length >= 3' lmcr.json > /dev/null; then ok "lmc: --route node01 node05 with four LIDs a port"
+else bad "lmc --route: $(head -c 300 lmcr.err) $(head -c 300 lmcr.json)"; fi
+stop_sm
 stop_sim
 
 # ---- routes: fabric --route and fabric --pairs (the slow pairs' routes joined) ----
